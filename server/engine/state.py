@@ -1,0 +1,60 @@
+"""A game position as a value.
+
+A :class:`State` holds only what the rules need: the cards of every pile (in
+the variant's layout order, each pile bottom card first), how many redeals
+have been used and how many moves were made. It never holds the seed.
+States are immutable; moves make new ones.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from server.engine.exceptions import StateDataError
+
+__all__ = ["Piles", "State"]
+
+Piles = tuple[tuple[int, ...], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    """Piles bottom-first; ``passes`` is the number of redeals already used."""
+
+    variant: str
+    piles: Piles
+    passes: int = 0
+    moves: int = 0
+    # Legal moves of this position, filled on first use; not part of the value.
+    cache: Any = field(default=None, compare=False, repr=False, hash=False)
+
+    def to_data(self) -> dict[str, Any]:
+        """Plain data for msgpack or JSON."""
+        return {
+            "variant": self.variant,
+            "piles": [list(pile) for pile in self.piles],
+            "passes": self.passes,
+            "moves": self.moves,
+        }
+
+    @classmethod
+    def from_data(cls, data: Any) -> State:
+        """The inverse of :meth:`to_data`; raises :class:`StateDataError`."""
+        try:
+            variant, piles = data["variant"], data["piles"]
+            passes, moves = data["passes"], data["moves"]
+        except (KeyError, TypeError) as exc:
+            raise StateDataError(f"state data lacks a field: {exc}") from None
+        if not isinstance(variant, str) or not isinstance(piles, list | tuple):
+            raise StateDataError("state data has wrong types")
+        if not all(isinstance(n, int) and n >= 0 for n in (passes, moves)):
+            raise StateDataError("passes and moves must be non-negative integers")
+        rows: list[tuple[int, ...]] = []
+        for pile in piles:
+            if not isinstance(pile, list | tuple) or not all(
+                isinstance(card, int) and 0 <= card < 104 for card in pile
+            ):
+                raise StateDataError("a pile must be a list of card ids")
+            rows.append(tuple(pile))
+        return cls(variant, tuple(rows), passes, moves)
