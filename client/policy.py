@@ -1,0 +1,114 @@
+"""Bot policies that play any variant from what a player is shown.
+
+A policy sees exactly what a human player's client sees: the layout, the
+current view (face-down piles only as counts) and the list of legal moves.
+It never touches the engine, so the same code drives the protocol bot, the
+load generator and ``ballroom odds``.
+
+The greedy policy ranks moves by what they do on the table:
+
+* put base cards in their places (swaps, bases into Parade spaces) and
+  discard aces, because each opens room for more;
+* play cards home, preferring the copy whose removal uncovers the most
+  cards, and the foundation nearer completion;
+* deal, deal in reverse, or redeal only when nothing else is left, since a
+  deal covers cards (depots, tableau) or moves on past the waste top, and no
+  dance game ever rewards dealing early: a card that can go home now can
+  still go home after more cards are seen, but a covered card cannot.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
+
+from protocol.layout import Layout, Role
+from protocol.moves import Move, MoveKind
+
+__all__ = ["GreedyPolicy", "Policy", "RandomPolicy", "make_policy"]
+
+View = Mapping[str, Any]
+
+
+class Policy(Protocol):
+    """Anything that picks one of the legal moves."""
+
+    def choose(self, view: View, legal: Sequence[Move]) -> Move: ...
+
+
+class RandomPolicy:
+    """Uniformly random legal moves, reproducible from a seed."""
+
+    def __init__(self, layout: Layout, seed: int = 0) -> None:
+        self._random = random.Random(seed)
+
+    def choose(self, view: View, legal: Sequence[Move]) -> Move:
+        return legal[self._random.randrange(len(legal))]
+
+
+# Higher is played first; actions come last.
+_BASE_SCORE = {
+    "swap": 90,
+    "discard": 80,
+    "base-into-space": 70,
+    "home": 50,
+    "deal": 2,
+    "deal-reversed": 1,
+    "redeal": 0,
+}
+
+
+class GreedyPolicy:
+    """Play everything useful before dealing; break ties by what a move uncovers."""
+
+    def __init__(self, layout: Layout, seed: int = 0) -> None:
+        self._roles = {spec.id: spec.role for spec in layout.piles}
+
+    def choose(self, view: View, legal: Sequence[Move]) -> Move:
+        return max(legal, key=lambda move: self.score(view, move))
+
+    def score(self, view: View, move: Move) -> float:
+        """How much we like ``move``; only its relative order matters."""
+        if move.kind is MoveKind.SWAP:
+            return _BASE_SCORE["swap"]
+        if move.kind is not MoveKind.MOVE:
+            return _BASE_SCORE[move.kind.value]
+        assert move.src is not None and move.dst is not None
+        piles: Mapping[str, list[int]] = view["piles"]
+        if move.is_discard:
+            return _BASE_SCORE["discard"]
+        dst_role = self._roles.get(move.dst)
+        if dst_role is Role.PARADE and not piles.get(move.dst):
+            return _BASE_SCORE["base-into-space"] + self._uncovers(piles, move) / 100
+        # A card going home: prefer sources that uncover more, and fuller foundations.
+        return (
+            _BASE_SCORE["home"]
+            + self._uncovers(piles, move)
+            + len(piles.get(move.dst, ())) / 100
+        )
+
+    def _uncovers(self, piles: Mapping[str, list[int]], move: Move) -> float:
+        """A rough worth of what taking the card off its source reveals."""
+        assert move.src is not None
+        role = self._roles.get(move.src)
+        below = len(piles.get(move.src, ())) - 1
+        if role in (Role.TABLEAU, Role.DEPOT):
+            return min(below, 20) / 2
+        if role is Role.PARADE:
+            return 5.0  # a loose Parade card leaves a space for a base card
+        if role is Role.WASTE:
+            return 1.0 + min(below, 20) / 40
+        return 0.5  # reserves refill from the waste or stay open
+
+
+def make_policy(name: str, layout: Layout, seed: int = 0) -> Policy:
+    """A policy by its command-line name: ``greedy`` or ``random``."""
+    policies: dict[str, type[GreedyPolicy] | type[RandomPolicy]] = {
+        "greedy": GreedyPolicy,
+        "random": RandomPolicy,
+    }
+    try:
+        return policies[name](layout, seed)
+    except KeyError:
+        raise ValueError(f"unknown strategy {name!r}; choose from {sorted(policies)}") from None

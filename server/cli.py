@@ -1,0 +1,68 @@
+"""The ``ballroom`` command: one subcommand per job, parsed by argparse."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+
+from client.text import render_view
+from server.engine import DEAL_VERSION, VARIANTS, find_variant
+from server.engine.prng import MAX_SEED
+from server.odds import measure_odds
+
+__all__ = ["main"]
+
+
+def _seed(text: str) -> int:
+    value = int(text)
+    if not 0 <= value <= MAX_SEED:
+        raise argparse.ArgumentTypeError(f"seed must be in 0..{MAX_SEED}")
+    return value
+
+
+def _deal(args: argparse.Namespace) -> int:
+    game = find_variant(args.variant)
+    state = game.deal(args.seed, args.deal_version)
+    print(f"{game.title}, deal {args.seed} (deal version {args.deal_version})")
+    print(render_view(game.layout, game.view(state)))
+    print("legal:", " ".join(game.legal_moves(state).texts()))
+    return 0
+
+
+def _odds(args: argparse.Namespace) -> int:
+    names = sorted(VARIANTS) if args.variant == "all" else [args.variant]
+    for name in names:
+        result = measure_odds(find_variant(name), args.n, args.seed_base, args.strategy)
+        print(result.summary(), flush=True)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="ballroom", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    variants = sorted(VARIANTS)
+
+    deal = commands.add_parser("deal", help="print the opening layout of a deal")
+    deal.add_argument("variant", choices=variants)
+    deal.add_argument("--seed", type=_seed, required=True)
+    deal.add_argument("--deal-version", type=int, default=DEAL_VERSION)
+    deal.set_defaults(run=_deal)
+
+    odds = commands.add_parser("odds", help="win rate of the bot over N seeded deals")
+    odds.add_argument("variant", choices=[*variants, "all"])
+    odds.add_argument("-n", type=int, default=1000, help="number of deals (default 1000)")
+    odds.add_argument("--seed-base", type=_seed, default=0, help="first seed (default 0)")
+    odds.add_argument("--strategy", choices=["greedy", "random"], default="greedy")
+    odds.set_defaults(run=_odds)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    run: Callable[[argparse.Namespace], int] = args.run
+    return run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

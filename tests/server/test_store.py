@@ -1,0 +1,107 @@
+"""The Redis model: scripts keep races consistent whatever order calls come in."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from server import keys
+from server.store import MoveCommit, Store, pack
+
+
+async def _open_race(store: Store, max_players: int = 2) -> str:
+    return await store.create_race(
+        "host", "Hana", {"variant": "quadrille", "max_players": max_players, "time_limit": 600}
+    )
+
+
+async def _started_race(store: Store) -> str:
+    race = await _open_race(store)
+    assert (await store.join(race, "p2", "Pat", pack({"k": "joined"})))[0] == "ok"
+    now = time.time()
+    status, _ = await store.start(
+        race, "host", started_at=now - 1, ends_at=now + 600, snapshot=b"s0",
+        payload=pack({"k": "start"}), force=True,
+    )  # fmt: skip
+    assert status == "ok"
+    return race
+
+
+def _commit(race: str, player: str, seq: int, status: str = "playing") -> MoveCommit:
+    return MoveCommit(race, player, seq, b"snap", "deal", status, 0, time.time(), b"event")
+
+
+async def test_join_refuses_a_full_race(store: Store) -> None:
+    """A race never holds more players than its limit."""
+    race = await _open_race(store, max_players=2)
+    assert (await store.join(race, "p2", "Pat", b"e"))[0] == "ok"
+    assert (await store.join(race, "p3", "Quin", b"e"))[0] == "race_full"
+    assert set(await store.players(race)) == {"host", "p2"}
+
+
+async def test_start_needs_the_host_or_everyone_ready(store: Store) -> None:
+    """Only the host forces a start; otherwise all players must be ready."""
+    race = await _open_race(store)
+    await store.join(race, "p2", "Pat", b"e")
+    args = {"started_at": 0.0, "ends_at": 1.0, "snapshot": b"s", "payload": b"e"}
+    assert (await store.start(race, "p2", force=True, **args))[0] == "not_host"
+    assert (await store.start(race, "p2", force=False, **args))[0] == "race_not_open"
+    await store.set_ready(race, "host", True, b"e")
+    _, _, everyone = await store.set_ready(race, "p2", True, b"e")
+    assert everyone
+    assert (await store.start(race, "p2", force=False, **args))[0] == "ok"
+
+
+async def test_a_sequence_number_is_applied_once(store: Store) -> None:
+    """Two commits of the same sequence: exactly one succeeds."""
+    race = await _started_race(store)
+    first, second = await asyncio.gather(
+        store.batcher.commit(_commit(race, "host", 0)),
+        store.batcher.commit(_commit(race, "host", 0)),
+    )
+    assert sorted([first[0], second[0]]) == ["bad_sequence", "ok"]
+    assert await store.log(race, "host") == ["deal"]
+    board = await store.board(race, "host")
+    assert board is not None and board[0] == 1
+
+
+async def test_events_are_numbered_and_resumable(store: Store) -> None:
+    """Every event gets the next number and can be read back after any number."""
+    race = await _started_race(store)
+    for seq in range(3):
+        result = await store.batcher.commit(_commit(race, "p2", seq))
+        assert result[0] == "ok"
+    events = await store.events_since(race, 0)
+    numbers = [n for n, _ in events]
+    assert numbers == list(range(1, len(numbers) + 1))
+    assert [n for n, _ in await store.events_since(race, numbers[-2])] == [numbers[-1]]
+
+
+async def test_finish_closes_once(store: Store) -> None:
+    """A race is closed by exactly one caller once every racer is done."""
+    race = await _started_race(store)
+    assert not await store.finish(race, time.time())
+    await store.batcher.commit(_commit(race, "host", 0, status="won"))
+    assert (await store.resign(race, "p2", time.time(), b"e"))[2] == 0
+    closed = await asyncio.gather(*(store.finish(race, time.time()) for _ in range(5)))
+    assert closed.count(True) == 1
+    assert await store.record_results(race, b"r", b"e") > 0
+    assert await store.record_results(race, b"r", b"e") == 0
+
+
+async def test_deadline_marks_unfinished_racers(store: Store) -> None:
+    """At the deadline, racers still playing are recorded as timed out."""
+    race = await _started_race(store)
+    assert await store.finish(race, time.time() + 10_000)
+    boards = await store.boards(race)
+    assert boards["status:host"] == b"timeout"
+    assert await store.redis.zscore(keys.LIVE_RACES, race) is None
+
+
+async def test_scripts_survive_a_script_flush(store: Store) -> None:
+    """After Redis forgets its scripts (as after a restart) commits still work."""
+    race = await _started_race(store)
+    await store.redis.script_flush()
+    assert (await store.batcher.commit(_commit(race, "host", 0)))[0] == "ok"
+    await store.redis.script_flush()
+    assert (await store.resign(race, "p2", time.time(), b"e"))[0] == "ok"
