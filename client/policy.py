@@ -83,9 +83,7 @@ class GreedyPolicy:
             return _BASE_SCORE["base-into-space"] + self._uncovers(piles, move) / 100
         # A card going home: prefer sources that uncover more, and fuller foundations.
         return (
-            _BASE_SCORE["home"]
-            + self._uncovers(piles, move)
-            + len(piles.get(move.dst, ())) / 100
+            _BASE_SCORE["home"] + self._uncovers(piles, move) + len(piles.get(move.dst, ())) / 100
         )
 
     def _uncovers(self, piles: Mapping[str, list[int]], move: Move) -> float:

@@ -37,9 +37,7 @@ def render_view(layout: Layout, view: Mapping[str, Any]) -> str:
     rows: dict[int, list[PileSpec]] = {}
     for spec in layout.piles:
         rows.setdefault(spec.row, []).append(spec)
-    width = max(
-        (len(line) for spec in layout.piles for line in _cell_lines(spec, view)), default=0
-    )
+    width = max((len(line) for spec in layout.piles for line in _cell_lines(spec, view)), default=0)
     cell = max(CELL, min(width, 8) + 1)
     out: list[str] = []
     for row in sorted(rows):

@@ -112,7 +112,7 @@ class Move:
             return f"{self.src}{at}>{self.dst}"
         if self.kind is MoveKind.SWAP:
             return f"swap {self.src} {self.dst}"
-        return self.kind.value
+        return str(self.kind.value)  # mypy 2 widens a narrowed enum's value to Any
 
     def __str__(self) -> str:
         return self.text()

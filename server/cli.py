@@ -38,6 +38,17 @@ def _odds(args: argparse.Namespace) -> int:
     return 0
 
 
+def _serve(args: argparse.Namespace) -> int:
+    from server.serve import run_server
+    from server.settings import Settings
+
+    settings = Settings.from_env(
+        host=args.host, port=args.port, redis_url=args.redis, data_dir=args.data_dir
+    )
+    run_server(settings)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="ballroom", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -55,6 +66,13 @@ def build_parser() -> argparse.ArgumentParser:
     odds.add_argument("--seed-base", type=_seed, default=0, help="first seed (default 0)")
     odds.add_argument("--strategy", choices=["greedy", "random"], default="greedy")
     odds.set_defaults(run=_odds)
+
+    serve = commands.add_parser("serve", help="run a server node")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8765)
+    serve.add_argument("--redis", default=None, help="Redis URL (default: $REDIS_URL or embedded)")
+    serve.add_argument("--data-dir", default="var/redis", help="embedded Redis data directory")
+    serve.set_defaults(run=_serve)
     return parser
 
 

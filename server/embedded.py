@@ -101,9 +101,11 @@ class EmbeddedRedis:
         """SHUTDOWN (flushes the AOF), then make sure the process is gone."""
         if self.process is None:
             return
-        with contextlib.suppress(OSError):
-            with socket.create_connection(("127.0.0.1", self.port), timeout=1) as conn:
-                conn.sendall(b"SHUTDOWN\r\n")
+        with (
+            contextlib.suppress(OSError),
+            socket.create_connection(("127.0.0.1", self.port), timeout=1) as conn,
+        ):
+            conn.sendall(b"SHUTDOWN\r\n")
         try:
             self.process.wait(timeout=5)
         except subprocess.TimeoutExpired:

@@ -70,7 +70,9 @@ def play_out(game: Game, seed: int, strategy: str = "greedy") -> tuple[bool, int
     return game.is_won(state), state.moves
 
 
-def measure_odds(game: Game, games: int, seed_base: int = 0, strategy: str = "greedy") -> OddsResult:
+def measure_odds(
+    game: Game, games: int, seed_base: int = 0, strategy: str = "greedy"
+) -> OddsResult:
     """Play ``games`` deals with seeds ``seed_base``, ``seed_base + 1``, …"""
     start = time.perf_counter()
     wins = moves = 0

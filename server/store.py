@@ -59,8 +59,18 @@ def unpack(data: bytes) -> Any:
     return msgpack.unpackb(data, raw=False, strict_map_key=False)
 
 
-def _text(value: bytes | str | None) -> str | None:
-    return value.decode() if isinstance(value, bytes) else value
+def _text(value: Any) -> str:
+    """A Redis reply as text (replies are bytes; our own values are ASCII)."""
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def _bytes(value: Any) -> bytes:
+    """A Redis reply as bytes (the client is not set to decode responses)."""
+    return value if isinstance(value, bytes) else str(value).encode()
+
+
+def _optional_text(value: Any) -> str | None:
+    return None if value is None else _text(value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,7 +157,7 @@ class Store:
             (player, name), _ = await pipe.execute()
         if player is None:
             return None
-        return str(_text(player)), str(_text(name))
+        return _text(player), _text(name)
 
     # -- races -----------------------------------------------------------
 
@@ -157,33 +167,39 @@ class Store:
         code = "".join(secrets.choice(_CODE_ALPHABET) for _ in range(6))
         now = time.time()
         meta = {**settings, "status": "open", "host": host, "created": now, "code": code}
-        meta = {k: ("" if v is None else v) for k, v in meta.items()}
+        stored: dict[str, str | int | float] = {
+            k: ("" if v is None else v) for k, v in meta.items()
+        }
         async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.hset(keys.race_meta(race), mapping=meta)
+            pipe.hset(keys.race_meta(race), mapping=stored)  # type: ignore[arg-type]
             pipe.hset(keys.race_players(race), host, name)
             pipe.set(keys.race_code(code), race)
             pipe.zadd(keys.OPEN_RACES, {race: now})
             await pipe.execute()
         return race
 
+    async def event_count(self, race: str) -> int:
+        """How many events the race has had: the number of the latest."""
+        return int(await self.redis.hget(keys.race_meta(race), "events") or 0)
+
     async def race_id_for_code(self, code: str) -> str | None:
-        return _text(await self.redis.get(keys.race_code(code.upper())))
+        return _optional_text(await self.redis.get(keys.race_code(code.upper())))
 
     async def meta(self, race: str) -> dict[str, str]:
         raw = await self.redis.hgetall(keys.race_meta(race))
-        return {str(_text(k)): str(_text(v)) for k, v in raw.items() if k != b"results"}
+        return {_text(k): _text(v) for k, v in raw.items() if k != b"results"}
 
     async def players(self, race: str) -> dict[str, str]:
         raw = await self.redis.hgetall(keys.race_players(race))
-        return {str(_text(k)): str(_text(v)) for k, v in raw.items()}
+        return {_text(k): _text(v) for k, v in raw.items()}
 
     async def open_races(self, limit: int = 50) -> list[str]:
-        return [str(_text(r)) for r in await self.redis.zrange(keys.OPEN_RACES, 0, limit - 1)]
+        return [_text(r) for r in await self.redis.zrange(keys.OPEN_RACES, 0, limit - 1)]
 
     async def live_races_due(self, now: float, limit: int = 100) -> list[str]:
         """Started races whose clock has run out by ``now``."""
         due = await self.redis.zrangebyscore(keys.LIVE_RACES, "-inf", now, start=0, num=limit)
-        return [str(_text(r)) for r in due]
+        return [_text(r) for r in due]
 
     async def join(self, race: str, player: str, name: str, payload: bytes) -> tuple[str, int]:
         status, event = await self.run(
@@ -192,7 +208,7 @@ class Store:
              keys.OPEN_RACES],
             [race, player, name, keys.race_channel(race), payload],
         )  # fmt: skip
-        return str(_text(status)), int(event)
+        return _text(status), int(event)
 
     async def leave(self, race: str, player: str, payload: bytes) -> tuple[str, int]:
         status, event = await self.run(
@@ -201,7 +217,7 @@ class Store:
              keys.OPEN_RACES],
             [race, player, keys.race_channel(race), payload],
         )  # fmt: skip
-        return str(_text(status)), int(event)
+        return _text(status), int(event)
 
     async def set_ready(
         self, race: str, player: str, ready: bool, payload: bytes
@@ -211,7 +227,7 @@ class Store:
             [keys.race_meta(race), keys.race_players(race), keys.race_events(race)],
             [player, int(ready), keys.race_channel(race), payload],
         )
-        return str(_text(status)), int(event), bool(everyone)
+        return _text(status), int(event), bool(everyone)
 
     async def start(
         self,
@@ -231,7 +247,7 @@ class Store:
             [race, requester, repr(started_at), repr(ends_at), snapshot,
              keys.race_channel(race), payload, int(force)],
         )  # fmt: skip
-        return str(_text(status)), int(event)
+        return _text(status), int(event)
 
     async def board(self, race: str, player: str) -> tuple[int, bytes, str] | None:
         """(seq, snapshot, status) of one racer, or None if they are not racing."""
@@ -240,17 +256,18 @@ class Store:
         )
         if seq is None:
             return None
-        return int(seq), snapshot, str(_text(status))
+        return int(seq), _bytes(snapshot), _text(status)
 
-    async def boards(self, race: str) -> dict[str, str]:
+    async def boards(self, race: str) -> dict[str, bytes]:
+        """The racers' boards hash: ``seq:P``, ``state:P``, ``status:P``, ``home:P``, ``at:P``."""
         raw = await self.redis.hgetall(keys.race_boards(race))
-        return {str(_text(k)): v for k, v in raw.items()}
+        return {_text(k): _bytes(v) for k, v in raw.items()}
 
     async def log(self, race: str, player: str) -> list[str]:
-        return [str(_text(m)) for m in await self.redis.lrange(keys.race_log(race, player), 0, -1)]
+        return [_text(m) for m in await self.redis.lrange(keys.race_log(race, player), 0, -1)]
 
     async def logged_move(self, race: str, player: str, seq: int) -> str | None:
-        return _text(await self.redis.lindex(keys.race_log(race, player), seq))
+        return _optional_text(await self.redis.lindex(keys.race_log(race, player), seq))
 
     async def resign(
         self, race: str, player: str, now: float, payload: bytes
@@ -260,7 +277,7 @@ class Store:
             [keys.race_meta(race), keys.race_boards(race), keys.race_events(race)],
             [player, repr(now), keys.race_channel(race), payload],
         )
-        return str(_text(status)), int(event), int(left)
+        return _text(status), int(event), int(left)
 
     async def finish(self, race: str, now: float) -> bool:
         """Close the race if it is done; True for the one caller that closed it."""
@@ -283,15 +300,17 @@ class Store:
         )
 
     async def results(self, race: str) -> bytes | None:
-        value: bytes | None = await self.redis.hget(keys.race_meta(race), "results")
-        return value
+        value = await self.redis.hget(keys.race_meta(race), "results")
+        return None if value is None else _bytes(value)
 
-    async def events_since(self, race: str, since: int, limit: int = 10_000) -> list[tuple[int, bytes]]:
+    async def events_since(
+        self, race: str, since: int, limit: int = 10_000
+    ) -> list[tuple[int, bytes]]:
         """Events numbered above ``since``, oldest first."""
-        entries = await self.redis.xrange(
+        entries: Any = await self.redis.xrange(
             keys.race_events(race), min=f"(0-{since}", max="+", count=limit
         )
-        return [(int(_text(eid).split("-")[1]), fields[b"d"]) for eid, fields in entries]  # type: ignore[union-attr]
+        return [(int(_text(eid).split("-")[1]), _bytes(fields[b"d"])) for eid, fields in entries]
 
 
 class CommitBatcher:
@@ -323,7 +342,7 @@ class CommitBatcher:
                 batch, self._pending = self._pending, []
                 try:
                     results = await self._send([commit for commit, _ in batch])
-                except Exception as exc:  # noqa: BLE001 - every waiter must hear of it
+                except Exception as exc:
                     for _, future in batch:
                         if not future.done():
                             future.set_exception(exc)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from protocol.cards import SUIT_SYMBOLS, RANK_NAMES, kind_of
+from protocol.cards import RANK_NAMES, SUIT_SYMBOLS, kind_of
 from server.engine.state import Piles
 
 __all__ = ["Foundation", "FoundationSet", "sequence"]

@@ -118,7 +118,8 @@ class Game:
         """The opening position of deal ``seed``; the same forever."""
         if deal_version not in DEAL_VERSIONS:
             raise DealVersionError(f"unknown deal version {deal_version}")
-        if not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+        # A bool is an int to Python, but True would key the deal as "True", not "1".
+        if type(seed) is not int or not 0 <= seed <= MAX_SEED:
             raise ValueError(f"seed must be an integer in 0..{MAX_SEED}")
         pack = self.pack()
         shuffle(pack, Xoshiro256(deal_key(self.id, seed, deal_version)))
@@ -136,7 +137,8 @@ class Game:
         if move not in self.legal_moves(state):
             raise IllegalMoveError(move, self.explain(state, move))
         after = self.perform(state, move)
-        return dataclasses.replace(after, moves=state.moves + 1, cache=None)
+        deals = state.deals + (move.kind in (MoveKind.DEAL, MoveKind.DEAL_REVERSED))
+        return dataclasses.replace(after, moves=state.moves + 1, deals=deals, cache=None)
 
     def replay(
         self, seed: int, moves: Iterable[Move | str], deal_version: int = DEAL_VERSION
@@ -191,7 +193,9 @@ class Game:
                 return f"{self.title} has no redeal"
             if state.passes >= self.redeals:
                 return "no redeals are left"
-            return "a redeal is only allowed once the stock is empty"
+            if self._stock(state):
+                return "a redeal is only allowed once the stock is empty"
+            return "there is nothing to turn over"
         if move.kind is MoveKind.DEAL_REVERSED:
             return "only the final deal may be made in reverse"
         for pile_id in (move.src, move.dst):

@@ -7,6 +7,8 @@ card dealt (ruling in RULES.md).
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from server.engine.foundations import Foundation, sequence
 from server.engine.state import Piles
 from server.engine.stockwaste import FoundationSpot, Refill, StockWasteGame
@@ -27,7 +29,7 @@ class RoyalRendezvous(StockWasteGame):
     id = "royal-rendezvous"
     title = "Royal Rendezvous"
     summary = "Aces build by ones and by twos, deuces by twos; sixteen-card reserve, no redeal."
-    foundations: tuple[FoundationSpot, ...] = UPPER_ACES + LOWER_ACES + DEUCES
+    foundations: ClassVar[tuple[FoundationSpot, ...]] = UPPER_ACES + LOWER_ACES + DEUCES
     reserve_rows, reserve_columns, reserve_at = 2, 8, (2, 0)
     refill = Refill.WASTE_THEN_NEXT_DEAL
     stock_at = (4, 0)

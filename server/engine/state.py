@@ -2,7 +2,7 @@
 
 A :class:`State` holds only what the rules need: the cards of every pile (in
 the variant's layout order, each pile bottom card first), how many redeals
-have been used and how many moves were made. It never holds the seed.
+have been used, how many deals and moves were made. It never holds the seed.
 States are immutable; moves make new ones.
 """
 
@@ -26,6 +26,7 @@ class State:
     piles: Piles
     passes: int = 0
     moves: int = 0
+    deals: int = 0  # deal actions made: Royal Rendezvous fills gaps by it
     # Legal moves of this position, filled on first use; not part of the value.
     cache: Any = field(default=None, compare=False, repr=False, hash=False)
 
@@ -36,6 +37,7 @@ class State:
             "piles": [list(pile) for pile in self.piles],
             "passes": self.passes,
             "moves": self.moves,
+            "deals": self.deals,
         }
 
     @classmethod
@@ -43,18 +45,19 @@ class State:
         """The inverse of :meth:`to_data`; raises :class:`StateDataError`."""
         try:
             variant, piles = data["variant"], data["piles"]
-            passes, moves = data["passes"], data["moves"]
+            passes, moves, deals = data["passes"], data["moves"], data["deals"]
         except (KeyError, TypeError) as exc:
             raise StateDataError(f"state data lacks a field: {exc}") from None
         if not isinstance(variant, str) or not isinstance(piles, list | tuple):
             raise StateDataError("state data has wrong types")
-        if not all(isinstance(n, int) and n >= 0 for n in (passes, moves)):
-            raise StateDataError("passes and moves must be non-negative integers")
+        # type() rather than isinstance(): a bool is an int to Python, not to the wire.
+        if not all(type(n) is int and n >= 0 for n in (passes, moves, deals)):
+            raise StateDataError("passes, moves and deals must be non-negative integers")
         rows: list[tuple[int, ...]] = []
         for pile in piles:
             if not isinstance(pile, list | tuple) or not all(
-                isinstance(card, int) and 0 <= card < 104 for card in pile
+                type(card) is int and 0 <= card < 104 for card in pile
             ):
                 raise StateDataError("a pile must be a list of card ids")
             rows.append(tuple(pile))
-        return cls(variant, tuple(rows), passes, moves)
+        return cls(variant, tuple(rows), passes, moves, deals)

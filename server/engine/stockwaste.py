@@ -32,8 +32,10 @@ class Refill(enum.Enum):
 
     #: At once from the waste top, else from the stock; if both are empty the gap stays.
     WASTE_THEN_STOCK = "waste-then-stock"
-    #: At once from the waste top; with an empty waste the gap waits, and the
-    #: next card dealt fills it instead of going to the waste.
+    #: At once from the waste top, or from the stock while nothing has been
+    #: dealt yet (no waste exists); once dealing has begun, a gap that finds
+    #: the waste empty waits, and the next card dealt fills it instead of
+    #: going to the waste.
     WASTE_THEN_NEXT_DEAL = "waste-then-next-deal"
 
 
@@ -92,16 +94,18 @@ class StockWasteGame(Game):
         t_row, t_col = self.tableau_at
         for n in range(self.tableau_columns):
             specs.append(
-                PileSpec(
-                    f"t{n + 1}", Role.TABLEAU, t_row, t_col + n, Fan.DOWN, self.tableau_label
-                )
+                PileSpec(f"t{n + 1}", Role.TABLEAU, t_row, t_col + n, Fan.DOWN, self.tableau_label)
             )
         r_row, r_col = self.reserve_at
         for n in range(self.reserve_rows * self.reserve_columns):
             row_n, col_n = divmod(n, self.reserve_columns)
             specs.append(
                 PileSpec(
-                    f"r{n + 1}", Role.RESERVE, r_row + row_n, r_col + col_n, label=self.reserve_label
+                    f"r{n + 1}",
+                    Role.RESERVE,
+                    r_row + row_n,
+                    r_col + col_n,
+                    label=self.reserve_label,
                 )
             )
         return specs
@@ -156,17 +160,18 @@ class StockWasteGame(Game):
         card, piles[src] = piles[src][-1], piles[src][:-1]
         piles[dst] = (*piles[dst], card)
         if src in self.reserve:
-            self._fill_gap(piles, src)
+            self._fill_gap(piles, src, dealt=state.deals > 0)
         return self.replace_piles(state, piles)
 
     def foundation_needs(self, piles: Piles) -> dict[int, list[int]]:
         """Card kind -> foundations that take it now."""
         return self.foundation_set.needs(piles)
 
-    def _fill_gap(self, piles: list[tuple[int, ...]], gap: int) -> None:
+    def _fill_gap(self, piles: list[tuple[int, ...]], gap: int, *, dealt: bool) -> None:
+        waits_for_deal = self.refill is Refill.WASTE_THEN_NEXT_DEAL and dealt
         if piles[self.waste]:
             source = self.waste
-        elif piles[self.stock] and self.refill is Refill.WASTE_THEN_STOCK:
+        elif piles[self.stock] and not waits_for_deal:
             source = self.stock
         else:
             return

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from server.engine.cotillion import Contradance, Gavotte, OddAndEven, RoyalCotillion
+from server.engine.duchess import GrandDuchess, Parisienne
 from server.engine.exceptions import UnknownVariantError
 from server.engine.game import Game
+from server.engine.parade import RoyalParade, RoyalParadeBergholt, VirginiaReel
 from server.engine.quadrille import Quadrille
 from server.engine.rendezvous import RoyalRendezvous, RoyalRendezvousSolSuite
 
@@ -20,6 +22,11 @@ VARIANTS: dict[str, Game] = {
         RoyalRendezvous(),
         RoyalRendezvousSolSuite(),
         Quadrille(),
+        GrandDuchess(),
+        Parisienne(),
+        RoyalParade(),
+        RoyalParadeBergholt(),
+        VirginiaReel(),
     )
 }
 

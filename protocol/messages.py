@@ -1,0 +1,774 @@
+"""Every message of the protocol as a frozen dataclass that validates itself.
+
+As in h11's events, a message that exists is a valid message: construction
+checks each field (type, range, length, choice) and refuses with
+:class:`~protocol.exceptions.LocalProtocolError`, because a message *we* build
+wrongly is our bug. :meth:`Message.from_wire` builds one from a peer's map and
+turns the same refusals into :class:`~protocol.exceptions.InvalidField`,
+because then the peer is at fault. Each field's rule sits next to it, as the
+``Annotated`` metadata of its type, so a class reads as its own spec.
+
+Client to server (``t`` → class)::
+
+    hello        Hello          list_races   ListRaces      create_race  CreateRace
+    join_race    JoinRace       leave_race   LeaveRace      ready        Ready
+    start_race   StartRace      move         SubmitMove     resign       Resign
+    spectate     Spectate       resume       Resume         ping         Ping
+
+Server to client::
+
+    welcome      Welcome        races        Races          race         RaceInfo
+    race_state   RaceState      countdown    Countdown      race_started RaceStarted
+    moved        Moved          progress     Progress       board        Board
+    spectating   Spectating     race_finished RaceFinished  pong         Pong
+    error        ErrorMessage
+
+Optional fields default to ``None`` (``delay`` to 0); a missing optional
+field and an explicit nil mean the same, and :meth:`Message.to_wire` leaves
+``None`` out. Lists arrive as tuples. ``docs/protocol.md`` describes each
+message in words; the classes here are the authority.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import hashlib
+import math
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Annotated, Any, ClassVar, Self, TypeGuard, TypeVar, get_type_hints
+
+from protocol.exceptions import (
+    ErrorCode,
+    InvalidField,
+    LocalProtocolError,
+    NotAMap,
+    RemoteProtocolError,
+    UnknownType,
+    UnsupportedVersion,
+)
+from protocol.version import SUPPORTED_VERSIONS
+
+__all__ = [
+    "CLIENT_MESSAGES",
+    "MAX_EVENT",
+    "MAX_ID",
+    "MAX_PLAYERS",
+    "MAX_SEED",
+    "MAX_SEQ",
+    "SERVER_MESSAGES",
+    "Board",
+    "ClientMessage",
+    "Countdown",
+    "CreateRace",
+    "ErrorMessage",
+    "Hello",
+    "JoinRace",
+    "LeaveRace",
+    "ListRaces",
+    "Message",
+    "Moved",
+    "Ping",
+    "Pong",
+    "Progress",
+    "RaceFinished",
+    "RaceInfo",
+    "RaceStarted",
+    "RaceState",
+    "Races",
+    "Ready",
+    "Resign",
+    "Resume",
+    "ServerMessage",
+    "Spectate",
+    "SpectatePolicy",
+    "Spectating",
+    "StartRace",
+    "SubmitMove",
+    "Welcome",
+    "client_from_wire",
+    "deal_commitment",
+    "server_from_wire",
+]
+
+MAX_ID = 2**31 - 1  # request ids, versions, deal versions
+MAX_SEQ = 100_000  # a player's move index
+MAX_EVENT = 2**63 - 1  # a race's event numbers
+MAX_SEED = 2**64 - 1  # deal numbers and seeds
+MAX_PLAYERS = 8
+MAX_RACES = 1000  # race summaries in one ``races`` reply
+MAX_LEGAL = 10_000  # legal moves listed in one message
+
+
+class SpectatePolicy(enum.StrEnum):
+    """When spectators may see a race's boards."""
+
+    LIVE = "live"
+    DELAYED = "delayed"  # ``delay`` seconds behind
+    AFTER = "after"  # only once the race has finished
+
+
+# ----------------------------------------------------------------------
+# Field checks: each returns the value (normalised) or raises ValueError.
+
+Check = Callable[[Any], Any]
+
+_KINDS = {
+    type(None): "nil",
+    bool: "a boolean",
+    int: "an integer",
+    float: "a float",
+    str: "a string",
+    bytes: "binary",
+    list: "an array",
+    tuple: "an array",
+    dict: "a map",
+}
+
+
+def _kind(value: object) -> str:
+    """The value's msgpack type in words, for error messages."""
+    return _KINDS.get(type(value), type(value).__name__)
+
+
+def _is_int(value: object) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+@dataclass(frozen=True, slots=True)
+class Int:
+    """An integer in ``lo..hi``; booleans are not integers here."""
+
+    lo: int
+    hi: int
+
+    def __call__(self, value: Any) -> int:
+        if not _is_int(value):
+            raise ValueError(f"must be an integer, not {_kind(value)}")
+        if not self.lo <= value <= self.hi:
+            raise ValueError(f"must be in {self.lo}..{self.hi}, not {value}")
+        return int(value)
+
+
+@dataclass(frozen=True, slots=True)
+class Float:
+    """A finite number; integers are accepted, since many encoders send 5.0 as 5."""
+
+    def __call__(self, value: Any) -> float:
+        if not (_is_int(value) or isinstance(value, float)):
+            raise ValueError(f"must be a number, not {_kind(value)}")
+        if not math.isfinite(value):
+            raise ValueError("must be finite")
+        return float(value)
+
+
+@dataclass(frozen=True, slots=True)
+class Bool:
+    def __call__(self, value: Any) -> bool:
+        if not isinstance(value, bool):
+            raise ValueError(f"must be a boolean, not {_kind(value)}")
+        return value
+
+
+@dataclass(frozen=True, slots=True)
+class Str:
+    """A string of ``lo..hi`` code points, printable unless told otherwise."""
+
+    lo: int
+    hi: int
+    printable: bool = True
+    stripped: bool = False  # no leading or trailing white space
+
+    def __call__(self, value: Any) -> str:
+        if not isinstance(value, str):
+            raise ValueError(f"must be a string, not {_kind(value)}")
+        if not self.lo <= len(value) <= self.hi:
+            raise ValueError(f"must be {self.lo}..{self.hi} characters long, not {len(value)}")
+        if self.printable and not value.isprintable():
+            raise ValueError("must hold printable characters only")
+        if self.stripped and value.strip() != value:
+            raise ValueError("must not start or end with white space")
+        return str(value)
+
+
+@dataclass(frozen=True, slots=True)
+class Hex:
+    """Lowercase hexadecimal of exactly ``digits`` digits (a digest)."""
+
+    digits: int
+
+    def __call__(self, value: Any) -> str:
+        if not isinstance(value, str) or not re.fullmatch(f"[0-9a-f]{{{self.digits}}}", value):
+            raise ValueError(f"must be {self.digits} lowercase hex digits")
+        return value
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    """One of a string enum's values; becomes the enum member."""
+
+    options: type[enum.StrEnum]
+
+    def __call__(self, value: Any) -> enum.StrEnum:
+        if isinstance(value, str):
+            try:
+                return self.options(value)
+            except ValueError:
+                pass
+        names = ", ".join(repr(member.value) for member in self.options)
+        raise ValueError(f"must be one of {names}")
+
+
+@dataclass(frozen=True, slots=True)
+class AnyMap:
+    """A map with string keys whose values this layer does not inspect.
+
+    Views, layouts, race summaries and progress are built by the engine and
+    the race logic, which own their shapes; ``docs/protocol.md`` lists them.
+    """
+
+    def __call__(self, value: Any) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise ValueError(f"must be a map, not {_kind(value)}")
+        if not all(isinstance(key, str) for key in value):
+            raise ValueError("must have string keys")
+        return value
+
+
+@dataclass(frozen=True, slots=True)
+class ListOf:
+    """An array of at most ``most`` items, each passing ``item``; becomes a tuple."""
+
+    item: Check
+    most: int
+
+    def __call__(self, value: Any) -> tuple[Any, ...]:
+        if not isinstance(value, list | tuple):
+            raise ValueError(f"must be an array, not {_kind(value)}")
+        if len(value) > self.most:
+            raise ValueError(f"must have at most {self.most} items, not {len(value)}")
+        checked = []
+        for i, item in enumerate(value):
+            try:
+                checked.append(self.item(item))
+            except ValueError as exc:
+                raise ValueError(f"item {i}: {exc}") from None
+        return tuple(checked)
+
+
+@dataclass(frozen=True, slots=True)
+class MapOf:
+    """A map of at most ``most`` entries whose keys and values pass their checks."""
+
+    key: Check
+    value: Check
+    most: int
+
+    def __call__(self, value: Any) -> dict[Any, Any]:
+        if not isinstance(value, dict):
+            raise ValueError(f"must be a map, not {_kind(value)}")
+        if len(value) > self.most:
+            raise ValueError(f"must have at most {self.most} entries, not {len(value)}")
+        checked = {}
+        for key, item in value.items():
+            try:
+                checked[self.key(key)] = self.value(item)
+            except ValueError as exc:
+                raise ValueError(f"entry {str(key)[:40]!r}: {exc}") from None
+        return checked
+
+
+@dataclass(frozen=True, slots=True)
+class Opt:
+    """Nil, or a value passing ``inner``."""
+
+    inner: Check
+
+    def __call__(self, value: Any) -> Any:
+        return None if value is None else self.inner(value)
+
+
+# Field types shared by several messages: the type for mypy, the check for us.
+RequestId = Annotated[int | None, Opt(Int(0, MAX_ID))]
+Version = Annotated[int, Int(0, MAX_ID)]
+RaceId = Annotated[str, Str(1, 40)]
+PlayerId = Annotated[str, Str(1, 40)]
+PlayerName = Annotated[str, Str(1, 24, stripped=True)]
+Token = Annotated[str, Str(1, 64)]
+Seq = Annotated[int, Int(0, MAX_SEQ)]
+EventNumber = Annotated[int, Int(0, MAX_EVENT)]
+MoveString = Annotated[str, Str(1, 40)]
+LegalMoves = Annotated[Sequence[str], ListOf(Str(1, 40), MAX_LEGAL)]
+Digest = Annotated[str, Hex(64)]
+DealVersion = Annotated[int, Int(1, MAX_ID)]
+Timestamp = Annotated[float, Float()]
+Data = Annotated[dict[str, Any], AnyMap()]
+
+
+# ----------------------------------------------------------------------
+# The base classes.
+
+
+@dataclass(frozen=True, slots=True)
+class _Spec:
+    """What :class:`Message` needs to know about one class's fields."""
+
+    checks: tuple[tuple[str, Check], ...]
+    names: frozenset[str]
+    required: tuple[str, ...]
+
+
+_SPECS: dict[type[Message], _Spec] = {}
+
+
+def _spec(cls: type[Message]) -> _Spec:
+    """The field checks of a message class, read once from its annotations."""
+    spec = _SPECS.get(cls)
+    if spec is None:
+        hints = get_type_hints(cls, include_extras=True)
+        checks = []
+        for field in dataclasses.fields(cls):
+            metadata = getattr(hints[field.name], "__metadata__", ())
+            if not metadata:
+                raise TypeError(f"{cls.__name__}.{field.name} has no check")
+            checks.append((field.name, metadata[0]))
+        required = tuple(
+            field.name
+            for field in dataclasses.fields(cls)
+            if field.default is dataclasses.MISSING and field.default_factory is dataclasses.MISSING
+        )
+        spec = _SPECS[cls] = _Spec(tuple(checks), frozenset(n for n, _ in checks), required)
+    return spec
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Message:
+    """Any message. ``t`` is its type on the wire; ``id`` pairs a request with its reply."""
+
+    t: ClassVar[str]
+    id: RequestId = None
+
+    def __post_init__(self) -> None:
+        for name, check in _spec(type(self)).checks:
+            value = getattr(self, name)
+            try:
+                checked = check(value)
+            except ValueError as exc:
+                raise self._invalid(name, str(exc)) from None
+            if checked is not value:
+                object.__setattr__(self, name, checked)
+        self._check_together()
+
+    def _check_together(self) -> None:
+        """Rules that span fields; raise :meth:`_invalid` to refuse."""
+
+    def _invalid(self, field: str, reason: str) -> LocalProtocolError:
+        return LocalProtocolError(f"{self.t}.{field}: {reason}", field=field, reason=reason)
+
+    @classmethod
+    def _before_fields(cls, data: Mapping[str, Any]) -> None:
+        """Checks a peer's map must pass before its fields are looked at."""
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> Self:
+        """Build from a peer's decoded map; raises :class:`InvalidField` naming the field."""
+        cls._before_fields(data)
+        spec = _spec(cls)
+        fields: dict[str, Any] = {}
+        for key, value in data.items():
+            if key in spec.names:
+                fields[key] = value
+            elif key != "t":
+                raise InvalidField(str(key)[:40], "unknown field", t=cls.t)
+            elif value != cls.t:
+                raise InvalidField("t", f"must be {cls.t!r}", t=cls.t)
+        for name in spec.required:
+            if name not in fields:
+                raise InvalidField(name, "missing", t=cls.t)
+        try:
+            return cls(**fields)
+        except LocalProtocolError as exc:
+            raise InvalidField(exc.field or "?", exc.reason, t=cls.t) from None
+
+    def to_wire(self) -> dict[str, Any]:
+        """The map to encode: ``t`` first, ``None`` fields left out, enums as their values."""
+        wire: dict[str, Any] = {"t": self.t}
+        for name, _ in _spec(type(self)).checks:
+            value = getattr(self, name)
+            if value is not None:
+                wire[name] = value.value if isinstance(value, enum.Enum) else value
+        return wire
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ClientMessage(Message):
+    """A message a client sends to the server."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ServerMessage(Message):
+    """A message the server sends to a client."""
+
+
+# ----------------------------------------------------------------------
+# Client to server.
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Hello(ClientMessage):
+    """The first message: protocol version, display name, and a token to resume a session."""
+
+    t: ClassVar[str] = "hello"
+    v: Version
+    name: PlayerName
+    token: Annotated[str | None, Opt(Str(1, 64))] = None
+
+    @classmethod
+    def _before_fields(cls, data: Mapping[str, Any]) -> None:
+        # The version is judged first, so that a newer client whose hello has
+        # fields we never heard of still learns which versions we speak.
+        version = data.get("v")
+        if _is_int(version) and version not in SUPPORTED_VERSIONS:
+            raise UnsupportedVersion(version, SUPPORTED_VERSIONS)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ListRaces(ClientMessage):
+    """Ask for the races open to join."""
+
+    t: ClassVar[str] = "list_races"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CreateRace(ClientMessage):
+    """Open a new race hosted by the sender. ``deal`` None means a secret seed."""
+
+    t: ClassVar[str] = "create_race"
+    variant: Annotated[str, Str(1, 40)]
+    max_players: Annotated[int, Int(1, MAX_PLAYERS)]
+    time_limit: Annotated[int, Int(30, 7200)]
+    spectate: Annotated[SpectatePolicy, Choice(SpectatePolicy)]
+    deal: Annotated[int | None, Opt(Int(0, MAX_SEED))] = None
+    delay: Annotated[int, Int(0, 600)] = 0
+
+    def _check_together(self) -> None:
+        if self.spectate is SpectatePolicy.DELAYED and self.delay == 0:
+            raise self._invalid("delay", "must be 1..600 when spectate is 'delayed'")
+        if self.spectate is not SpectatePolicy.DELAYED and self.delay != 0:
+            raise self._invalid("delay", "must be 0 unless spectate is 'delayed'")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class JoinRace(ClientMessage):
+    """Join a race as a racer, by its id or by its join code (exactly one)."""
+
+    t: ClassVar[str] = "join_race"
+    race: Annotated[str | None, Opt(Str(1, 40))] = None
+    code: Annotated[str | None, Opt(Str(1, 12))] = None
+
+    def _check_together(self) -> None:
+        if (self.race is None) == (self.code is None):
+            raise self._invalid("race", "give exactly one of race and code")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LeaveRace(ClientMessage):
+    t: ClassVar[str] = "leave_race"
+    race: RaceId
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Ready(ClientMessage):
+    """Say whether the sender is ready; the race starts when every racer is."""
+
+    t: ClassVar[str] = "ready"
+    race: RaceId
+    ready: Annotated[bool, Bool()]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StartRace(ClientMessage):
+    """The host starts the countdown without waiting for everyone to be ready."""
+
+    t: ClassVar[str] = "start_race"
+    race: RaceId
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SubmitMove(ClientMessage):
+    """One move; ``seq`` is how many moves the sender has already made in this race.
+
+    ``move`` is only checked for length here: the server parses it with the
+    engine and answers text that names no move with ``illegal_move``.
+    """
+
+    t: ClassVar[str] = "move"
+    race: RaceId
+    seq: Seq
+    move: MoveString
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Resign(ClientMessage):
+    t: ClassVar[str] = "resign"
+    race: RaceId
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Spectate(ClientMessage):
+    t: ClassVar[str] = "spectate"
+    race: RaceId
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Resume(ClientMessage):
+    """After a reconnect: replay the race's events after number ``since``."""
+
+    t: ClassVar[str] = "resume"
+    race: RaceId
+    since: EventNumber
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Ping(ClientMessage):
+    t: ClassVar[str] = "ping"
+
+
+# ----------------------------------------------------------------------
+# Server to client.
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Welcome(ServerMessage):
+    """The answer to hello: the version spoken, the session token and the player's id."""
+
+    t: ClassVar[str] = "welcome"
+    v: Version
+    token: Token
+    player: PlayerId
+    name: PlayerName
+    node: Annotated[str, Str(1, 64)]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Races(ServerMessage):
+    """The answer to list_races: one summary map per open race."""
+
+    t: ClassVar[str] = "races"
+    races: Annotated[Sequence[dict[str, Any]], ListOf(AnyMap(), MAX_RACES)]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RaceInfo(ServerMessage):
+    """The answer to create_race and join_race: the race as it stands."""
+
+    t: ClassVar[str] = "race"
+    race: Data
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RaceState(ServerMessage):
+    """Pushed to everyone in a race's lobby whenever it changes."""
+
+    t: ClassVar[str] = "race_state"
+    race: Data
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Countdown(ServerMessage):
+    t: ClassVar[str] = "countdown"
+    race: RaceId
+    seconds: Annotated[int, Int(0, 3600)]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RaceStarted(ServerMessage):
+    """To each racer at the start: the layout, their view, legal moves, the commitment."""
+
+    t: ClassVar[str] = "race_started"
+    race: RaceId
+    layout: Data
+    view: Data
+    legal: LegalMoves
+    commitment: Digest
+    deal_version: DealVersion
+    started_at: Timestamp
+    ends_at: Timestamp
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Moved(ServerMessage):
+    """The answer to move, and to a repeat of an already applied ``seq``."""
+
+    t: ClassVar[str] = "moved"
+    race: RaceId
+    seq: Seq
+    move: MoveString
+    view: Data
+    legal: LegalMoves
+    progress: Data
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Progress(ServerMessage):
+    """To the other racers: how far ``player`` has got, never their cards."""
+
+    t: ClassVar[str] = "progress"
+    race: RaceId
+    player: PlayerId
+    progress: Data
+    event: EventNumber
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Board(ServerMessage):
+    """To spectators: one racer's board after ``move`` (None: a change without a move).
+
+    ``seq`` is how many moves the player had made before ``move``; with no
+    move, how many they have made.
+    """
+
+    t: ClassVar[str] = "board"
+    race: RaceId
+    player: PlayerId
+    seq: Seq
+    view: Data
+    event: EventNumber
+    move: Annotated[str | None, Opt(Str(1, 40))] = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Spectating(ServerMessage):
+    """The answer to spectate: the race, its layout and every racer's board.
+
+    Before the start (or, under the ``after`` policy, before the end) there
+    are no boards yet, and before the start no ``layout`` either.
+    """
+
+    t: ClassVar[str] = "spectating"
+    race: Data
+    boards: Annotated[dict[str, dict[str, Any]], MapOf(Str(1, 40), AnyMap(), MAX_PLAYERS)]
+    event: EventNumber
+    layout: Annotated[dict[str, Any] | None, Opt(AnyMap())] = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RaceFinished(ServerMessage):
+    """The results, the seed that proves the commitment, and every racer's move log."""
+
+    t: ClassVar[str] = "race_finished"
+    race: RaceId
+    standings: Annotated[Sequence[dict[str, Any]], ListOf(AnyMap(), MAX_PLAYERS)]
+    seed: Annotated[int, Int(0, MAX_SEED)]
+    commitment: Digest
+    deal_version: DealVersion
+    logs: Annotated[
+        dict[str, Sequence[str]],
+        MapOf(Str(1, 40), ListOf(Str(1, 40), MAX_SEQ + 1), MAX_PLAYERS),
+    ]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Pong(ServerMessage):
+    t: ClassVar[str] = "pong"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ErrorMessage(ServerMessage):
+    """A refusal: ``code`` for programs, ``message`` for people, ``id`` of the request."""
+
+    t: ClassVar[str] = "error"
+    code: Annotated[ErrorCode, Choice(ErrorCode)]
+    message: Annotated[str, Str(0, 1000, printable=False)]
+
+
+# ----------------------------------------------------------------------
+# Registries and dispatch.
+
+CLIENT_MESSAGES: Mapping[str, type[ClientMessage]] = MappingProxyType(
+    {
+        cls.t: cls
+        for cls in (
+            Hello,
+            ListRaces,
+            CreateRace,
+            JoinRace,
+            LeaveRace,
+            Ready,
+            StartRace,
+            SubmitMove,
+            Resign,
+            Spectate,
+            Resume,
+            Ping,
+        )
+    }
+)
+
+SERVER_MESSAGES: Mapping[str, type[ServerMessage]] = MappingProxyType(
+    {
+        cls.t: cls
+        for cls in (
+            Welcome,
+            Races,
+            RaceInfo,
+            RaceState,
+            Countdown,
+            RaceStarted,
+            Moved,
+            Progress,
+            Board,
+            Spectating,
+            RaceFinished,
+            Pong,
+            ErrorMessage,
+        )
+    }
+)
+
+M = TypeVar("M", bound=Message)
+
+
+def _from_wire(data: object, registry: Mapping[str, type[M]]) -> M:
+    if not isinstance(data, dict):
+        raise NotAMap(_kind(data))
+    request_id = data.get("id")
+    try:
+        if "t" not in data:
+            raise InvalidField("t", "missing")
+        t = data["t"]
+        if not isinstance(t, str):
+            raise InvalidField("t", f"must be a string, not {_kind(t)}")
+        cls = registry.get(t)
+        if cls is None:
+            raise UnknownType(t)
+        return cls.from_wire(data)
+    except RemoteProtocolError as exc:
+        # Let the error reply carry the request's id whenever it was readable.
+        if _is_int(request_id) and 0 <= request_id <= MAX_ID:
+            exc.request_id = request_id
+        raise
+
+
+def client_from_wire(data: object) -> ClientMessage:
+    """The client message a decoded map holds; raises :class:`RemoteProtocolError`."""
+    return _from_wire(data, CLIENT_MESSAGES)
+
+
+def server_from_wire(data: object) -> ServerMessage:
+    """The server message a decoded map holds; raises :class:`RemoteProtocolError`."""
+    return _from_wire(data, SERVER_MESSAGES)
+
+
+def deal_commitment(variant: str, deal_version: int, seed: int, race: str) -> str:
+    """The hex SHA-256 a race publishes at its start and proves with the seed at its end.
+
+    It hashes the UTF-8 of ``ballroom-commit/v1/{variant}/{deal_version}/{seed}/{race}``
+    (numbers in decimal), so anyone can check that every racer got the deal
+    fixed before the race began.
+    """
+    text = f"ballroom-commit/v1/{variant}/{deal_version}/{seed}/{race}"
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()

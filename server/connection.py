@@ -1,0 +1,179 @@
+"""One websocket connection: decode, check, dispatch, encode.
+
+The handler is thin on purpose. Each frame is decoded by :mod:`protocol`
+(which refuses anything malformed with a typed error), rate limited, then
+passed to one handler function per message type in :mod:`server.handlers`.
+Replies and pushed events go through a bounded outbox drained by a writer
+task, so a client that reads too slowly is disconnected instead of growing
+the server's memory.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import logging
+import time
+from typing import TYPE_CHECKING
+
+from redis.exceptions import RedisError
+from websockets.asyncio.server import ServerConnection
+from websockets.exceptions import ConnectionClosed
+
+from protocol.codec import CLIENT_LIMITS, decode_client, encode, error_frame
+from protocol.exceptions import ErrorCode, RemoteProtocolError
+from protocol.messages import ClientMessage, Hello, ServerMessage
+from server.exceptions import RequestRefused
+from server.feeds import RaceWatch
+
+if TYPE_CHECKING:
+    from server.node import Node
+
+__all__ = ["Connection", "TokenBucket"]
+
+log = logging.getLogger(__name__)
+
+CLOSE_POLICY = 1008  # flood, or too slow
+CLOSE_TRY_AGAIN = 1013
+
+
+class TokenBucket:
+    """``rate`` messages a second on average, ``burst`` at once."""
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate, self.burst = rate, float(burst)
+        self._tokens, self._at = float(burst), time.monotonic()
+
+    def take(self) -> bool:
+        now = time.monotonic()
+        self._tokens = min(self.burst, self._tokens + (now - self._at) * self.rate)
+        self._at = now
+        if self._tokens >= 1:
+            self._tokens -= 1
+            return True
+        return False
+
+
+class Connection:
+    """A client's connection to this node, and what it has said so far."""
+
+    def __init__(self, ws: ServerConnection, node: Node) -> None:
+        self.ws = ws
+        self.node = node
+        limits = node.settings.limits
+        self.player: str | None = None
+        self.name: str | None = None
+        self.watches: dict[str, RaceWatch] = {}
+        self.outbox: asyncio.Queue[bytes] = asyncio.Queue(maxsize=limits.outbox)
+        self.bucket = TokenBucket(limits.rate, limits.burst)
+        self.strikes = 0
+        self.decode_limits = dataclasses.replace(CLIENT_LIMITS, max_frame=limits.max_frame)
+        self._closing = False
+
+    # -- sending -----------------------------------------------------------
+
+    def send(self, message: ServerMessage) -> None:
+        self.send_frame(encode(message))
+
+    def send_frame(self, frame: bytes) -> None:
+        if self._closing:
+            return
+        try:
+            self.outbox.put_nowait(frame)
+        except asyncio.QueueFull:
+            log.info("dropping a client that reads too slowly")
+            self.close(CLOSE_POLICY, "too slow: read your messages")
+
+    def refuse(self, code: ErrorCode, message: str, request_id: int | None = None) -> None:
+        self.send_frame(error_frame(code, message, request_id))
+
+    def close(self, code: int, reason: str) -> None:
+        self._closing = True
+        asyncio.get_running_loop().create_task(self.ws.close(code, reason))
+
+    async def _write(self) -> None:
+        while True:
+            frame = await self.outbox.get()
+            await self.ws.send(frame)
+
+    # -- receiving ---------------------------------------------------------
+
+    async def run(self) -> None:
+        writer = asyncio.get_running_loop().create_task(self._write())
+        try:
+            await self._read()
+        except ConnectionClosed:
+            pass  # a client leaving, abruptly or not, is normal
+        finally:
+            writer.cancel()
+            with contextlib.suppress(asyncio.CancelledError, ConnectionClosed):
+                await writer
+            for race, watch in list(self.watches.items()):
+                await self.node.hub.unwatch(race, watch)
+
+    async def _read(self) -> None:
+        timeouts = self.node.settings.timeouts
+        while True:
+            limit = timeouts.idle if self.player else timeouts.hello
+            try:
+                async with asyncio.timeout(limit):
+                    frame = await self.ws.recv()
+            except TimeoutError:
+                await self.ws.close(CLOSE_POLICY, "idle for too long")
+                return
+            await self._handle(frame)
+
+    async def _handle(self, frame: bytes | str) -> None:
+        try:
+            message = decode_client(frame, limits=self.decode_limits)
+        except RemoteProtocolError as exc:
+            message = None
+            refusal = (exc.code, exc.message, exc.request_id)
+        if not self.bucket.take():
+            self.strikes += 1
+            if self.strikes >= self.node.settings.limits.flood_strikes:
+                self.close(CLOSE_POLICY, "flooding")
+            else:
+                request_id = None if message is None else message.id
+                self.refuse(ErrorCode.RATE_LIMITED, "too many messages; slow down", request_id)
+            return
+        self.strikes = 0
+        if message is None:
+            self.refuse(*refusal)
+            return
+        if self.player is None and not isinstance(message, Hello):
+            self.refuse(ErrorCode.NOT_AUTHENTICATED, "say hello first", message.id)
+            return
+        await self.dispatch(message)
+
+    async def dispatch(self, message: ClientMessage) -> None:
+        from server.handlers import HANDLERS
+
+        try:
+            reply = await HANDLERS[type(message)](self, message)
+        except RequestRefused as exc:
+            self.refuse(exc.code, exc.message, message.id)
+            return
+        except RedisError as exc:
+            log.warning("storage unavailable for %s: %s", message.t, exc)
+            self.refuse(ErrorCode.UNAVAILABLE, "storage is unavailable; try again", message.id)
+            return
+        except Exception:
+            log.exception("handling %s failed", message.t)
+            self.refuse(ErrorCode.INTERNAL, "the server failed; nothing was changed", message.id)
+            return
+        if reply is not None:
+            self.send(reply)
+
+    # -- races -------------------------------------------------------------
+
+    async def watch(self, race: str, role: str, since: int) -> RaceWatch:
+        """Follow a race's events after number ``since`` as racer or spectator."""
+        old = self.watches.pop(race, None)
+        if old is not None:
+            await self.node.hub.unwatch(race, old)
+        watch = RaceWatch(self, race, role, since)
+        self.watches[race] = watch
+        await self.node.hub.watch(race, watch)
+        return watch

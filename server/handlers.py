@@ -1,0 +1,183 @@
+"""One function per client message type: check who may ask, call the service, reply.
+
+Each handler returns the reply (or None) and raises
+:class:`~server.exceptions.RequestRefused` to refuse; the connection turns
+that into an ``error`` frame carrying the request's id.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from protocol.exceptions import ErrorCode
+from protocol.messages import (
+    ClientMessage,
+    CreateRace,
+    Hello,
+    JoinRace,
+    LeaveRace,
+    ListRaces,
+    Moved,
+    Ping,
+    Pong,
+    RaceInfo,
+    Races,
+    RaceStarted,
+    Ready,
+    Resign,
+    Resume,
+    ServerMessage,
+    Spectate,
+    Spectating,
+    StartRace,
+    SubmitMove,
+    Welcome,
+)
+from protocol.version import PROTOCOL_VERSION
+from server.exceptions import RequestRefused
+from server.races import Spectate as SpectatePolicy
+
+if TYPE_CHECKING:
+    from server.connection import Connection
+
+__all__ = ["HANDLERS"]
+
+Handler = Callable[["Connection", Any], Awaitable[ServerMessage | None]]
+
+
+def _me(conn: Connection) -> str:
+    assert conn.player is not None  # the connection lets nothing else through
+    return conn.player
+
+
+async def on_hello(conn: Connection, msg: Hello) -> ServerMessage:
+    store = conn.node.store
+    if conn.player is not None:
+        raise RequestRefused(ErrorCode.NOT_ALLOWED, "already said hello")
+    if msg.token is not None:
+        session = await store.load_session(msg.token)
+        if session is None:
+            raise RequestRefused(ErrorCode.BAD_TOKEN, "unknown or expired session token")
+        token, (player, name) = msg.token, session
+    else:
+        name = msg.name
+        token, player = await store.create_session(name)
+    conn.player, conn.name = player, name
+    return Welcome(
+        id=msg.id, v=PROTOCOL_VERSION, token=token, player=player, name=name, node=conn.node.name
+    )
+
+
+async def on_list_races(conn: Connection, msg: ListRaces) -> ServerMessage:
+    return Races(id=msg.id, races=await conn.node.service.open_races())
+
+
+async def on_create_race(conn: Connection, msg: CreateRace) -> ServerMessage:
+    service = conn.node.service
+    request = {
+        "variant": msg.variant,
+        "deal": msg.deal,
+        "max_players": msg.max_players,
+        "time_limit": msg.time_limit,
+        "spectate": msg.spectate.value,
+        "delay": msg.delay,
+    }
+    race = await service.create(_me(conn), conn.name or "", request)
+    await conn.watch(race, "racer", since=0)
+    return RaceInfo(id=msg.id, race=await service.info(race))
+
+
+async def on_join_race(conn: Connection, msg: JoinRace) -> ServerMessage:
+    service = conn.node.service
+    race = await service.resolve(msg.race, msg.code)
+    before = await conn.node.store.event_count(race)
+    await service.join(_me(conn), conn.name or "", race)
+    await conn.watch(race, "racer", since=before)
+    return RaceInfo(id=msg.id, race=await service.info(race))
+
+
+async def on_leave_race(conn: Connection, msg: LeaveRace) -> ServerMessage:
+    service = conn.node.service
+    await service.leave(_me(conn), msg.race)
+    watch = conn.watches.pop(msg.race, None)
+    if watch is not None:
+        await conn.node.hub.unwatch(msg.race, watch)
+    return RaceInfo(id=msg.id, race=await service.info(msg.race))
+
+
+async def on_ready(conn: Connection, msg: Ready) -> ServerMessage:
+    service = conn.node.service
+    await service.set_ready(_me(conn), msg.race, msg.ready)
+    return RaceInfo(id=msg.id, race=await service.info(msg.race))
+
+
+async def on_start_race(conn: Connection, msg: StartRace) -> ServerMessage:
+    service = conn.node.service
+    await service.start(_me(conn), msg.race)
+    return RaceInfo(id=msg.id, race=await service.info(msg.race))
+
+
+async def on_move(conn: Connection, msg: SubmitMove) -> ServerMessage:
+    if conn.watches.get(msg.race) is not None and conn.watches[msg.race].role == "spectator":
+        raise RequestRefused(ErrorCode.NOT_ALLOWED, "spectators cannot move")
+    result = await conn.node.service.move(_me(conn), msg.race, msg.seq, msg.move)
+    return Moved(
+        id=msg.id,
+        race=msg.race,
+        seq=result.seq,
+        move=result.move,
+        view=result.view,
+        legal=result.legal,
+        progress=result.progress,
+    )
+
+
+async def on_resign(conn: Connection, msg: Resign) -> ServerMessage:
+    service = conn.node.service
+    await service.resign(_me(conn), msg.race)
+    return RaceInfo(id=msg.id, race=await service.info(msg.race))
+
+
+async def on_spectate(conn: Connection, msg: Spectate) -> ServerMessage:
+    service = conn.node.service
+    snapshot = await service.spectator_snapshot(msg.race, conn.player)
+    watch = await conn.watch(msg.race, "spectator", since=snapshot["event"])
+    meta = snapshot["race"]
+    watch.policy = SpectatePolicy(meta["spectate"])
+    watch.delay = float(meta["delay"])
+    return Spectating(id=msg.id, **snapshot)
+
+
+async def on_resume(conn: Connection, msg: Resume) -> ServerMessage | None:
+    """Replay what a reconnecting client missed, then resend its board."""
+    service = conn.node.service
+    info = await service.info(msg.race)
+    if _me(conn) not in info["players"]:
+        await on_spectate(conn, Spectate(id=msg.id, race=msg.race))
+        return None
+    await conn.watch(msg.race, "racer", since=msg.since)
+    if info["phase"] in ("running", "finished") or info["started_at"] is not None:
+        snapshot = await service.racer_snapshot(msg.race, _me(conn))
+        return RaceStarted(id=msg.id, **snapshot)
+    return RaceInfo(id=msg.id, race=info)
+
+
+async def on_ping(conn: Connection, msg: Ping) -> ServerMessage:
+    return Pong(id=msg.id)
+
+
+HANDLERS: dict[type[ClientMessage], Handler] = {
+    Hello: on_hello,
+    ListRaces: on_list_races,
+    CreateRace: on_create_race,
+    JoinRace: on_join_race,
+    LeaveRace: on_leave_race,
+    Ready: on_ready,
+    StartRace: on_start_race,
+    SubmitMove: on_move,
+    Resign: on_resign,
+    Spectate: on_spectate,
+    Resume: on_resume,
+    Ping: on_ping,
+}

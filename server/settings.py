@@ -1,0 +1,58 @@
+"""Server settings, grouped by topic, read from the command line or environment."""
+
+from __future__ import annotations
+
+import os
+import secrets
+from dataclasses import dataclass, field
+
+__all__ = ["Limits", "Settings", "Timeouts"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Limits:
+    """What one client may cost the server."""
+
+    max_frame: int = 64 * 1024  # bytes of one client frame
+    rate: float = 30.0  # messages per second, sustained
+    burst: int = 60  # messages allowed in a burst above the rate
+    flood_strikes: int = 50  # rate-limited messages tolerated before disconnecting
+    outbox: int = 512  # queued frames before a slow reader is dropped
+    connections_per_address: int = 64
+    open_races_per_player: int = 3
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Timeouts:
+    """Clocks, in seconds."""
+
+    hello: float = 10.0  # a connection must say hello within this
+    idle: float = 300.0  # a connection silent this long is closed
+    countdown: float = 3.0  # between start and the first move
+    sweep: float = 0.5  # how often a node looks for races past their deadline
+    ping_interval: float = 20.0
+    ping_timeout: float = 20.0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Settings:
+    """Everything a node needs to run."""
+
+    host: str = "127.0.0.1"
+    port: int = 8765
+    redis_url: str | None = None  # None: start an embedded redis-server
+    data_dir: str = "var/redis"  # for the embedded redis-server
+    node: str = field(default_factory=lambda: secrets.token_hex(3))
+    limits: Limits = field(default_factory=Limits)
+    timeouts: Timeouts = field(default_factory=Timeouts)
+
+    @classmethod
+    def from_env(cls, **overrides: object) -> Settings:
+        """Settings with ``REDIS_URL`` and ``BALLROOM_COUNTDOWN`` from the environment."""
+        values: dict[str, object] = {}
+        if url := os.environ.get("REDIS_URL"):
+            values["redis_url"] = url
+        if countdown := os.environ.get("BALLROOM_COUNTDOWN"):
+            values["timeouts"] = Timeouts(countdown=float(countdown))
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        return cls(**values)  # type: ignore[arg-type]

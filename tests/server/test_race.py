@@ -1,0 +1,67 @@
+"""A whole race over real websockets against a real Redis."""
+
+from __future__ import annotations
+
+from client.session import ClientSession, RequestFailed
+from protocol.exceptions import ErrorCode
+from protocol.messages import (
+    CreateRace,
+    JoinRace,
+    Moved,
+    Progress,
+    RaceFinished,
+    RaceInfo,
+    RaceStarted,
+    StartRace,
+    SubmitMove,
+)
+from server.engine import find_variant
+from server.races import commitment
+
+
+async def test_two_players_race_and_results_verify(node: str) -> None:
+    """Two racers play the same public deal; results reveal a seed that replays both logs."""
+    alice = await ClientSession.connect(node, "Alice")
+    bob = await ClientSession.connect(node, "Bob")
+    created = await alice.request(
+        CreateRace(variant="quadrille", max_players=2, time_limit=600, spectate="live"), RaceInfo
+    )
+    race = created.race["id"]
+    await bob.request(JoinRace(code=created.race["code"]), RaceInfo)
+    await alice.request(StartRace(race=race), RaceInfo)
+    started = [await s.next(RaceStarted) for s in (alice, bob)]
+    assert started[0].view == started[1].view
+    assert started[0].commitment == created.race["commitment"]
+
+    # Alice plays her game to the end; Bob resigns after one move.
+    legal, seq = started[0].legal, 0
+    while legal:
+        moved = await alice.request(SubmitMove(race=race, seq=seq, move=legal[0]), Moved)
+        legal, seq = moved.legal, seq + 1
+    await bob.next(Progress, lambda p: p.player == alice.player)
+    first = await bob.request(SubmitMove(race=race, seq=0, move=started[1].legal[-1]), Moved)
+    from protocol.messages import Resign
+
+    await bob.request(Resign(race=race), RaceInfo)
+    results = [await s.next(RaceFinished) for s in (alice, bob)]
+    result = results[0]
+    assert result == results[1]
+    assert commitment("quadrille", result.deal_version, result.seed, race) == result.commitment
+    game = find_variant("quadrille")
+    alice_state = game.replay(result.seed, result.logs[alice.player])
+    assert alice_state.moves == seq
+    assert game.replay(result.seed, result.logs[bob.player]).moves == 1
+    assert first.seq == 0
+    assert result.standings[0]["player"] in (alice.player, bob.player)
+    await alice.close()
+    await bob.close()
+
+
+async def test_messages_before_hello_are_refused(node: str) -> None:
+    """A session token is needed for everything but hello."""
+    alice = await ClientSession.connect(node, "Alice")
+    try:
+        await alice.request(JoinRace(code="NOPE"), RaceInfo)
+    except RequestFailed as exc:
+        assert exc.code is ErrorCode.NOT_FOUND
+    await alice.close()
