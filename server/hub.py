@@ -141,6 +141,9 @@ class Hub:
                     race = channel.split("{", 1)[1].split("}", 1)[0]
                     number, _, payload = message["data"].partition(b"|")
                     self._dispatch(race, int(number), payload)
+                # listen() ends once nothing is subscribed: sleep until a watch.
+                if not self._pubsub.subscribed:
+                    self._subscribed.clear()
             except asyncio.CancelledError:
                 raise
             except (RedisError, OSError) as exc:

@@ -1,0 +1,178 @@
+"""Spectating policies, and what every client may and may not see."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from client.policy import GreedyPolicy
+from client.session import ClientSession
+from protocol.layout import Layout
+from protocol.messages import (
+    Board,
+    CreateRace,
+    JoinRace,
+    ListRaces,
+    Moved,
+    Progress,
+    RaceFinished,
+    RaceInfo,
+    RaceStarted,
+    Races,
+    Resign,
+    ServerMessage,
+    Spectate,
+    Spectating,
+    StartRace,
+    SubmitMove,
+)
+from protocol.moves import Move
+from server.engine import find_variant
+from server.engine.game import Game
+from server.engine.state import State
+
+DEAL = 4711
+
+
+async def _race(
+    url: str, spectate: str = "live", delay: int = 0, variant: str = "royal-cotillion"
+) -> tuple[ClientSession, ClientSession, str]:
+    alice = await ClientSession.connect(url, "Alice")
+    bob = await ClientSession.connect(url, "Bob")
+    created = await alice.request(
+        CreateRace(
+            variant=variant, max_players=2, time_limit=600, spectate=spectate, delay=delay, deal=DEAL
+        ),
+        RaceInfo,
+    )
+    await bob.request(JoinRace(race=created.race["id"]), RaceInfo)
+    return alice, bob, created.race["id"]
+
+
+async def _play(session: ClientSession, race: str, started: RaceStarted, moves: int) -> list[Moved]:
+    """Play up to ``moves`` greedy moves; returns the replies."""
+    policy = GreedyPolicy(Layout.from_data(started.layout))
+    view, legal, replies = started.view, started.legal, []
+    for seq in range(moves):
+        if not legal:
+            break
+        move = policy.choose(view, [Move.parse(text) for text in legal])
+        reply = await session.request(SubmitMove(race=race, seq=seq, move=move.text()), Moved)
+        replies.append(reply)
+        view, legal = reply.view, reply.legal
+    return replies
+
+
+async def test_live_spectator_sees_every_board(node: str) -> None:
+    """A live spectator gets the opening boards, then each move's board as it happens."""
+    alice, bob, race = await _race(node)
+    watcher = await ClientSession.connect(node, "Wendy")
+    await alice.request(StartRace(race=race), RaceInfo)
+    started = await alice.next(RaceStarted)
+    snapshot = await watcher.request(Spectate(race=race), Spectating)
+    assert set(snapshot.boards) == {alice.player, bob.player}
+    assert snapshot.boards[alice.player] == started.view
+    replies = await _play(alice, race, started, 5)
+    for reply in replies:
+        board = await watcher.next(Board, lambda b, seq=reply.seq: b.seq == seq)
+        assert board.player == alice.player and board.view == reply.view
+
+
+async def test_delayed_spectator_sees_boards_late(node: str) -> None:
+    """With a delay of N seconds, a board reaches spectators no sooner than N seconds on."""
+    alice, bob, race = await _race(node, spectate="delayed", delay=1)
+    watcher = await ClientSession.connect(node, "Wendy")
+    await alice.request(StartRace(race=race), RaceInfo)
+    started = await alice.next(RaceStarted)
+    await watcher.request(Spectate(race=race), Spectating)
+    sent = time.monotonic()
+    await _play(alice, race, started, 1)
+    board = await watcher.next(Board)
+    assert time.monotonic() - sent >= 0.95
+    assert board.seq == 0
+
+
+async def test_after_race_spectator_sees_nothing_until_the_end(node: str) -> None:
+    """Under the 'after' policy spectators get no board while the race runs."""
+    alice, bob, race = await _race(node, spectate="after")
+    watcher = await ClientSession.connect(node, "Wendy")
+    await alice.request(StartRace(race=race), RaceInfo)
+    started = await alice.next(RaceStarted)
+    snapshot = await watcher.request(Spectate(race=race), Spectating)
+    assert snapshot.boards == {}
+    await _play(alice, race, started, 3)
+    for racer in (alice, bob):
+        await racer.request(Resign(race=race), RaceInfo)
+    await watcher.next(RaceFinished)
+    assert not [m for m in watcher.received if isinstance(m, Board)]
+    final = await watcher.request(Spectate(race=race), Spectating)
+    assert set(final.boards) == {alice.player, bob.player}
+
+
+async def test_open_races_are_listed(node: str) -> None:
+    """list_races shows races that can be joined, and no seed."""
+    alice, _, race = await _race(node)
+    listed = await alice.request(ListRaces(), Races)
+    assert [r["id"] for r in listed.races] == [race]
+    assert "seed" not in listed.races[0]
+
+
+def _hidden_cards(game: Game, state: State) -> set[int]:
+    hidden = game.hidden(state)
+    return {card for i, pile in enumerate(state.piles) if i in hidden for card in pile}
+
+
+def _view_cards(view: dict[str, Any]) -> set[int]:
+    return {card for pile in view["piles"].values() for card in pile}
+
+
+async def test_no_client_ever_sees_a_hidden_card_or_the_seed_early(node: str) -> None:
+    """Every frame of a full race, to racers and a spectator, checked against the real deal.
+
+    No view holds a face-down card; racers never get another racer's board;
+    nothing carries the seed before the results.
+    """
+    variant = "grand-duchess"  # a face-down reserve as well as a stock
+    alice, bob, race = await _race(node, variant=variant)
+    watcher = await ClientSession.connect(node, "Wendy")
+    await watcher.request(Spectate(race=race), Spectating)
+    await alice.request(StartRace(race=race), RaceInfo)
+    started = {s.player: await s.next(RaceStarted) for s in (alice, bob)}
+    replies = {s.player: await _play(s, race, started[s.player], 60) for s in (alice, bob)}
+    for racer in (alice, bob):
+        await racer.request(Resign(race=race), RaceInfo)
+    results = await alice.next(RaceFinished)
+    await watcher.next(RaceFinished)
+
+    game = find_variant(variant)
+    states = {
+        player: [game.deal(results.seed), *_states(game, results.seed, results.logs[player])]
+        for player in results.logs
+    }
+    # Views a racer got: their own, and exactly the engine's view of their position.
+    for player, moved in replies.items():
+        assert started[player].view == game.view(states[player][0])
+        for reply in moved:
+            state = states[player][reply.seq + 1]
+            assert reply.view == game.view(state)
+            assert not _view_cards(reply.view) & _hidden_cards(game, state)
+    # Boards the spectator got.
+    boards = [m for m in watcher.received if isinstance(m, Board)]
+    assert boards
+    for board in boards:
+        state = states[board.player][board.seq + 1]
+        assert not _view_cards(board.view) & _hidden_cards(game, state)
+    # What racers were pushed about each other: progress only, never a view.
+    for racer in (alice, bob):
+        pushed: list[ServerMessage] = [m for m in racer.received if not isinstance(m, RaceFinished)]
+        assert all(not isinstance(m, Board | Spectating) for m in pushed)
+        assert all("view" not in m.to_wire() for m in pushed if isinstance(m, Progress))
+        assert all("seed" not in str(m.to_wire().keys()) for m in pushed)
+
+
+def _states(game: Game, seed: int, log: list[str]) -> list[State]:
+    state, out = game.deal(seed), []
+    for text in log:
+        state = game.apply(state, Move.parse(text))
+        out.append(state)
+    return out
