@@ -139,7 +139,8 @@ class RaceService:
             "code": meta["code"],
             "variant": meta["variant"],
             "host": meta["host"],
-            "players": players,
+            "players": list(players),
+            "names": players,
             "ready": [p for p in players if meta.get(f"ready:{p}")],
             "phase": phase.value,
             "max_players": int(meta["max_players"]),
@@ -383,9 +384,9 @@ class RaceService:
         finally:
             self._closing.discard(race)
 
-    async def close_if_done(self, race: str) -> bool:
+    async def close_if_done(self, race: str, now: float | None = None) -> bool:
         """Close a finished race and publish its results (exactly once overall)."""
-        closed = await self.store.finish(race, time.time())
+        closed = await self.store.finish(race, time.time() if now is None else now)
         meta = await self.store.meta(race)
         if meta.get("status") != "finished" or not meta.get("started_at"):
             return False
@@ -437,10 +438,11 @@ class RaceService:
             "logs": logs,
         }
 
-    async def sweep(self) -> None:
-        """Close every race whose clock has run out; any node may do it."""
-        for race in await self.store.live_races_due(time.time()):
-            await self.close_if_done(race)
+    async def sweep(self, now: float | None = None) -> None:
+        """Close every race whose clock has run out by ``now``; any node may do it."""
+        now = time.time() if now is None else now
+        for race in await self.store.live_races_due(now):
+            await self.close_if_done(race, now)
 
     # -- spectators --------------------------------------------------------
 

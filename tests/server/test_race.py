@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from client.session import ClientSession, RequestFailed
 from protocol.exceptions import ErrorCode
 from protocol.messages import (
@@ -17,6 +19,7 @@ from protocol.messages import (
 )
 from server.engine import find_variant
 from server.races import commitment
+from server.store import Store
 
 
 async def test_two_players_race_and_results_verify(node: str) -> None:
@@ -64,4 +67,30 @@ async def test_messages_before_hello_are_refused(node: str) -> None:
         await alice.request(JoinRace(code="NOPE"), RaceInfo)
     except RequestFailed as exc:
         assert exc.code is ErrorCode.NOT_FOUND
+    await alice.close()
+
+
+async def test_time_limit_ends_the_race_for_everyone(node: str, store: Store) -> None:
+    """When the clock runs out, racers still playing are ranked as timed out and get results."""
+    from server.service import RaceService
+    from server.settings import Settings
+
+    alice = await ClientSession.connect(node, "Alice")
+    created = await alice.request(
+        CreateRace(variant="gavotte", max_players=1, time_limit=30, spectate="live"), RaceInfo
+    )
+    race = created.race["id"]
+    await alice.request(StartRace(race=race), RaceInfo)
+    started = await alice.next(RaceStarted)
+    await alice.request(SubmitMove(race=race, seq=0, move=started.legal[-1]), Moved)
+    # Any node's sweeper closes a race whose clock ran out; run one as if 31 s had passed.
+    sweeper = RaceService(store, Settings())
+    await sweeper.sweep(now=started.ends_at + 1)
+    result = await alice.next(RaceFinished)
+    assert [(s["player"], s["status"], s["moves"]) for s in result.standings] == [
+        (alice.player, "timeout", 1)
+    ]
+    with pytest.raises(RequestFailed) as refused:
+        await alice.request(SubmitMove(race=race, seq=1, move="deal"), Moved)
+    assert refused.value.code is ErrorCode.RACE_OVER
     await alice.close()

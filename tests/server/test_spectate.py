@@ -17,8 +17,8 @@ from protocol.messages import (
     Progress,
     RaceFinished,
     RaceInfo,
-    RaceStarted,
     Races,
+    RaceStarted,
     Resign,
     ServerMessage,
     Spectate,
@@ -41,7 +41,12 @@ async def _race(
     bob = await ClientSession.connect(url, "Bob")
     created = await alice.request(
         CreateRace(
-            variant=variant, max_players=2, time_limit=600, spectate=spectate, delay=delay, deal=DEAL
+            variant=variant,
+            max_players=2,
+            time_limit=600,
+            spectate=spectate,
+            delay=delay,
+            deal=DEAL,
         ),
         RaceInfo,
     )
@@ -80,7 +85,7 @@ async def test_live_spectator_sees_every_board(node: str) -> None:
 
 async def test_delayed_spectator_sees_boards_late(node: str) -> None:
     """With a delay of N seconds, a board reaches spectators no sooner than N seconds on."""
-    alice, bob, race = await _race(node, spectate="delayed", delay=1)
+    alice, _, race = await _race(node, spectate="delayed", delay=1)
     watcher = await ClientSession.connect(node, "Wendy")
     await alice.request(StartRace(race=race), RaceInfo)
     started = await alice.next(RaceStarted)

@@ -1,0 +1,39 @@
+"""The ``ballroom`` command's offline subcommands: deal and odds."""
+
+from __future__ import annotations
+
+import pytest
+
+from protocol.cards import card_text
+from server.cli import main
+from server.engine import VARIANTS, find_variant
+
+
+def test_deal_prints_the_face_up_cards_and_hides_the_stock(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`ballroom deal` shows every face-up card of the opening and only a count for the stock."""
+    assert main(["deal", "royal-cotillion", "--seed", "42"]) == 0
+    out = capsys.readouterr().out
+    game = find_variant("royal-cotillion")
+    state = game.deal(42)
+    assert "Royal Cotillion, deal 42" in out
+    assert "[68]" in out
+    lords = [state.piles[game.index[f"r{n}"]][0] for n in range(1, 17)]
+    for card in lords:
+        assert card_text(card) in out
+
+
+def test_odds_plays_every_variant_to_the_end(capsys: pytest.CaptureFixture[str]) -> None:
+    """The greedy bot finishes deals of all twelve variants and reports a rate with an interval."""
+    assert main(["odds", "all", "-n", "3"]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert len(lines) == len(VARIANTS) == 12
+    assert all("of 3" in line and "95% CI" in line for line in lines)
+
+
+def test_unknown_variant_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    """An unknown variant exits with argparse's usage error, not a traceback."""
+    with pytest.raises(SystemExit) as exit_info:
+        main(["deal", "whist", "--seed", "1"])
+    assert exit_info.value.code == 2
