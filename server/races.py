@@ -11,11 +11,12 @@ from countdown to running on every node at once.
 from __future__ import annotations
 
 import enum
-import hashlib
 import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from protocol.messages import SpectatePolicy as Spectate
+from protocol.messages import deal_commitment as commitment
 from server.engine.prng import MAX_SEED
 
 __all__ = [
@@ -38,14 +39,6 @@ class Phase(enum.Enum):
     COUNTDOWN = "countdown"
     RUNNING = "running"
     FINISHED = "finished"
-
-
-class Spectate(enum.Enum):
-    """When spectators see the racers' boards."""
-
-    LIVE = "live"
-    DELAYED = "delayed"  # each board event reaches spectators N seconds late
-    AFTER = "after"  # boards only once the race is finished
 
 
 #: Which request may be made in which phase. Everything not listed is refused.
@@ -73,15 +66,6 @@ def phase_at(status: str, now: float, started_at: float, ends_at: float) -> Phas
 def draw_secret_seed() -> int:
     """A seed nobody can predict, drawn from the OS's secure generator."""
     return secrets.randbelow(MAX_SEED + 1)
-
-
-def commitment(variant: str, deal_version: int, seed: int, race: str) -> str:
-    """Hex SHA-256 binding the deal before the race; the seed is revealed after.
-
-    Including the race id means a commitment can't be reused for another race.
-    """
-    text = f"ballroom-commit/v1/{variant}/{deal_version}/{seed}/{race}"
-    return hashlib.sha256(text.encode()).hexdigest()
 
 
 @dataclass(frozen=True, slots=True)

@@ -447,27 +447,25 @@ class RaceService:
     # -- spectators --------------------------------------------------------
 
     async def spectator_snapshot(self, race: str, player: str | None) -> dict[str, Any]:
-        """Boards as the race's policy lets spectators see them now, and the event
-        number they are current to. Racers may not spectate their own race."""
+        """Boards as the race's policy lets spectators see them now, and the number of
+        the last event they reflect. Racers may not spectate their own race."""
         info = await self.info(race)
         if player is not None and player in info["players"] and info["phase"] != "open":
             raise RequestRefused(ErrorCode.NOT_ALLOWED, "racers cannot spectate their own race")
+        if info["phase"] == "open":
+            last = await self.store.event_count(race)
+            return {"race": info, "layout": None, "boards": {}, "event": last}
+        started = await self.started(race)
         boards: dict[str, Any] = {}
         last = 0
-        if info["phase"] == "open":
-            events = await self.store.events_since(race, 0)
-            last = events[-1][0] if events else 0
-            return {"race": info, "layout": None, "boards": boards, "event": last}
-        started = await self.started(race)
-        cutoff = time.time()
-        if started.spectate is Spectate.DELAYED:
-            cutoff -= started.delay
-        elif started.spectate is Spectate.AFTER and info["phase"] != Phase.FINISHED.value:
-            cutoff = float("-inf")
+        hidden_until_the_end = (
+            started.spectate is Spectate.AFTER and info["phase"] != Phase.FINISHED.value
+        )
+        cutoff = time.time() - (started.delay if started.spectate is Spectate.DELAYED else 0)
         for n, payload in await self.store.events_since(race, 0):
             event = unpack(payload)
             if event["k"] == "starting":
-                if started.started_at > cutoff and started.spectate is Spectate.AFTER:
+                if hidden_until_the_end:
                     break
                 boards = {p: event["view"] for p in info["players"]}
             elif event["k"] == "move":
