@@ -70,6 +70,7 @@ class Connection:
         self.strikes = 0
         self.decode_limits = dataclasses.replace(CLIENT_LIMITS, max_frame=limits.max_frame)
         self._closing = False
+        self._close_task: asyncio.Task[None] | None = None
 
     # -- sending -----------------------------------------------------------
 
@@ -89,8 +90,10 @@ class Connection:
         self.send_frame(error_frame(code, message, request_id))
 
     def close(self, code: int, reason: str) -> None:
-        self._closing = True
-        asyncio.get_running_loop().create_task(self.ws.close(code, reason))
+        """Close from synchronous code; the task is kept so it cannot be collected early."""
+        if not self._closing:
+            self._closing = True
+            self._close_task = asyncio.get_running_loop().create_task(self.ws.close(code, reason))
 
     async def _write(self) -> None:
         while True:

@@ -9,6 +9,7 @@ from __future__ import annotations
 __all__ = [
     "LIVE_RACES",
     "OPEN_RACES",
+    "hosted_races",
     "race_boards",
     "race_channel",
     "race_code",
@@ -58,6 +59,11 @@ def race_channel(race: str) -> str:
 def race_code(code: str) -> str:
     """String: join code -> race id."""
     return f"code:{code}"
+
+
+def hosted_races(player: str) -> str:
+    """Set: races a player created, pruned of closed ones when counted."""
+    return f"player:{player}:hosted"
 
 
 def session(token: str) -> str:

@@ -100,6 +100,11 @@ class RaceService:
             raise RequestRefused(
                 ErrorCode.INVALID_FIELD, f"unknown variant {request['variant']!r}"
             ) from None
+        limit = self.settings.limits.open_races_per_player
+        if await self.store.open_races_hosted_by(player) >= limit:
+            raise RequestRefused(
+                ErrorCode.NOT_ALLOWED, f"you already host {limit} open races; start or leave one"
+            )
         deal = request.get("deal")
         seed = draw_secret_seed() if deal is None else deal
         settings = {
@@ -281,7 +286,7 @@ class RaceService:
         for fresh in (False, True):
             current, state = await self._board(race, player, fresh=fresh)
             if seq < current:
-                return await self._already_applied(player, race, seq, move, state, game)
+                return await self._already_applied(player, started, seq, move, current, state)
             if seq > current:
                 if not fresh:
                     continue  # another node may have moved on: look again
@@ -329,17 +334,26 @@ class RaceService:
         return MoveResult(seq, move.text(), view, game.legal_moves(after).texts(), progress)
 
     async def _already_applied(
-        self, player: str, race: str, seq: int, move: Move, state: State, game: Game
+        self, player: str, started: StartedRace, seq: int, move: Move, current: int, state: State
     ) -> MoveResult:
-        """A resent move: answer as before if it is the one logged, never apply again."""
-        logged = await self.store.logged_move(race, player, seq)
-        if logged != move.text():
+        """A resent move: the same reply as the first time if it is the one logged.
+
+        It is never applied again. The position after move ``seq`` is the
+        current one when ``seq`` was the latest move, else rebuilt from the log.
+        """
+        game = started.game
+        log = await self.store.log(started.race, player)
+        if seq >= len(log) or log[seq] != move.text():
+            made = log[seq] if seq < len(log) else "?"
             raise RequestRefused(
-                ErrorCode.BAD_SEQUENCE, f"move {seq} was already made ({logged}); expected later"
+                ErrorCode.BAD_SEQUENCE, f"move {seq} was already made ({made}); expected {current}"
             )
+        if seq + 1 != current:
+            state = game.replay(started.seed, log[: seq + 1], started.deal_version)
         return MoveResult(
-            seq, logged, game.view(state), game.legal_moves(state).texts(), game.progress(state)
-        )
+            seq, move.text(), game.view(state), game.legal_moves(state).texts(),
+            game.progress(state),
+        )  # fmt: skip
 
     async def resign(self, player: str, race: str) -> None:
         started = await self.started(race)
@@ -450,7 +464,7 @@ class RaceService:
         """Boards as the race's policy lets spectators see them now, and the number of
         the last event they reflect. Racers may not spectate their own race."""
         info = await self.info(race)
-        if player is not None and player in info["players"] and info["phase"] != "open":
+        if player is not None and player in info["players"]:
             raise RequestRefused(ErrorCode.NOT_ALLOWED, "racers cannot spectate their own race")
         if info["phase"] == "open":
             last = await self.store.event_count(race)

@@ -31,7 +31,14 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from server import keys
 
-__all__ = ["CommitBatcher", "MoveCommit", "Store", "StoreUnavailable", "connect"]
+__all__ = [
+    "CommitBatcher",
+    "FairConnectionPool",
+    "MoveCommit",
+    "Store",
+    "StoreUnavailable",
+    "connect",
+]
 
 log = logging.getLogger(__name__)
 
@@ -88,9 +95,44 @@ class MoveCommit:
     payload: bytes
 
 
+class FairConnectionPool(aioredis.ConnectionPool):
+    """A connection pool whose callers queue, first come first served, when it is full.
+
+    redis-py's default pool raises ``MaxConnectionsError`` as soon as more
+    commands are in flight than it has connections (a burst of a hundred
+    first moves did it), and its ``BlockingConnectionPool`` lets newcomers
+    take a freed connection ahead of those already waiting, which wrecks the
+    tail latency under load. A FIFO semaphore in front of the pool does
+    neither: it waits, and in order.
+    """
+
+    def __init__(self, *, max_connections: int, **kwargs: Any) -> None:
+        super().__init__(max_connections=max_connections, **kwargs)
+        self._slots = asyncio.Semaphore(max_connections)
+        self._holding: set[Any] = set()
+
+    async def get_connection(self, *args: Any, **kwargs: Any) -> Any:
+        await self._slots.acquire()
+        try:
+            connection = await super().get_connection()  # type: ignore[no-untyped-call]
+        except BaseException:
+            self._slots.release()
+            raise
+        self._holding.add(connection)
+        return connection
+
+    async def release(self, connection: Any) -> None:
+        try:
+            await super().release(connection)
+        finally:
+            if connection in self._holding:
+                self._holding.discard(connection)
+                self._slots.release()
+
+
 async def connect(url: str, *, max_connections: int = 64) -> Store:
     """A store on ``url``; retries with backoff while Redis is starting."""
-    client = aioredis.Redis.from_url(
+    pool = FairConnectionPool.from_url(
         url,
         max_connections=max_connections,
         retry=Retry(ExponentialBackoff(cap=1.0, base=0.05), retries=3),
@@ -99,6 +141,7 @@ async def connect(url: str, *, max_connections: int = 64) -> Store:
         socket_timeout=5,
         health_check_interval=15,
     )
+    client = aioredis.Redis.from_pool(pool)
     for attempt in range(1, 41):
         try:
             await client.ping()
@@ -175,8 +218,24 @@ class Store:
             pipe.hset(keys.race_players(race), host, name)
             pipe.set(keys.race_code(code), race)
             pipe.zadd(keys.OPEN_RACES, {race: now})
+            pipe.sadd(keys.hosted_races(host), race)
             await pipe.execute()
         return race
+
+    async def open_races_hosted_by(self, player: str) -> int:
+        """How many races ``player`` created that are still open; forgets the others."""
+        key = keys.hosted_races(player)
+        races = [_text(r) for r in await self.redis.smembers(key)]
+        if not races:
+            return 0
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for race in races:
+                pipe.hget(keys.race_meta(race), "status")
+            statuses = await pipe.execute()
+        closed = [race for race, status in zip(races, statuses, strict=True) if status != b"open"]
+        if closed:
+            await self.redis.srem(key, *closed)
+        return len(races) - len(closed)
 
     async def event_count(self, race: str) -> int:
         """How many events the race has had: the number of the latest."""
@@ -266,9 +325,6 @@ class Store:
     async def log(self, race: str, player: str) -> list[str]:
         return [_text(m) for m in await self.redis.lrange(keys.race_log(race, player), 0, -1)]
 
-    async def logged_move(self, race: str, player: str, seq: int) -> str | None:
-        return _optional_text(await self.redis.lindex(keys.race_log(race, player), seq))
-
     async def resign(
         self, race: str, player: str, now: float, payload: bytes
     ) -> tuple[str, int, int]:
@@ -316,42 +372,58 @@ class Store:
 class CommitBatcher:
     """Sends concurrent move commits to Redis as one pipeline per loop turn.
 
-    Commits that arrive while a pipeline is in flight wait for the next one,
-    so there is at most one batch in flight and batches grow with load.
+    Every commit that arrives in the same event-loop turn goes into one
+    pipeline. Up to :attr:`IN_FLIGHT` pipelines may be awaiting Redis at
+    once (each on its own pooled connection); commits arriving while all of
+    them are out wait for the next, so batches grow with load. More than one
+    in flight keeps the node busy while Redis runs a batch, instead of the
+    two taking turns. Order between batches does not matter: each commit is
+    a compare-and-set on its racer's sequence, and a racer's next move waits
+    for the reply to its last.
     """
+
+    IN_FLIGHT = 4
 
     def __init__(self, store: Store) -> None:
         self._store = store
         self._pending: list[tuple[MoveCommit, asyncio.Future[list[Any]]]] = []
-        self._flushing = False
+        self._scheduled = False
+        self._in_flight = 0
 
     async def commit(self, commit: MoveCommit) -> list[Any]:
         future: asyncio.Future[list[Any]] = asyncio.get_running_loop().create_future()
         self._pending.append((commit, future))
-        if not self._flushing:
-            self._flushing = True
-            asyncio.get_running_loop().call_soon(self._start_flush)
+        self._schedule()
         return await future
 
-    def _start_flush(self) -> None:
-        asyncio.get_running_loop().create_task(self._flush())
+    def _schedule(self) -> None:
+        if not self._scheduled and self._in_flight < self.IN_FLIGHT:
+            self._scheduled = True
+            asyncio.get_running_loop().call_soon(self._start_flush)
 
-    async def _flush(self) -> None:
+    def _start_flush(self) -> None:
+        self._scheduled = False
+        if not self._pending:
+            return
+        batch, self._pending = self._pending, []
+        self._in_flight += 1
+        asyncio.get_running_loop().create_task(self._flush(batch))
+
+    async def _flush(self, batch: list[tuple[MoveCommit, asyncio.Future[list[Any]]]]) -> None:
         try:
-            while self._pending:
-                batch, self._pending = self._pending, []
-                try:
-                    results = await self._send([commit for commit, _ in batch])
-                except Exception as exc:
-                    for _, future in batch:
-                        if not future.done():
-                            future.set_exception(exc)
-                    continue
-                for (_, future), result in zip(batch, results, strict=True):
-                    if not future.done():
-                        future.set_result(result)
+            results = await self._send([commit for commit, _ in batch])
+        except Exception as exc:
+            for _, future in batch:
+                if not future.done():
+                    future.set_exception(exc)
+        else:
+            for (_, future), result in zip(batch, results, strict=True):
+                if not future.done():
+                    future.set_result(result)
         finally:
-            self._flushing = False
+            self._in_flight -= 1
+            if self._pending:
+                self._schedule()
 
     async def _send(self, batch: list[MoveCommit]) -> list[Any]:
         store = self._store

@@ -8,7 +8,12 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import AsyncIterator, Callable, Iterator
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +21,7 @@ import pytest
 import redis
 
 from server.embedded import EmbeddedRedis, free_port
-from server.node import running_node
+from server.node import Node, running_node
 from server.settings import Limits, Settings, Timeouts
 from server.store import Store, connect
 
@@ -49,6 +54,10 @@ async def store(redis_url: str) -> AsyncIterator[Store]:
 
 NodeFactory = Callable[..., contextlib.AbstractAsyncContextManager[str]]
 
+#: The in-process node behind each URL ``make_node`` handed out, for tests
+#: that must look inside the server (its live connections, its hub).
+NODES: dict[str, Node] = {}
+
 
 @pytest.fixture
 def make_node(redis_url: str) -> NodeFactory:
@@ -66,8 +75,13 @@ def make_node(redis_url: str) -> NodeFactory:
         settings = Settings(
             port=port, redis_url=redis_url, limits=limits, timeouts=timeouts, **overrides
         )
-        async with running_node(settings):
-            yield f"ws://127.0.0.1:{port}/"
+        url = f"ws://127.0.0.1:{port}/"
+        async with running_node(settings) as served:
+            NODES[url] = served
+            try:
+                yield url
+            finally:
+                del NODES[url]
 
     return start
 
@@ -77,3 +91,106 @@ async def node(make_node: NodeFactory) -> AsyncIterator[str]:
     """One in-process node; yields its websocket URL."""
     async with make_node() as url:
         yield url
+
+
+#: The repository root: where ``python -m server.cli`` finds the packages.
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class ServerProcess:
+    """``ballroom serve`` as a child process on a loopback port, its output in a file.
+
+    The multi-node tests need real processes: a node must be killable
+    (SIGKILL, as a crash) without taking the test's event loop with it.
+    """
+
+    def __init__(self, log_dir: Path, args: list[str], env: Mapping[str, str]) -> None:
+        self.port = free_port()
+        self.log_path = log_dir / f"serve-{self.port}.log"
+        environment = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
+        environment.update(env)
+        command = [
+            sys.executable, "-m", "server.cli", "serve",
+            "--host", "127.0.0.1", "--port", str(self.port), *args,
+        ]  # fmt: skip
+        with self.log_path.open("wb") as log:
+            self.process = subprocess.Popen(
+                command,
+                cwd=ROOT,
+                env=environment,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+
+    @property
+    def url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/"
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def output(self) -> str:
+        """The tail of what the process printed, for failure messages."""
+        return self.log_path.read_text(errors="replace")[-4000:]
+
+    def wait_ready(self, timeout: float = TIMEOUT) -> ServerProcess:
+        """Block until the node accepts TCP connections (it listens once Redis answered)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            if self.process.poll() is not None:
+                raise RuntimeError(
+                    f"server exited with {self.process.returncode}:\n{self.output()}"
+                )
+            with contextlib.suppress(OSError):
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.5).close()
+                return self
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"server did not listen in {timeout}s:\n{self.output()}")
+            time.sleep(0.02)
+
+    def kill(self) -> None:
+        """SIGKILL, as a crash would: no clean-up runs."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGKILL)
+        self.process.wait(timeout=TIMEOUT)
+
+    def stop(self, timeout: float = TIMEOUT) -> int:
+        """SIGTERM, wait up to ``timeout``, then SIGKILL; returns the exit status."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        return self.process.returncode
+
+
+#: Environment of test nodes: races start at once, and no test client is
+#: rate limited unless it means to be.
+NODE_ENV = {"BALLROOM_COUNTDOWN": "0", "BALLROOM_RATE": "100000", "BALLROOM_BURST": "100000"}
+
+ProcessFactory = Callable[..., list[ServerProcess]]
+
+
+@pytest.fixture
+def node_processes(redis_url: str, tmp_path: Path) -> Iterator[ProcessFactory]:
+    """Start server nodes as real processes on one Redis: ``urls = node_processes(3)``.
+
+    Every node started is stopped at teardown (SIGTERM, then SIGKILL).
+    """
+    started: list[ServerProcess] = []
+
+    def start(count: int, **env: str) -> list[ServerProcess]:
+        batch = [
+            ServerProcess(tmp_path, ["--redis", redis_url], {**NODE_ENV, **env})
+            for _ in range(count)
+        ]
+        started.extend(batch)
+        return [process.wait_ready() for process in batch]
+
+    yield start
+    for process in started:
+        process.stop()

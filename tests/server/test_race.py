@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from client.session import ClientSession, RequestFailed
@@ -19,7 +21,9 @@ from protocol.messages import (
 )
 from server.engine import find_variant
 from server.races import commitment
+from server.settings import Limits
 from server.store import Store
+from tests.server.conftest import NodeFactory
 
 
 async def test_two_players_race_and_results_verify(node: str) -> None:
@@ -93,4 +97,37 @@ async def test_time_limit_ends_the_race_for_everyone(node: str, store: Store) ->
     with pytest.raises(RequestFailed) as refused:
         await alice.request(SubmitMove(race=race, seq=1, move="deal"), Moved)
     assert refused.value.code is ErrorCode.RACE_OVER
+    await alice.close()
+
+
+async def test_a_player_hosts_a_bounded_number_of_open_races(make_node: NodeFactory) -> None:
+    """Creating more open races than the limit is refused; starting one frees a place."""
+    async with make_node(limits=Limits(rate=10_000, burst=10_000, open_races_per_player=2)) as url:
+        host = await ClientSession.connect(url, "Hana")
+        request = CreateRace(variant="quadrille", max_players=1, time_limit=600, spectate="live")
+        first = await host.request(request, RaceInfo)
+        await host.request(request, RaceInfo)
+        with pytest.raises(RequestFailed) as refused:
+            await host.request(request, RaceInfo)
+        assert refused.value.code is ErrorCode.NOT_ALLOWED
+        await host.request(StartRace(race=first.race["id"]), RaceInfo)
+        await host.request(request, RaceInfo)
+        await host.close()
+
+
+async def test_an_older_resent_move_gets_its_original_reply(node: str) -> None:
+    """Resending move n after later moves answers with the board after move n, applied once."""
+    alice = await ClientSession.connect(node, "Alice")
+    created = await alice.request(
+        CreateRace(variant="gavotte", max_players=1, time_limit=600, spectate="live", deal=9),
+        RaceInfo,
+    )
+    race = created.race["id"]
+    await alice.request(StartRace(race=race), RaceInfo)
+    started = await alice.next(RaceStarted)
+    first = await alice.request(SubmitMove(race=race, seq=0, move="deal"), Moved)
+    await alice.request(SubmitMove(race=race, seq=1, move="deal"), Moved)
+    again = await alice.request(SubmitMove(race=race, seq=0, move="deal"), Moved)
+    assert again == dataclasses.replace(first, id=again.id)
+    assert started.view != again.view
     await alice.close()
