@@ -12,10 +12,12 @@ import asyncio
 import logging
 import math
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from redis.exceptions import RedisError
 
+from protocol.codec import encode
 from protocol.messages import (
     Board,
     Countdown,
@@ -38,6 +40,23 @@ log = logging.getLogger(__name__)
 
 LOBBY_EVENTS = frozenset({"joined", "left", "ready"})
 
+#: Key under which an event map caches the frames made from it. The hub hands
+#: the same map to every watcher of the race on this node, so a frame that is
+#: the same for all of them (a racer's progress, a board, the results) is
+#: encoded once per event, not once per watcher.
+_FRAMES = "\0frames"
+
+
+def _shared_frame(event: dict[str, Any], kind: str, build: Callable[[], ServerMessage]) -> bytes:
+    """The frame of ``build()``, encoded by the first watcher to ask for it."""
+    frames: dict[str, bytes] | None = event.get(_FRAMES)
+    if frames is None:
+        frames = event[_FRAMES] = {}
+    frame = frames.get(kind)
+    if frame is None:
+        frame = frames[kind] = encode(build())
+    return frame
+
 
 class RaceWatch:
     """One connection following one race, as ``racer`` or ``spectator``."""
@@ -49,6 +68,9 @@ class RaceWatch:
         self.last_event = since
         self.policy: Spectate | None = None
         self.delay = 0.0
+        # Boards held back while the opening boards pushed at the start are
+        # read, so that no board reaches a spectator before them.
+        self._held: list[tuple[int, bytes]] | None = None
 
     def deliver(self, race: str, n: int, event: dict[str, Any]) -> None:
         kind = event["k"]
@@ -59,18 +81,20 @@ class RaceWatch:
         elif kind == "move":
             self._move(n, event)
         elif kind == "resigned":
-            self.conn.send(
-                Progress(race=race, player=event["player"], progress=event["progress"], event=n)
-            )
+            self._progress(n, event)
         elif kind == "results":
-            self.conn.send(
-                RaceFinished(
-                    race=race,
-                    standings=event["standings"],
-                    seed=event["seed"],
-                    commitment=event["commitment"],
-                    deal_version=event["deal_version"],
-                    logs=event["logs"],
+            self.conn.send_frame(
+                _shared_frame(
+                    event,
+                    "results",
+                    lambda: RaceFinished(
+                        race=race,
+                        standings=event["standings"],
+                        seed=event["seed"],
+                        commitment=event["commitment"],
+                        deal_version=event["deal_version"],
+                        logs=event["logs"],
+                    ),
                 )
             )
 
@@ -88,39 +112,65 @@ class RaceWatch:
                 started_at=event["started_at"],
                 ends_at=event["ends_at"],
             )
-            self._later(wait, started)
+            self._later(wait, encode(started))
         else:
+            self._held = []
             self._spawn(self._send_spectating(n, wait))
+
+    def _progress(self, n: int, event: dict[str, Any]) -> None:
+        """Tell a racer how another racer is doing (the mover has had its own reply)."""
+        if event["player"] == self.conn.player:
+            return
+        self.conn.send_frame(
+            _shared_frame(
+                event,
+                "progress",
+                lambda: Progress(
+                    race=self.race, player=event["player"], progress=event["progress"], event=n
+                ),
+            )
+        )
 
     def _move(self, n: int, event: dict[str, Any]) -> None:
         if self.role == "racer":
-            self.conn.send(
-                Progress(
-                    race=self.race, player=event["player"], progress=event["progress"], event=n
-                )
-            )
+            self._progress(n, event)
             return
         if self.policy is Spectate.AFTER:
             return  # boards come with the results, not before
-        board = Board(
-            race=self.race,
-            player=event["player"],
-            seq=event["seq"],
-            move=event["move"],
-            view=event["view"],
-            event=n,
+        board = _shared_frame(
+            event,
+            "board",
+            lambda: Board(
+                race=self.race,
+                player=event["player"],
+                seq=event["seq"],
+                move=event["move"],
+                view=event["view"],
+                event=n,
+            ),
         )
-        self._later(event["at"] + self.delay - time.time(), board)
-
-    def _later(self, wait: float, message: ServerMessage) -> None:
+        wait = event["at"] + self.delay - time.time()
         if wait <= 0:
-            self.conn.send(message)
+            self._show(n, board)
         else:
-            asyncio.get_running_loop().call_later(wait, self._send_if_watching, message)
+            asyncio.get_running_loop().call_later(wait, self._show, n, board)
 
-    def _send_if_watching(self, message: ServerMessage) -> None:
+    def _show(self, n: int, frame: bytes) -> None:
+        """Send board ``n`` now, or hold it while the opening boards are being read."""
+        if self._held is not None:
+            self._held.append((n, frame))
+        else:
+            self._send_if_watching(frame)
+
+    def _later(self, wait: float, frame: bytes) -> None:
+        if wait <= 0:
+            self.conn.send_frame(frame)
+        else:
+            asyncio.get_running_loop().call_later(wait, self._send_if_watching, frame)
+
+    def _send_if_watching(self, frame: bytes) -> None:
         if self.conn.watches.get(self.race) is self:
-            self.conn.send(message)
+            self.conn.send_frame(frame)
 
     def _spawn(self, work: Any) -> None:
         asyncio.get_running_loop().create_task(self._guarded(work))
@@ -135,9 +185,19 @@ class RaceWatch:
         self.conn.send(RaceState(race=await self.conn.node.service.info(self.race)))
 
     async def _send_spectating(self, n: int, wait: float) -> None:
-        await asyncio.sleep(max(0.0, wait + self.delay))
-        if self.conn.watches.get(self.race) is not self or self.policy is Spectate.AFTER:
-            return
-        service = self.conn.node.service
-        snapshot = await service.spectator_snapshot(self.race, self.conn.player)
-        self.conn.send(Spectating(**snapshot))
+        """Push the opening boards, then the boards held meanwhile that they lack."""
+        held, shown = self._held, 0
+        try:
+            await asyncio.sleep(max(0.0, wait + self.delay))
+            if self.conn.watches.get(self.race) is not self or self.policy is Spectate.AFTER:
+                return
+            service = self.conn.node.service
+            snapshot = await service.spectator_snapshot(self.race, self.conn.player)
+            self.conn.send(Spectating(**snapshot))
+            shown = snapshot["event"]
+        finally:
+            if self._held is held:
+                self._held = None
+            for number, frame in held or ():
+                if number > shown:
+                    self._send_if_watching(frame)

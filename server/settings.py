@@ -48,11 +48,26 @@ class Settings:
 
     @classmethod
     def from_env(cls, **overrides: object) -> Settings:
-        """Settings with ``REDIS_URL`` and ``BALLROOM_COUNTDOWN`` from the environment."""
+        """Settings with these from the environment, when set.
+
+        ``REDIS_URL``; ``BALLROOM_COUNTDOWN`` (seconds); and the per-client
+        limits ``BALLROOM_RATE`` (messages/s), ``BALLROOM_BURST`` (messages)
+        and ``BALLROOM_CONNECTIONS_PER_ADDRESS``, which a load test from one
+        loopback address must raise (docs/performance.md).
+        """
         values: dict[str, object] = {}
         if url := os.environ.get("REDIS_URL"):
             values["redis_url"] = url
         if countdown := os.environ.get("BALLROOM_COUNTDOWN"):
             values["timeouts"] = Timeouts(countdown=float(countdown))
+        limits: dict[str, float | int] = {}
+        if rate := os.environ.get("BALLROOM_RATE"):
+            limits["rate"] = float(rate)
+        if burst := os.environ.get("BALLROOM_BURST"):
+            limits["burst"] = int(burst)
+        if per_address := os.environ.get("BALLROOM_CONNECTIONS_PER_ADDRESS"):
+            limits["connections_per_address"] = int(per_address)
+        if limits:
+            values["limits"] = Limits(**limits)  # type: ignore[arg-type]
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)  # type: ignore[arg-type]
