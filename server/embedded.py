@@ -78,16 +78,23 @@ class EmbeddedRedis:
     def start(self) -> EmbeddedRedis:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.process = subprocess.Popen(self.command_line(), stdin=subprocess.DEVNULL)
+        try:
+            self._wait_until_answering()
+        except BaseException:  # a signal while starting must not leave redis behind
+            self.stop()
+            raise
+        log.info("embedded redis on %s, data in %s", self.url, self.data_dir)
+        return self
+
+    def _wait_until_answering(self) -> None:
+        assert self.process is not None
         deadline = time.monotonic() + self.start_timeout
         while not self._answers():
             if self.process.poll() is not None:
                 raise RuntimeError(f"redis-server exited with {self.process.returncode}")
             if time.monotonic() > deadline:
-                self.stop()
                 raise RuntimeError("redis-server did not answer in time")
             time.sleep(0.02)
-        log.info("embedded redis on %s, data in %s", self.url, self.data_dir)
-        return self
 
     def _answers(self) -> bool:
         try:

@@ -37,9 +37,16 @@ async def serve_forever(settings: Settings) -> None:
         await stop.wait()
 
 
+def _exit_on_signal(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
+
+
 def run_server(settings: Settings) -> None:
     """Blocking entry point, with an embedded Redis when no URL is given."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    # Until the event loop takes over signals, SIGTERM must unwind the stack
+    # (and so stop an embedded redis-server) instead of killing us outright.
+    signal.signal(signal.SIGTERM, _exit_on_signal)
     if settings.redis_url is not None:
         asyncio.run(serve_forever(settings))
         return
