@@ -54,9 +54,14 @@ class ClientSession:
         """Connect and say hello; raises :class:`RequestFailed` if refused."""
         ws = await connect(url, compression=None, max_size=2**20, open_timeout=10)
         session = cls(ws)
-        session.welcome = await session.request(
-            Hello(v=PROTOCOL_VERSION, name=name, token=token), Welcome
-        )
+        try:
+            async with asyncio.timeout(10):
+                session.welcome = await session.request(
+                    Hello(v=PROTOCOL_VERSION, name=name, token=token), Welcome
+                )
+        except BaseException:
+            await session.close()
+            raise
         return session
 
     @property

@@ -49,6 +49,56 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _bot(args: argparse.Namespace) -> int:
+    import asyncio
+    import logging
+
+    from client.bot import run_bot, standings_text
+    from client.session import RequestFailed
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    try:
+        results = asyncio.run(
+            run_bot(
+                args.server,
+                race=args.race_id,
+                code=args.race,
+                name=args.name,
+                strategy=args.strategy,
+                speed=args.speed,
+                seed=args.seed,
+            )
+        )
+    except RequestFailed as exc:
+        print(f"ballroom bot: the server refused: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    if results is None:
+        print("ballroom bot: lost the server before the race finished", file=sys.stderr)
+        return 1
+    print(standings_text(results["standings"]), flush=True)
+    return 0
+
+
+def _play(args: argparse.Namespace) -> int:
+    from client.launcher import default_name, play
+
+    try:
+        return play(args.server, args.name or default_name())
+    except KeyboardInterrupt:
+        return 130
+    except (RuntimeError, TimeoutError) as exc:
+        print(f"ballroom play: {exc}", file=sys.stderr)
+        return 1
+
+
+def _name(text: str) -> str:
+    if not 1 <= len(text) <= 24 or not text.isprintable() or text.strip() != text:
+        raise argparse.ArgumentTypeError("a name is 1..24 printable characters, no outer spaces")
+    return text
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="ballroom", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -73,6 +123,24 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--redis", default=None, help="Redis URL (default: $REDIS_URL or embedded)")
     serve.add_argument("--data-dir", default="var/redis", help="embedded Redis data directory")
     serve.set_defaults(run=_serve)
+
+    bot = commands.add_parser("bot", help="race a bot in a race, over the protocol")
+    which = bot.add_mutually_exclusive_group(required=True)
+    which.add_argument("--race", metavar="CODE", help="the race's join code")
+    which.add_argument("--race-id", metavar="ID", help="the race's id")
+    bot.add_argument("--server", default="ws://127.0.0.1:8765/", help="server URL")
+    bot.add_argument("--strategy", choices=["greedy", "random"], default="greedy")
+    bot.add_argument(
+        "--speed", type=float, default=2.0, help="moves per second; 0: as fast as replies come"
+    )
+    bot.add_argument("--name", type=_name, default="Bot")
+    bot.add_argument("--seed", type=int, default=0, help="seed of the random strategy")
+    bot.set_defaults(run=_bot)
+
+    play = commands.add_parser("play", help="the terminal client (a local server if none given)")
+    play.add_argument("--server", default=None, help="server URL (default: start a local one)")
+    play.add_argument("--name", type=_name, default=None, help="display name (default: login)")
+    play.set_defaults(run=_play)
     return parser
 
 

@@ -93,6 +93,8 @@ class Node:
             max_queue=16,
             ping_interval=timeouts.ping_interval,
             ping_timeout=timeouts.ping_timeout,
+            # A client that does not answer our close must not hold up a shutdown.
+            close_timeout=2,
         )
 
 

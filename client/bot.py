@@ -1,0 +1,472 @@
+"""A bot racer that plays over the protocol, exactly as a person's client does.
+
+``ballroom bot``, the terminal client's practice races and the load tools
+all race through this module, so a bot takes the same path as a person: it
+joins by join code or race id, says it is ready, and plays from nothing but
+what the server sends a racer (the layout, its own view, the legal moves),
+choosing with a policy from :mod:`client.policy`. It never imports the engine.
+
+What it must survive, and how:
+
+* **A lost connection.** The bot reconnects with its session token and asks
+  to ``resume`` from the last event number it saw; the reply is its current
+  board, so it picks up with the right ``seq``. Attempts back off
+  exponentially (with jitter) and give up after ``Patience.reconnects``
+  failures in a row.
+* **A refused move** (``illegal_move``, ``bad_sequence``), which a correct
+  bot never sees unless someone else moves with its token: it resumes to
+  learn its true board and goes on. Too many refusals in a row and it stops
+  moving and only waits for the results.
+* **Cancellation.** The connection is closed cleanly and the cancellation
+  goes on up.
+
+A game with no legal move left is over for this racer (the server records it
+as won or stuck); the bot then waits for ``race_finished``. It never resigns
+unless :meth:`Bot.resign` asks it to.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from websockets.exceptions import WebSocketException
+
+from client.policy import Policy, make_policy
+from client.session import ClientSession, RequestFailed
+from protocol.exceptions import ErrorCode
+from protocol.layout import Layout
+from protocol.messages import (
+    ClientMessage,
+    JoinRace,
+    Moved,
+    Ping,
+    Progress,
+    RaceFinished,
+    RaceInfo,
+    RaceStarted,
+    Ready,
+    Resign,
+    Resume,
+    ServerMessage,
+    SubmitMove,
+)
+from protocol.moves import Move
+
+__all__ = ["Bot", "BotError", "Patience", "run_bot", "standings_text", "start_bot"]
+
+log = logging.getLogger(__name__)
+
+M = TypeVar("M", bound=ServerMessage)
+
+#: What a dropped or unreachable server raises: ``ConnectionError`` and
+#: ``TimeoutError`` are ``OSError``\ s; a failed handshake is a websockets error.
+_CONNECTION_ERRORS = (OSError, WebSocketException)
+
+#: Refusals that mean "later", not "never".
+_TRY_LATER = frozenset({ErrorCode.RATE_LIMITED, ErrorCode.UNAVAILABLE, ErrorCode.RACE_NOT_OPEN})
+
+#: Refusals that mean the bot's idea of its board is wrong.
+_OUT_OF_STEP = frozenset({ErrorCode.ILLEGAL_MOVE, ErrorCode.BAD_SEQUENCE})
+
+
+class BotError(Exception):
+    """The bot cannot go on racing (for instance, it is no longer a racer)."""
+
+
+class _Lost(Exception):
+    """This connection is gone, or never came: reconnect and resume."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Patience:
+    """How long a bot waits for the server, and how hard it tries again."""
+
+    reconnects: int = 6  # failed connection attempts in a row before giving up
+    first_backoff: float = 0.2  # seconds before the first retry; doubles each time
+    max_backoff: float = 5.0
+    request: float = 15.0  # seconds for one reply (connecting included)
+    keepalive: float = 60.0  # ping after this long without a message (servers drop idle clients)
+    refusals: int = 8  # refused moves in a row before the bot stops moving
+    finish_grace: float = 60.0  # past the race's end, how long to wait for the results
+
+    def backoff(self, attempt: int, rng: random.Random) -> float:
+        """Seconds to wait before retry number ``attempt`` (from 1): exponential, jittered."""
+        ceiling = min(self.max_backoff, self.first_backoff * 2.0 ** (attempt - 1))
+        return ceiling * rng.uniform(0.5, 1.0)
+
+
+class Bot:
+    """One bot racer in one race. Build it, then ``await bot.run(code=...)``.
+
+    Between reconnects the bot keeps what it knows here: its token, the race,
+    its board and ``seq``, and the last event number it saw.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        name: str = "Bot",
+        strategy: str = "greedy",
+        speed: float = 2.0,
+        seed: int = 0,
+        ready: bool = True,
+        patience: Patience | None = None,
+    ) -> None:
+        make_policy(strategy, Layout(variant="", title="", piles=()))  # refuse a bad name now
+        self.url = url
+        self.name = name
+        self.strategy = strategy
+        self.speed = speed
+        self.seed = seed
+        self.ready = ready
+        self.patience = patience or Patience()
+        #: Set once the bot is in the race's lobby: a host may start the race then.
+        self.joined = asyncio.Event()
+        self.race: str | None = None
+        self.player: str | None = None
+        self.token: str | None = None
+        self.session: ClientSession | None = None  # the live connection, if any
+        self.results: RaceFinished | None = None
+        self.task: asyncio.Task[dict[str, Any] | None] | None = None  # set by start_bot
+        self._rng = random.Random(seed)
+        self._policy: Policy | None = None
+        self._view: dict[str, Any] = {}
+        self._legal: list[str] = []
+        self._seq = 0
+        self._since = 0  # the last event number seen in the race
+        self._started_at = 0.0
+        self._ends_at = 0.0
+        self._said_ready = False
+        self._started = asyncio.Event()
+        self._finished = asyncio.Event()
+        self._resign = asyncio.Event()
+        self._reader: asyncio.Task[None] | None = None
+        self._healthy = False  # this connection got as far as the race
+
+    def resign(self) -> None:
+        """Ask the bot to resign before its next move (a no-op once its game is over)."""
+        self._resign.set()
+
+    # -- the whole life ------------------------------------------------------
+
+    async def run(
+        self, *, race: str | None = None, code: str | None = None
+    ) -> dict[str, Any] | None:
+        """Join (by race id or join code), race, and return ``race_finished`` as a map.
+
+        Returns None when the server cannot be reached again within the
+        patience, the session expired, or the results never came.
+
+        Raises:
+            RequestFailed: the server refused to let the bot join.
+            BotError: the server no longer counts the bot as a racer.
+        """
+        if (race is None) == (code is None):
+            raise ValueError("give exactly one of race and code")
+        failures = 0
+        try:
+            while True:
+                try:
+                    return await self._connected(race, code)
+                except _Lost as exc:
+                    failures = 1 if self._healthy else failures + 1
+                    self._healthy = False
+                    if failures > self.patience.reconnects:
+                        log.warning(
+                            "bot %s: giving up after %d tries: %s", self.name, failures, exc
+                        )
+                        return None
+                    delay = self.patience.backoff(failures, self._rng)
+                    log.info("bot %s: %s; trying again in %.2fs", self.name, exc, delay)
+                    await asyncio.sleep(delay)
+                except RequestFailed as exc:
+                    if exc.code is ErrorCode.BAD_TOKEN:
+                        log.warning("bot %s: the server forgot our session", self.name)
+                        return None
+                    raise
+        finally:
+            await self._disconnect()
+
+    async def _connected(self, race: str | None, code: str | None) -> dict[str, Any] | None:
+        """Everything one connection can do; raises :class:`_Lost` if it drops."""
+        await self._connect()
+        try:
+            if self.race is None:
+                info = await self._call(JoinRace(race=race, code=code), RaceInfo)
+                self.race = str(info.race["id"])
+                self.joined.set()
+                log.info("bot %s joined race %s as %s", self.name, self.race, self.player)
+            else:
+                await self._resume()
+            self._healthy = True
+            if not (self._started.is_set() or self._finished.is_set()):
+                if self.ready and not self._said_ready:
+                    await self._say_ready()
+                await self._wait(self._started, self._finished)
+            if not self._finished.is_set():
+                await self._play()
+            return await self._results()
+        finally:
+            await self._disconnect()
+
+    # -- the connection --------------------------------------------------------
+
+    async def _connect(self) -> None:
+        try:
+            async with asyncio.timeout(self.patience.request):
+                session = await ClientSession.connect(self.url, self.name, self.token)
+        except _CONNECTION_ERRORS as exc:
+            raise _Lost(f"cannot connect to {self.url}: {exc or type(exc).__name__}") from exc
+        except RequestFailed as exc:
+            if exc.code.retryable:
+                raise _Lost(f"server busy: {exc}") from exc
+            raise
+        assert session.welcome is not None
+        self.session, self.token, self.player = session, session.welcome.token, session.player
+        self._reader = asyncio.get_running_loop().create_task(self._read_pushed(session))
+
+    async def _disconnect(self) -> None:
+        reader, session = self._reader, self.session
+        self._reader = self.session = None
+        if reader is not None:
+            reader.cancel()
+            # If our own task is being cancelled, that cancellation goes on
+            # unwinding after this clean-up; this one is the reader's.
+            with contextlib.suppress(asyncio.CancelledError):
+                await reader
+        if session is not None:
+            with contextlib.suppress(*_CONNECTION_ERRORS):
+                await session.close()
+
+    async def _call(self, message: ClientMessage, expect: type[M]) -> M:
+        """One request; a dropped connection or a reply that never comes is :class:`_Lost`."""
+        if self.session is None:
+            raise _Lost("not connected")
+        try:
+            async with asyncio.timeout(self.patience.request):
+                return await self.session.request(message, expect)
+        except _CONNECTION_ERRORS as exc:
+            raise _Lost(f"connection lost during {message.t}: {exc or type(exc).__name__}") from exc
+
+    async def _read_pushed(self, session: ClientSession) -> None:
+        """Take pushed messages as they come; ping when the line is quiet. Ends on disconnect."""
+        while True:
+            try:
+                message = await session.next(ServerMessage, timeout=self.patience.keepalive)
+            except TimeoutError:
+                try:
+                    await session.send(Ping())
+                except _CONNECTION_ERRORS:
+                    return
+                continue
+            except ConnectionError:
+                return
+            self._on_pushed(message)
+
+    def _on_pushed(self, message: ServerMessage) -> None:
+        if getattr(message, "race", None) not in (None, self.race):
+            return  # not about our race (a bot is in one race, but be sure)
+        if isinstance(message, Progress):
+            self._since = max(self._since, message.event)
+        elif isinstance(message, RaceStarted):
+            if not self._started.is_set():  # later ones are replays of the start
+                self._take_board(message)
+        elif isinstance(message, RaceFinished):
+            self.results = message
+            self._finished.set()
+
+    async def _wait(self, *events: asyncio.Event, timeout: float | None = None) -> bool:
+        """Until one of ``events`` is set (True) or ``timeout`` passes (False).
+
+        Raises :class:`_Lost` if the connection drops first.
+        """
+        if any(event.is_set() for event in events):
+            return True
+        reader = self._reader
+        if reader is None:
+            raise _Lost("not connected")
+        waiters = [asyncio.ensure_future(event.wait()) for event in events]
+        try:
+            await asyncio.wait(
+                [*waiters, reader], timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+            )
+        finally:
+            for waiter in waiters:
+                waiter.cancel()
+        if any(event.is_set() for event in events):
+            return True
+        if reader.done():
+            raise _Lost("connection closed")
+        return False
+
+    # -- the race ----------------------------------------------------------------
+
+    async def _say_ready(self) -> None:
+        assert self.race is not None
+        try:
+            await self._call(Ready(race=self.race, ready=True), RaceInfo)
+        except RequestFailed as exc:
+            if exc.code is not ErrorCode.RACE_NOT_OPEN:  # the host started it already
+                raise
+        self._said_ready = True
+
+    async def _resume(self) -> None:
+        """Learn the current board (and get the missed events) after a reconnect or a refusal."""
+        assert self.race is not None
+        reply = await self._call(Resume(race=self.race, since=self._since), ServerMessage)
+        if isinstance(reply, RaceStarted):
+            self._take_board(reply)
+        elif not isinstance(reply, RaceInfo):  # spectating: the server says we are no racer
+            raise BotError(f"the server no longer counts {self.player} as a racer in {self.race}")
+
+    def _take_board(self, started: RaceStarted) -> None:
+        if self._policy is None:
+            self._policy = make_policy(self.strategy, Layout.from_data(started.layout), self.seed)
+        self._view, self._legal = started.view, list(started.legal)
+        self._seq = int(started.view.get("moves", self._seq))
+        self._started_at, self._ends_at = started.started_at, started.ends_at
+        self._started.set()
+
+    async def _play(self) -> None:
+        """Move at ``speed`` until the game or the race is over (or we are told to resign).
+
+        ``speed`` is read before every move, so it may be changed while the bot plays.
+        """
+        assert self.race is not None
+        early = self._started_at - time.time()  # a resumed board can come before the start
+        next_at = time.monotonic() + max(0.0, early)
+        refusals = 0
+        while self._legal and not self._finished.is_set():
+            wait = next_at - time.monotonic()
+            if wait > 0:
+                await self._wait(self._finished, self._resign, timeout=wait)
+            if self._finished.is_set():
+                return
+            if self._resign.is_set():
+                await self._resign_now()
+                return
+            next_at = time.monotonic() + (1 / self.speed if self.speed > 0 else 0.0)
+            try:
+                reply = await self._call(
+                    SubmitMove(race=self.race, seq=self._seq, move=self._choose()), Moved
+                )
+            except RequestFailed as exc:
+                refusals += 1
+                if exc.code is ErrorCode.RACE_OVER:
+                    return
+                if refusals > self.patience.refusals or not (
+                    exc.code in _OUT_OF_STEP or exc.code in _TRY_LATER
+                ):
+                    log.warning("bot %s stops moving: %s", self.name, exc)
+                    return
+                log.info("bot %s: move %d refused: %s", self.name, self._seq, exc)
+                if exc.code in _OUT_OF_STEP:
+                    await self._resume()
+                else:
+                    next_at = time.monotonic() + self.patience.backoff(refusals, self._rng)
+                continue
+            refusals = 0
+            self._view, self._legal, self._seq = reply.view, list(reply.legal), reply.seq + 1
+
+    def _choose(self) -> str:
+        assert self._policy is not None
+        legal = [Move.parse(text) for text in self._legal]
+        return self._policy.choose(self._view, legal).text()
+
+    async def _resign_now(self) -> None:
+        assert self.race is not None
+        try:
+            await self._call(Resign(race=self.race), RaceInfo)
+        except RequestFailed as exc:
+            if exc.code is not ErrorCode.RACE_OVER:
+                raise
+
+    async def _results(self) -> dict[str, Any] | None:
+        """Wait for ``race_finished`` (bounded by the race's end) and return it as a map."""
+        remaining = self._ends_at - time.time() + self.patience.finish_grace
+        if not await self._wait(self._finished, timeout=max(0.0, remaining)):
+            log.warning("bot %s: no results for race %s", self.name, self.race)
+            return None
+        assert self.results is not None
+        return self.results.to_wire()
+
+
+async def run_bot(
+    url: str,
+    *,
+    race: str | None = None,
+    code: str | None = None,
+    name: str = "Bot",
+    strategy: str = "greedy",
+    speed: float = 2.0,
+    seed: int = 0,
+    ready: bool = True,
+) -> dict[str, Any] | None:
+    """Race one bot in the race with this id or join code; see :meth:`Bot.run`.
+
+    ``speed`` is in moves per second; zero or less plays as fast as the
+    server replies. The result is the ``race_finished`` message as a map
+    (``standings``, ``seed``, ``logs``, …), or None if the bot lost the server.
+    """
+    bot = Bot(url, name=name, strategy=strategy, speed=speed, seed=seed, ready=ready)
+    return await bot.run(race=race, code=code)
+
+
+async def start_bot(
+    url: str,
+    *,
+    race: str | None = None,
+    code: str | None = None,
+    name: str = "Bot",
+    strategy: str = "greedy",
+    speed: float = 2.0,
+    seed: int = 0,
+    ready: bool = True,
+    timeout: float = 15.0,
+) -> Bot:
+    """Start a bot racer as a task of the running loop; return once it has joined.
+
+    For in-process use, as the terminal client's practice race does: create
+    the race, ``bot = await start_bot(url, code=code)``, then say ready (or
+    start the race). ``bot.task`` is the bot's task: await it for the results,
+    cancel it to send the bot away.
+
+    Raises:
+        RequestFailed: the server refused to let the bot join.
+        TimeoutError: the bot had not joined within ``timeout`` seconds.
+        ConnectionError: the bot could not reach the server.
+    """
+    bot = Bot(url, name=name, strategy=strategy, speed=speed, seed=seed, ready=ready)
+    task = asyncio.get_running_loop().create_task(bot.run(race=race, code=code), name=f"bot {name}")
+    bot.task = task
+    joined = asyncio.ensure_future(bot.joined.wait())
+    try:
+        await asyncio.wait([joined, task], timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        joined.cancel()
+    if bot.joined.is_set():
+        return bot
+    if task.done():
+        task.result()  # raises the bot's error, if it had one
+        raise ConnectionError(f"the bot could not reach {url}")
+    task.cancel()
+    raise TimeoutError(f"the bot did not join within {timeout}s")
+
+
+def standings_text(standings: Sequence[Mapping[str, Any]]) -> str:
+    """The standings of ``race_finished`` as a small table, best first."""
+    lines = []
+    for standing in standings:
+        lines.append(
+            f"{standing['place']:>2}. {standing['name']:<24} {standing['status']:<9}"
+            f"{standing['home']:>4} home {standing['moves']:>5} moves {standing['time']:>8.1f}s"
+        )
+    return "\n".join(lines)

@@ -1,0 +1,241 @@
+"""``ballroom play``: the terminal client, with a private server when none is given.
+
+With ``--server`` the client simply connects there. Without it, a new user
+still gets a game: the launcher starts ``ballroom serve`` as a background
+child process on a free loopback port, with its embedded Redis, waits until
+it accepts connections, runs the client, and stops the server whatever way
+the client ends (a normal exit, an exception, Ctrl-C, SIGTERM or SIGHUP).
+
+The server's data lives in a fresh temporary directory, removed on exit: a
+practice server has nothing worth keeping, and two ``make play`` sessions
+must never share one Redis data directory. Its output goes to a log file
+there (never to the terminal, which the client owns), and the last lines of
+that log are in the error if the server fails to start. ``REDIS_URL`` is not
+passed on: a local practice server never touches a shared Redis.
+
+The server runs in its own session (process group), so Ctrl-C in the
+terminal reaches only the launcher, which then stops the server in order;
+if the server does not stop in time, the whole group (its redis-server too)
+is killed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import getpass
+import importlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from types import FrameType, TracebackType
+
+__all__ = ["AppRunner", "LocalServer", "default_name", "play", "run_terminal_app"]
+
+#: Runs the client against a server URL under a display name, until it exits.
+AppRunner = Callable[[str, str], object]
+
+#: Where ``python -m server.cli`` finds the packages, however this one was installed.
+_PACKAGES_ROOT = Path(__file__).resolve().parents[1]
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def run_terminal_app(server_url: str, name: str) -> None:
+    """The Textual client; imported only here, so the launcher loads without Textual."""
+    app = importlib.import_module("client.app")
+    app.BallroomApp(server_url, name).run()
+
+
+def default_name() -> str:
+    """The login name when it makes a valid display name, else ``Player``."""
+    try:
+        name = getpass.getuser().strip()[:24].strip()
+    except (OSError, KeyError):
+        return "Player"
+    return name if name and name.isprintable() else "Player"
+
+
+class LocalServer:
+    """``ballroom serve`` with its embedded Redis, as a background child process.
+
+    Use as a context manager, or :meth:`start` and :meth:`stop`.
+    """
+
+    def __init__(
+        self,
+        data_dir: str | os.PathLike[str],
+        *,
+        port: int | None = None,
+        start_timeout: float = 30.0,
+        stop_timeout: float = 10.0,
+    ) -> None:
+        self.data_dir = Path(data_dir)
+        self.port = port or _free_port()
+        self.start_timeout = start_timeout
+        self.stop_timeout = stop_timeout
+        self.log_path = self.data_dir / "server.log"
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/"
+
+    def command_line(self) -> list[str]:
+        return [
+            sys.executable, "-m", "server.cli", "serve",
+            "--host", "127.0.0.1",
+            "--port", str(self.port),
+            "--data-dir", str(self.data_dir / "redis"),
+        ]  # fmt: skip
+
+    def _environment(self) -> dict[str, str]:
+        env = {key: value for key, value in os.environ.items() if key != "REDIS_URL"}
+        paths = [str(_PACKAGES_ROOT), *filter(None, [env.get("PYTHONPATH")])]
+        env["PYTHONPATH"] = os.pathsep.join(paths)
+        return env
+
+    def start(self) -> LocalServer:
+        """Start the server and wait (bounded) until it accepts connections."""
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        with self.log_path.open("wb") as log:
+            self.process = subprocess.Popen(
+                self.command_line(),
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                env=self._environment(),
+                start_new_session=True,  # Ctrl-C is for the launcher, which stops us in order
+            )
+        try:
+            self._wait_ready()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def _wait_ready(self) -> None:
+        assert self.process is not None
+        deadline = time.monotonic() + self.start_timeout
+        while not self._accepts():
+            if self.process.poll() is not None:
+                raise RuntimeError(
+                    f"the local server exited with {self.process.returncode}:\n{self.output()}"
+                )
+            if time.monotonic() > deadline:
+                raise TimeoutError(
+                    f"the local server did not listen within {self.start_timeout}s:\n"
+                    f"{self.output()}"
+                )
+            time.sleep(0.05)
+
+    def _accepts(self) -> bool:
+        try:
+            socket.create_connection(("127.0.0.1", self.port), timeout=0.5).close()
+        except OSError:
+            return False
+        return True
+
+    def output(self) -> str:
+        """The end of the server's log, for error messages."""
+        try:
+            return self.log_path.read_text(errors="replace")[-3000:]
+        except OSError:
+            return "(no server log)"
+
+    def stop(self) -> int | None:
+        """SIGTERM, wait, then SIGKILL the server's whole group; returns its exit status."""
+        process, self.process = self.process, None
+        if process is None:
+            return None
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)  # it shuts its redis-server down itself
+            try:
+                process.wait(timeout=self.stop_timeout)
+            except subprocess.TimeoutExpired:
+                # Not yet reaped, so the group id is still ours to kill.
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+        return process.returncode
+
+    def __enter__(self) -> LocalServer:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+
+@contextlib.contextmanager
+def _exit_on_termination() -> Iterator[None]:
+    """Turn SIGTERM and SIGHUP into SystemExit, so clean-up runs when the terminal goes away.
+
+    Only the first signal counts: a second one must not cut the clean-up short.
+    """
+    leaving = False
+
+    def leave(signum: int, frame: FrameType | None) -> None:
+        nonlocal leaving
+        if not leaving:
+            leaving = True
+            raise SystemExit(128 + signum)
+
+    if sys.platform == "win32" or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {sig: signal.signal(sig, leave) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def play(
+    server: str | None,
+    name: str,
+    *,
+    run_app: AppRunner = run_terminal_app,
+    data_dir: str | os.PathLike[str] | None = None,
+    start_timeout: float = 30.0,
+) -> int:
+    """Run the client against ``server``, or against a private local server.
+
+    Args:
+        server: a ``ws://`` URL, or None to start a local server.
+        name: the player's display name.
+        run_app: runs the client until it exits; tests put a stand-in here.
+        data_dir: where the local server keeps its data (default: a
+            temporary directory, removed afterwards).
+        start_timeout: seconds the local server may take to listen.
+
+    Returns:
+        The exit status for the command line.
+    """
+    if server is not None:
+        run_app(server, name)
+        return 0
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(_exit_on_termination())  # entered first, so it covers every clean-up
+        if data_dir is None:
+            data_dir = stack.enter_context(tempfile.TemporaryDirectory(prefix="ballroom-play-"))
+        print("Starting a local Ballroom server…", file=sys.stderr, flush=True)
+        local = stack.enter_context(LocalServer(data_dir, start_timeout=start_timeout))
+        run_app(local.url, name)
+    return 0

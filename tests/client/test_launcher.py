@@ -1,0 +1,178 @@
+"""``ballroom play``'s launcher: a real background server, and nothing left behind.
+
+The client here is a stand-in that connects, creates a race and returns (or
+fails), so these tests cover the launcher alone. Processes are found through
+``/proc`` (Linux), since psutil is not a dependency.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from client.launcher import LocalServer, default_name, play
+from client.session import ClientSession
+from protocol.messages import CreateRace, RaceInfo
+from tests.server.conftest import TIMEOUT
+
+pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+
+
+def _stat_fields(pid: int | str) -> list[str]:
+    """The fields of /proc/PID/stat after the command name (state first, then ppid)."""
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+
+
+def _children(pid: int) -> dict[int, list[str]]:
+    """The live children of ``pid``: their pids and command lines."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            parent = int(_stat_fields(entry.name)[1])
+            command = (entry / "cmdline").read_bytes().decode(errors="replace").split("\0")
+        except (OSError, IndexError):
+            continue  # gone meanwhile
+        if parent == pid:
+            found[int(entry.name)] = command
+    return found
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` still runs (a zombie waiting for its parent does not count)."""
+    try:
+        os.kill(pid, 0)
+        return _stat_fields(pid)[0] != "Z"
+    except (ProcessLookupError, FileNotFoundError):
+        return False
+
+
+def _local_servers() -> dict[int, list[str]]:
+    return {
+        pid: command
+        for pid, command in _children(os.getpid()).items()
+        if "server.cli" in command and "serve" in command
+    }
+
+
+class FakeClient:
+    """Stands in for the terminal client: finds the server, creates a race, then ends."""
+
+    def __init__(self, ending: Callable[[], BaseException] | None = None) -> None:
+        self.ending = ending
+        self.calls: list[tuple[str, str]] = []
+        self.pids: list[int] = []
+        self.data_dir: Path | None = None
+        self.race: dict[str, object] = {}
+
+    def __call__(self, url: str, name: str) -> None:
+        self.calls.append((url, name))
+        servers = _local_servers()
+        assert len(servers) == 1
+        [(server, command)] = servers.items()
+        self.data_dir = Path(command[command.index("--data-dir") + 1])
+        redis = [pid for pid, command in _children(server).items() if "redis-server" in command[0]]
+        assert len(redis) == 1  # the server listens only once its Redis answers
+        self.pids = [server, *redis]
+        self.race = asyncio.run(self._create_race(url, name))
+        if self.ending is not None:
+            raise self.ending()
+
+    async def _create_race(self, url: str, name: str) -> dict[str, object]:
+        session = await ClientSession.connect(url, name)
+        created = await session.request(
+            CreateRace(variant="quadrille", max_players=2, time_limit=600, spectate="live"),
+            RaceInfo,
+        )
+        await session.close()
+        return created.race
+
+
+def test_play_runs_the_client_against_a_local_server_and_stops_it() -> None:
+    """With no server given, play starts one with embedded Redis, runs the client, cleans up."""
+    client = FakeClient()
+    assert play(None, "Ann", run_app=client, start_timeout=3 * TIMEOUT) == 0
+    [(url, name)] = client.calls
+    assert url.startswith("ws://127.0.0.1:") and name == "Ann"
+    assert client.race["phase"] == "open"
+    assert len(client.pids) == 2
+    assert not [pid for pid in client.pids if _alive(pid)]
+    assert client.data_dir is not None and not client.data_dir.exists()  # temporary, removed
+    assert not _local_servers()
+
+
+class Interrupted(Exception):
+    """A client that crashes."""
+
+
+def _terminate_self() -> BaseException:
+    """What the client does when the terminal goes away: SIGTERM reaches the launcher."""
+    os.kill(os.getpid(), signal.SIGTERM)
+    return AssertionError("SIGTERM did not stop the client")
+
+
+@pytest.mark.parametrize(
+    ("ending", "raised"),
+    [
+        (lambda: Interrupted("the client crashed"), Interrupted),
+        (KeyboardInterrupt, KeyboardInterrupt),
+        (_terminate_self, SystemExit),
+    ],
+    ids=["exception", "ctrl-c", "sigterm"],
+)
+def test_play_stops_the_server_however_the_client_ends(
+    tmp_path: Path, ending: Callable[[], BaseException], raised: type[BaseException]
+) -> None:
+    """A crash, Ctrl-C or SIGTERM in the client still stops the server and its Redis."""
+    client = FakeClient(ending)
+    previous = signal.getsignal(signal.SIGTERM)
+    with pytest.raises(raised):
+        play(None, "Ann", run_app=client, data_dir=tmp_path / "play", start_timeout=3 * TIMEOUT)
+    assert signal.getsignal(signal.SIGTERM) == previous
+    assert len(client.pids) == 2
+    assert not [pid for pid in client.pids if _alive(pid)]
+    assert (tmp_path / "play" / "redis").is_dir()  # the embedded Redis kept its data here
+    assert not _local_servers()
+
+
+def test_play_with_a_server_url_starts_no_server() -> None:
+    """Given --server, play runs the client against it and starts nothing."""
+    calls: list[tuple[str, str]] = []
+
+    def client(url: str, name: str) -> None:
+        assert not _local_servers()
+        calls.append((url, name))
+
+    assert play("ws://example.org:8765/", "Bo", run_app=client) == 0
+    assert calls == [("ws://example.org:8765/", "Bo")]
+
+
+def test_a_server_that_cannot_start_says_why(tmp_path: Path) -> None:
+    """If the server dies while starting, the error carries its log and nothing is left."""
+    (tmp_path / "redis").write_text("a file where Redis wants its directory")
+    server = LocalServer(tmp_path, start_timeout=3 * TIMEOUT)
+    with pytest.raises(RuntimeError, match="exited with") as failed:
+        server.start()
+    assert "Traceback" in str(failed.value)
+    assert server.process is None and not _local_servers()
+
+
+def test_default_name_is_a_valid_display_name() -> None:
+    """The default player name is 1..24 printable characters with no outer spaces."""
+    name = default_name()
+    assert 1 <= len(name) <= 24 and name.isprintable() and name.strip() == name
+
+
+def test_local_server_stops_cleanly_on_sigterm(tmp_path: Path) -> None:
+    """SIGTERM is enough: the server exits 0 in time, without the SIGKILL fallback."""
+    server = LocalServer(tmp_path, start_timeout=3 * TIMEOUT, stop_timeout=TIMEOUT).start()
+    assert server.process is not None
+    pid = server.process.pid
+    assert server.stop() == 0
+    assert not _alive(pid) and not _local_servers()
