@@ -219,6 +219,7 @@ class RaceService:
             snapshot=pack(opening.to_data()),
             payload=payload,
             force=force,
+            home=game.home(opening),
         )
         if status != "ok" and force:
             raise _refuse(status)

@@ -298,13 +298,14 @@ class Store:
         snapshot: bytes,
         payload: bytes,
         force: bool,
+        home: int = 0,
     ) -> tuple[str, int]:
         status, event = await self.run(
             "start",
             [keys.race_meta(race), keys.race_players(race), keys.race_events(race),
              keys.race_boards(race), keys.OPEN_RACES, keys.LIVE_RACES],
             [race, requester, repr(started_at), repr(ends_at), snapshot,
-             keys.race_channel(race), payload, int(force)],
+             keys.race_channel(race), payload, int(force), home],
         )  # fmt: skip
         return _text(status), int(event)
 

@@ -1,5 +1,5 @@
 -- KEYS: meta, players, events, boards, open-races, live-races
--- ARGV: race, requester, started_at, ends_at, snapshot, channel, payload, force
+-- ARGV: race, requester, started_at, ends_at, snapshot, channel, payload, force, home
 -- Starts an open race: when the host asks (force=1), or when everyone is ready.
 -- Every racer gets the same opening snapshot at sequence 0.
 local status = redis.call('HGET', KEYS[1], 'status')
@@ -17,7 +17,7 @@ redis.call('HSET', KEYS[1], 'status', 'started', 'started_at', ARGV[3], 'ends_at
   'unfinished', #players)
 for _, p in ipairs(players) do
   redis.call('HSET', KEYS[4], 'seq:' .. p, 0, 'state:' .. p, ARGV[5], 'status:' .. p, 'playing',
-    'home:' .. p, 0)
+    'home:' .. p, ARGV[9])
 end
 redis.call('ZREM', KEYS[5], ARGV[1])
 redis.call('ZADD', KEYS[6], ARGV[4], ARGV[1])

@@ -16,6 +16,7 @@ from protocol.messages import (
     RaceFinished,
     RaceInfo,
     RaceStarted,
+    Resign,
     StartRace,
     SubmitMove,
 )
@@ -47,7 +48,6 @@ async def test_two_players_race_and_results_verify(node: str) -> None:
         legal, seq = moved.legal, seq + 1
     await bob.next(Progress, lambda p: p.player == alice.player)
     first = await bob.request(SubmitMove(race=race, seq=0, move=started[1].legal[-1]), Moved)
-    from protocol.messages import Resign
 
     await bob.request(Resign(race=race), RaceInfo)
     results = [await s.next(RaceFinished) for s in (alice, bob)]
@@ -130,4 +130,18 @@ async def test_an_older_resent_move_gets_its_original_reply(node: str) -> None:
     again = await alice.request(SubmitMove(race=race, seq=0, move="deal"), Moved)
     assert again == dataclasses.replace(first, id=again.id)
     assert started.view != again.view
+    await alice.close()
+
+
+async def test_a_racer_who_resigns_at_once_keeps_the_cards_laid_out_home(node: str) -> None:
+    """Cards that start on the foundations count for a racer who never moved."""
+    alice = await ClientSession.connect(node, "Alice")
+    created = await alice.request(
+        CreateRace(variant="royal-cotillion", max_players=1, time_limit=600, spectate="live"),
+        RaceInfo,
+    )
+    await alice.request(StartRace(race=created.race["id"]), RaceInfo)
+    await alice.request(Resign(race=created.race["id"]), RaceInfo)
+    result = await alice.next(RaceFinished)
+    assert result.standings[0]["home"] == 8
     await alice.close()

@@ -1,0 +1,94 @@
+"""The Ballroom terminal client: a Textual app that renders what the server sends.
+
+It knows no rules. The server sends each variant's layout, the player's
+views and the legal moves as text; the app draws them and sends back the
+moves the player picks. Screens: the lobby (the default screen), a race's
+waiting room, the game, the results, spectating and replays.
+
+Run it with ``BallroomApp("ws://127.0.0.1:8765/", "Ann").run()``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual import work
+from textual.app import App
+from textual.reactive import reactive
+from textual.screen import Screen
+
+from client.net import LinkChanged, LinkState, RaceLost, ServerLink, ServerPushed
+from client.screens.base import ServerScreen
+from client.screens.lobby import LobbyScreen
+
+__all__ = ["BallroomApp", "clean_name"]
+
+
+def clean_name(name: str) -> str:
+    """A display name the protocol accepts: printable, trimmed, 1..24 characters."""
+    kept = "".join(char for char in name if char.isprintable()).strip()[:24].strip()
+    return kept or "player"
+
+
+class BallroomApp(App[None]):
+    """Lobby, races, spectating and replays against one server."""
+
+    CSS_PATH = Path(__file__).with_name("ballroom.tcss")
+    TITLE = "Ballroom"
+    ENABLE_COMMAND_PALETTE = False
+
+    #: The link's state in a few words, shown on every screen's top bar.
+    link_text: reactive[str] = reactive("⟳ connecting…")
+
+    def __init__(self, server_url: str, name: str, *, bot_speed: float = 2.0) -> None:
+        """``bot_speed``: moves per second of the bots this app brings into races."""
+        super().__init__()
+        self.server_url = server_url
+        self.player_name = clean_name(name)
+        self.bot_speed = bot_speed
+        self.link = ServerLink(self, server_url, self.player_name)
+
+    def get_default_screen(self) -> Screen[None]:
+        return LobbyScreen()
+
+    def on_mount(self) -> None:
+        self.keep_linked()
+
+    @work(group="link", exclusive=True)
+    async def keep_linked(self) -> None:
+        """The link's loop runs as long as the app (the worker is cancelled at exit)."""
+        await self.link.run()
+
+    def _screens(self) -> list[ServerScreen]:
+        return [screen for screen in self.screen_stack if isinstance(screen, ServerScreen)]
+
+    def on_server_pushed(self, event: ServerPushed) -> None:
+        for screen in self._screens():
+            screen.server_message(event.message)
+
+    def on_link_changed(self, event: LinkChanged) -> None:
+        self.link_text = event.text
+        if event.state is LinkState.ONLINE:
+            for screen in self._screens():
+                screen.link_online()
+
+    def on_race_lost(self, event: RaceLost) -> None:
+        for screen in self._screens():
+            screen.race_lost(event.race, event.reason)
+
+    def back_to_lobby(self) -> None:
+        while len(self.screen_stack) > 1:
+            self.pop_screen()
+
+    def start_bot(self, code: str) -> None:
+        """Bring a bot player into the race with join code ``code``."""
+        self.run_worker(self._bot(code), group="bots", exit_on_error=False)
+
+    async def _bot(self, code: str) -> None:
+        from client.bot import run_bot  # the bot is only needed once someone asks for one
+
+        try:
+            await run_bot(self.server_url, code=code, name="Bot", speed=self.bot_speed)
+        except Exception as exc:
+            self.notify(f"The bot stopped: {exc}", severity="error")
+            raise

@@ -1,0 +1,241 @@
+"""The app's link to the server: kept up by one worker, used by every screen.
+
+:meth:`ServerLink.run` is the body of a Textual worker that lives as long
+as the app. It connects, says hello (with the session token once it has
+one), resumes every race the app follows from the last event number seen,
+and then turns each message the server pushes into a :class:`ServerPushed`
+posted to the app, until the connection drops. Then it says so
+(:class:`LinkChanged`) and starts over, each attempt bounded in time and
+the pauses between attempts growing up to a few seconds, for as long as the
+app runs. Screens ask the server through :meth:`ServerLink.request`, which
+fails at once with :class:`Offline` while the link is down rather than
+leaving a key press hanging.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import enum
+import logging
+from typing import TypeVar
+
+from textual.message import Message
+from textual.message_pump import MessagePump
+from websockets.asyncio.client import connect
+from websockets.exceptions import WebSocketException
+
+from client.session import ClientSession, RequestFailed
+from protocol.codec import MAX_SERVER_FRAME
+from protocol.exceptions import ErrorCode
+from protocol.messages import (
+    Board,
+    ClientMessage,
+    Hello,
+    Progress,
+    Resume,
+    ServerMessage,
+    Spectating,
+    Welcome,
+)
+from protocol.version import PROTOCOL_VERSION
+
+__all__ = ["LinkChanged", "LinkState", "Offline", "RaceLost", "ServerLink", "ServerPushed"]
+
+log = logging.getLogger(__name__)
+
+M = TypeVar("M", bound=ServerMessage)
+
+FIRST_PAUSE = 0.2  # seconds before the second attempt; doubles up to MAX_PAUSE
+MAX_PAUSE = 4.0
+ATTEMPT_TIMEOUT = 5.0  # one attempt: TCP, websocket handshake and hello
+PUMP_WAIT = 3600.0  # how long the pump waits for a message before looking again
+
+#: Refusals of a hello that no retry can mend.
+_FATAL = frozenset({ErrorCode.UNSUPPORTED_VERSION, ErrorCode.INVALID_FIELD})
+
+#: What can go wrong while connecting: refused, unreachable, handshake, timeout.
+_CONNECT_ERRORS = (OSError, TimeoutError, WebSocketException, ConnectionError)
+
+
+class LinkState(enum.Enum):
+    CONNECTING = "connecting"  # no connection yet
+    ONLINE = "online"
+    RECONNECTING = "reconnecting"  # had one, lost it, trying again
+    REFUSED = "refused"  # the server will not talk to us (a protocol version it lacks)
+
+
+class Offline(ConnectionError):
+    """The request could not be answered: the link is down (it reconnects by itself)."""
+
+
+class ServerPushed(Message):
+    """A message from the server that no request of the screens waits for."""
+
+    def __init__(self, message: ServerMessage) -> None:
+        super().__init__()
+        self.message = message
+
+
+class LinkChanged(Message):
+    """The link went up or down; ``text`` says so in a few words."""
+
+    def __init__(self, state: LinkState, text: str) -> None:
+        super().__init__()
+        self.state = state
+        self.text = text
+
+
+class RaceLost(Message):
+    """A followed race could not be resumed after a reconnect."""
+
+    def __init__(self, race: str, reason: str) -> None:
+        super().__init__()
+        self.race = race
+        self.reason = reason
+
+
+class ServerLink:
+    """One server, one session token, any number of connections over time."""
+
+    def __init__(self, app: MessagePump, url: str, name: str) -> None:
+        self.app = app
+        self.url = url
+        self.name = name
+        self.token: str | None = None
+        self.player: str | None = None
+        self.session: ClientSession | None = None
+        self.state = LinkState.CONNECTING
+        #: Races to resume after a reconnect, with the last event number seen in each.
+        self.following: dict[str, int] = {}
+        self.connections = 0  # how many times a connection was made
+
+    # -- for the screens ---------------------------------------------------
+
+    @property
+    def online(self) -> bool:
+        return self.state is LinkState.ONLINE
+
+    def follow(self, race: str) -> None:
+        """Resume ``race`` after any reconnect, from the events this link has seen."""
+        self.following.setdefault(race, 0)
+
+    def forget(self, race: str) -> None:
+        self.following.pop(race, None)
+
+    async def request(self, message: ClientMessage, expect: type[M]) -> M:
+        """Send ``message`` and return its reply; raises RequestFailed or :class:`Offline`."""
+        session = self.session
+        if session is None or not self.online:
+            raise Offline("not connected to the server; reconnecting")
+        try:
+            return await session.request(message, expect)
+        except (ConnectionError, WebSocketException) as exc:
+            raise Offline("the connection dropped; reconnecting") from exc
+
+    # -- the worker ----------------------------------------------------------
+
+    async def run(self) -> None:
+        """Stay connected for as long as the app runs (cancel to stop)."""
+        pause = FIRST_PAUSE
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                session = await asyncio.wait_for(self._connect(), ATTEMPT_TIMEOUT)
+            except RequestFailed as exc:
+                if exc.code is ErrorCode.BAD_TOKEN:
+                    # The server forgot our session: start a new one (races are lost).
+                    self.token = None
+                    for race in list(self.following):
+                        self._post(RaceLost(race, "the server no longer knows this session"))
+                    self.following.clear()
+                    continue
+                if exc.code in _FATAL:
+                    self._set(LinkState.REFUSED, f"✗ refused: {exc.message}")
+                    return
+                log.info("the server turned the hello down: %s", exc)
+                await asyncio.sleep(pause)
+                pause = min(pause * 2, MAX_PAUSE)
+                continue
+            except _CONNECT_ERRORS as exc:
+                log.info("connecting to %s failed: %s", self.url, exc)
+                again = LinkState.CONNECTING if self.connections == 0 else LinkState.RECONNECTING
+                self._set(again, f"⟳ {again.value}… (attempt {attempt})")
+                await asyncio.sleep(pause)
+                pause = min(pause * 2, MAX_PAUSE)
+                continue
+            pause, attempt = FIRST_PAUSE, 0
+            await self._serve(session)
+            self._set(LinkState.RECONNECTING, "⟳ reconnecting…")
+
+    async def _connect(self) -> ClientSession:
+        ws = await connect(self.url, compression=None, max_size=MAX_SERVER_FRAME, open_timeout=None)
+        session = ClientSession(ws)
+        try:
+            hello = Hello(v=PROTOCOL_VERSION, name=self.name, token=self.token)
+            session.welcome = await session.request(hello, Welcome)
+        except BaseException:
+            with contextlib.suppress(Exception):
+                await session.close()
+            raise
+        return session
+
+    async def _serve(self, session: ClientSession) -> None:
+        """Use one connection until it drops."""
+        assert session.welcome is not None
+        self.session = session
+        self.token, self.player = session.welcome.token, session.welcome.player
+        self.connections += 1
+        self._set(LinkState.ONLINE, "● online")
+        pump = asyncio.get_running_loop().create_task(self._pump(session))
+        try:
+            await self._resume(session)
+            await pump
+        finally:
+            pump.cancel()
+            self.session = None
+            with contextlib.suppress(Exception):
+                await session.close()
+
+    async def _resume(self, session: ClientSession) -> None:
+        for race, since in list(self.following.items()):
+            try:
+                reply = await session.request(Resume(race=race, since=since), ServerMessage)
+            except RequestFailed as exc:
+                self.forget(race)
+                self._post(RaceLost(race, exc.message))
+            except (ConnectionError, WebSocketException):
+                return  # dropped again: the next connection resumes
+            else:
+                self._seen(reply)
+                self._post(ServerPushed(reply))
+
+    async def _pump(self, session: ClientSession) -> None:
+        while True:
+            try:
+                message = await session.next(ServerMessage, timeout=PUMP_WAIT)
+            except TimeoutError:
+                continue
+            except ConnectionError:
+                return
+            self._seen(message)
+            self._post(ServerPushed(message))
+
+    def _seen(self, message: ServerMessage) -> None:
+        """Remember the newest event number of each followed race."""
+        if isinstance(message, Progress | Board):
+            race, event = message.race, message.event
+        elif isinstance(message, Spectating):
+            race, event = str(message.race.get("id")), message.event
+        else:
+            return
+        if race in self.following:
+            self.following[race] = max(self.following[race], event)
+
+    def _set(self, state: LinkState, text: str) -> None:
+        self.state = state
+        self._post(LinkChanged(state, text))
+
+    def _post(self, message: Message) -> None:
+        self.app.post_message(message)

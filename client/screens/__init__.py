@@ -1,0 +1,1 @@
+"""The app's screens: lobby, waiting room, game, results, spectating and replay."""

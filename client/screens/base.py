@@ -1,0 +1,41 @@
+"""What every screen of the app shares: hearing the server, and a line for notices."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, cast
+
+from textual.screen import Screen
+
+from client.net import ServerLink
+from protocol.messages import ServerMessage
+
+if TYPE_CHECKING:
+    from client.app import BallroomApp
+
+__all__ = ["ServerScreen"]
+
+
+class ServerScreen(Screen[None]):
+    """A screen that hears what the server pushes (the app hands it every message)."""
+
+    @property
+    def composed(self) -> bool:
+        """Whether the screen's widgets exist yet (watchers may fire before they do)."""
+        return bool(self.children)
+
+    @property
+    def ballroom(self) -> BallroomApp:
+        return cast("BallroomApp", self.app)
+
+    @property
+    def link(self) -> ServerLink:
+        return self.ballroom.link
+
+    def server_message(self, message: ServerMessage) -> None:
+        """A pushed message; screens pick out what concerns them."""
+
+    def link_online(self) -> None:
+        """The link (re)connected."""
+
+    def race_lost(self, race: str, reason: str) -> None:
+        """A followed race could not be resumed after a reconnect."""

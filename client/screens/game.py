@@ -1,0 +1,422 @@
+"""The racing screen: your board, the legal moves under the keyboard, everyone's progress.
+
+Keyboard first. Arrows move a cursor over the piles; Space (or a click)
+picks the pile's card, and the piles it may legally go to light up; Space
+on one of them plays the move. Tab or n cycles through every legal move
+(only those of the picked card, once one is picked) and Enter plays the
+highlighted one; d deals (or redeals), D makes a reversed deal, and : lets
+you type move text. A move the server refuses changes nothing and shows the
+server's reason. Moves carry ``seq``: the number of our moves applied so far.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+from textual.events import Resize
+from textual.reactive import reactive
+from textual.widgets import Footer, Input, Static
+
+from client.net import Offline
+from client.screens.base import ServerScreen
+from client.screens.record import RaceRecord
+from client.session import RequestFailed
+from client.widgets.board import BoardView, Marks, board_need
+from client.widgets.picker import MovePicker
+from client.widgets.racers import RacersPanel
+from client.widgets.status import TopBar
+from protocol.exceptions import ErrorCode
+from protocol.layout import Layout
+from protocol.messages import (
+    Moved,
+    Progress,
+    RaceFinished,
+    RaceInfo,
+    RaceStarted,
+    RaceState,
+    Resign,
+    Resume,
+    ServerMessage,
+    SubmitMove,
+)
+from protocol.moves import MoveKind
+
+__all__ = ["CHROME", "SIDEBAR", "GameScreen", "clock_text"]
+
+SIDEBAR = 28  # the racers panel's width
+CHROME = 3  # lines around the board: top bar, notice, footer
+
+
+def clock_text(seconds: float) -> str:
+    """``m:ss`` left on the clock."""
+    seconds = max(0, int(seconds + 0.999))
+    return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+class GameScreen(ServerScreen):
+    """One racer's game in one race."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("left", "cursor(-1, 0)", "Move cursor", show=False),
+        Binding("right", "cursor(1, 0)", "Move cursor", show=False),
+        Binding("up", "cursor(0, -1)", "Move cursor", show=False),
+        Binding("down", "cursor(0, 1)", "Move cursor", show=False),
+        Binding("space", "pick", "Pick/drop"),
+        Binding("enter", "play", "Play"),
+        Binding("tab,n", "cycle(1)", "Next move"),
+        Binding("shift+tab,N", "cycle(-1)", "Previous move", show=False),
+        Binding("d", "deal", "Deal"),
+        Binding("D", "deal_reversed", "Deal reversed", show=False),
+        Binding("escape", "clear", "Clear", show=False),
+        Binding("colon", "type_move", "Type move"),
+        Binding("x", "resign", "Resign"),
+    ]
+
+    AUTO_FOCUS = "#board"
+
+    cursor: reactive[str | None] = reactive(None)
+    picked: reactive[tuple[str, int | None] | None] = reactive(None)
+    highlight: reactive[str | None] = reactive(None)
+    notice: reactive[str] = reactive("")
+
+    def __init__(self, record: RaceRecord, started: RaceStarted) -> None:
+        super().__init__()
+        self.record = record
+        self.race = record.race
+        self.table = Layout.from_data(started.layout)
+        self.started_at = started.started_at
+        self.ends_at = started.ends_at
+        self.view: dict[str, Any] = started.view
+        self.picker = MovePicker(self.table, started.legal)
+        self.seq = int(started.view.get("moves", 0))
+        self.pending = False
+        self.resigned = False
+        self._resign_armed = False
+        record.start(started.layout, started.view)
+        if record.me is not None:
+            record.remember(record.me, started.view)
+
+    def compose(self) -> ComposeResult:
+        yield TopBar(id="top")
+        with Horizontal(id="table"):
+            yield BoardView(id="board")
+            yield RacersPanel(id="racers")
+        yield Static("", id="too-small")
+        yield Static("", id="notice")
+        yield Input(placeholder="move text, e.g. w>f3 (Enter sends, Escape closes)", id="typed")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        board = self.query_one(BoardView)
+        board.table = self.table
+        first = self.picker.texts[0] if self.picker.texts else None
+        start = self.picker.ends(first).source if first else None
+        self.cursor = start or self.table.piles[0].id
+        self._show_position()
+        self.set_interval(0.5, self._tick)
+        self._tick()
+        self.notice = (
+            "Arrows move · Space picks, then drops · Tab/n next legal move · Enter plays it"
+            " · d deals · : types a move"
+        )
+
+    # -- drawing -----------------------------------------------------------
+
+    def _marks(self) -> Marks:
+        if self.highlight is not None and self.highlight in self.picker.texts:
+            ends = self.picker.ends(self.highlight)
+            targets = frozenset({ends.target}) if ends.target else frozenset()
+            return Marks(self.cursor, ends.source, ends.index, targets, ends.target)
+        if self.picked is not None:
+            pile, index = self.picked
+            targets = self.picker.targets(pile, index)
+            chosen = self.cursor if self.cursor in targets else None
+            return Marks(self.cursor, pile, index, targets, chosen)
+        return Marks(cursor=self.cursor)
+
+    def _show_marks(self) -> None:
+        if self.composed:
+            self.query_one(BoardView).marks = self._marks()
+
+    watch_cursor = watch_picked = watch_highlight = _show_marks
+
+    def watch_notice(self, text: str) -> None:
+        if self.composed:
+            self.query_one("#notice", Static).update(text)
+
+    def _show_position(self) -> None:
+        board = self.query_one(BoardView)
+        board.view = self.view
+        board.marks = self._marks()
+        self.query_one(RacersPanel).show(self.record.racer_lines())
+        self._check_size()
+        self._tick()
+
+    def _tick(self) -> None:
+        now = time.time()
+        if now < self.started_at:
+            clock = f"starts in {clock_text(self.started_at - now)}"
+        elif self.record.finished is not None or now >= self.ends_at:
+            clock = "time up" if self.record.finished is None else "finished"
+        else:
+            clock = f"⏱ {clock_text(self.ends_at - now)}"
+        view = self.view
+        parts = [
+            self.table.title,
+            f"race {self.record.info.get('code', self.race)}",
+            clock,
+            f"home {view.get('home', 0)}/{view.get('target', 0)}",
+            f"moves {self.seq}",
+        ]
+        if view.get("redeals_left"):
+            parts.append(f"redeals {view['redeals_left']}")
+        self.query_one(TopBar).text = " · ".join(parts)
+
+    def on_resize(self, event: Resize) -> None:
+        self._check_size()
+
+    def _check_size(self) -> None:
+        width, height = board_need(self.table, self.view)
+        need = (width + SIDEBAR, height + CHROME)
+        small = self.size.width < need[0] or self.size.height < need[1]
+        self.set_class(small, "-too-small")
+        if small:
+            self.query_one("#too-small", Static).update(
+                f"Terminal too small for {self.table.title}: "
+                f"need {need[0]}×{need[1]}, have {self.size.width}×{self.size.height}.\n"
+                "Enlarge the window (the race goes on)."
+            )
+
+    # -- the server ----------------------------------------------------------
+
+    def server_message(self, message: ServerMessage) -> None:
+        race = self.race
+        if isinstance(message, Progress) and message.race == race:
+            self.record.update_progress(message.player, message.progress)
+            self.query_one(RacersPanel).show(self.record.racer_lines())
+        elif isinstance(message, RaceStarted) and message.race == race:
+            self._resumed(message)
+        elif isinstance(message, RaceState | RaceInfo) and message.race.get("id") == race:
+            self.record.info = message.race
+            self.query_one(RacersPanel).show(self.record.racer_lines())
+        elif isinstance(message, RaceFinished) and message.race == race:
+            self._finished(message)
+
+    def _resumed(self, started: RaceStarted) -> None:
+        """A fresh copy of our board (after a reconnect); older copies are ignored."""
+        if self.record.finished is not None or int(started.view.get("moves", 0)) < self.seq:
+            return
+        self.started_at, self.ends_at = started.started_at, started.ends_at
+        self._set_position(started.view, started.legal)
+
+    def _set_position(self, view: dict[str, Any], legal: Sequence[str]) -> None:
+        self.view = view
+        self.seq = int(view.get("moves", self.seq))
+        self.picker = MovePicker(self.table, [] if self.resigned else legal)
+        if self.record.me is not None:
+            self.record.remember(self.record.me, view)
+        self.picked = None
+        self.highlight = None
+        self._show_position()
+        self._over()
+
+    def _finished(self, finished: RaceFinished) -> None:
+        from client.screens.results import ResultsScreen
+
+        self.record.finished = finished
+        self.link.forget(self.race)
+        self.app.switch_screen(ResultsScreen(self.record))
+
+    def link_online(self) -> None:
+        if self.notice.startswith("✗ not connected") or "reconnect" in self.notice:
+            self.notice = "Reconnected; the race goes on."
+
+    def race_lost(self, race: str, reason: str) -> None:
+        if race == self.race:
+            self.notice = f"✗ This race could not be resumed: {reason}"
+
+    # -- moving ----------------------------------------------------------------
+
+    def send(self, text: str) -> None:
+        """Ask the server to play ``text`` (legal or not: it explains refusals)."""
+        self._resign_armed = False
+        if self.pending:
+            return
+        if self._over():
+            return
+        self.pending = True
+        self.submit(text, self.seq)
+
+    @work(group="move")
+    async def submit(self, text: str, seq: int) -> None:
+        try:
+            reply = await self.link.request(SubmitMove(race=self.race, seq=seq, move=text), Moved)
+        except RequestFailed as exc:
+            said = exc.message if exc.message.startswith(text) else f"{text}: {exc.message}"
+            self.notice = f"✗ {said}"
+            if exc.code is ErrorCode.BAD_SEQUENCE:
+                self.resync()
+            return
+        except Offline as exc:
+            self.notice = f"✗ {exc}"
+            return
+        finally:
+            self.pending = False
+        if self.record.me is not None:
+            self.record.note_move(self.record.me, reply.seq, reply.move)
+        self.notice = f"{reply.move} ✓"
+        self._set_position(reply.view, reply.legal)
+
+    @work(group="move")
+    async def resync(self) -> None:
+        """Fetch our board again when the server counts our moves differently."""
+        since = self.link.following.get(self.race, 0)
+        try:
+            reply = await self.link.request(Resume(race=self.race, since=since), RaceStarted)
+        except (RequestFailed, Offline, TypeError):
+            return
+        self._resumed(reply)
+
+    def _over(self) -> bool:
+        """Whether our game is over (no legal move left); says so if it is."""
+        if self.picker.texts:
+            return False
+        over = "You resigned" if self.resigned else "Your game is over: no legal move left"
+        self.notice = f"{over}. Waiting for the other racers…"
+        return True
+
+    def _choose(self, pile: str, index: int | None) -> None:
+        """Space or a click on ``pile``: pick its card, drop the picked card there, or deal."""
+        self.highlight = None
+        if self._over():
+            return
+        if not self.picker.indexed(pile):
+            index = None
+        if self.picked is None:
+            if pile == self.picker.stock:
+                self.action_deal()
+                return
+            self.picked = (pile, index)
+            count = len(self.picker.from_pile(pile, index))
+            self.notice = (
+                f"{pile}: {count} legal move{'s' if count != 1 else ''}; pick where it goes"
+                if count
+                else f"{pile}: no legal move from here (pick a pile to hear why)"
+            )
+            return
+        source, source_index = self.picked
+        if pile == source:
+            self.picked = (pile, index) if index not in (None, source_index) else None
+            return
+        self.picked = None
+        self.send(self.picker.attempt(source, source_index, pile))
+
+    def on_board_view_pile_clicked(self, event: BoardView.PileClicked) -> None:
+        self.cursor = event.pile
+        self._choose(event.pile, event.index)
+
+    def action_cursor(self, dx: int, dy: int) -> None:
+        self.highlight = None
+        self.cursor = _neighbour(self.table, self.cursor, dx, dy)
+
+    def action_pick(self) -> None:
+        if self.cursor is not None:
+            self._choose(self.cursor, None)
+
+    def action_play(self) -> None:
+        if self.highlight is not None:
+            text, self.highlight = self.highlight, None
+            self.picked = None
+            self.send(text)
+        else:
+            self.action_pick()
+
+    def action_cycle(self, step: int) -> None:
+        if self._over():
+            return
+        pile, index = self.picked if self.picked is not None else (None, None)
+        self.highlight = self.picker.cycle(self.highlight, step, pile, index)
+        if self.highlight is None:
+            self.notice = "No legal move" + (" from here." if pile else ".")
+            return
+        choices = self.picker.from_pile(pile, index) if pile else self.picker.texts
+        place = choices.index(self.highlight) + 1
+        self.notice = f"Move {place}/{len(choices)}: {self.highlight} (Enter plays it)"
+
+    def action_deal(self) -> None:
+        self.send(self.picker.action(MoveKind.DEAL, MoveKind.REDEAL) or "deal")
+
+    def action_deal_reversed(self) -> None:
+        self.send(self.picker.action(MoveKind.DEAL_REVERSED) or "deal-reversed")
+
+    def action_clear(self) -> None:
+        typed = self.query_one("#typed", Input)
+        if typed.has_focus:
+            typed.value = ""
+            self.remove_class("-typing")
+            self.query_one(BoardView).focus()
+            return
+        self.picked = None
+        self.highlight = None
+        self.notice = ""
+
+    def action_type_move(self) -> None:
+        self.add_class("-typing")
+        self.query_one("#typed", Input).focus()
+
+    @on(Input.Submitted, "#typed")
+    def typed_move(self, event: Input.Submitted) -> None:
+        event.input.value = ""
+        self.remove_class("-typing")
+        self.query_one(BoardView).focus()
+        if event.value.strip():
+            self.send(event.value.strip())
+
+    def action_resign(self) -> None:
+        if not self._resign_armed:
+            self._resign_armed = True
+            self.notice = "Press x again to resign (you keep the cards home so far)."
+            return
+        self._resign_armed = False
+        self.resign()
+
+    @work(group="move")
+    async def resign(self) -> None:
+        try:
+            await self.link.request(Resign(race=self.race), RaceInfo)
+        except (RequestFailed, Offline) as exc:
+            self.notice = f"✗ {exc}"
+            return
+        self.resigned = True
+        self.picker = MovePicker(self.table, [])
+        me = self.record.me
+        if me is not None:
+            self.record.update_progress(me, {**self.record.progress.get(me, {}), "resigned": True})
+        self._show_position()
+        self.notice = "You resigned. Waiting for the other racers…"
+
+
+def _neighbour(layout: Layout, pile: str | None, dx: int, dy: int) -> str | None:
+    """The pile an arrow key leads to from ``pile``: same row for ←/→, nearest column for ↑/↓."""
+    if pile is None:
+        return layout.piles[0].id if layout.piles else None
+    here = layout.pile(pile)
+    if dx:
+        row = [
+            spec for spec in layout.piles if spec.row == here.row and (spec.col - here.col) * dx > 0
+        ]
+        if not row:
+            return pile
+        return min(row, key=lambda spec: abs(spec.col - here.col)).id
+    rows = sorted({spec.row for spec in layout.piles if (spec.row - here.row) * dy > 0})
+    if not rows:
+        return pile
+    nearest = rows[0] if dy > 0 else rows[-1]
+    candidates = [spec for spec in layout.piles if spec.row == nearest]
+    return min(candidates, key=lambda spec: (abs(spec.col - here.col), spec.col)).id

@@ -1,0 +1,231 @@
+"""The lobby: pick a variant, practise against a bot, create, join or watch a race.
+
+The protocol lists only races open to join (``list_races``). So that live
+races can be watched too, the lobby keeps offering, for a while, the races
+it saw open that have since left the list (marked "started"); any other race
+can be watched by its id (``i``), which the waiting room shows its players.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.widgets import DataTable, Footer, OptionList, Static
+from textual.widgets.option_list import Option
+
+from client.net import Offline
+from client.screens.base import ServerScreen
+from client.screens.catalogue import VARIANTS, Variant, title_of
+from client.screens.dialogs import AskScreen, CreateRaceScreen
+from client.session import RequestFailed
+from client.widgets.status import TopBar
+from protocol.messages import CreateRace, JoinRace, ListRaces, RaceInfo, Races, SpectatePolicy
+
+__all__ = ["LobbyScreen"]
+
+REFRESH = 3.0  # seconds between looks at the open races
+FORGET_AFTER = 1800.0  # how long a race that left the list stays offered for watching
+PRACTICE_MINUTES = 10
+
+
+def _variant_prompt(variant: Variant) -> Text:
+    return Text.assemble(
+        (f"{variant.title:<28}", "bold"), (variant.line, "dim"), no_wrap=True, overflow="ellipsis"
+    )
+
+
+class LobbyScreen(ServerScreen):
+    """Variants on top, races below; everything one key away."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("p", "practice", "Practice vs bot"),
+        Binding("c", "create", "Create"),
+        Binding("j", "join_code", "Join code"),
+        Binding("w", "watch", "Watch"),
+        Binding("i", "watch_id", "Watch id", show=False),
+        Binding("r", "refresh", "Refresh"),
+        Binding("q", "app.quit", "Quit"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        #: Races seen in the lobby: info, and when they were last listed as open.
+        self.known: dict[str, tuple[dict[str, Any], float, bool]] = {}
+        self._said = False  # a notice is showing: the empty-list hint does not replace it
+
+    def compose(self) -> ComposeResult:
+        yield TopBar(id="top")
+        yield OptionList(*(Option(_variant_prompt(v), id=v.id) for v in VARIANTS), id="variants")
+        table: DataTable[str] = DataTable(id="races", cursor_type="row", zebra_stripes=True)
+        yield table
+        yield Static("", id="notice")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(TopBar).text = f"Ballroom · {self.ballroom.player_name}"
+        self.query_one("#variants", OptionList).border_title = "Variants (Enter: create a race)"
+        table = self.query_one("#races", DataTable)
+        table.border_title = "Races (Enter: join · w: watch)"
+        table.add_columns("Code", "Variant", "Players", "Host", "Deal", "Minutes", "State")
+        self.query_one("#variants", OptionList).highlighted = 0
+        self.query_one("#variants", OptionList).focus()
+        self.set_interval(REFRESH, self.action_refresh)
+        self.action_refresh()
+
+    def on_screen_resume(self) -> None:
+        self.action_refresh()
+
+    def link_online(self) -> None:
+        self.action_refresh()
+
+    @property
+    def variant(self) -> str:
+        options = self.query_one("#variants", OptionList)
+        index = options.highlighted or 0
+        return str(options.get_option_at_index(index).id)
+
+    def say(self, text: str) -> None:
+        self._said = bool(text)
+        self.query_one("#notice", Static).update(text)
+
+    # -- races -------------------------------------------------------------
+
+    def action_refresh(self) -> None:
+        if self.link.online and self.is_current:
+            self.list_races()
+
+    @work(exclusive=True, group="list")
+    async def list_races(self) -> None:
+        try:
+            reply = await self.link.request(ListRaces(), Races)
+        except (RequestFailed, Offline):
+            return
+        now = time.time()
+        listed = {str(info["id"]): info for info in reply.races}
+        for race, (info, seen, _) in list(self.known.items()):
+            if race not in listed:
+                if now - seen > FORGET_AFTER:
+                    del self.known[race]
+                else:
+                    self.known[race] = (info, seen, False)
+        for race, info in listed.items():
+            self.known[race] = (info, now, True)
+        self._fill_table()
+
+    def _fill_table(self) -> None:
+        table = self.query_one("#races", DataTable)
+        keep = table.cursor_row
+        table.clear()
+        rows = sorted(self.known.items(), key=lambda item: (not item[1][2], -item[1][1]))
+        for race, (info, _, is_open) in rows:
+            names = info.get("names") or {}
+            deal = "secret" if info.get("deal") is None else f"#{info['deal']}"
+            table.add_row(
+                str(info.get("code", "?")),
+                title_of(str(info.get("variant", "?"))),
+                f"{len(info.get('players', []))}/{info.get('max_players', '?')}",
+                str(names.get(info.get("host"), "?")),
+                deal,
+                f"{int(info.get('time_limit', 0)) / 60:g}",
+                "open" if is_open else "started",
+                key=race,
+            )
+        if table.row_count:
+            table.move_cursor(row=min(keep, table.row_count - 1))
+        elif not self._said:
+            self.say("No open races: p races a bot on the highlighted variant, c creates a race.")
+
+    def _selected_race(self) -> str | None:
+        table = self.query_one("#races", DataTable)
+        if not table.row_count:
+            return None
+        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key
+        return None if key.value is None else str(key.value)
+
+    # -- making and joining races ---------------------------------------------
+
+    def action_practice(self) -> None:
+        """A two-seat race on a secret deal; the waiting room brings in a bot and starts it."""
+        request = CreateRace(
+            variant=self.variant,
+            max_players=2,
+            time_limit=PRACTICE_MINUTES * 60,
+            spectate=SpectatePolicy.LIVE,
+        )
+        self.create_race(request, practice=True)
+
+    @on(OptionList.OptionSelected, "#variants")
+    def variant_chosen(self) -> None:
+        self.action_create()
+
+    def action_create(self) -> None:
+        def made(request: CreateRace | None) -> None:
+            if request is not None:
+                self.create_race(request)
+
+        self.app.push_screen(CreateRaceScreen(self.variant), made)
+
+    @work(exclusive=True, group="lobby")
+    async def create_race(self, request: CreateRace, practice: bool = False) -> None:
+        self.say(f"Creating a {title_of(request.variant)} race…")
+        try:
+            reply = await self.link.request(request, RaceInfo)
+        except (RequestFailed, Offline) as exc:
+            self.say(f"✗ Could not create the race: {exc}")
+            return
+        self.say("")
+        self._enter_room(reply.race, practice)
+
+    def action_join_code(self) -> None:
+        def joined(code: str | None) -> None:
+            if code:
+                self.join(JoinRace(code=code.upper()))
+
+        self.app.push_screen(AskScreen("Join code:", "e.g. KQ7H"), joined)
+
+    @on(DataTable.RowSelected, "#races")
+    def join_selected(self) -> None:
+        race = self._selected_race()
+        if race is not None:
+            self.join(JoinRace(race=race))
+
+    @work(exclusive=True, group="lobby")
+    async def join(self, request: JoinRace) -> None:
+        try:
+            reply = await self.link.request(request, RaceInfo)
+        except (RequestFailed, Offline) as exc:
+            self.say(f"✗ Could not join: {exc}")
+            return
+        self.say("")
+        self._enter_room(reply.race, practice=False)
+
+    def _enter_room(self, info: dict[str, Any], practice: bool) -> None:
+        from client.screens.room import RoomScreen
+
+        self.app.push_screen(RoomScreen(info, practice=practice))
+
+    # -- watching ----------------------------------------------------------
+
+    def action_watch(self) -> None:
+        race = self._selected_race()
+        if race is None:
+            self.say("No race to watch: pick one in the list, or press i to give a race id.")
+            return
+        self._watch(race)
+
+    def action_watch_id(self) -> None:
+        def chosen(race: str | None) -> None:
+            if race:
+                self._watch(race)
+
+        self.app.push_screen(AskScreen("Race id to watch:"), chosen)
+
+    def _watch(self, race: str) -> None:
+        from client.screens.spectate import SpectateScreen
+
+        self.app.push_screen(SpectateScreen(race))

@@ -1,0 +1,136 @@
+"""What the client remembers of one race: who races, how far, and the boards it was shown.
+
+The client has no engine, so it cannot rebuild a position from a move log.
+A replay can only show positions the server sent: the racer's own views
+(the start and each ``moved`` reply) and, when spectating, every ``board``.
+All racers share one deal, so the opening view is everyone's step 0. Each
+view says how many moves led to it (``moves``), which is its step.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from client.widgets.racers import RacerLine, racer_line
+from protocol.layout import Layout
+from protocol.messages import RaceFinished, deal_commitment
+
+__all__ = ["RaceRecord", "Verdict"]
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """Whether the revealed seed proves the commitment published at the start."""
+
+    text: str  # the hashed string
+    digest: str
+    commitment: str
+
+    @property
+    def ok(self) -> bool:
+        return self.digest == self.commitment
+
+
+@dataclass(slots=True)
+class RaceRecord:
+    """One race as this client saw it."""
+
+    race: str
+    info: dict[str, Any]
+    me: str | None = None  # our player id, when we race in it
+    layout: Layout | None = None
+    opening: dict[str, Any] | None = None
+    #: player → step (moves made) → the view after that many moves
+    views: dict[str, dict[int, dict[str, Any]]] = field(default_factory=dict)
+    #: player → seq → the move text the server logged, as far as this client saw it
+    moves: dict[str, dict[int, str]] = field(default_factory=dict)
+    progress: dict[str, dict[str, Any]] = field(default_factory=dict)
+    finished: RaceFinished | None = None
+
+    @property
+    def variant(self) -> str:
+        if self.layout is not None:
+            return self.layout.variant
+        return str(self.info.get("variant", "?"))
+
+    @property
+    def players(self) -> list[str]:
+        return [str(player) for player in self.info.get("players", [])]
+
+    def name(self, player: str) -> str:
+        names: dict[str, str] = self.info.get("names") or {}
+        return str(names.get(player, player))
+
+    def start(self, layout: dict[str, Any], view: dict[str, Any]) -> None:
+        """The race began (or we learnt of it late): the layout and a first view."""
+        self.layout = Layout.from_data(layout)
+        if int(view.get("moves", 0)) == 0:
+            self.opening = view
+
+    def remember(self, player: str, view: dict[str, Any]) -> None:
+        """A view of ``player``'s board; it also tells their progress."""
+        step = int(view.get("moves", 0))
+        self.views.setdefault(player, {})[step] = view
+        if step == 0 and self.opening is None:
+            self.opening = view
+        known = self.progress.get(player)
+        if known is None or int(known.get("moves", 0)) <= step:
+            self.progress[player] = {**(known or {}), **_progress_of(view)}
+
+    def note_move(self, player: str, seq: int, move: str) -> None:
+        self.moves.setdefault(player, {})[seq] = move
+
+    def log(self, player: str) -> list[str]:
+        """``player``'s moves in order: the race's log once it ended, else what was seen."""
+        if self.finished is not None and player in self.finished.logs:
+            return list(self.finished.logs[player])
+        seen = self.moves.get(player, {})
+        steps = max([*seen, *(step - 1 for step in self.views.get(player, {}))], default=-1)
+        return [seen.get(seq, "?") for seq in range(steps + 1)]
+
+    def update_progress(self, player: str, progress: dict[str, Any]) -> None:
+        known = self.progress.get(player)
+        if known is None or int(known.get("moves", 0)) <= int(progress.get("moves", 0)):
+            self.progress[player] = dict(progress)
+
+    def view_at(self, player: str, step: int) -> dict[str, Any] | None:
+        """The view of ``player``'s board after ``step`` moves, if the server ever sent it."""
+        view = self.views.get(player, {}).get(step)
+        if view is None and step == 0:
+            return self.opening
+        return view
+
+    def latest(self, player: str) -> dict[str, Any] | None:
+        """The newest view of ``player``'s board this client has."""
+        views = self.views.get(player)
+        if not views:
+            return self.opening
+        return views[max(views)]
+
+    def racer_lines(self) -> list[RacerLine]:
+        target = int((self.opening or {}).get("target", 0))
+        lines = []
+        for player in self.players:
+            progress = self.progress.get(player) or {"home": _opening_home(self), "moves": 0}
+            progress = {"target": target, **progress}
+            lines.append(racer_line(self.name(player), progress, me=player == self.me))
+        return lines
+
+    def verdict(self) -> Verdict | None:
+        """Recompute the commitment from the revealed seed (no server code needed)."""
+        if self.finished is None:
+            return None
+        done = self.finished
+        text = f"ballroom-commit/v1/{self.variant}/{done.deal_version}/{done.seed}/{self.race}"
+        digest = deal_commitment(self.variant, done.deal_version, done.seed, self.race)
+        return Verdict(text, digest, done.commitment)
+
+
+def _progress_of(view: dict[str, Any]) -> dict[str, Any]:
+    keys = ("home", "target", "moves", "won", "over", "resigned")
+    return {key: view[key] for key in keys if key in view}
+
+
+def _opening_home(record: RaceRecord) -> int:
+    return int((record.opening or {}).get("home", 0))

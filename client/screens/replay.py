@@ -1,0 +1,124 @@
+"""Step through any racer's moves, forwards and back.
+
+The client has no engine, so it shows only positions the server sent it:
+your own board after each of your moves, every racer's board when you
+watched the race, and everyone's opening (all racers share one deal). For a
+step it never saw, it says so and still shows the move from the race's log.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.reactive import reactive
+from textual.widgets import Footer, Static
+
+from client.screens.base import ServerScreen
+from client.screens.catalogue import title_of
+from client.screens.record import RaceRecord
+from client.widgets.board import BoardView
+from client.widgets.status import TopBar
+
+__all__ = ["ReplayScreen", "step_ranges"]
+
+
+def step_ranges(steps: list[int]) -> str:
+    """``0, 3-7, 9``: the steps this client can show, compactly."""
+    parts: list[str] = []
+    for step in sorted(steps):
+        if parts and step == _last(parts[-1]) + 1:
+            parts[-1] = f"{parts[-1].split('-')[0]}-{step}"
+        else:
+            parts.append(str(step))
+    return ", ".join(parts) or "none"
+
+
+def _last(part: str) -> int:
+    return int(part.split("-")[-1])
+
+
+class ReplayScreen(ServerScreen):
+    """One racer's game, one step at a time."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("left,h", "step(-1)", "Back"),
+        Binding("right,l", "step(1)", "Forward"),
+        Binding("pageup", "step(-10)", "-10", show=False),
+        Binding("pagedown", "step(10)", "+10", show=False),
+        Binding("home", "jump(0)", "Start"),
+        Binding("end", "jump(-1)", "End"),
+        Binding("tab,right_square_bracket", "racer(1)", "Next racer"),
+        Binding("shift+tab,left_square_bracket", "racer(-1)", "Previous racer", show=False),
+        Binding("escape,q", "back", "Back"),
+    ]
+
+    step: reactive[int] = reactive(0)
+    racer: reactive[int] = reactive(0)
+
+    def __init__(self, record: RaceRecord, player: str | None = None) -> None:
+        super().__init__()
+        self.record = record
+        self.players = record.players or sorted(record.views)
+        start = player if player in self.players else record.me
+        self.set_reactive(
+            ReplayScreen.racer, self.players.index(start) if start in self.players else 0
+        )
+
+    def compose(self) -> ComposeResult:
+        yield TopBar(id="top")
+        yield BoardView(id="board")
+        yield Static("", id="missing")
+        yield Static("", id="notice")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(BoardView).table = self.record.layout
+        self._redraw()
+
+    @property
+    def player(self) -> str:
+        return self.players[self.racer % len(self.players)] if self.players else ""
+
+    def _redraw(self) -> None:
+        if not self.composed or not self.players:
+            return
+        record, player, step = self.record, self.player, self.step
+        log = record.log(player)
+        view = record.view_at(player, step)
+        board = self.query_one(BoardView)
+        board.view = dict(view) if view is not None else None
+        self.set_class(view is None, "-missing")
+        name = record.name(player) + (" (you)" if player == record.me else "")
+        self.query_one(
+            TopBar
+        ).text = f"Replay · {title_of(record.variant)} · {name} · step {step}/{len(log)}"
+        done = "the deal" if step == 0 else f"after move {step}: {log[step - 1]}"
+        coming = f"   next: {log[step]}" if step < len(log) else "   (the end)"
+        self.query_one("#notice", Static).update(f"Position {done}{coming}")
+        if view is None:
+            known = step_ranges(list(record.views.get(player, {})) or [0])
+            self.query_one("#missing", Static).update(
+                f"The position after move {step} is not available.\n\n"
+                "This client has no rules engine: it can show only boards the server sent it "
+                "(your own after each of your moves, every racer's while you watched, "
+                f"and the opening deal).\nSteps shown for {record.name(player)}: {known}."
+            )
+
+    watch_step = watch_racer = _redraw
+
+    def action_step(self, delta: int) -> None:
+        last = len(self.record.log(self.player))
+        self.step = max(0, min(last, self.step + delta))
+
+    def action_jump(self, where: int) -> None:
+        self.step = len(self.record.log(self.player)) if where < 0 else where
+
+    def action_racer(self, delta: int) -> None:
+        if self.players:
+            self.racer = (self.racer + delta) % len(self.players)
+            self.step = min(self.step, len(self.record.log(self.player)))
+
+    def action_back(self) -> None:
+        self.app.pop_screen()

@@ -1,0 +1,94 @@
+"""The results: standings, the revealed seed, and the check of the deal commitment."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.widgets import Footer, Static
+
+from client.screens.base import ServerScreen
+from client.screens.catalogue import title_of
+from client.screens.record import RaceRecord
+from client.widgets.status import TopBar
+
+__all__ = ["ResultsScreen", "results_text"]
+
+
+def results_text(record: RaceRecord) -> Group:
+    """Standings, then the seed and whether it proves the commitment."""
+    finished = record.finished
+    assert finished is not None
+    target = int((record.opening or {}).get("target", 0))
+    table = Table(box=None, pad_edge=False, header_style="bold")
+    for column, justify in (
+        ("#", "right"),
+        ("Racer", "left"),
+        ("Status", "left"),
+        ("Home", "right"),
+        ("Moves", "right"),
+        ("Time", "right"),
+    ):
+        table.add_column(column, justify=justify)  # type: ignore[arg-type]
+    for standing in finished.standings:
+        player = str(standing.get("player"))
+        me = player == record.me
+        table.add_row(
+            str(standing.get("place")),
+            str(standing.get("name", player)) + (" (you)" if me else ""),
+            str(standing.get("status")),
+            f"{standing.get('home')}/{target}" if target else str(standing.get("home")),
+            str(standing.get("moves")),
+            f"{float(standing.get('time', 0)):.1f}s",
+            style="bold" if me else "",
+        )
+    verdict = record.verdict()
+    assert verdict is not None
+    deal = record.info.get("deal")
+    proof = Text()
+    kind = f"public deal #{deal}" if deal is not None else "secret deal"
+    proof.append(f"\n{kind} · seed {finished.seed} · deal version {finished.deal_version}\n")
+    proof.append("Commitment published at the start:\n")
+    proof.append(f"  {finished.commitment}\n", "dim")
+    proof.append(f'SHA-256 of "{verdict.text}":\n')
+    proof.append(f"  {verdict.digest}\n", "dim")
+    if verdict.ok:
+        proof.append("✓ verified: every racer got the deal fixed before the start", "bold green")
+    else:
+        proof.append("✗ MISMATCH: the seed does not prove the commitment", "bold red")
+    return Group(table, proof)
+
+
+class ResultsScreen(ServerScreen):
+    """Shown when a race ends, to racers and spectators alike."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("r", "replay", "Replay"),
+        Binding("escape,enter,q", "lobby", "Lobby"),
+    ]
+
+    def __init__(self, record: RaceRecord) -> None:
+        super().__init__()
+        self.record = record
+
+    def compose(self) -> ComposeResult:
+        yield TopBar(id="top")
+        yield Static(results_text(self.record), id="results")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        title = title_of(self.record.variant)
+        code = self.record.info.get("code", self.record.race)
+        self.query_one(TopBar).text = f"Results · {title} · race {code}"
+
+    def action_replay(self) -> None:
+        from client.screens.replay import ReplayScreen
+
+        self.app.push_screen(ReplayScreen(self.record))
+
+    def action_lobby(self) -> None:
+        self.ballroom.back_to_lobby()

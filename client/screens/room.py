@@ -1,0 +1,179 @@
+"""The waiting room of one race: who is in, who is ready, the countdown, then the game.
+
+A practice race brings in a bot as soon as the room opens and starts the
+race the moment the bot has joined.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.reactive import reactive
+from textual.widgets import Footer, Static
+
+from client.net import Offline
+from client.screens.base import ServerScreen
+from client.screens.catalogue import title_of
+from client.session import RequestFailed
+from client.widgets.status import TopBar
+from protocol.messages import (
+    ClientMessage,
+    Countdown,
+    LeaveRace,
+    RaceInfo,
+    RaceStarted,
+    RaceState,
+    Ready,
+    ServerMessage,
+    StartRace,
+)
+
+__all__ = ["RoomScreen"]
+
+
+class RoomScreen(ServerScreen):
+    """Players, readiness and the race's settings until the start."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("r", "ready", "Ready"),
+        Binding("s", "start", "Start (host)"),
+        Binding("b", "add_bot", "Add a bot"),
+        Binding("escape", "leave", "Leave"),
+    ]
+
+    info: reactive[dict[str, Any]] = reactive(dict, always_update=True)
+    notice: reactive[str] = reactive("")
+
+    def __init__(self, info: dict[str, Any], *, practice: bool = False) -> None:
+        super().__init__()
+        self.race = str(info["id"])
+        self.practice = practice
+        self._starting = False
+        self.set_reactive(RoomScreen.info, info)
+
+    def compose(self) -> ComposeResult:
+        yield TopBar(id="top")
+        yield Static(id="room")
+        yield Static(id="notice")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.link.follow(self.race)
+        self.watch_info(self.info)
+        if self.practice:
+            self.notice = "Practice: a bot is joining…"
+            self.ballroom.start_bot(str(self.info["code"]))
+
+    def watch_info(self, info: dict[str, Any]) -> None:
+        if not self.composed:
+            return
+        title = title_of(str(info.get("variant", "?")))
+        self.query_one(TopBar).text = f"{title} · race {info.get('code')} · waiting room"
+        self.query_one("#room", Static).update(_describe(info, self.link.player))
+        if self.practice and len(info.get("players", [])) >= 2 and info.get("phase") == "open":
+            self.action_start()
+
+    def watch_notice(self, text: str) -> None:
+        if self.composed:
+            self.query_one("#notice", Static).update(text)
+
+    def server_message(self, message: ServerMessage) -> None:
+        if isinstance(message, RaceState | RaceInfo) and message.race.get("id") == self.race:
+            self.info = message.race
+        elif isinstance(message, Countdown) and message.race == self.race:
+            self.notice = f"Starting in {message.seconds}…" if message.seconds else "Go!"
+        elif isinstance(message, RaceStarted) and message.race == self.race:
+            self._begin(message)
+
+    def _begin(self, started: RaceStarted) -> None:
+        from client.screens.game import GameScreen
+        from client.screens.record import RaceRecord
+
+        record = RaceRecord(self.race, dict(self.info), me=self.link.player)
+        self.app.switch_screen(GameScreen(record, started))
+
+    def race_lost(self, race: str, reason: str) -> None:
+        if race == self.race:
+            self.notice = f"✗ Lost this race: {reason}"
+
+    # -- actions -----------------------------------------------------------
+
+    def action_ready(self) -> None:
+        me = self.link.player
+        self.ask(Ready(race=self.race, ready=me not in self.info.get("ready", [])))
+
+    def action_start(self) -> None:
+        if self._starting:
+            return
+        if self.info.get("host") != self.link.player:
+            self.notice = "Only the host can start the race; press r when you are ready."
+            return
+        self._starting = True
+        self.ask(StartRace(race=self.race))
+
+    def action_add_bot(self) -> None:
+        self.ballroom.start_bot(str(self.info["code"]))
+        self.notice = "A bot is joining…"
+
+    def action_leave(self) -> None:
+        # The app runs the request: this screen's own workers end with it.
+        self.app.run_worker(self._leave(), group="leave", exit_on_error=False)
+        self.link.forget(self.race)
+        self.app.pop_screen()
+
+    async def _leave(self) -> None:
+        with contextlib.suppress(RequestFailed, Offline):  # a race left empty closes by itself
+            await self.link.request(LeaveRace(race=self.race), RaceInfo)
+
+    @work(group="room")
+    async def ask(self, request: ClientMessage) -> None:
+        try:
+            reply = await self.link.request(request, RaceInfo)
+        except (RequestFailed, Offline) as exc:
+            self._starting = False
+            if self.is_attached:
+                self.notice = f"✗ {exc}"
+            return
+        if self.is_attached and reply.race.get("id") == self.race:
+            self.info = reply.race
+
+
+def _describe(info: dict[str, Any], me: str | None) -> Text:
+    """The race's settings and its players, for the waiting room."""
+    names: dict[str, str] = info.get("names") or {}
+    ready = set(info.get("ready", []))
+    deal = info.get("deal")
+    ends = info.get("ends_at")
+    out = Text()
+    out.append(f"Race {info.get('code')}", style="bold")
+    out.append(f"   (id {info.get('id')}, for spectators)\n", style="dim")
+    out.append(f"Variant     {title_of(str(info.get('variant')))}\n")
+    out.append(f"Time limit  {int(info.get('time_limit', 0)) / 60:g} minutes\n")
+    out.append("Deal        " + ("secret (commitment shown below)" if deal is None else f"#{deal}"))
+    out.append(f"\nSpectators  {info.get('spectate')}")
+    if info.get("spectate") == "delayed":
+        out.append(f", {info.get('delay')} s behind")
+    out.append(f"\nCommitment  {info.get('commitment', '')}\n", style="dim")
+    if ends:
+        out.append(f"Ends in {max(0, round(float(ends) - time.time()))} s\n")
+    out.append(
+        f"\nPlayers {len(info.get('players', []))}/{info.get('max_players')}\n", style="bold"
+    )
+    for player in info.get("players", []):
+        tags = []
+        if player == info.get("host"):
+            tags.append("host")
+        if player == me:
+            tags.append("you")
+        mark = "✓ ready" if player in ready else "· not ready"
+        extra = f" ({', '.join(tags)})" if tags else ""
+        out.append(f"  {names.get(player, player)}{extra}  ")
+        out.append(f"{mark}\n", style="green" if player in ready else "dim")
+    out.append("\nThe host starts with s, or the race starts when everyone is ready (r).", "dim")
+    return out

@@ -1,0 +1,208 @@
+"""Watching a race: each racer's board, one at a time or side by side when there is room.
+
+Boards come from the server's ``spectating`` snapshot and then one ``board``
+message per move, as late as the race's spectating policy says. Every board
+is kept, so the race can be replayed afterwards.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.events import Resize
+from textual.reactive import reactive
+from textual.widgets import Footer, Static
+
+from client.net import Offline
+from client.screens.base import ServerScreen
+from client.screens.catalogue import title_of
+from client.screens.game import SIDEBAR
+from client.screens.record import RaceRecord
+from client.session import RequestFailed
+from client.widgets.board import BoardView, board_need
+from client.widgets.racers import RacersPanel, status_word
+from client.widgets.status import TopBar
+from protocol.layout import Layout
+from protocol.messages import (
+    MAX_PLAYERS,
+    Board,
+    Progress,
+    RaceFinished,
+    RaceInfo,
+    RaceState,
+    ServerMessage,
+    Spectate,
+    Spectating,
+)
+
+__all__ = ["SpectateScreen"]
+
+
+class SpectateScreen(ServerScreen):
+    """One race's boards as a spectator sees them."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("tab,right_square_bracket,right", "switch(1)", "Next racer"),
+        Binding("shift+tab,left_square_bracket,left", "switch(-1)", "Previous racer", show=False),
+        Binding("r", "replay", "Replay"),
+        Binding("enter", "results", "Results"),
+        Binding("escape", "leave", "Leave"),
+    ]
+
+    first: reactive[int] = reactive(0)  # the index of the first racer shown
+    notice: reactive[str] = reactive("Asking to watch…")
+
+    def __init__(self, race: str) -> None:
+        super().__init__()
+        self.race = race
+        self.record = RaceRecord(race, {"id": race, "players": []})
+
+    def compose(self) -> ComposeResult:
+        yield TopBar(id="top")
+        with Horizontal(id="table"):
+            with Horizontal(id="seats"):
+                for _ in range(MAX_PLAYERS):
+                    with Vertical(classes="seat"):
+                        yield Static("", classes="seat-title")
+                        yield BoardView()
+            yield RacersPanel(id="racers")
+        yield Static("", id="notice")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.link.follow(self.race)
+        self.watch_notice(self.notice)
+        self._redraw()
+        self.spectate()
+
+    @work(exclusive=True, group="spectate")
+    async def spectate(self) -> None:
+        try:
+            reply = await self.link.request(Spectate(race=self.race), Spectating)
+        except (RequestFailed, Offline) as exc:
+            self.notice = f"✗ Cannot watch this race: {exc}"
+            self.link.forget(self.race)
+            return
+        self._snapshot(reply)
+
+    def link_online(self) -> None:
+        self._redraw()
+
+    # -- the server ----------------------------------------------------------
+
+    def server_message(self, message: ServerMessage) -> None:
+        record = self.record
+        if isinstance(message, Spectating) and message.race.get("id") == self.race:
+            self._snapshot(message)
+        elif isinstance(message, RaceState | RaceInfo) and message.race.get("id") == self.race:
+            record.info = message.race
+            self._redraw()
+        elif isinstance(message, Board) and message.race == self.race:
+            record.remember(message.player, message.view)
+            if message.move is not None:
+                record.note_move(message.player, message.seq, message.move)
+            self._redraw()
+        elif isinstance(message, Progress) and message.race == self.race:
+            record.update_progress(message.player, message.progress)
+            self._redraw()
+        elif isinstance(message, RaceFinished) and message.race == self.race:
+            record.finished = message
+            self.link.forget(self.race)
+            self.notice = "The race is over: Enter shows the results, r replays it."
+            self._redraw()
+
+    def _snapshot(self, snapshot: Spectating) -> None:
+        record = self.record
+        record.info = snapshot.race
+        if snapshot.layout is not None:
+            record.layout = Layout.from_data(snapshot.layout)
+        for player, view in snapshot.boards.items():
+            record.remember(player, view)
+        phase = snapshot.race.get("phase")
+        if phase == "open":
+            self.notice = "Waiting for the race to start…"
+        elif not snapshot.boards and record.finished is None:
+            self.notice = "This race shows its boards only after it ends."
+        elif record.finished is None:
+            self.notice = "Watching: Tab/→ next racer, Shift+Tab/← previous."
+        self._redraw()
+
+    # -- drawing ---------------------------------------------------------------
+
+    def on_resize(self, event: Resize) -> None:
+        self._redraw()
+
+    def watch_first(self) -> None:
+        self._redraw()
+
+    def watch_notice(self, text: str) -> None:
+        if self.composed:
+            self.query_one("#notice", Static).update(text)
+
+    def _seats_that_fit(self) -> int:
+        record = self.record
+        player = next(iter(record.players), None)
+        view = record.latest(player) if player else None
+        if record.layout is None or view is None:
+            return 1
+        width, _ = board_need(record.layout, view)
+        return max(1, (self.size.width - SIDEBAR) // (width + 2))
+
+    def _redraw(self) -> None:
+        if not self.composed:
+            return
+        record = self.record
+        title = title_of(record.variant)
+        phase = record.info.get("phase", "?") if record.finished is None else "finished"
+        code = record.info.get("code", self.race)
+        self.query_one(TopBar).text = f"Watching {title} · race {code} · {phase}"
+        players = record.players
+        shown = min(len(players), self._seats_that_fit()) if record.layout else 0
+        for i, seat in enumerate(self.query(".seat").results(Vertical)):
+            seat.display = i < shown
+            if i >= shown:
+                continue
+            player = players[(self.first + i) % len(players)]
+            view = record.latest(player)
+            progress = record.progress.get(player, {})
+            seat.query_one(".seat-title", Static).update(
+                f"{record.name(player)} · {progress.get('home', 0)}/{progress.get('target', 0)}"
+                f" · {progress.get('moves', 0)} moves · {status_word(progress)}"
+            )
+            board = seat.query_one(BoardView)
+            board.table = record.layout
+            board.view = dict(view) if view is not None else None
+        self.query_one(RacersPanel).show(record.racer_lines())
+
+    # -- actions -----------------------------------------------------------
+
+    def action_switch(self, step: int) -> None:
+        count = len(self.record.players)
+        if count:
+            self.first = (self.first + step) % count
+
+    def action_replay(self) -> None:
+        from client.screens.replay import ReplayScreen
+
+        if self.record.layout is None:
+            self.notice = "Nothing to replay yet: the race has not started."
+            return
+        players = self.record.players
+        start = players[self.first % len(players)] if players else None
+        self.app.push_screen(ReplayScreen(self.record, start))
+
+    def action_results(self) -> None:
+        from client.screens.results import ResultsScreen
+
+        if self.record.finished is None:
+            self.notice = "The race is still on; results come when it ends."
+            return
+        self.app.push_screen(ResultsScreen(self.record))
+
+    def action_leave(self) -> None:
+        self.link.forget(self.race)
+        self.app.pop_screen()

@@ -1,0 +1,77 @@
+"""Write ``golden/*.txt``: how the terminal client draws each variant's table.
+
+Run from the project root after a deliberate change to the board drawing
+(never to make a failing test pass without looking at the difference)::
+
+    python -m tests.client.make_golden
+
+For every variant, the file holds the opening of deal :data:`SEED` and the
+busiest position (the most cards in fanned piles; else the middle) of a game
+the greedy bot policy plays from it, drawn by
+:func:`client.widgets.board.draw_board` in the board area of the terminal
+the variant must fit: 80×24 for the one-deck game, 120×40 for the others.
+The views come from the engine here, in the tests only: the client itself
+never imports it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from client.policy import GreedyPolicy
+from client.screens.game import CHROME, SIDEBAR
+from client.widgets.board import draw_board
+from protocol.layout import Fan
+from server.engine import VARIANTS, Game
+
+__all__ = ["GOLDEN_DIR", "MAX_MOVES", "SEED", "golden_text", "main", "positions", "terminal_for"]
+
+GOLDEN_DIR = Path(__file__).with_name("golden")
+SEED = 1
+MAX_MOVES = 400
+
+
+def terminal_for(game: Game) -> tuple[int, int]:
+    """The terminal a variant must fit: 80×24 for one deck, 120×40 for two."""
+    return (80, 24) if game.decks == 1 else (120, 40)
+
+
+def positions(game: Game) -> list[tuple[str, dict[str, Any]]]:
+    """The opening, and the busiest view of a greedy game (most cards in fanned piles)."""
+    fanned = [spec.id for spec in game.layout.piles if spec.fan is not Fan.NONE]
+    state = game.deal(SEED)
+    views = [game.view(state)]
+    policy = GreedyPolicy(game.layout)
+    while len(views) <= MAX_MOVES and (legal := list(game.legal_moves(state))):
+        state = game.apply(state, policy.choose(views[-1], legal))
+        views.append(game.view(state))
+    busiest = max(views, key=lambda view: _spread(view, fanned))
+    if busiest is views[0]:  # nothing fans out further: take the middle of the game
+        busiest = views[len(views) // 2]
+    return [("opening", views[0]), (f"after {busiest['moves']} moves", busiest)]
+
+
+def _spread(view: dict[str, Any], fanned: list[str]) -> int:
+    return sum(len(view["piles"].get(pile, ())) for pile in fanned)
+
+
+def golden_text(game: Game) -> str:
+    width, height = terminal_for(game)
+    parts = []
+    for title, view in positions(game):
+        drawing = draw_board(game.layout, view, width - SIDEBAR, height - CHROME)
+        parts.append(f"== {game.id}, deal {SEED}, {title}, {width}x{height}\n{drawing.plain()}")
+    return "\n".join(parts)
+
+
+def main() -> None:
+    GOLDEN_DIR.mkdir(exist_ok=True)
+    for game in VARIANTS.values():
+        path = GOLDEN_DIR / f"{game.id}.txt"
+        path.write_text(golden_text(game), encoding="utf-8")
+        print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,200 @@
+"""The board drawing: every variant pinned by golden text, fitting its terminal.
+
+The views come from the engine, in the tests only (the client never imports
+it). ``python -m tests.client.make_golden`` rewrites the golden files after
+a deliberate change to the drawing.
+"""
+
+from __future__ import annotations
+
+import io
+import time
+from typing import Any
+
+import pytest
+from rich.console import Console
+from textual.pilot import Pilot
+
+from client.app import BallroomApp
+from client.screens.game import CHROME, SIDEBAR, GameScreen
+from client.screens.record import RaceRecord
+from client.widgets.board import (
+    STYLE_CHOSEN,
+    STYLE_PICKED,
+    STYLE_PICKED_RED,
+    STYLE_TARGET,
+    BoardView,
+    Marks,
+    board_need,
+    draw_board,
+)
+from protocol.messages import RaceStarted
+from server.engine import VARIANTS, find_variant
+from tests.client.make_golden import GOLDEN_DIR, golden_text, positions, terminal_for
+
+#: A URL nothing listens on: these tests need no server.
+NOWHERE = "ws://127.0.0.1:9/"
+
+
+def screen_text(app: BallroomApp[Any] | Any) -> str:
+    """What the terminal shows, as plain text (Textual's screenshot path, without the SVG)."""
+    width, height = app.size
+    console = Console(
+        width=width, height=height, file=io.StringIO(), record=True, color_system=None
+    )
+    console.print(app.screen._compositor.render_update(full=True))
+    return console.export_text()
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_board_matches_golden_text(variant: str) -> None:
+    """Each variant's opening and busiest boards draw exactly as pinned."""
+    game = find_variant(variant)
+    expected = (GOLDEN_DIR / f"{variant}.txt").read_text(encoding="utf-8")
+    assert golden_text(game) == expected
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_every_variant_fits_its_terminal(variant: str) -> None:
+    """One deck fits 80×24 and two decks 120×40, with the racers panel and chrome."""
+    game = find_variant(variant)
+    width, height = terminal_for(game)
+    for _, view in positions(game):
+        need_width, need_height = board_need(game.layout, view)
+        assert need_width + SIDEBAR <= width
+        assert need_height + CHROME <= height
+        drawing = draw_board(game.layout, view, width - SIDEBAR, height - CHROME)
+        assert drawing.height <= height - CHROME
+
+
+def test_long_columns_are_squeezed_to_fit() -> None:
+    """A column too long for the height shows its top cards and how many are covered."""
+    game = find_variant("grand-duchess")
+    _, busy = positions(game)[1]
+    tall = draw_board(game.layout, busy, 92)
+    short = draw_board(game.layout, busy, 92, height=tall.height - 6)
+    assert short.height <= tall.height - 6
+    assert "⋮ +" in short.plain()
+    assert "⋮" not in tall.plain()
+
+
+def _style_at(drawing: Any, pile: str, index: int | None) -> Any:
+    spot = next(s for s in drawing.spots if s.pile == pile and s.index == index)
+    return drawing.lines[spot.y].get_style_at_offset(Console(), spot.x0)
+
+
+def test_marks_light_up_the_picked_card_and_its_destinations() -> None:
+    """The picked card, every legal destination and the chosen one each have their style."""
+    game = find_variant("royal-cotillion")
+    view = game.view(game.deal(7))  # legal: r6>f7 r15>f6 deal
+    marks = Marks(cursor="f7", source="r6", targets=frozenset({"f7", "f6"}), target="f7")
+    drawing = draw_board(game.layout, view, 92, 37, marks)
+    picked = _style_at(drawing, "r6", 0)
+    assert picked.bgcolor == STYLE_PICKED.bgcolor or picked.bgcolor == STYLE_PICKED_RED.bgcolor
+    headers: dict[str, Any] = {}
+    for spot in drawing.spots:  # a pile's first spot without a card is its header
+        if spot.index is None:
+            headers.setdefault(spot.pile, spot)
+    for pile, style in (("f7", STYLE_CHOSEN), ("f6", STYLE_TARGET)):
+        spot = headers[pile]
+        line = drawing.lines[spot.y]
+        assert line.get_style_at_offset(Console(), spot.x0).bgcolor == style.bgcolor
+
+
+def test_clicks_find_the_pile_and_the_card() -> None:
+    """A click on a spread pile's card names that card's index; on a header, the pile."""
+    game = find_variant("grand-duchess")
+    _, busy = positions(game)[1]
+    drawing = draw_board(game.layout, busy, 92, 37)
+    reserve = busy["piles"]["r"]
+    spot = next(s for s in drawing.spots if s.pile == "r" and s.index == 5)
+    assert drawing.pile_at(spot.x0 + 1, spot.y) == ("r", 5)
+    assert drawing.lines[spot.y].plain[spot.x0 : spot.x1].strip() == _card(reserve[5])
+    header = next(s for s in drawing.spots if s.pile == "t2" and s.index is None)
+    assert drawing.pile_at(header.x0, header.y) == ("t2", None)
+    assert drawing.pile_at(0, drawing.height + 3) is None
+
+
+def _card(card: int) -> str:
+    from protocol.cards import card_text
+
+    return card_text(card)
+
+
+def _started(variant: str, seed: int = 7) -> RaceStarted:
+    game = find_variant(variant)
+    state = game.deal(seed)
+    now = time.time()
+    return RaceStarted(
+        race="r1",
+        layout=game.layout.to_data(),
+        view=game.view(state),
+        legal=game.legal_moves(state).texts(),
+        commitment="0" * 64,
+        deal_version=1,
+        started_at=now,
+        ends_at=now + 600,
+    )
+
+
+async def _show_game(pilot: Pilot[Any], variant: str) -> GameScreen:
+    app = pilot.app
+    record = RaceRecord("r1", {"id": "r1", "code": "TEST", "players": ["me"], "names": {}}, me="me")
+    screen = GameScreen(record, _started(variant))
+    await app.push_screen(screen)
+    await pilot.pause()
+    return screen
+
+
+async def test_game_screen_shows_the_board_it_is_given() -> None:
+    """The game screen's board area shows exactly what the drawing holds, with the HUD."""
+    app = BallroomApp(NOWHERE, "Ann")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await _show_game(pilot, "quadrille")
+        board = screen.query_one(BoardView)
+        drawing = board.drawing()
+        assert drawing is not None
+        shown = screen_text(app).splitlines()
+        for y, line in enumerate(drawing.lines):
+            assert shown[board.region.y + y].startswith(line.plain.rstrip())
+        assert "Quadrille · race TEST" in shown[0]
+        assert "Racers" in screen_text(app)
+
+
+async def test_too_small_terminal_says_what_it_needs() -> None:
+    """Below the size a variant needs, the screen says so; enlarged, the board returns."""
+    app = BallroomApp(NOWHERE, "Ann")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await _show_game(pilot, "royal-cotillion")
+        assert "Terminal too small" in screen_text(app)
+        assert "need 108×" in screen_text(app)
+        await pilot.resize_terminal(120, 40)
+        await pilot.pause()
+        assert "Terminal too small" not in screen_text(app)
+        assert "f1 A♣ +2" in screen_text(app)
+
+
+async def test_keys_highlight_legal_moves_offline() -> None:
+    """Tab walks the legal moves, Space picks a pile and lights up where it may go."""
+    app = BallroomApp(NOWHERE, "Ann")
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await _show_game(pilot, "royal-cotillion")  # legal: r6>f7 r15>f6 deal
+        board = screen.query_one(BoardView)
+        await pilot.press("tab")
+        assert screen.highlight == "r6>f7"
+        assert board.marks.source == "r6" and board.marks.target == "f7"
+        await pilot.press("tab", "tab")
+        assert screen.highlight == "deal"
+        assert board.marks.source == "s"
+        await pilot.press("escape")
+        screen.cursor = "r15"
+        await pilot.press("space")
+        assert screen.picked == ("r15", None)
+        assert board.marks.targets == frozenset({"f6"})
+        screen.cursor = "f6"
+        await pilot.pause()
+        assert board.marks.target == "f6"
+        await pilot.press("enter")
+        assert screen.picked is None
+        await pilot.pause()
+        assert "not connected" in str(screen.notice)  # the move went to the (absent) server
