@@ -70,7 +70,7 @@ async def on_hello(conn: Connection, msg: Hello) -> ServerMessage:
 
 
 async def on_list_races(conn: Connection, msg: ListRaces) -> ServerMessage:
-    return Races(id=msg.id, races=await conn.node.service.open_races())
+    return Races(id=msg.id, races=await conn.node.service.listed_races())
 
 
 async def on_create_race(conn: Connection, msg: CreateRace) -> ServerMessage:

@@ -160,9 +160,10 @@ class RaceService:
             "ends_at": float(meta["ends_at"]) if meta.get("ends_at") else None,
         }
 
-    async def open_races(self) -> list[dict[str, Any]]:
+    async def listed_races(self) -> list[dict[str, Any]]:
+        """Races open to join, then races under way (to spectate)."""
         races = []
-        for race in await self.store.open_races():
+        for race in [*await self.store.open_races(), *await self.store.live_races()]:
             try:
                 races.append(await self.info(race))
             except RequestRefused:

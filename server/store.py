@@ -253,7 +253,12 @@ class Store:
         return {_text(k): _text(v) for k, v in raw.items()}
 
     async def open_races(self, limit: int = 50) -> list[str]:
+        """Races that can be joined, oldest first."""
         return [_text(r) for r in await self.redis.zrange(keys.OPEN_RACES, 0, limit - 1)]
+
+    async def live_races(self, limit: int = 50) -> list[str]:
+        """Started races not yet finished, the soonest to end first: the ones to watch."""
+        return [_text(r) for r in await self.redis.zrange(keys.LIVE_RACES, 0, limit - 1)]
 
     async def live_races_due(self, now: float, limit: int = 100) -> list[str]:
         """Started races whose clock has run out by ``now``."""

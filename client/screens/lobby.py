@@ -1,9 +1,9 @@
 """The lobby: pick a variant, practise against a bot, create, join or watch a race.
 
-The protocol lists only races open to join (``list_races``). So that live
-races can be watched too, the lobby keeps offering, for a while, the races
-it saw open that have since left the list (marked "started"); any other race
-can be watched by its id (``i``), which the waiting room shows its players.
+``list_races`` lists the races open to join and those under way. The lobby
+also keeps offering, for a while, races it saw that have since left the list
+(marked "started"); any race can be watched by its id (``i``), which the
+waiting room shows its players.
 """
 
 from __future__ import annotations
@@ -114,7 +114,7 @@ class LobbyScreen(ServerScreen):
                 else:
                     self.known[race] = (info, seen, False)
         for race, info in listed.items():
-            self.known[race] = (info, now, True)
+            self.known[race] = (info, now, info.get("phase", "open") == "open")
         self._fill_table()
 
     def _fill_table(self) -> None:
@@ -132,7 +132,7 @@ class LobbyScreen(ServerScreen):
                 str(names.get(info.get("host"), "?")),
                 deal,
                 f"{int(info.get('time_limit', 0)) / 60:g}",
-                "open" if is_open else "started",
+                "open" if is_open else str(info.get("phase", "started")),
                 key=race,
             )
         if table.row_count:

@@ -181,3 +181,12 @@ def _states(game: Game, seed: int, log: list[str]) -> list[State]:
         state = game.apply(state, Move.parse(text))
         out.append(state)
     return out
+
+
+async def test_races_under_way_are_listed_for_spectators(node: str) -> None:
+    """list_races also lists started races, with their phase, so they can be watched."""
+    alice, _, race = await _race(node)
+    await alice.request(StartRace(race=race), RaceInfo)
+    watcher = await ClientSession.connect(node, "Wendy")
+    listed = await watcher.request(ListRaces(), Races)
+    assert [(r["id"], r["phase"]) for r in listed.races] == [(race, "running")]
