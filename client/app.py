@@ -10,6 +10,9 @@ Run it with ``BallroomApp("ws://127.0.0.1:8765/", "Ann").run()``.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import signal
 from pathlib import Path
 
 from textual import work
@@ -52,6 +55,12 @@ class BallroomApp(App[None]):
         return LobbyScreen()
 
     def on_mount(self) -> None:
+        # A closed terminal (SIGHUP) or a polite kill (SIGTERM) ends the app the
+        # normal way, so the launcher behind it can stop its local server.
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.add_signal_handler(sig, self.exit)
         self.keep_linked()
 
     @work(group="link", exclusive=True)
