@@ -65,6 +65,7 @@ __all__ = [
     "Countdown",
     "CreateRace",
     "ErrorMessage",
+    "GetReplay",
     "Hello",
     "JoinRace",
     "LeaveRace",
@@ -80,6 +81,7 @@ __all__ = [
     "RaceState",
     "Races",
     "Ready",
+    "Replay",
     "Resign",
     "Resume",
     "ServerMessage",
@@ -533,6 +535,15 @@ class Resume(ClientMessage):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class GetReplay(ClientMessage):
+    """After a race: every position of one racer's game, to step through."""
+
+    t: ClassVar[str] = "replay"
+    race: RaceId
+    player: PlayerId
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Ping(ClientMessage):
     t: ClassVar[str] = "ping"
 
@@ -672,6 +683,17 @@ class RaceFinished(ServerMessage):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class Replay(ServerMessage):
+    """The answer to replay: ``views[n]`` is the racer's board after ``n`` of ``moves``."""
+
+    t: ClassVar[str] = "replay_views"
+    race: RaceId
+    player: PlayerId
+    moves: Annotated[Sequence[str], ListOf(Str(1, 40), MAX_SEQ + 1)]
+    views: Annotated[Sequence[dict[str, Any]], ListOf(AnyMap(), MAX_SEQ + 2)]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Pong(ServerMessage):
     t: ClassVar[str] = "pong"
 
@@ -703,6 +725,7 @@ CLIENT_MESSAGES: Mapping[str, type[ClientMessage]] = MappingProxyType(
             Resign,
             Spectate,
             Resume,
+            GetReplay,
             Ping,
         )
     }
@@ -723,6 +746,7 @@ SERVER_MESSAGES: Mapping[str, type[ServerMessage]] = MappingProxyType(
             Board,
             Spectating,
             RaceFinished,
+            Replay,
             Pong,
             ErrorMessage,
         )

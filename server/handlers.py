@@ -14,6 +14,7 @@ from protocol.exceptions import ErrorCode
 from protocol.messages import (
     ClientMessage,
     CreateRace,
+    GetReplay,
     Hello,
     JoinRace,
     LeaveRace,
@@ -25,6 +26,7 @@ from protocol.messages import (
     Races,
     RaceStarted,
     Ready,
+    Replay,
     Resign,
     Resume,
     ServerMessage,
@@ -163,6 +165,12 @@ async def on_resume(conn: Connection, msg: Resume) -> ServerMessage | None:
     return RaceInfo(id=msg.id, race=info)
 
 
+async def on_replay(conn: Connection, msg: GetReplay) -> ServerMessage:
+    """Every position of a racer's game, once the race is over and the seed is public."""
+    moves, views = await conn.node.service.replay(msg.race, msg.player)
+    return Replay(id=msg.id, race=msg.race, player=msg.player, moves=moves, views=views)
+
+
 async def on_ping(conn: Connection, msg: Ping) -> ServerMessage:
     return Pong(id=msg.id)
 
@@ -179,5 +187,6 @@ HANDLERS: dict[type[ClientMessage], Handler] = {
     Resign: on_resign,
     Spectate: on_spectate,
     Resume: on_resume,
+    GetReplay: on_replay,
     Ping: on_ping,
 }

@@ -454,6 +454,27 @@ class RaceService:
             "logs": logs,
         }
 
+    async def replay(self, race: str, player: str) -> tuple[list[str], list[dict[str, Any]]]:
+        """A finished race's log for one racer and the view after each move.
+
+        Refused until the race is over: views of an opponent's game while it
+        runs would show a racer cards still in their own stock.
+        """
+        info = await self.info(race)
+        if info["phase"] != Phase.FINISHED.value or info["started_at"] is None:
+            raise RequestRefused(ErrorCode.NOT_ALLOWED, "replays open once the race is over")
+        if player not in info["players"]:
+            raise RequestRefused(ErrorCode.NOT_A_RACER, f"{player!r} did not race here")
+        started = await self.started(race)
+        game = started.game
+        moves = await self.store.log(race, player)
+        state = game.deal(started.seed, started.deal_version)
+        views = [game.view(state)]
+        for text in moves:
+            state = game.apply(state, Move.parse(text))
+            views.append(game.view(state))
+        return moves, views
+
     async def sweep(self, now: float | None = None) -> None:
         """Close every race whose clock has run out by ``now``; any node may do it."""
         now = time.time() if now is None else now

@@ -10,12 +10,14 @@ from client.session import ClientSession, RequestFailed
 from protocol.exceptions import ErrorCode
 from protocol.messages import (
     CreateRace,
+    GetReplay,
     JoinRace,
     Moved,
     Progress,
     RaceFinished,
     RaceInfo,
     RaceStarted,
+    Replay,
     Resign,
     StartRace,
     SubmitMove,
@@ -145,3 +147,31 @@ async def test_a_racer_who_resigns_at_once_keeps_the_cards_laid_out_home(node: s
     result = await alice.next(RaceFinished)
     assert result.standings[0]["home"] == 8
     await alice.close()
+
+
+async def test_replay_opens_once_the_race_is_over(node: str) -> None:
+    """A racer's every position is served after the race, never while it runs."""
+    alice = await ClientSession.connect(node, "Alice")
+    bob = await ClientSession.connect(node, "Bob")
+    created = await alice.request(
+        CreateRace(variant="gavotte", max_players=2, time_limit=600, spectate="live", deal=5),
+        RaceInfo,
+    )
+    race = created.race["id"]
+    await bob.request(JoinRace(race=race), RaceInfo)
+    await alice.request(StartRace(race=race), RaceInfo)
+    started = await alice.next(RaceStarted)
+    replies = [await alice.request(SubmitMove(race=race, seq=0, move="deal"), Moved)]
+    replies.append(await alice.request(SubmitMove(race=race, seq=1, move="deal"), Moved))
+    with pytest.raises(RequestFailed) as refused:
+        await bob.request(GetReplay(race=race, player=alice.player), Replay)
+    assert refused.value.code is ErrorCode.NOT_ALLOWED
+    for racer in (alice, bob):
+        await racer.request(Resign(race=race), RaceInfo)
+    await bob.next(RaceFinished)
+    replay = await bob.request(GetReplay(race=race, player=alice.player), Replay)
+    assert list(replay.moves) == ["deal", "deal"]
+    assert list(replay.views) == [started.view, *(reply.view for reply in replies)]
+    with pytest.raises(RequestFailed) as stranger:
+        await bob.request(GetReplay(race=race, player="nobody"), Replay)
+    assert stranger.value.code is ErrorCode.NOT_A_RACER
