@@ -1,25 +1,30 @@
 """Step through any racer's moves, forwards and back.
 
-The client has no engine, so it shows only positions the server sent it:
-your own board after each of your moves, every racer's board when you
-watched the race, and everyone's opening (all racers share one deal). For a
-step it never saw, it says so and still shows the move from the race's log.
+The client has no engine, so positions come from the server. Once the race
+is over it asks for every position of the racer shown (``replay``); until
+that answer arrives, or if it cannot be had, it shows the boards it was sent
+during the race (your own after each move, every racer's while you watched,
+the shared opening) and says which steps it lacks.
 """
 
 from __future__ import annotations
 
 from typing import ClassVar
 
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.reactive import reactive
 from textual.widgets import Footer, Static
 
+from client.net import Offline
 from client.screens.base import ServerScreen
 from client.screens.catalogue import title_of
 from client.screens.record import RaceRecord
+from client.session import RequestFailed
 from client.widgets.board import BoardView
 from client.widgets.status import TopBar
+from protocol.messages import GetReplay, Replay
 
 __all__ = ["ReplayScreen", "step_ranges"]
 
@@ -76,6 +81,23 @@ class ReplayScreen(ServerScreen):
     def on_mount(self) -> None:
         self.query_one(BoardView).table = self.record.layout
         self._redraw()
+        self.fetch_positions(self.player)
+
+    @work(group="replay")
+    async def fetch_positions(self, player: str) -> None:
+        """Ask the server for every position of ``player``'s game, once it is over."""
+        record = self.record
+        if record.finished is None or not player:
+            return
+        if len(record.views.get(player, {})) > len(record.log(player)):
+            return  # every step is known already
+        try:
+            reply = await self.link.request(GetReplay(race=record.race, player=player), Replay)
+        except (RequestFailed, Offline):
+            return
+        for view in reply.views:
+            record.remember(player, view)
+        self._redraw()
 
     @property
     def player(self) -> str:
@@ -119,6 +141,7 @@ class ReplayScreen(ServerScreen):
         if self.players:
             self.racer = (self.racer + delta) % len(self.players)
             self.step = min(self.step, len(self.record.log(self.player)))
+            self.fetch_positions(self.player)
 
     def action_back(self) -> None:
         self.app.pop_screen()

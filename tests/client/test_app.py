@@ -173,10 +173,10 @@ async def test_practice_race_against_a_bot_played_with_keys(node: str) -> None:
         assert isinstance(replay, ReplayScreen) and replay.player == me
         await pilot.press("right")
         assert replay.step == 1 and replay.query_one(BoardView).view is not None
-        await pilot.press("tab")  # the bot: only its opening is known to a racer
-        assert replay.player == bot and replay.has_class("-missing")
-        await pilot.press("home")
-        assert not replay.has_class("-missing")
+        await pilot.press("tab")  # the bot: its positions come from the server's replay
+        assert replay.player == bot
+        await until(pilot, lambda: not replay.has_class("-missing"), "the bot's positions")
+        assert len(replay.record.views[bot]) == len(replay.record.log(bot)) + 1
         await pilot.press("escape", "escape")
         await until(pilot, lambda: len(app.screen_stack) == 1, "back in the lobby")
 
