@@ -151,13 +151,12 @@ async def on_spectate(conn: Connection, msg: Spectate) -> ServerMessage:
     return Spectating(id=msg.id, **snapshot)
 
 
-async def on_resume(conn: Connection, msg: Resume) -> ServerMessage | None:
+async def on_resume(conn: Connection, msg: Resume) -> ServerMessage:
     """Replay what a reconnecting client missed, then resend its board."""
     service = conn.node.service
     info = await service.info(msg.race)
     if _me(conn) not in info["players"]:
-        await on_spectate(conn, Spectate(id=msg.id, race=msg.race))
-        return None
+        return await on_spectate(conn, Spectate(id=msg.id, race=msg.race))
     await conn.watch(msg.race, "racer", since=msg.since)
     if info["phase"] in ("running", "finished") or info["started_at"] is not None:
         snapshot = await service.racer_snapshot(msg.race, _me(conn))
