@@ -37,6 +37,9 @@ __all__ = ["MoveResult", "RaceService", "StartedRace"]
 
 log = logging.getLogger(__name__)
 
+#: The keys of ``Game.progress``, which every view also carries.
+PROGRESS_KEYS = ("home", "target", "moves", "won", "over")
+
 _REFUSALS = {
     "not_found": (ErrorCode.NOT_FOUND, "no such race"),
     "race_full": (ErrorCode.RACE_FULL, "the race is full"),
@@ -306,8 +309,8 @@ class RaceService:
         self, player: str, started: StartedRace, seq: int, move: Move, after: State, now: float
     ) -> MoveResult | None:
         game, race = started.game, started.race
-        progress = game.progress(after)
         view = game.view(after)
+        progress = {key: view[key] for key in PROGRESS_KEYS}
         status = "won" if progress["won"] else "stuck" if progress["over"] else "playing"
         payload = pack(
             {

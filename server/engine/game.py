@@ -176,11 +176,12 @@ class Game:
 
     def progress(self, state: State) -> dict[str, Any]:
         """What an opponent may see: no cards at all."""
+        home, target = self.home(state), self.target()
         return {
-            "home": self.home(state),
-            "target": self.target(),
+            "home": home,
+            "target": target,
             "moves": state.moves,
-            "won": self.is_won(state),
+            "won": home == target,
             "over": self.is_over(state),
         }
 

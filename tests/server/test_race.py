@@ -175,3 +175,13 @@ async def test_replay_opens_once_the_race_is_over(node: str) -> None:
     with pytest.raises(RequestFailed) as stranger:
         await bob.request(GetReplay(race=race, player="nobody"), Replay)
     assert stranger.value.code is ErrorCode.NOT_A_RACER
+
+
+def test_progress_keys_are_what_the_engine_reports() -> None:
+    """The service copies progress out of a view by these keys; they must be the engine's."""
+    from server.service import PROGRESS_KEYS
+
+    game = find_variant("royal-parade")
+    state = game.deal(1)
+    assert set(PROGRESS_KEYS) == set(game.progress(state))
+    assert {key: game.view(state)[key] for key in PROGRESS_KEYS} == game.progress(state)
