@@ -7,6 +7,7 @@ own install is needed. Each test gets an empty database.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import signal
 import socket
@@ -19,7 +20,10 @@ from typing import Any
 
 import pytest
 import redis
+from websockets.asyncio.client import connect as ws_connect
+from websockets.exceptions import ConnectionClosed
 
+from client.session import ClientSession
 from server.embedded import EmbeddedRedis, free_port
 from server.node import Node, running_node
 from server.settings import Limits, Settings, Timeouts
@@ -194,3 +198,49 @@ def node_processes(redis_url: str, tmp_path: Path) -> Iterator[ProcessFactory]:
     yield start
     for process in started:
         process.stop()
+
+
+class Clients:
+    """The test's client connections, all closed when it ends."""
+
+    def __init__(self) -> None:
+        self.open: list[ClientSession] = []
+
+    async def hello(
+        self, url: str, name: str = "Player", token: str | None = None
+    ) -> ClientSession:
+        session = await ClientSession.connect(url, name, token)
+        self.open.append(session)
+        return session
+
+    async def raw(self, url: str) -> ClientSession:
+        """A connection that has not said hello."""
+        session = ClientSession(await ws_connect(url, compression=None, max_size=2**20))
+        self.open.append(session)
+        return session
+
+    async def close(self) -> None:
+        for session in self.open:
+            with contextlib.suppress(ConnectionError, ConnectionClosed, OSError):
+                await session.close()
+
+
+@pytest.fixture
+async def clients() -> AsyncIterator[Clients]:
+    """Client connections for a test, all closed when it ends."""
+    opened = Clients()
+    yield opened
+    await opened.close()
+
+
+@pytest.fixture
+def no_errors_logged(caplog: pytest.LogCaptureFixture) -> Iterator[None]:
+    """Fails the test if the server logged an error: refusing bad input is routine."""
+    yield
+    errors = [
+        record
+        for record in caplog.get_records("call")
+        if record.levelno >= logging.ERROR
+        and record.name.split(".")[0] in ("server", "websockets", "asyncio")
+    ]
+    assert not errors, [f"{r.name}: {r.getMessage()}" for r in errors]

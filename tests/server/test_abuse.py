@@ -13,13 +13,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import logging
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import msgpack
 import pytest
-from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from client.session import ClientSession, RequestFailed
@@ -59,38 +57,15 @@ from server.connection import CLOSE_POLICY, CLOSE_TRY_AGAIN
 from server.engine import find_variant
 from server.settings import Limits, Timeouts
 from server.store import Store
-from tests.server.conftest import NODES, TIMEOUT, NodeFactory
+from tests.server.conftest import NODES, TIMEOUT, Clients, NodeFactory
+
+pytestmark = pytest.mark.usefixtures("no_errors_logged")
 
 VARIANT, DEAL = "quadrille", 7  # a public deal, so the tests can follow it with the engine
 CLOSE_TOO_BIG = 1009
 
 
 # -- helpers -------------------------------------------------------------
-
-
-class Clients:
-    """The test's client connections, all closed when it ends."""
-
-    def __init__(self) -> None:
-        self.open: list[ClientSession] = []
-
-    async def hello(
-        self, url: str, name: str = "Player", token: str | None = None
-    ) -> ClientSession:
-        session = await ClientSession.connect(url, name, token)
-        self.open.append(session)
-        return session
-
-    async def raw(self, url: str) -> ClientSession:
-        """A connection that has not said hello."""
-        session = ClientSession(await connect(url, compression=None, max_size=2**20))
-        self.open.append(session)
-        return session
-
-    async def close(self) -> None:
-        for session in self.open:
-            with contextlib.suppress(ConnectionError, ConnectionClosed, OSError):
-                await session.close()
 
 
 @dataclasses.dataclass
@@ -202,26 +177,6 @@ def packed(value: Any) -> bytes:
 
 
 # -- fixtures ------------------------------------------------------------
-
-
-@pytest.fixture(autouse=True)
-def no_errors_logged(caplog: pytest.LogCaptureFixture) -> Iterator[None]:
-    """Refusing bad input must never look like a server failure in the logs."""
-    yield
-    errors = [
-        record
-        for record in caplog.get_records("call")
-        if record.levelno >= logging.ERROR
-        and record.name.split(".")[0] in ("server", "websockets", "asyncio")
-    ]
-    assert not errors, [f"{r.name}: {r.getMessage()}" for r in errors]
-
-
-@pytest.fixture
-async def clients() -> AsyncIterator[Clients]:
-    opened = Clients()
-    yield opened
-    await opened.close()
 
 
 @pytest.fixture

@@ -24,8 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import logging
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import Callable
 
 import pytest
 
@@ -58,8 +57,10 @@ from protocol.messages import (
 )
 from protocol.version import PROTOCOL_VERSION
 from server.store import Store
-from tests.server.conftest import TIMEOUT
-from tests.server.test_abuse import DEAL, VARIANT, Clients, alive, refused, unchanged
+from tests.server.conftest import TIMEOUT, Clients
+from tests.server.test_abuse import DEAL, VARIANT, alive, refused, unchanged
+
+pytestmark = pytest.mark.usefixtures("no_errors_logged")
 
 ROLES = ("anonymous", "host", "racer", "other_racer", "rival", "spectator", "non_host")
 ANON, HOST, RACER, OTHER, RIVAL, SPECTATOR, NON_HOST = ROLES
@@ -177,26 +178,6 @@ def test_matrix_covers_every_client_message() -> None:
 
     assert set(MATRIX) == set(CLIENT_MESSAGES) == set(MESSAGES)
     assert all(len(outcomes) == len(ROLES) for outcomes in MATRIX.values())
-
-
-@pytest.fixture(autouse=True)
-def no_errors_logged(caplog: pytest.LogCaptureFixture) -> Iterator[None]:
-    """A refusal is routine: the server must log no error for any row."""
-    yield
-    errors = [
-        record
-        for record in caplog.get_records("call")
-        if record.levelno >= logging.ERROR
-        and record.name.split(".")[0] in ("server", "websockets", "asyncio")
-    ]
-    assert not errors, [f"{r.name}: {r.getMessage()}" for r in errors]
-
-
-@pytest.fixture
-async def clients() -> AsyncIterator[Clients]:
-    opened = Clients()
-    yield opened
-    await opened.close()
 
 
 @pytest.mark.parametrize(("message", "role", "outcome"), ROWS)
