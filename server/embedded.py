@@ -50,7 +50,8 @@ class EmbeddedRedis:
         appendfsync: str = "everysec",
         start_timeout: float = 10.0,
     ) -> None:
-        self.data_dir = Path(data_dir)
+        # Absolute: redis-server changes into --dir before it opens the log file.
+        self.data_dir = Path(data_dir).resolve()
         self.port = port or free_port()
         self.appendfsync = appendfsync
         self.start_timeout = start_timeout
