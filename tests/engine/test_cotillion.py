@@ -12,11 +12,12 @@ from collections.abc import Iterable
 
 import pytest
 
-from protocol.cards import Card, card_rank, card_suit
+from protocol.cards import card_rank, card_suit
 from protocol.layout import Fan, Role
 from protocol.moves import Move
 from server.engine import DEAL_VERSION, Game, IllegalMoveError, State, find_variant
 from server.engine.prng import Xoshiro256, deal_key, shuffle
+from tests.engine.positions import cards, legal, pile, play, run, stock
 
 COTILLION = find_variant("royal-cotillion")
 GAVOTTE = find_variant("gavotte")
@@ -28,52 +29,19 @@ ALL = [COTILLION, GAVOTTE, ODD_EVEN, CONTRADANCE]
 
 ACE_RANKS = (1, 3, 5, 7, 9, 11, 13, 2, 4, 6, 8, 10, 12)
 DEUCE_RANKS = (2, 4, 6, 8, 10, 12, 1, 3, 5, 7, 9, 11, 13)
-NAMES = {1: "A", 11: "J", 12: "Q", 13: "K"}
-
-
-def card(text: str, deck: int = 0) -> int:
-    return Card.parse(text, deck).id
-
-
-def cards(texts: str, deck: int = 0) -> tuple[int, ...]:
-    return tuple(card(text, deck) for text in texts.split())
-
-
-def run(suit: str, ranks: Iterable[int], deck: int = 0) -> tuple[int, ...]:
-    """The cards of one suit in the given rank order."""
-    return tuple(card(NAMES.get(rank, str(rank)) + suit, deck) for rank in ranks)
 
 
 def position(game: Game, passes: int = 0, **piles: Iterable[int]) -> State:
     """Only the named piles (bottom card first) hold cards."""
     rows: list[tuple[int, ...]] = [() for _ in game.pile_ids]
-    for pile_id, pile in piles.items():
-        rows[game.index[pile_id]] = tuple(pile)
+    for pile_id, held in piles.items():
+        rows[game.index[pile_id]] = tuple(held)
     return State(game.id, tuple(rows), passes)
-
-
-def stock(game: Game, texts: str) -> tuple[int, ...]:
-    """A stock that deals ``texts`` from left to right."""
-    return game.stock_from(cards(texts))
-
-
-def pile(game: Game, state: State, pile_id: str) -> tuple[int, ...]:
-    return state.piles[game.index[pile_id]]
-
-
-def legal(game: Game, state: State) -> set[str]:
-    return set(game.legal_moves(state).texts())
 
 
 def plays(game: Game, state: State) -> set[str]:
     """The legal card moves, without the deal and redeal actions."""
     return legal(game, state) - {"deal", "redeal"}
-
-
-def play(game: Game, state: State, *moves: str) -> State:
-    for text in moves:
-        state = game.apply(state, Move.parse(text))
-    return state
 
 
 def shuffled_pack(game: Game, seed: int) -> list[int]:

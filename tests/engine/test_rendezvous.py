@@ -12,29 +12,17 @@ from collections.abc import Iterable
 
 import pytest
 
-from protocol.cards import Card, card_rank
+from protocol.cards import card_rank
 from protocol.layout import Role
 from protocol.moves import Move
 from server.engine import DEAL_VERSION, Game, IllegalMoveError, State, find_variant
 from server.engine.prng import Xoshiro256, deal_key, shuffle
+from tests.engine.positions import cards, legal, pile, play, run, stock
 
 RENDEZVOUS = find_variant("royal-rendezvous")
 SOLSUITE = find_variant("royal-rendezvous-solsuite")
 BOTH = [RENDEZVOUS, SOLSUITE]
-NAMES = {1: "A", 11: "J", 12: "Q", 13: "K"}
 SUITS = "♣♦♥♠"
-
-
-def card(text: str, deck: int = 0) -> int:
-    return Card.parse(text, deck).id
-
-
-def cards(texts: str, deck: int = 0) -> tuple[int, ...]:
-    return tuple(card(text, deck) for text in texts.split())
-
-
-def run(suit: str, ranks: Iterable[int], deck: int = 0) -> tuple[int, ...]:
-    return tuple(card(NAMES.get(rank, str(rank)) + suit, deck) for rank in ranks)
 
 
 def bases() -> dict[str, tuple[int, ...]]:
@@ -48,8 +36,8 @@ def bases() -> dict[str, tuple[int, ...]]:
 def position(game: Game, **piles: Iterable[int]) -> State:
     """Foundations as dealt, overridden and joined by the named piles (bottom first)."""
     rows: list[tuple[int, ...]] = [() for _ in game.pile_ids]
-    for pile_id, pile in {**bases(), **piles}.items():
-        rows[game.index[pile_id]] = tuple(pile)
+    for pile_id, held in {**bases(), **piles}.items():
+        rows[game.index[pile_id]] = tuple(held)
     return State(game.id, tuple(rows))
 
 
@@ -61,25 +49,6 @@ def full_reserve(game: Game, **piles: Iterable[int]) -> State:
     fillers = iter(run(suit, (5, 6, 7, 8), deck=1)[i] for i in range(4) for suit in SUITS)
     spots = {f"r{n}": (next(fillers),) for n in range(1, 17)}
     return position(game, **{**spots, **piles})
-
-
-def stock(game: Game, texts: str) -> tuple[int, ...]:
-    """A stock that deals ``texts`` from left to right."""
-    return game.stock_from(cards(texts))
-
-
-def pile(game: Game, state: State, pile_id: str) -> tuple[int, ...]:
-    return state.piles[game.index[pile_id]]
-
-
-def legal(game: Game, state: State) -> set[str]:
-    return set(game.legal_moves(state).texts())
-
-
-def play(game: Game, state: State, *moves: str) -> State:
-    for text in moves:
-        state = game.apply(state, Move.parse(text))
-    return state
 
 
 # ---------------------------------------------------------------------------
