@@ -151,6 +151,16 @@ class Bot:
         self._reader: asyncio.Task[None] | None = None
         self._healthy = False  # this connection got as far as the race
 
+    async def play_seat(self, race: str, token: str) -> dict[str, Any] | None:
+        """Race in ``race``, where a tournament seated the session of ``token``.
+
+        There is nothing to join and nobody to tell we are ready: the bot
+        resumes into the race, as after a reconnect, and plays it.
+        """
+        self.race, self.token, self.ready = race, token, False
+        self.joined.set()
+        return await self.run(race=race)
+
     def resign(self) -> None:
         """Ask the bot to resign before its next move (a no-op once its game is over)."""
         self._resign.set()

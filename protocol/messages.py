@@ -14,6 +14,11 @@ Client to server (``t`` → class)::
     join_race    JoinRace       leave_race   LeaveRace      ready        Ready
     start_race   StartRace      move         SubmitMove     resign       Resign
     spectate     Spectate       resume       Resume         ping         Ping
+    replay       GetReplay
+    create_tournament  CreateTournament      list_tournaments       ListTournaments
+    join_tournament    JoinTournament        leave_tournament       LeaveTournament
+    watch_tournament   WatchTournament       manage_tournament      ManageTournament
+    get_tournament_record  GetTournamentRecord
 
 Server to client::
 
@@ -21,7 +26,8 @@ Server to client::
     race_state   RaceState      countdown    Countdown      race_started RaceStarted
     moved        Moved          progress     Progress       board        Board
     spectating   Spectating     race_finished RaceFinished  pong         Pong
-    error        ErrorMessage
+    replay_views Replay         error        ErrorMessage
+    tournament   TournamentInfo tournaments  Tournaments    tournament_record TournamentRecord
 
 Optional fields default to ``None`` (``delay`` to 0); a missing optional
 field and an explicit nil mean the same, and :meth:`Message.to_wire` leaves
@@ -57,6 +63,7 @@ __all__ = [
     "MAX_EVENT",
     "MAX_ID",
     "MAX_PLAYERS",
+    "MAX_ROUNDS",
     "MAX_SEED",
     "MAX_SEQ",
     "SERVER_MESSAGES",
@@ -64,12 +71,18 @@ __all__ = [
     "ClientMessage",
     "Countdown",
     "CreateRace",
+    "CreateTournament",
     "ErrorMessage",
     "GetReplay",
+    "GetTournamentRecord",
     "Hello",
     "JoinRace",
+    "JoinTournament",
     "LeaveRace",
+    "LeaveTournament",
     "ListRaces",
+    "ListTournaments",
+    "ManageTournament",
     "Message",
     "Moved",
     "Ping",
@@ -90,6 +103,12 @@ __all__ = [
     "Spectating",
     "StartRace",
     "SubmitMove",
+    "TournamentAction",
+    "TournamentFormat",
+    "TournamentInfo",
+    "TournamentRecord",
+    "Tournaments",
+    "WatchTournament",
     "Welcome",
     "client_from_wire",
     "deal_commitment",
@@ -103,6 +122,24 @@ MAX_SEED = 2**64 - 1  # deal numbers and seeds
 MAX_PLAYERS = 8
 MAX_RACES = 1000  # race summaries in one ``races`` reply
 MAX_LEGAL = 10_000  # legal moves listed in one message
+MAX_ROUNDS = 50  # rounds of one tournament, and variants listed for them
+
+
+class TournamentFormat(enum.StrEnum):
+    """How a tournament pairs its entrants."""
+
+    ROUNDS = "rounds"  # everyone races the same deal each round; points by placing
+    KNOCKOUT = "knockout"  # a seeded bracket of head-to-head matches
+
+
+class TournamentAction(enum.StrEnum):
+    """What a host may do to a tournament."""
+
+    START = "start"
+    PAUSE = "pause"  # finish the round under way, then wait
+    RESUME = "resume"
+    CANCEL = "cancel"
+    REMOVE = "remove"  # an entrant; needs ``player``
 
 
 class SpectatePolicy(enum.StrEnum):
@@ -308,6 +345,7 @@ Digest = Annotated[str, Hex(64)]
 DealVersion = Annotated[int, Int(1, MAX_ID)]
 Timestamp = Annotated[float, Float()]
 Data = Annotated[dict[str, Any], AnyMap()]
+TournamentId = Annotated[str, Str(1, 40)]
 
 
 # ----------------------------------------------------------------------
@@ -548,6 +586,111 @@ class Ping(ClientMessage):
     t: ClassVar[str] = "ping"
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CreateTournament(ClientMessage):
+    """Open a tournament hosted by the sender.
+
+    ``rounds`` counts the rounds of the rounds format; a knockout plays as
+    many bracket rounds as its entrants need. Round ``r`` (from 1) plays
+    ``variants[(r - 1) % len(variants)]``. ``best_of`` is the number of races
+    of a knockout match (odd). ``table_size`` caps the racers sharing one race
+    in a rounds tournament; every table of a round races the same deal.
+    """
+
+    t: ClassVar[str] = "create_tournament"
+    name: Annotated[str, Str(1, 40, stripped=True)]
+    format: Annotated[TournamentFormat, Choice(TournamentFormat)]
+    variants: Annotated[Sequence[str], ListOf(Str(1, 40), MAX_ROUNDS)]
+    time_limit: Annotated[int, Int(30, 7200)]
+    rounds: Annotated[int, Int(1, MAX_ROUNDS)] = 3
+    best_of: Annotated[int, Int(1, 9)] = 1
+    table_size: Annotated[int, Int(2, MAX_PLAYERS)] = MAX_PLAYERS
+    spectate: Annotated[SpectatePolicy, Choice(SpectatePolicy)] = SpectatePolicy.DELAYED
+    delay: Annotated[int, Int(0, 600)] = 30
+    break_seconds: Annotated[int, Int(0, 600)] = 20
+    grace: Annotated[int, Int(0, 3600)] = 60
+    password: Annotated[str | None, Opt(Str(1, 64))] = None
+
+    def _check_together(self) -> None:
+        if not self.variants:
+            raise self._invalid("variants", "must name at least one variant")
+        if self.best_of % 2 == 0:
+            raise self._invalid("best_of", "must be odd, so that every match has a winner")
+        if self.spectate is SpectatePolicy.DELAYED and self.delay == 0:
+            raise self._invalid("delay", "must be 1..600 when spectate is 'delayed'")
+        if self.spectate is not SpectatePolicy.DELAYED and self.delay != 0:
+            raise self._invalid("delay", "must be 0 unless spectate is 'delayed'")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ListTournaments(ClientMessage):
+    """Ask for the tournaments open to join or under way."""
+
+    t: ClassVar[str] = "list_tournaments"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class JoinTournament(ClientMessage):
+    """Enter a tournament before it starts, by id or join code (exactly one)."""
+
+    t: ClassVar[str] = "join_tournament"
+    tournament: Annotated[str | None, Opt(Str(1, 40))] = None
+    code: Annotated[str | None, Opt(Str(1, 12))] = None
+    password: Annotated[str | None, Opt(Str(1, 64))] = None
+
+    def _check_together(self) -> None:
+        if (self.tournament is None) == (self.code is None):
+            raise self._invalid("tournament", "give exactly one of tournament and code")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LeaveTournament(ClientMessage):
+    """Withdraw before the start (afterwards the host removes entrants)."""
+
+    t: ClassVar[str] = "leave_tournament"
+    tournament: TournamentId
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class WatchTournament(ClientMessage):
+    """Follow a tournament: its state now, then every change pushed."""
+
+    t: ClassVar[str] = "watch_tournament"
+    tournament: Annotated[str | None, Opt(Str(1, 40))] = None
+    code: Annotated[str | None, Opt(Str(1, 12))] = None
+
+    def _check_together(self) -> None:
+        if (self.tournament is None) == (self.code is None):
+            raise self._invalid("tournament", "give exactly one of tournament and code")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ManageTournament(ClientMessage):
+    """The host starts, pauses, resumes or cancels a tournament, or removes an entrant."""
+
+    t: ClassVar[str] = "manage_tournament"
+    tournament: TournamentId
+    action: Annotated[TournamentAction, Choice(TournamentAction)]
+    player: Annotated[str | None, Opt(Str(1, 40))] = None
+
+    def _check_together(self) -> None:
+        if (self.action is TournamentAction.REMOVE) != (self.player is not None):
+            raise self._invalid("player", "is required for 'remove' and only for it")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GetTournamentRecord(ClientMessage):
+    """The whole record: every round, race, revealed seed and move log so far."""
+
+    t: ClassVar[str] = "get_tournament_record"
+    tournament: Annotated[str | None, Opt(Str(1, 40))] = None
+    code: Annotated[str | None, Opt(Str(1, 12))] = None
+
+    def _check_together(self) -> None:
+        if (self.tournament is None) == (self.code is None):
+            raise self._invalid("tournament", "give exactly one of tournament and code")
+
+
 # ----------------------------------------------------------------------
 # Server to client.
 
@@ -707,6 +850,30 @@ class ErrorMessage(ServerMessage):
     message: Annotated[str, Str(0, 1000, printable=False)]
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TournamentInfo(ServerMessage):
+    """A tournament as it stands: the reply to tournament requests, and pushed on change."""
+
+    t: ClassVar[str] = "tournament"
+    tournament: Data
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Tournaments(ServerMessage):
+    """The answer to list_tournaments: one summary map per tournament."""
+
+    t: ClassVar[str] = "tournaments"
+    tournaments: Annotated[Sequence[dict[str, Any]], ListOf(AnyMap(), MAX_RACES)]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TournamentRecord(ServerMessage):
+    """The answer to get_tournament_record: the tournament and every finished race's results."""
+
+    t: ClassVar[str] = "tournament_record"
+    record: Data
+
+
 # ----------------------------------------------------------------------
 # Registries and dispatch.
 
@@ -727,6 +894,13 @@ CLIENT_MESSAGES: Mapping[str, type[ClientMessage]] = MappingProxyType(
             Resume,
             GetReplay,
             Ping,
+            CreateTournament,
+            ListTournaments,
+            JoinTournament,
+            LeaveTournament,
+            WatchTournament,
+            ManageTournament,
+            GetTournamentRecord,
         )
     }
 )
@@ -749,6 +923,9 @@ SERVER_MESSAGES: Mapping[str, type[ServerMessage]] = MappingProxyType(
             Replay,
             Pong,
             ErrorMessage,
+            TournamentInfo,
+            Tournaments,
+            TournamentRecord,
         )
     }
 )

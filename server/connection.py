@@ -26,6 +26,7 @@ from protocol.exceptions import ErrorCode, RemoteProtocolError
 from protocol.messages import ClientMessage, Hello, ServerMessage
 from server.exceptions import RequestRefused
 from server.feeds import RaceWatch
+from server.tournament_feed import TournamentWatch
 
 if TYPE_CHECKING:
     from server.node import Node
@@ -65,6 +66,7 @@ class Connection:
         self.player: str | None = None
         self.name: str | None = None
         self.watches: dict[str, RaceWatch] = {}
+        self.tournaments: dict[str, TournamentWatch] = {}
         self.outbox = limits.outbox
         self.bucket = TokenBucket(limits.rate, limits.burst)
         self.strikes = 0
@@ -112,6 +114,8 @@ class Connection:
         finally:
             for race, watch in list(self.watches.items()):
                 await self.node.hub.unwatch(race, watch)
+            for tournament, follower in list(self.tournaments.items()):
+                await self.node.hub.unwatch(tournament, follower)
 
     async def _read(self) -> None:
         # One timer per connection checks for silence, rather than an
@@ -193,3 +197,12 @@ class Connection:
         self.watches[race] = watch
         await self.node.hub.watch(race, watch)
         return watch
+
+    async def follow_tournament(self, tournament: str, since: int, *, entrant: bool) -> None:
+        """Get every change of a tournament after event ``since`` pushed."""
+        old = self.tournaments.pop(tournament, None)
+        if old is not None:
+            await self.node.hub.unwatch(tournament, old)
+        follower = TournamentWatch(self, tournament, since, entrant=entrant)
+        self.tournaments[tournament] = follower
+        await self.node.hub.watch(tournament, follower)

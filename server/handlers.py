@@ -14,11 +14,17 @@ from protocol.exceptions import ErrorCode
 from protocol.messages import (
     ClientMessage,
     CreateRace,
+    CreateTournament,
     GetReplay,
+    GetTournamentRecord,
     Hello,
     JoinRace,
+    JoinTournament,
     LeaveRace,
+    LeaveTournament,
     ListRaces,
+    ListTournaments,
+    ManageTournament,
     Moved,
     Ping,
     Pong,
@@ -34,6 +40,10 @@ from protocol.messages import (
     Spectating,
     StartRace,
     SubmitMove,
+    TournamentInfo,
+    TournamentRecord,
+    Tournaments,
+    WatchTournament,
     Welcome,
 )
 from protocol.version import PROTOCOL_VERSION
@@ -174,6 +184,78 @@ async def on_ping(conn: Connection, msg: Ping) -> ServerMessage:
     return Pong(id=msg.id)
 
 
+# -- tournaments -------------------------------------------------------------
+
+
+async def _follow(conn: Connection, tournament: str) -> dict[str, Any]:
+    """The tournament now, with every later change pushed to this connection."""
+    director = conn.node.director
+    since = await director.tournaments.event_count(tournament)
+    doc = await director.info(tournament)
+    entrant = any(e["player"] == conn.player for e in doc["entrants"])
+    await conn.follow_tournament(tournament, since, entrant=entrant)
+    return doc
+
+
+async def on_create_tournament(conn: Connection, msg: CreateTournament) -> ServerMessage:
+    request = {
+        "name": msg.name,
+        "format": msg.format.value,
+        "variants": list(msg.variants),
+        "rounds": msg.rounds,
+        "best_of": msg.best_of,
+        "table_size": msg.table_size,
+        "time_limit": msg.time_limit,
+        "spectate": msg.spectate.value,
+        "delay": msg.delay,
+        "break_seconds": msg.break_seconds,
+        "grace": msg.grace,
+        "password": msg.password,
+    }
+    doc = await conn.node.director.create(_me(conn), conn.name or "", request)
+    return TournamentInfo(id=msg.id, tournament=await _follow(conn, doc["id"]))
+
+
+async def on_list_tournaments(conn: Connection, msg: ListTournaments) -> ServerMessage:
+    return Tournaments(id=msg.id, tournaments=await conn.node.director.listed())
+
+
+async def on_join_tournament(conn: Connection, msg: JoinTournament) -> ServerMessage:
+    director = conn.node.director
+    tournament = await director.resolve(msg.tournament, msg.code)
+    await director.join(_me(conn), conn.name or "", tournament, msg.password)
+    return TournamentInfo(id=msg.id, tournament=await _follow(conn, tournament))
+
+
+async def on_leave_tournament(conn: Connection, msg: LeaveTournament) -> ServerMessage:
+    doc = await conn.node.director.leave(_me(conn), msg.tournament)
+    follower = conn.tournaments.get(msg.tournament)
+    if follower is not None:
+        follower.entrant = False
+    return TournamentInfo(id=msg.id, tournament=doc)
+
+
+async def on_watch_tournament(conn: Connection, msg: WatchTournament) -> ServerMessage:
+    """Follow a tournament: anyone may, and an entrant coming back resets their grace clock."""
+    director = conn.node.director
+    tournament = await director.resolve(msg.tournament, msg.code)
+    doc = await _follow(conn, tournament)
+    if conn.tournaments[tournament].entrant:
+        await director.heartbeat({tournament: {_me(conn)}})
+    return TournamentInfo(id=msg.id, tournament=doc)
+
+
+async def on_manage_tournament(conn: Connection, msg: ManageTournament) -> ServerMessage:
+    doc = await conn.node.director.manage(_me(conn), msg.tournament, msg.action, msg.player)
+    return TournamentInfo(id=msg.id, tournament=doc)
+
+
+async def on_get_tournament_record(conn: Connection, msg: GetTournamentRecord) -> ServerMessage:
+    director = conn.node.director
+    tournament = await director.resolve(msg.tournament, msg.code)
+    return TournamentRecord(id=msg.id, record=await director.record(tournament))
+
+
 HANDLERS: dict[type[ClientMessage], Handler] = {
     Hello: on_hello,
     ListRaces: on_list_races,
@@ -188,4 +270,11 @@ HANDLERS: dict[type[ClientMessage], Handler] = {
     Resume: on_resume,
     GetReplay: on_replay,
     Ping: on_ping,
+    CreateTournament: on_create_tournament,
+    ListTournaments: on_list_tournaments,
+    JoinTournament: on_join_tournament,
+    LeaveTournament: on_leave_tournament,
+    WatchTournament: on_watch_tournament,
+    ManageTournament: on_manage_tournament,
+    GetTournamentRecord: on_get_tournament_record,
 }

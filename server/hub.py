@@ -73,7 +73,7 @@ class Hub:
         self._watchers[race].add(watcher)
         if first:
             async with self._commands:
-                await self._pubsub.subscribe(keys.race_channel(race))
+                await self._pubsub.subscribe(keys.channel(race))
             self._subscribed.set()
         self._catch_up(race, watcher)
 
@@ -90,7 +90,7 @@ class Hub:
             del self._watchers[race]
             with contextlib.suppress(RedisError, OSError):
                 async with self._commands:
-                    await self._pubsub.unsubscribe(keys.race_channel(race))
+                    await self._pubsub.unsubscribe(keys.channel(race))
 
     def watching(self, race: str) -> int:
         return len(self._watchers.get(race, ()))
@@ -168,7 +168,7 @@ class Hub:
             with contextlib.suppress(RedisError, OSError):
                 await self._pubsub.aclose()  # type: ignore[no-untyped-call]
             self._pubsub = self.store.redis.pubsub(ignore_subscribe_messages=True)
-            channels = [keys.race_channel(race) for race in self._watchers]
+            channels = [keys.channel(race) for race in self._watchers]
             try:
                 await self._pubsub.connect()  # type: ignore[no-untyped-call]
                 if channels:

@@ -1,15 +1,23 @@
 """Every Redis key and channel name, built here and nowhere else.
 
 Keys of one race share the hash tag ``{race_id}`` so a race lives on one
-Redis Cluster slot and its Lua scripts may touch all of them.
+Redis Cluster slot and its Lua scripts may touch all of them; so do the keys
+of one tournament, tagged ``{tournament_id}``. Both kinds of id name a
+*topic* whose events the hub fans out: tournament ids start with ``T`` and
+race ids never do (they are lowercase), so one name space serves both.
 """
 
 from __future__ import annotations
 
 __all__ = [
+    "ACTIVE_TOURNAMENTS",
     "LIVE_RACES",
     "OPEN_RACES",
+    "TOURNAMENTS",
+    "channel",
+    "events",
     "hosted_races",
+    "is_tournament",
     "race_boards",
     "race_channel",
     "race_code",
@@ -18,12 +26,20 @@ __all__ = [
     "race_meta",
     "race_players",
     "session",
+    "tournament_code",
+    "tournament_lock",
+    "tournament_meta",
+    "tournament_seen",
 ]
 
 #: Sorted set of races that can be joined, scored by creation time.
 OPEN_RACES = "races:open"
 #: Sorted set of started races, scored by the time their clock runs out.
 LIVE_RACES = "races:live"
+#: Sorted set of every tournament, scored by creation time: the lobby's list.
+TOURNAMENTS = "tournaments:all"
+#: Set of tournaments started and not yet over: the ones directors tend.
+ACTIVE_TOURNAMENTS = "tournaments:active"
 
 
 def race_meta(race: str) -> str:
@@ -69,3 +85,41 @@ def hosted_races(player: str) -> str:
 def session(token: str) -> str:
     """Hash: a session token's player id and name, with a TTL."""
     return f"session:{token}"
+
+
+def tournament_meta(tournament: str) -> str:
+    """Hash: ``doc`` (the public document), ``events``, ``password``, ``seed:N``."""
+    return f"tourn:{{{tournament}}}:meta"
+
+
+def tournament_seen(tournament: str) -> str:
+    """Hash: entrant -> when a node last saw them connected (their grace clock)."""
+    return f"tourn:{{{tournament}}}:seen"
+
+
+def tournament_lock(tournament: str) -> str:
+    """The lock a node holds while it changes a tournament."""
+    return f"tourn:{{{tournament}}}:lock"
+
+
+def tournament_code(code: str) -> str:
+    """String: join code -> tournament id."""
+    return f"tcode:{code}"
+
+
+def is_tournament(topic: str) -> bool:
+    return topic.startswith("T")
+
+
+def events(topic: str) -> str:
+    """The event stream of a race or a tournament."""
+    if is_tournament(topic):
+        return f"tourn:{{{topic}}}:events"
+    return race_events(topic)
+
+
+def channel(topic: str) -> str:
+    """The pub/sub channel of a race or a tournament."""
+    if is_tournament(topic):
+        return f"tourn:{{{topic}}}:live"
+    return race_channel(topic)

@@ -1,8 +1,10 @@
 """One server process: websockets in front, Redis behind, nothing else shared.
 
 A node accepts connections, hands each to a :class:`Connection`, and runs
-two background jobs: the event hub's pub/sub reader and the sweeper that
-closes races whose clock ran out. Any number of nodes may share one Redis.
+two background jobs: the event hub's pub/sub reader, and the sweeper that
+closes races whose clock ran out, keeps the grace clocks of this node's
+tournament entrants from running and moves tournaments on. Any number of
+nodes may share one Redis.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from redis.exceptions import RedisError
 from websockets.asyncio.server import Server, ServerConnection, serve
 
 from server.connection import CLOSE_TRY_AGAIN, Connection
+from server.director import Director
 from server.hub import Hub
 from server.service import RaceService
 from server.settings import Settings
@@ -35,6 +38,7 @@ class Node:
         self.name = settings.node
         self.store = store
         self.service = RaceService(store, settings)
+        self.director = Director(store, self.service, settings)
         self.hub = Hub(store)
         self.connections: set[Connection] = set()
         self._per_address: Counter[str] = Counter()
@@ -73,10 +77,21 @@ class Node:
             await asyncio.sleep(self.settings.timeouts.sweep)
             try:
                 await self.service.sweep()
+                await self.director.heartbeat(self._entrants_here())
+                await self.director.tick()
             except (RedisError, OSError) as exc:
                 log.warning("sweep failed: %s", exc)
             except Exception:
                 log.exception("sweep failed")
+
+    def _entrants_here(self) -> dict[str, set[str]]:
+        """Tournament -> entrants connected to this node, following it."""
+        here: dict[str, set[str]] = {}
+        for conn in self.connections:
+            for tournament, follower in conn.tournaments.items():
+                if follower.entrant and conn.player is not None:
+                    here.setdefault(tournament, set()).add(conn.player)
+        return here
 
     def websocket_server(self) -> contextlib.AbstractAsyncContextManager[Server]:
         limits, timeouts = self.settings.limits, self.settings.timeouts

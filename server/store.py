@@ -159,7 +159,10 @@ async def connect(url: str, *, max_connections: int = 64) -> Store:
 class Store:
     """Typed operations on the Redis model of races and sessions."""
 
-    SCRIPTS = ("join", "leave", "ready", "start", "move", "resign", "finish", "results")
+    SCRIPTS = (
+        "join", "leave", "ready", "start", "move", "resign", "finish", "results",
+        "seat", "tournament_save",
+    )  # fmt: skip
 
     def __init__(self, client: aioredis.Redis) -> None:
         self.redis = client
@@ -221,6 +224,26 @@ class Store:
             pipe.sadd(keys.hosted_races(host), race)
             await pipe.execute()
         return race
+
+    async def create_seated_race(
+        self, race: str, host: str, racers: dict[str, str], settings: dict[str, Any]
+    ) -> bool:
+        """Store an open race with its racers seated and no room for more, unless
+        ``race`` exists already; True if this call made it.
+
+        It has no join code and is not listed: only its host (a tournament)
+        starts it, and only the racers seated may move in it.
+        """
+        meta = {
+            **settings, "status": "open", "host": host, "created": time.time(), "code": "",
+            "max_players": len(racers),
+        }  # fmt: skip
+        fields = [str(v) for item in meta.items() for v in item]
+        seats = [v for item in racers.items() for v in item]
+        made = await self.run(
+            "seat", [keys.race_meta(race), keys.race_players(race)], [len(meta), *fields, *seats]
+        )
+        return bool(made)
 
     async def open_races_hosted_by(self, player: str) -> int:
         """How many races ``player`` created that are still open; forgets the others."""
@@ -370,7 +393,7 @@ class Store:
     ) -> list[tuple[int, bytes]]:
         """Events numbered above ``since``, oldest first."""
         entries: Any = await self.redis.xrange(
-            keys.race_events(race), min=f"(0-{since}", max="+", count=limit
+            keys.events(race), min=f"(0-{since}", max="+", count=limit
         )
         return [(int(_text(eid).split("-")[1]), _bytes(fields[b"d"])) for eid, fields in entries]
 

@@ -1,0 +1,147 @@
+"""A bot entrant: joins a tournament and races every seat it is given.
+
+It follows the tournament over one connection (``watch_tournament`` after
+each reconnect, which also keeps its grace clock from running) and, each
+time the pushed document seats it in a race, starts a :class:`~client.bot.Bot`
+on that race with the same session token. It stops when the tournament is
+over and returns the final document.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+from typing import Any
+
+from client.bot import _CONNECTION_ERRORS, Bot, Patience
+from client.session import ClientSession, RequestFailed
+from protocol.messages import (
+    JoinTournament,
+    Ping,
+    TournamentInfo,
+    WatchTournament,
+)
+
+__all__ = ["TournamentBot", "seat_of"]
+
+log = logging.getLogger(__name__)
+
+OVER = frozenset({"finished", "cancelled"})
+
+
+def seat_of(doc: dict[str, Any], player: str) -> str | None:
+    """The race ``player`` is seated in in the tournament's running stage, if any."""
+    stages = doc.get("stages") or []
+    if not stages or stages[-1]["status"] != "running":
+        return None
+    for race in stages[-1]["races"]:
+        if player in race["players"]:
+            return str(race["race"])
+    return None
+
+
+class TournamentBot:
+    """One bot entrant. ``await TournamentBot(url).run(code=...)`` returns the final document."""
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        name: str = "Bot",
+        strategy: str = "greedy",
+        speed: float = 2.0,
+        seed: int = 0,
+        password: str | None = None,
+        patience: Patience | None = None,
+    ) -> None:
+        self.url = url
+        self.name = name
+        self.strategy = strategy
+        self.speed = speed
+        self.seed = seed
+        self.password = password
+        self.patience = patience or Patience()
+        self.token: str | None = None
+        self.player: str | None = None
+        self.tournament: str | None = None
+        self.doc: dict[str, Any] = {}
+        #: Set once the bot has entered: a host may start the tournament then.
+        self.joined = asyncio.Event()
+        self.races: dict[str, asyncio.Task[dict[str, Any] | None]] = {}
+        self._rng = random.Random(seed)
+
+    async def run(
+        self, *, code: str | None = None, tournament: str | None = None
+    ) -> dict[str, Any]:
+        """Enter, race every seat until the tournament is over, and return its document.
+
+        Raises:
+            RequestFailed: the server refused the entry (wrong password, started).
+            ConnectionError: the server could not be reached again within the patience.
+        """
+        failures = 0
+        try:
+            while self.doc.get("status") not in OVER:
+                try:
+                    session = await ClientSession.connect(self.url, self.name, self.token)
+                except (*_CONNECTION_ERRORS, RequestFailed) as exc:
+                    failures += 1
+                    if failures > self.patience.reconnects:
+                        raise ConnectionError(f"cannot reach {self.url}: {exc}") from exc
+                    await asyncio.sleep(self.patience.backoff(failures, self._rng))
+                    continue
+                failures = 0
+                try:
+                    await self._follow(session, code, tournament)
+                except _CONNECTION_ERRORS as exc:
+                    log.info("tournament bot %s: %s; reconnecting", self.name, exc)
+                finally:
+                    with contextlib.suppress(*_CONNECTION_ERRORS):
+                        await session.close()
+            return self.doc
+        finally:
+            for task in self.races.values():
+                task.cancel()
+            await asyncio.gather(*self.races.values(), return_exceptions=True)
+
+    async def _follow(
+        self, session: ClientSession, code: str | None, tournament: str | None
+    ) -> None:
+        assert session.welcome is not None
+        self.token, self.player = session.welcome.token, session.player
+        if self.tournament is None:
+            reply = await session.request(
+                JoinTournament(code=code, tournament=tournament, password=self.password),
+                TournamentInfo,
+            )
+            self.tournament = str(reply.tournament["id"])
+            self.joined.set()
+        else:
+            reply = await session.request(
+                WatchTournament(tournament=self.tournament), TournamentInfo
+            )
+        self._take(reply.tournament)
+        while self.doc.get("status") not in OVER:
+            try:
+                message = await session.next(TournamentInfo, timeout=self.patience.keepalive)
+            except TimeoutError:
+                await session.send(Ping())  # servers close connections that stay silent
+                continue
+            self._take(message.tournament)
+        await asyncio.gather(*self.races.values(), return_exceptions=True)
+
+    def _take(self, doc: dict[str, Any]) -> None:
+        self.doc = doc
+        assert self.player is not None and self.token is not None
+        race = seat_of(doc, self.player)
+        if race is None or race in self.races:
+            return
+        bot = Bot(
+            self.url, name=self.name, strategy=self.strategy, speed=self.speed,
+            seed=self.seed, patience=self.patience,
+        )  # fmt: skip
+        self.races[race] = asyncio.get_running_loop().create_task(
+            bot.play_seat(race, self.token), name=f"{self.name} in {race}"
+        )

@@ -1,0 +1,362 @@
+"""Tournament operations for one node, and the director that runs the schedule.
+
+Any node may do anything to any tournament: each change is made under the
+tournament's Redis lock, from the document in Redis, and stored back whole.
+The schedule needs no timer that a dead node could take with it: every node
+calls :meth:`Director.tick` from its sweeper, and whichever gets the lock
+moves each active tournament on — scores the stage whose races have all
+closed, starts the next once the break is over, resigns entrants away past
+their grace period. Every step is safe to repeat: a stage's races have ids
+fixed by the tournament and its seed is drawn once, so a node that dies half
+way through a step leaves the next node to finish it the same way.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import time
+from collections.abc import AsyncIterator, Mapping
+from typing import Any
+
+from protocol.exceptions import ErrorCode
+from protocol.messages import TournamentAction
+from server import tournament as rules
+from server.engine import DEAL_VERSION, find_variant
+from server.engine.exceptions import UnknownVariantError
+from server.exceptions import RequestRefused
+from server.races import commitment
+from server.service import RaceService
+from server.settings import Settings
+from server.store import Store, unpack
+from server.tournament import Doc, Status
+from server.tournament_store import TournamentStore
+
+__all__ = ["Director"]
+
+log = logging.getLogger(__name__)
+
+MAX_ENTRANTS = 64
+_SUMMARY = ("id", "code", "name", "host", "format", "variants", "status", "rounds", "best_of")
+
+
+def _not_found(tournament: str) -> RequestRefused:
+    return RequestRefused(ErrorCode.NOT_FOUND, f"no tournament {tournament!r}")
+
+
+class Director:
+    """Tournament requests, and the schedule of every active tournament."""
+
+    def __init__(self, store: Store, races: RaceService, settings: Settings) -> None:
+        self.store = store
+        self.tournaments = TournamentStore(store)
+        self.races = races
+        self.settings = settings
+
+    # -- requests ----------------------------------------------------------
+
+    async def create(self, player: str, name: str, request: Mapping[str, Any]) -> Doc:
+        for variant in request["variants"]:
+            try:
+                find_variant(variant)
+            except UnknownVariantError:
+                raise RequestRefused(
+                    ErrorCode.INVALID_FIELD, f"unknown variant {variant!r}"
+                ) from None
+        settings = {k: v for k, v in request.items() if k != "password"}
+        settings["variants"] = [find_variant(v).id for v in request["variants"]]
+        settings["password"] = request.get("password") is not None
+        now = time.time()
+        return await self.tournaments.create(
+            player,
+            request.get("password"),
+            lambda tid, code: rules.new_document(tid, code, player, name, settings, now),
+        )
+
+    async def resolve(self, tournament: str | None, code: str | None) -> str:
+        if code is not None:
+            found = await self.tournaments.id_for_code(code)
+            if found is None:
+                raise RequestRefused(ErrorCode.NOT_FOUND, f"no tournament with code {code!r}")
+            return found
+        assert tournament is not None
+        return tournament
+
+    async def info(self, tournament: str) -> Doc:
+        doc = await self.tournaments.load(tournament)
+        if doc is None:
+            raise _not_found(tournament)
+        return doc
+
+    async def listed(self) -> list[dict[str, Any]]:
+        """Summaries for the lobby: enough to choose one, not the whole document."""
+        summaries = []
+        for doc in await self.tournaments.listed():
+            summary = {key: doc[key] for key in _SUMMARY}
+            summary["entrants"] = sum(not e["removed"] for e in doc["entrants"])
+            summary["stage"] = len(doc["stages"])
+            summaries.append(summary)
+        return summaries
+
+    async def join(self, player: str, name: str, tournament: str, password: str | None) -> Doc:
+        if not await self.tournaments.password_matches(tournament, password):
+            raise RequestRefused(ErrorCode.NOT_ALLOWED, "wrong or missing entry password")
+        async with self._editing(tournament) as doc:
+            if any(e["player"] == player for e in doc["entrants"]):
+                return doc
+            if doc["status"] != Status.OPEN:
+                raise RequestRefused(ErrorCode.RACE_NOT_OPEN, "the tournament has started")
+            if len(doc["entrants"]) >= MAX_ENTRANTS:
+                raise RequestRefused(ErrorCode.RACE_FULL, "the tournament is full")
+            doc["entrants"].append({"player": player, "name": name, "removed": False})
+            await self.tournaments.touch({tournament: {player}}, time.time())
+            return doc
+
+    async def leave(self, player: str, tournament: str) -> Doc:
+        async with self._editing(tournament) as doc:
+            if doc["status"] != Status.OPEN:
+                raise RequestRefused(ErrorCode.RACE_NOT_OPEN, "the tournament has started")
+            doc["entrants"] = [e for e in doc["entrants"] if e["player"] != player]
+            return doc
+
+    async def manage(
+        self, player: str, tournament: str, action: TournamentAction, target: str | None
+    ) -> Doc:
+        """The host's controls: start, pause, resume, cancel, remove an entrant."""
+        now = time.time()
+        async with self._editing(tournament) as doc:
+            if player != doc["host"]:
+                raise RequestRefused(ErrorCode.NOT_HOST, "only the host may do that")
+            status = Status(doc["status"])
+            if action is TournamentAction.START:
+                if status is not Status.OPEN:
+                    raise RequestRefused(ErrorCode.RACE_NOT_OPEN, "the tournament has started")
+                if len(rules.active_entrants(doc)) < 2:
+                    raise RequestRefused(ErrorCode.NOT_ALLOWED, "a tournament needs two entrants")
+                doc["status"], doc["next_at"] = Status.RUNNING.value, now
+                await self.tournaments.set_active(tournament, True)
+            elif action is TournamentAction.PAUSE:
+                self._require(status, Status.RUNNING, "only a running tournament pauses")
+                doc["status"] = Status.PAUSED.value
+            elif action is TournamentAction.RESUME:
+                self._require(status, Status.PAUSED, "only a paused tournament resumes")
+                doc["status"] = Status.RUNNING.value
+                doc["next_at"] = now + float(doc["break_seconds"])
+            elif action is TournamentAction.CANCEL:
+                if status in (Status.FINISHED, Status.CANCELLED):
+                    raise RequestRefused(ErrorCode.RACE_OVER, "the tournament is over")
+                await self._cancel(doc)
+            else:
+                assert target is not None
+                await self._remove(doc, target)
+        if action is TournamentAction.START:
+            await self.advance(tournament, now)
+        return await self.info(tournament)
+
+    @staticmethod
+    def _require(status: Status, wanted: Status, why: str) -> None:
+        if status is not wanted:
+            raise RequestRefused(ErrorCode.NOT_ALLOWED, why)
+
+    async def _cancel(self, doc: Doc) -> None:
+        doc["status"], doc["next_at"] = Status.CANCELLED.value, None
+        if doc["stages"] and doc["stages"][-1]["status"] == "running":
+            stage = doc["stages"][-1]
+            stage["status"] = "cancelled"
+            for race in stage["races"]:
+                for player in race["players"]:
+                    await self._resign(race["race"], player)
+        await self.tournaments.set_active(doc["id"], False)
+
+    async def _remove(self, doc: Doc, target: str) -> None:
+        entrant = next((e for e in doc["entrants"] if e["player"] == target), None)
+        if entrant is None:
+            raise RequestRefused(ErrorCode.NOT_FOUND, f"{target!r} is not an entrant")
+        if doc["status"] == Status.OPEN:
+            doc["entrants"].remove(entrant)
+            return
+        entrant["removed"] = True
+        race = rules.seated_in(doc, target)
+        if race is not None:
+            await self._resign(race, target)
+            self._forfeit_match(doc, race, target)
+        doc["standings"] = rules.standings(doc)
+
+    async def record(self, tournament: str) -> dict[str, Any]:
+        """The document and the results of every race closed so far (seeds, logs)."""
+        doc = await self.info(tournament)
+        races: dict[str, Any] = {}
+        for stage in doc["stages"]:
+            for race in stage["races"]:
+                results = await self.store.results(race["race"])
+                if results is not None:
+                    races[race["race"]] = unpack(results)
+        return {"tournament": doc, "races": races}
+
+    # -- the schedule --------------------------------------------------------
+
+    async def tick(self, now: float | None = None) -> None:
+        """Move every active tournament on, where no other node is doing it."""
+        now = time.time() if now is None else now
+        for tournament in await self.tournaments.active():
+            await self.advance(tournament, now, wait=None)
+
+    async def advance(self, tournament: str, now: float, *, wait: float | None = 5.0) -> None:
+        """Score the stage under way if its races are over; start the next when due."""
+        try:
+            async with self._editing(tournament, wait=wait) as doc:
+                await self._advance(doc, now)
+        except _Busy:
+            return  # another node holds the lock: it is doing this very work
+
+    async def _advance(self, doc: Doc, now: float) -> None:
+        status = Status(doc["status"])
+        if status not in rules.ACTIVE:
+            await self.tournaments.set_active(doc["id"], False)
+            return
+        stage = doc["stages"][-1] if doc["stages"] else None
+        if stage is not None and stage["status"] == "running":
+            await self._police(doc, stage, now)
+            await self._score_if_over(doc, stage, now)
+            return
+        if status is Status.PAUSED or doc["next_at"] is None or now < doc["next_at"]:
+            return
+        absent = await self._absent(doc, now)
+        plan = rules.plan_stage(doc, absent)
+        if plan is None:
+            await self._finish(doc)
+            return
+        await self._start_stage(doc, plan, absent, now)
+
+    async def _start_stage(
+        self, doc: Doc, plan: Mapping[str, Any], absent: set[str], now: float
+    ) -> None:
+        tournament = doc["id"]
+        seed = await self.tournaments.stage_seed(tournament, plan["n"])
+        variant = plan["variant"]
+        names = rules.entrant_names(doc)
+        races: list[dict[str, Any]] = []
+        for table, seats in enumerate(plan["tables"], 1):
+            race = f"{tournament.lower()}-{plan['n']}-{table}"
+            settings = {
+                "variant": variant,
+                "deal": "",
+                "seed": seed,
+                "deal_version": DEAL_VERSION,
+                "time_limit": doc["time_limit"],
+                "spectate": doc["spectate"],
+                "delay": doc["delay"],
+                "tournament": tournament,
+            }
+            players = seats["players"]
+            await self.store.create_seated_race(
+                race, tournament, {p: names[p] for p in players}, settings
+            )
+            with contextlib.suppress(RequestRefused):  # started already by an earlier try
+                await self.races.start(tournament, race)
+            races.append(
+                {
+                    "race": race,
+                    "table": table,
+                    "players": players,
+                    "match": seats["match"],
+                    "commitment": commitment(variant, DEAL_VERSION, seed, race),
+                    "seed": None,
+                }
+            )
+        rules.seat(doc, plan, races, now)
+        for entry in races:
+            for player in entry["players"]:
+                if player in absent:
+                    await self._resign(entry["race"], player)
+
+    async def _police(self, doc: Doc, stage: Doc, now: float) -> None:
+        """Resign racers away past their grace period; a knockout match is forfeited."""
+        absent = await self._absent(doc, now)
+        for race in stage["races"]:
+            for player in race["players"]:
+                if player in absent:
+                    board = await self.store.board(race["race"], player)
+                    if board is not None and board[2] == "playing":
+                        log.info("resigning %s from %s: away too long", player, race["race"])
+                        await self._resign(race["race"], player)
+                    self._forfeit_match(doc, race["race"], player)
+
+    async def _score_if_over(self, doc: Doc, stage: Doc, now: float) -> None:
+        results: dict[str, Any] = {}
+        for race in stage["races"]:
+            packed = await self.store.results(race["race"])
+            if packed is None:
+                await self.races.close_if_done(race["race"])
+                packed = await self.store.results(race["race"])
+                if packed is None:
+                    return
+            results[race["race"]] = unpack(packed)
+        for race in stage["races"]:
+            race["seed"] = results[race["race"]]["seed"]
+        if doc["format"] == "rounds":
+            rows = [row for r in results.values() for row in r["standings"]]
+            rules.record_rounds_stage(doc, rows)
+            over = len(doc["stages"]) >= int(doc["rounds"])
+        else:
+            by_match = {
+                race["match"]: results[race["race"]]["standings"] for race in stage["races"]
+            }
+            rules.record_knockout_stage(doc, by_match)
+            over = doc["champion"] is not None
+        if over:
+            await self._finish(doc)
+        else:
+            doc["next_at"] = now + float(doc["break_seconds"])
+
+    async def _finish(self, doc: Doc) -> None:
+        doc["status"], doc["next_at"] = Status.FINISHED.value, None
+        doc["standings"] = rules.standings(doc)
+        await self.tournaments.set_active(doc["id"], False)
+
+    async def _absent(self, doc: Doc, now: float) -> set[str]:
+        """Entrants not seen connected for longer than the grace period."""
+        seen = await self.tournaments.last_seen(doc["id"])
+        grace = float(doc["grace"])
+        return {p for p in rules.active_entrants(doc) if now - seen.get(p, 0.0) > grace}
+
+    def _forfeit_match(self, doc: Doc, race: str, loser: str) -> None:
+        if doc["format"] != "knockout":
+            return
+        for entry in doc["stages"][-1]["races"]:
+            if entry["race"] == race and entry["match"] is not None:
+                rules.forfeit(doc, entry["match"], loser)
+
+    async def _resign(self, race: str, player: str) -> None:
+        with contextlib.suppress(RequestRefused):  # finished already
+            await self.races.resign(player, race)
+
+    async def heartbeat(self, connected: dict[str, set[str]], now: float | None = None) -> None:
+        """Keep the grace clocks of the entrants connected to this node from running."""
+        await self.tournaments.touch(connected, time.time() if now is None else now)
+
+    # -- the lock ------------------------------------------------------------
+
+    @contextlib.asynccontextmanager
+    async def _editing(self, tournament: str, *, wait: float | None = 5.0) -> AsyncIterator[Doc]:
+        """The document under the tournament's lock, stored and announced if changed."""
+        lock = self.tournaments.lock(tournament, wait=wait)
+        if not await lock.acquire():
+            if wait is None:
+                raise _Busy
+            raise RequestRefused(ErrorCode.UNAVAILABLE, "the tournament is busy; try again")
+        try:
+            doc = await self.tournaments.load(tournament)
+            if doc is None:
+                raise _not_found(tournament)
+            before = repr(doc)
+            yield doc
+            if repr(doc) != before:
+                await self.tournaments.save(doc)
+        finally:
+            with contextlib.suppress(Exception):
+                await lock.release()
+
+
+class _Busy(Exception):
+    """Another node holds the tournament's lock."""

@@ -1,0 +1,38 @@
+"""What a watcher of a tournament is told: the whole document, each time it changes.
+
+Every tournament event carries the document as it became, so a watcher
+needs only the latest; the hub still hands them over in order, and the
+frame is encoded once per event for all of this node's watchers.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from protocol.codec import encode
+from protocol.messages import TournamentInfo
+
+if TYPE_CHECKING:
+    from server.connection import Connection
+
+__all__ = ["TournamentWatch"]
+
+_FRAME = "\0frame"
+
+
+class TournamentWatch:
+    """One connection following one tournament; ``entrant`` keeps its grace clock running."""
+
+    def __init__(self, conn: Connection, tournament: str, since: int, *, entrant: bool) -> None:
+        self.conn = conn
+        self.tournament = tournament
+        self.last_event = since
+        self.entrant = entrant
+
+    def deliver(self, topic: str, n: int, event: dict[str, Any]) -> None:
+        frame = event.get(_FRAME)
+        if frame is None:
+            frame = event[_FRAME] = encode(TournamentInfo(tournament=event["doc"]))
+        self.conn.send_frame(frame)
+        if self.conn.player is not None:
+            self.entrant = any(e["player"] == self.conn.player for e in event["doc"]["entrants"])

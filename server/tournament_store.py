@@ -1,0 +1,135 @@
+"""Tournaments kept in Redis: the document, its events, seeds, presence, the lock.
+
+A tournament's public state is one msgpack document in its meta hash; every
+change stores the whole document and announces it as the tournament's next
+event (``tournament_save.lua``), so watchers on any node get it through the
+same hub as race events. Seeds of stages not yet revealed stay in the meta
+hash, never in the document. Changes are made under a Redis lock per
+tournament, so two nodes never interleave them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from typing import Any
+
+from redis.asyncio.lock import Lock
+
+from server import keys
+from server.races import draw_secret_seed
+from server.store import Store, _bytes, _optional_text, _text, pack, unpack
+
+__all__ = ["TournamentStore", "hash_password"]
+
+_CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+LOCK_SECONDS = 10.0
+
+
+def hash_password(password: str, salt: str) -> str:
+    """A salted, slow hash: an entry password is worth little, but never stored plain."""
+    digest = hashlib.scrypt(password.encode(), salt=salt.encode(), n=2**12, r=8, p=1)
+    return f"{salt}${digest.hex()}"
+
+
+class TournamentStore:
+    """Typed operations on the Redis model of tournaments."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.redis = store.redis
+
+    async def create(self, host: str, password: str | None, make_doc: Any) -> dict[str, Any]:
+        """Store a new tournament; ``make_doc(id, code)`` builds its document."""
+        tournament = "T" + secrets.token_hex(5)
+        code = "".join(secrets.choice(_CODE_ALPHABET) for _ in range(6))
+        doc: dict[str, Any] = make_doc(tournament, code)
+        meta = keys.tournament_meta(tournament)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.hset(meta, "doc", pack(doc))
+            if password is not None:
+                pipe.hset(meta, "password", hash_password(password, secrets.token_hex(8)))
+            pipe.set(keys.tournament_code(code), tournament)
+            pipe.zadd(keys.TOURNAMENTS, {tournament: doc["created"]})
+            await pipe.execute()
+        return doc
+
+    async def id_for_code(self, code: str) -> str | None:
+        return _optional_text(await self.redis.get(keys.tournament_code(code.upper())))
+
+    async def load(self, tournament: str) -> dict[str, Any] | None:
+        data = await self.redis.hget(keys.tournament_meta(tournament), "doc")
+        return None if data is None else dict(unpack(_bytes(data)))
+
+    async def save(self, doc: dict[str, Any]) -> int:
+        """Store the document and announce it; returns its event number."""
+        tournament = doc["id"]
+        return int(
+            await self.store.run(
+                "tournament_save",
+                [keys.tournament_meta(tournament), keys.events(tournament)],
+                [pack(doc), keys.channel(tournament), pack({"k": "tournament", "doc": doc})],
+            )
+        )
+
+    async def event_count(self, tournament: str) -> int:
+        return int(await self.redis.hget(keys.tournament_meta(tournament), "events") or 0)
+
+    async def password_matches(self, tournament: str, password: str | None) -> bool:
+        stored = await self.redis.hget(keys.tournament_meta(tournament), "password")
+        if stored is None:
+            return True
+        if password is None:
+            return False
+        salt = _text(stored).split("$", 1)[0]
+        return hmac.compare_digest(hash_password(password, salt), _text(stored))
+
+    async def listed(self, limit: int = 50) -> list[dict[str, Any]]:
+        """The newest tournaments' documents, newest first."""
+        ids = [_text(t) for t in await self.redis.zrevrange(keys.TOURNAMENTS, 0, limit - 1)]
+        if not ids:
+            return []
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for tournament in ids:
+                pipe.hget(keys.tournament_meta(tournament), "doc")
+            docs = await pipe.execute()
+        return [dict(unpack(doc)) for doc in docs if doc is not None]
+
+    async def set_active(self, tournament: str, active: bool) -> None:
+        if active:
+            await self.redis.sadd(keys.ACTIVE_TOURNAMENTS, tournament)
+        else:
+            await self.redis.srem(keys.ACTIVE_TOURNAMENTS, tournament)
+
+    async def active(self) -> list[str]:
+        return sorted(_text(t) for t in await self.redis.smembers(keys.ACTIVE_TOURNAMENTS))
+
+    async def stage_seed(self, tournament: str, stage: int) -> int:
+        """The secret seed of a stage, drawn once whichever node asks first."""
+        meta = keys.tournament_meta(tournament)
+        await self.redis.hsetnx(meta, f"seed:{stage}", draw_secret_seed())
+        return int(_text(await self.redis.hget(meta, f"seed:{stage}")))
+
+    async def touch(self, seen: dict[str, set[str]], now: float) -> None:
+        """Note that these entrants are connected now (``tournament -> players``)."""
+        if not seen:
+            return
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for tournament, players in seen.items():
+                if players:
+                    pipe.hset(keys.tournament_seen(tournament), mapping=dict.fromkeys(players, now))
+            await pipe.execute()
+
+    async def last_seen(self, tournament: str) -> dict[str, float]:
+        raw = await self.redis.hgetall(keys.tournament_seen(tournament))
+        return {_text(k): float(v) for k, v in raw.items()}
+
+    def lock(self, tournament: str, *, wait: float | None) -> Lock:
+        """The tournament's lock; ``wait`` None gives up at once if it is taken."""
+        return self.redis.lock(
+            keys.tournament_lock(tournament),
+            timeout=LOCK_SECONDS,
+            blocking=wait is not None,
+            blocking_timeout=wait,
+        )

@@ -1,0 +1,124 @@
+"""Whole tournaments over real websockets on two nodes, played to the end by bots."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Any
+
+from client.bot import Patience
+from client.session import ClientSession
+from client.tournament_bot import TournamentBot
+from protocol.messages import (
+    CreateTournament,
+    GetTournamentRecord,
+    ManageTournament,
+    TournamentInfo,
+    TournamentRecord,
+)
+from server.settings import Timeouts
+from server.tournament_record import verify
+from tests.server.conftest import TIMEOUT, NodeFactory
+
+FAST = Timeouts(countdown=0.0, sweep=0.1)
+QUICK = Patience(request=TIMEOUT, keepalive=TIMEOUT)
+
+
+async def host_tournament(url: str, **settings: Any) -> tuple[ClientSession, dict[str, Any]]:
+    host = await ClientSession.connect(url, "Host")
+    defaults: dict[str, Any] = {
+        "name": "Friday dance",
+        "time_limit": 120,
+        "spectate": "live",
+        "delay": 0,
+        "break_seconds": 0,
+    }
+    reply = await host.request(CreateTournament(**{**defaults, **settings}), TournamentInfo)
+    return host, reply.tournament
+
+
+async def run_bots(
+    urls: Sequence[str], code: str, count: int, host: ClientSession, tournament: str
+) -> list[dict[str, Any]]:
+    """``count`` bot entrants spread over ``urls``; the host starts once all are in."""
+    bots = [
+        TournamentBot(urls[i % len(urls)], name=f"Bot {i}", speed=0, seed=i, patience=QUICK)
+        for i in range(count)
+    ]
+    tasks = [asyncio.create_task(bot.run(code=code)) for bot in bots]
+    async with asyncio.timeout(TIMEOUT):
+        await asyncio.gather(*(bot.joined.wait() for bot in bots))
+    await host.request(ManageTournament(tournament=tournament, action="start"), TournamentInfo)
+    async with asyncio.timeout(6 * TIMEOUT):
+        return list(await asyncio.gather(*tasks))
+
+
+def ranked(rows: list[dict[str, Any]], keys: Sequence[str]) -> bool:
+    """Whether rows are in order of ``keys`` (a leading '-' means larger first)."""
+
+    def key(row: dict[str, Any]) -> tuple[Any, ...]:
+        return tuple(-row[k[1:]] if k.startswith("-") else row[k] for k in keys)
+
+    return [key(r) for r in rows] == sorted(key(r) for r in rows)
+
+
+async def test_rounds_tournament_with_ten_bots_on_two_nodes(make_node: NodeFactory) -> None:
+    """Ten entrants, two rounds at tables of at most 8: standings, tie-breaks, seeds verify."""
+    async with make_node(timeouts=FAST) as a, make_node(timeouts=FAST) as b:
+        host, doc = await host_tournament(
+            a, format="rounds", variants=["gavotte", "quadrille"], rounds=2
+        )
+        finals = await run_bots([a, b], doc["code"], 10, host, doc["id"])
+        record = await host.request(GetTournamentRecord(code=doc["code"]), TournamentRecord)
+        await host.close()
+
+    final = finals[0]
+    assert final["status"] == "finished"
+    assert [s["variant"] for s in final["stages"]] == ["gavotte", "quadrille"]
+    for stage in final["stages"]:
+        assert [len(r["players"]) for r in stage["races"]] == [5, 5]  # 10 at tables of <= 8
+        assert len({r["seed"] for r in stage["races"]}) == 1  # one deal per round
+        points = sorted(r["points"] for r in stage["results"].values())
+        assert points == list(range(1, 11))
+    standings = final["standings"]
+    assert len(standings) == 10
+    assert ranked(standings, ["-points", "-home", "time"])
+    totals = {p: 0 for p in (s["player"] for s in standings)}
+    for stage in final["stages"]:
+        for player, result in stage["results"].items():
+            totals[player] += result["points"]
+    assert {s["player"]: s["points"] for s in standings} == totals
+    assert verify(record.record) == []
+    assert len(record.record["races"]) == 4
+
+
+async def test_knockout_with_five_entrants_gives_byes(make_node: NodeFactory) -> None:
+    """Five entrants: three byes in round one, best of three, one champion; seeds verify."""
+    async with make_node(timeouts=FAST) as a, make_node(timeouts=FAST) as b:
+        host, doc = await host_tournament(
+            a, format="knockout", variants=["gavotte"], best_of=3, rounds=1
+        )
+        finals = await run_bots([a, b], doc["code"], 5, host, doc["id"])
+        record = await host.request(GetTournamentRecord(tournament=doc["id"]), TournamentRecord)
+        await host.close()
+
+    final = finals[0]
+    assert final["status"] == "finished"
+    entrants = [e["player"] for e in final["entrants"]]
+    first = final["bracket"][0]
+    # Seeds 1, 2 and 3 have byes; 4 meets 5.
+    byes = [m for m in first if m["a"] is None or m["b"] is None]
+    assert sorted(m["winner"] for m in byes) == sorted(entrants[:3])
+    played = [m for m in first if m not in byes]
+    assert [{played[0]["a"], played[0]["b"]}] == [{entrants[3], entrants[4]}]
+    assert [len(r) for r in final["bracket"]] == [4, 2, 1]
+    for matches in final["bracket"]:
+        for match in matches:
+            if match["a"] is not None and match["b"] is not None:
+                assert max(match["wins"]) == 2 and match["winner"] is not None
+    champion = final["bracket"][-1][0]["winner"]
+    assert final["champion"] == champion
+    assert final["standings"][0]["player"] == champion
+    runner_up = ({final["bracket"][-1][0]["a"], final["bracket"][-1][0]["b"]} - {champion}).pop()
+    assert final["standings"][1]["player"] == runner_up
+    assert verify(record.record) == []
