@@ -119,9 +119,12 @@ class Bot:
         seed: int = 0,
         ready: bool = True,
         patience: Patience | None = None,
+        fallbacks: Sequence[str] = (),
     ) -> None:
         make_policy(strategy, Layout(variant="", title="", piles=()))  # refuse a bad name now
-        self.url = url
+        #: Servers to try, first the one in use: a server that cannot be
+        #: reached goes to the back (any node serves any race).
+        self.urls = [url, *fallbacks]
         self.name = name
         self.strategy = strategy
         self.speed = speed
@@ -160,6 +163,11 @@ class Bot:
         self.race, self.token, self.ready = race, token, False
         self.joined.set()
         return await self.run(race=race)
+
+    @property
+    def url(self) -> str:
+        """The server in use."""
+        return self.urls[0]
 
     def resign(self) -> None:
         """Ask the bot to resign before its next move (a no-op once its game is over)."""
@@ -234,7 +242,9 @@ class Bot:
             async with asyncio.timeout(self.patience.request):
                 session = await ClientSession.connect(self.url, self.name, self.token)
         except _CONNECTION_ERRORS as exc:
-            raise _Lost(f"cannot connect to {self.url}: {exc or type(exc).__name__}") from exc
+            url = self.url
+            self.urls.append(self.urls.pop(0))
+            raise _Lost(f"cannot connect to {url}: {exc or type(exc).__name__}") from exc
         except RequestFailed as exc:
             if exc.code.retryable:
                 raise _Lost(f"server busy: {exc}") from exc

@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import logging
 import random
+from collections.abc import Sequence
 from typing import Any
 
 from client.bot import _CONNECTION_ERRORS, Bot, Patience
@@ -55,8 +56,9 @@ class TournamentBot:
         seed: int = 0,
         password: str | None = None,
         patience: Patience | None = None,
+        fallbacks: Sequence[str] = (),
     ) -> None:
-        self.url = url
+        self.urls = [url, *fallbacks]  # as Bot.urls: the one in use first
         self.name = name
         self.strategy = strategy
         self.speed = speed
@@ -85,11 +87,12 @@ class TournamentBot:
         try:
             while self.doc.get("status") not in OVER:
                 try:
-                    session = await ClientSession.connect(self.url, self.name, self.token)
+                    session = await ClientSession.connect(self.urls[0], self.name, self.token)
                 except (*_CONNECTION_ERRORS, RequestFailed) as exc:
                     failures += 1
+                    self.urls.append(self.urls.pop(0))
                     if failures > self.patience.reconnects:
-                        raise ConnectionError(f"cannot reach {self.url}: {exc}") from exc
+                        raise ConnectionError(f"cannot reach {self.urls}: {exc}") from exc
                     await asyncio.sleep(self.patience.backoff(failures, self._rng))
                     continue
                 failures = 0
@@ -139,8 +142,8 @@ class TournamentBot:
         if race is None or race in self.races:
             return
         bot = Bot(
-            self.url, name=self.name, strategy=self.strategy, speed=self.speed,
-            seed=self.seed, patience=self.patience,
+            self.urls[0], name=self.name, strategy=self.strategy, speed=self.speed,
+            seed=self.seed, patience=self.patience, fallbacks=self.urls[1:],
         )  # fmt: skip
         self.races[race] = asyncio.get_running_loop().create_task(
             bot.play_seat(race, self.token), name=f"{self.name} in {race}"

@@ -1,0 +1,204 @@
+"""What a host may do to a tournament, who else may not, and what absence costs."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import pytest
+
+from client.session import ClientSession, RequestFailed
+from client.tournament_bot import TournamentBot
+from protocol.exceptions import ErrorCode
+from protocol.messages import (
+    JoinTournament,
+    LeaveTournament,
+    ListTournaments,
+    ManageTournament,
+    RaceFinished,
+    RaceStarted,
+    Resume,
+    TournamentInfo,
+    Tournaments,
+)
+from server.store import Store
+from tests.server.conftest import TIMEOUT, NodeFactory
+from tests.server.test_tournament import FAST, QUICK, host_tournament
+
+
+@pytest.fixture
+async def url(make_node: NodeFactory) -> AsyncIterator[str]:
+    async with make_node(timeouts=FAST) as served:
+        yield served
+
+
+async def pushed_until(
+    session: ClientSession, done: Callable[[dict[str, Any]], bool]
+) -> dict[str, Any]:
+    """The first pushed tournament document for which ``done`` holds."""
+    while True:
+        message = await session.next(TournamentInfo, timeout=TIMEOUT)
+        if done(message.tournament):
+            return message.tournament
+
+
+async def refused(session: ClientSession, message: Any) -> ErrorCode:
+    with pytest.raises(RequestFailed) as failure:
+        await session.request(message, TournamentInfo)
+    return failure.value.code
+
+
+def bot(url: str, i: int) -> TournamentBot:
+    return TournamentBot(url, name=f"Bot {i}", speed=0, seed=i, patience=QUICK)
+
+
+async def test_entry_rules_password_and_host_only_controls(url: str, store: Store) -> None:
+    """Wrong passwords, late entries and non-hosts are refused, and change nothing."""
+    host, doc = await host_tournament(
+        url, format="rounds", variants=["gavotte"], rounds=1, password="waltz"
+    )
+    ann = await ClientSession.connect(url, "Ann")
+    bo = await ClientSession.connect(url, "Bo")
+    tournament = doc["id"]
+    assert await refused(ann, JoinTournament(code=doc["code"])) is ErrorCode.NOT_ALLOWED
+    assert await refused(ann, JoinTournament(code=doc["code"], password="tango")) is (
+        ErrorCode.NOT_ALLOWED
+    )
+    assert await refused(ann, JoinTournament(code="NOSUCH")) is ErrorCode.NOT_FOUND
+    joined = await ann.request(
+        JoinTournament(code=doc["code"].lower(), password="waltz"), TournamentInfo
+    )
+    assert [e["name"] for e in joined.tournament["entrants"]] == ["Ann"]
+    listed = await bo.request(ListTournaments(), Tournaments)
+    assert [(t["id"], t["entrants"]) for t in listed.tournaments] == [(tournament, 1)]
+    meta = await store.redis.hgetall(f"tourn:{{{tournament}}}:meta")
+    assert joined.tournament["password"] is True
+    assert not any(b"waltz" in value for value in meta.values())  # hashed, never kept plain
+
+    start = ManageTournament(tournament=tournament, action="start")
+    assert await refused(ann, start) is ErrorCode.NOT_HOST
+    assert await refused(host, start) is ErrorCode.NOT_ALLOWED  # one entrant is no tournament
+    await bo.request(JoinTournament(tournament=tournament, password="waltz"), TournamentInfo)
+    await bo.request(LeaveTournament(tournament=tournament), TournamentInfo)
+    await bo.request(JoinTournament(tournament=tournament, password="waltz"), TournamentInfo)
+    before = await store.redis.hget(f"tourn:{{{tournament}}}:meta", "doc")
+    for action in ("pause", "resume", "cancel"):
+        assert await refused(bo, ManageTournament(tournament=tournament, action=action)) is (
+            ErrorCode.NOT_HOST
+        )
+    assert await store.redis.hget(f"tourn:{{{tournament}}}:meta", "doc") == before
+
+    started = await host.request(start, TournamentInfo)
+    assert started.tournament["status"] == "running"
+    late = await ClientSession.connect(url, "Late")
+    assert await refused(late, JoinTournament(tournament=tournament, password="waltz")) is (
+        ErrorCode.RACE_NOT_OPEN
+    )
+    assert await refused(ann, LeaveTournament(tournament=tournament)) is ErrorCode.RACE_NOT_OPEN
+    await host.request(ManageTournament(tournament=tournament, action="cancel"), TournamentInfo)
+    for session in (host, ann, bo, late):
+        await session.close()
+
+
+async def test_pause_holds_the_next_round_until_resumed(url: str) -> None:
+    """Paused after round one: round two starts only once the host resumes."""
+    host, doc = await host_tournament(url, format="rounds", variants=["gavotte"], rounds=2)
+    bots = [bot(url, i) for i in range(3)]
+    tasks = [asyncio.create_task(b.run(code=doc["code"])) for b in bots]
+    async with asyncio.timeout(TIMEOUT):
+        await asyncio.gather(*(b.joined.wait() for b in bots))
+    tournament = doc["id"]
+    await host.request(ManageTournament(tournament=tournament, action="start"), TournamentInfo)
+    await host.request(ManageTournament(tournament=tournament, action="pause"), TournamentInfo)
+    paused = await pushed_until(host, lambda d: d["stages"] and d["stages"][0]["status"] == "done")
+    assert paused["status"] == "paused" and len(paused["stages"]) == 1
+    await host.request(ManageTournament(tournament=tournament, action="resume"), TournamentInfo)
+    final = await pushed_until(host, lambda d: d["status"] == "finished")
+    assert [s["status"] for s in final["stages"]] == ["done", "done"]
+    async with asyncio.timeout(TIMEOUT):
+        await asyncio.gather(*tasks)
+    await host.close()
+
+
+async def test_removed_entrant_and_cancel(url: str) -> None:
+    """A removed entrant is resigned and ranked last; cancel resigns the rest and ends it."""
+    host, doc = await host_tournament(
+        url, format="rounds", variants=["gavotte"], rounds=3, time_limit=600
+    )
+    tournament = doc["id"]
+    ann = await ClientSession.connect(url, "Ann")
+    bo = await ClientSession.connect(url, "Bo")
+    for session in (ann, bo):
+        await session.request(JoinTournament(tournament=tournament), TournamentInfo)
+    await host.request(ManageTournament(tournament=tournament, action="start"), TournamentInfo)
+    running = await pushed_until(ann, lambda d: bool(d["stages"]))
+    race = running["stages"][0]["races"][0]["race"]
+    await ann.request(Resume(race=race, since=0), RaceStarted)
+
+    removed = await host.request(
+        ManageTournament(tournament=tournament, action="remove", player=bo.player),
+        TournamentInfo,
+    )
+    standings = removed.tournament["standings"]
+    assert standings[-1]["player"] == bo.player and standings[-1]["removed"]
+    cancelled = await host.request(
+        ManageTournament(tournament=tournament, action="cancel"), TournamentInfo
+    )
+    assert cancelled.tournament["status"] == "cancelled"
+    assert cancelled.tournament["stages"][0]["status"] == "cancelled"
+    assert await refused(host, ManageTournament(tournament=tournament, action="cancel")) is (
+        ErrorCode.RACE_OVER
+    )
+    # Both seats were resigned, so the race closes at once rather than at its time limit.
+    finished = await ann.next(RaceFinished, timeout=TIMEOUT)
+    assert {s["status"] for s in finished.standings} == {"resigned"}
+    for session in (host, ann, bo):
+        await session.close()
+
+
+async def test_entrant_away_past_grace_scores_resigned(url: str) -> None:
+    """Gone mid-tournament: resigned in the round under way, and in every later one."""
+    host, doc = await host_tournament(
+        url, format="rounds", variants=["gavotte"], rounds=2, grace=1, time_limit=600
+    )
+    bots = [bot(url, i) for i in range(2)]
+    tasks = [asyncio.create_task(b.run(code=doc["code"])) for b in bots]
+    zed = await ClientSession.connect(url, "Zed")
+    await zed.request(JoinTournament(code=doc["code"]), TournamentInfo)
+    async with asyncio.timeout(TIMEOUT):
+        await asyncio.gather(*(b.joined.wait() for b in bots))
+    await host.request(ManageTournament(tournament=doc["id"], action="start"), TournamentInfo)
+    await pushed_until(zed, lambda d: bool(d["stages"]))
+    await zed.close()  # and never comes back
+
+    final = await pushed_until(host, lambda d: d["status"] == "finished")
+    for stage in final["stages"]:
+        assert stage["results"][zed.player]["status"] == "resigned"
+        assert stage["results"][zed.player]["place"] == 3
+    assert final["standings"][-1]["player"] == zed.player
+    async with asyncio.timeout(TIMEOUT):
+        await asyncio.gather(*tasks)
+    await host.close()
+
+
+async def test_knockout_match_forfeited_by_an_absent_entrant(url: str) -> None:
+    """A knockout entrant away past the grace period forfeits the match."""
+    host, doc = await host_tournament(
+        url, format="knockout", variants=["gavotte"], best_of=3, grace=1, time_limit=600
+    )
+    zed = await ClientSession.connect(url, "Zed")
+    await zed.request(JoinTournament(code=doc["code"]), TournamentInfo)
+    ann = bot(url, 0)
+    task = asyncio.create_task(ann.run(code=doc["code"]))
+    async with asyncio.timeout(TIMEOUT):
+        await ann.joined.wait()
+    await zed.close()
+    await host.request(ManageTournament(tournament=doc["id"], action="start"), TournamentInfo)
+    async with asyncio.timeout(2 * TIMEOUT):
+        final = await task
+    assert final["status"] == "finished"
+    (match,) = final["bracket"][-1]
+    assert match["forfeit"] == zed.player and match["winner"] == ann.player
+    assert final["champion"] == ann.player
+    await host.close()
