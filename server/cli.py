@@ -81,6 +81,56 @@ def _bot(args: argparse.Namespace) -> int:
     return 0
 
 
+def _tournament_export(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from client.session import ClientSession, RequestFailed
+    from protocol.messages import GetTournamentRecord, TournamentRecord
+    from server.tournament_record import to_csv, to_json
+
+    async def fetch() -> dict[str, object]:
+        session = await ClientSession.connect(args.server, "exporter")
+        try:
+            reply = await session.request(GetTournamentRecord(code=args.code), TournamentRecord)
+        finally:
+            await session.close()
+        return reply.record
+
+    try:
+        record = asyncio.run(fetch())
+    except RequestFailed as exc:
+        print(f"ballroom tournament export: the server refused: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        print(f"ballroom tournament export: cannot reach {args.server}: {exc}", file=sys.stderr)
+        return 1
+    text = to_json(record) if args.format == "json" else to_csv(record)
+    if args.output == "-":
+        sys.stdout.write(text)
+    else:
+        with open(args.output, "w", encoding="utf-8", newline="") as out:
+            out.write(text)
+    return 0
+
+
+def _tournament_verify(args: argparse.Namespace) -> int:
+    import json
+
+    from server.tournament_record import verify
+
+    with open(args.file, encoding="utf-8") as source:
+        record = json.load(source)
+    problems = verify(record)
+    for problem in problems:
+        print(problem)
+    races = len(record["races"])
+    if problems:
+        print(f"{len(problems)} problem(s) in {races} races", file=sys.stderr)
+        return 1
+    print(f"verified: {races} races, every seed matches its commitment and every log replays")
+    return 0
+
+
 def _play(args: argparse.Namespace) -> int:
     from client.launcher import default_name, play
 
@@ -136,6 +186,18 @@ def build_parser() -> argparse.ArgumentParser:
     bot.add_argument("--name", type=_name, default="Bot")
     bot.add_argument("--seed", type=int, default=0, help="seed of the random strategy")
     bot.set_defaults(run=_bot)
+
+    tournament = commands.add_parser("tournament", help="a tournament's record")
+    jobs = tournament.add_subparsers(dest="job", required=True, metavar="JOB")
+    export = jobs.add_parser("export", help="write a tournament's whole record")
+    export.add_argument("code", help="the tournament's join code")
+    export.add_argument("--format", choices=["json", "csv"], default="json")
+    export.add_argument("--server", default="ws://127.0.0.1:8765/", help="server URL")
+    export.add_argument("--output", "-o", default="-", help="file to write (default: stdout)")
+    export.set_defaults(run=_tournament_export)
+    check = jobs.add_parser("verify", help="check an exported JSON record: seeds and logs")
+    check.add_argument("file")
+    check.set_defaults(run=_tournament_verify)
 
     play = commands.add_parser("play", help="the terminal client (a local server if none given)")
     play.add_argument("--server", default=None, help="server URL (default: start a local one)")

@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import csv
+import json
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
+
+import pytest
 
 from client.bot import Patience
 from client.session import ClientSession
@@ -16,9 +21,10 @@ from protocol.messages import (
     TournamentInfo,
     TournamentRecord,
 )
+from server.cli import main
 from server.settings import Timeouts
 from server.tournament_record import verify
-from tests.server.conftest import TIMEOUT, NodeFactory
+from tests.server.conftest import TIMEOUT, NodeFactory, ProcessFactory
 
 FAST = Timeouts(countdown=0.0, sweep=0.1)
 QUICK = Patience(request=TIMEOUT, keepalive=TIMEOUT)
@@ -122,3 +128,73 @@ async def test_knockout_with_five_entrants_gives_byes(make_node: NodeFactory) ->
     runner_up = ({final["bracket"][-1][0]["a"], final["bracket"][-1][0]["b"]} - {champion}).pop()
     assert final["standings"][1]["player"] == runner_up
     assert verify(record.record) == []
+
+
+async def test_node_killed_mid_tournament(node_processes: ProcessFactory) -> None:
+    """SIGKILL of a node in round two: its entrants carry on from the other, the schedule
+    goes on, every round scores every entrant, and the record verifies."""
+    a, b = await asyncio.to_thread(node_processes, 2)
+    host, doc = await host_tournament(
+        b.url, format="rounds", variants=["gavotte"], rounds=3, time_limit=60
+    )
+    bots = [
+        TournamentBot(
+            first.url, name=f"Bot {i}", speed=40, seed=i, patience=QUICK, fallbacks=[other.url]
+        )
+        for i, (first, other) in enumerate([(a, b), (b, a)] * 3)
+    ]
+    tasks = [asyncio.create_task(bot.run(code=doc["code"])) for bot in bots]
+    async with asyncio.timeout(TIMEOUT):
+        await asyncio.gather(*(bot.joined.wait() for bot in bots))
+    await host.request(ManageTournament(tournament=doc["id"], action="start"), TournamentInfo)
+    async with asyncio.timeout(4 * TIMEOUT):
+        while True:
+            pushed = await host.next(TournamentInfo, timeout=TIMEOUT)
+            if len(pushed.tournament["stages"]) == 2:
+                break
+    await asyncio.to_thread(a.kill)
+
+    async with asyncio.timeout(8 * TIMEOUT):
+        finals = await asyncio.gather(*tasks)
+    record = await host.request(GetTournamentRecord(code=doc["code"]), TournamentRecord)
+    await host.close()
+    final = finals[0]
+    assert final["status"] == "finished"
+    assert [s["status"] for s in final["stages"]] == ["done"] * 3
+    for stage in final["stages"]:
+        assert len(stage["results"]) == 6
+        assert "resigned" not in {r["status"] for r in stage["results"].values()}
+    assert verify(record.record) == []
+
+
+async def test_export_and_verify_from_the_command_line(
+    make_node: NodeFactory, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`ballroom tournament export` writes JSON that `verify` accepts, and CSV with a row
+    per racer per race; a record with a forged seed or log fails to verify."""
+    async with make_node(timeouts=FAST) as url:
+        host, doc = await host_tournament(url, format="rounds", variants=["quadrille"], rounds=2)
+        await run_bots([url], doc["code"], 3, host, doc["id"])
+        await host.close()
+        json_path, csv_path = tmp_path / "record.json", tmp_path / "record.csv"
+        for fmt, path in (("json", json_path), ("csv", csv_path)):
+            args = ["tournament", "export", doc["code"], "--server", url, "--format", fmt]
+            assert await asyncio.to_thread(main, [*args, "-o", str(path)]) == 0
+
+    assert main(["tournament", "verify", str(json_path)]) == 0
+    assert "verified: 2 races" in capsys.readouterr().out
+    rows = list(csv.DictReader(csv_path.open()))
+    assert len(rows) == 6 and {r["stage"] for r in rows} == {"1", "2"}
+    assert all(r["seed"] and len(r["commitment"]) == 64 for r in rows)
+
+    record = json.loads(json_path.read_text())
+    race = next(iter(record["races"].values()))
+    race["seed"] += 1
+    json_path.write_text(json.dumps(record))
+    assert main(["tournament", "verify", str(json_path)]) == 1
+    race["seed"] -= 1
+    player, log = next((p, log) for p, log in race["logs"].items() if log)
+    race["logs"][player] = log[:-1]
+    json_path.write_text(json.dumps(record))
+    assert main(["tournament", "verify", str(json_path)]) == 1
+    assert "log gives" in capsys.readouterr().out

@@ -1,0 +1,133 @@
+"""The tournament rules without I/O: tables, brackets, byes, points and tie-breaks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from server import tournament as rules
+
+
+def doc(fmt: str, players: list[str], **settings: Any) -> dict[str, Any]:
+    made = rules.new_document(
+        "T1",
+        "CODE",
+        "host",
+        "Host",
+        {"format": fmt, "variants": ["gavotte", "quadrille"], "rounds": 2, "best_of": 3,
+         "table_size": 8, "time_limit": 300, **settings},
+        0.0,
+    )  # fmt: skip
+    made["entrants"] = [{"player": p, "name": p.upper(), "removed": False} for p in players]
+    made["status"] = "running"
+    return made
+
+
+def row(player: str, status: str, home: int, time: float) -> dict[str, Any]:
+    return {"player": player, "status": status, "home": home, "time": time}
+
+
+def play(made: dict[str, Any], plan: dict[str, Any] | None) -> None:
+    assert plan is not None
+    races = [
+        {"race": f"r{i}", "players": t["players"], "match": t["match"]}
+        for i, t in enumerate(plan["tables"])
+    ]
+    rules.seat(made, plan, races, 0.0)
+
+
+def test_tables_are_as_few_and_as_even_as_the_size_allows() -> None:
+    """10 at tables of 8 race 5 and 5; 17 race 6, 6 and 5; 3 race at one table."""
+    players = [f"p{i}" for i in range(17)]
+    assert [len(t["players"]) for t in rules.rounds_tables(players[:10], 8)] == [5, 5]
+    assert [len(t["players"]) for t in rules.rounds_tables(players, 8)] == [6, 6, 5]
+    assert [len(t["players"]) for t in rules.rounds_tables(players[:3], 8)] == [3]
+
+
+def test_bracket_order_keeps_top_seeds_apart() -> None:
+    """Seeds 1 and 2 can meet only in the final; each first match sums to size + 1."""
+    assert rules.bracket_order(2) == [1, 2]
+    assert rules.bracket_order(8) == [1, 8, 4, 5, 2, 7, 3, 6]
+    order = rules.bracket_order(16)
+    assert all(order[i] + order[i + 1] == 17 for i in range(0, 16, 2))
+    assert order.index(2) >= 8 > order.index(1)
+
+
+def test_five_entrants_give_the_top_three_seeds_byes() -> None:
+    """Round one of five: 1, 2 and 3 advance on byes; 4 meets 5."""
+    first = rules.first_bracket(["a", "b", "c", "d", "e"])
+    assert [(m["a"], m["b"], m["winner"]) for m in first] == [
+        ("a", None, "a"),
+        ("d", "e", None),
+        ("b", None, "b"),
+        ("c", None, "c"),
+    ]
+
+
+def test_rounds_points_and_tie_breaks() -> None:
+    """Winners by time, then cards home; points n - place + 1; ties on points go to home."""
+    made = doc("rounds", ["a", "b", "c", "d"], rounds=2)
+    play(made, rules.plan_stage(made, absent=()))
+    rules.record_rounds_stage(
+        made,
+        [row("a", "stuck", 30, 40.0), row("b", "won", 104, 90.0), row("c", "won", 104, 60.0),
+         row("d", "resigned", 12, 5.0)],
+    )  # fmt: skip
+    results = made["stages"][0]["results"]
+    assert [results[p]["points"] for p in "cbad"] == [4, 3, 2, 1]
+    assert results["a"]["time"] == 300  # no win: the whole time limit counts
+    play(made, rules.plan_stage(made, absent=()))
+    assert made["stages"][1]["variant"] == "quadrille"
+    rules.record_rounds_stage(
+        made,
+        [row("a", "won", 52, 10.0), row("b", "stuck", 40, 99.0), row("c", "stuck", 20, 9.0),
+         row("d", "stuck", 45, 9.0)],
+    )  # fmt: skip
+    table = [(s["player"], s["points"], s["home"]) for s in made["standings"]]
+    # b and c have 5 points each: b has more cards home (144 against 124).
+    assert table == [("a", 6, 82), ("b", 5, 144), ("c", 5, 124), ("d", 4, 57)]
+    assert rules.plan_stage(made, absent=()) is None  # two rounds were asked for
+
+
+def test_knockout_best_of_three_then_final() -> None:
+    """Two wins take a match; the winners meet; the champion and runner-up lead the standings."""
+    made = doc("knockout", ["a", "b", "c", "d"], best_of=3)
+    plan = rules.plan_stage(made, absent=())
+    assert plan is not None and [t["players"] for t in plan["tables"]] == [["a", "d"], ["b", "c"]]
+    for winners in (["a", "c"], ["d", "c"], ["a", "b"]):
+        play(made, plan)
+        rules.record_knockout_stage(
+            made,
+            {
+                i: [row(w, "won", 104, 50.0), row(lose, "stuck", 20, 300.0)]
+                for i, (w, lose) in enumerate(
+                    [(winners[0], ({"a", "d"} - {winners[0]}).pop()),
+                     (winners[1], ({"b", "c"} - {winners[1]}).pop())]
+                )
+            },
+        )  # fmt: skip
+        plan = rules.plan_stage(made, absent=())
+        if len(made["bracket"]) == 2:
+            break
+    assert [(m["winner"], m["wins"]) for m in made["bracket"][0]] == [("a", [2, 1]), ("c", [0, 2])]
+    assert plan is not None and plan["round"] == 2 and plan["game"] == 1
+    assert [t["players"] for t in plan["tables"]] == [["a", "c"]]
+    for _ in range(2):
+        play(made, plan)
+        rules.record_knockout_stage(
+            made, {0: [row("c", "won", 104, 40.0), row("a", "stuck", 60, 300.0)]}
+        )
+        plan = rules.plan_stage(made, absent=())
+    assert plan is None and made["champion"] == "c"
+    assert [s["player"] for s in made["standings"]][:2] == ["c", "a"]
+
+
+def test_absent_or_removed_entrants_forfeit_knockout_matches() -> None:
+    """An absent entrant's match goes to the opponent with no race; a removed one's too."""
+    made = doc("knockout", ["a", "b", "c", "d"], best_of=1)
+    made["bracket"].append(rules.first_bracket(["a", "b", "c", "d"]))
+    made["entrants"][3]["removed"] = True  # d, after the bracket was drawn
+    plan = rules.plan_stage(made, absent={"c"})
+    # Both first-round matches were forfeited, so the final is up next.
+    assert [(m["winner"], m["forfeit"]) for m in made["bracket"][0]] == [("a", "d"), ("b", "c")]
+    assert plan is not None and plan["round"] == 2
+    assert [t["players"] for t in plan["tables"]] == [["a", "b"]]
