@@ -57,6 +57,8 @@ def _bot(args: argparse.Namespace) -> int:
     from client.session import RequestFailed
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    if args.tournament is not None:
+        return _tournament_bot(args)
     try:
         results = asyncio.run(
             run_bot(
@@ -131,6 +133,31 @@ def _tournament_verify(args: argparse.Namespace) -> int:
     return 0
 
 
+def _tournament_bot(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from client.session import RequestFailed
+    from client.tournament_bot import TournamentBot
+
+    bot = TournamentBot(
+        args.server, name=args.name, strategy=args.strategy, speed=args.speed, seed=args.seed,
+        password=args.password,
+    )  # fmt: skip
+    try:
+        final = asyncio.run(bot.run(code=args.tournament))
+    except RequestFailed as exc:
+        print(f"ballroom bot: the server refused: {exc}", file=sys.stderr)
+        return 1
+    except ConnectionError as exc:
+        print(f"ballroom bot: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    for row in final["standings"]:
+        print(f"{row['place']:>2}. {row['name']:<24} {row['points']:>4} pts {row['home']:>5} home")
+    return 0
+
+
 def _play(args: argparse.Namespace) -> int:
     from client.launcher import default_name, play
 
@@ -178,6 +205,10 @@ def build_parser() -> argparse.ArgumentParser:
     which = bot.add_mutually_exclusive_group(required=True)
     which.add_argument("--race", metavar="CODE", help="the race's join code")
     which.add_argument("--race-id", metavar="ID", help="the race's id")
+    which.add_argument(
+        "--tournament", metavar="CODE", help="enter a tournament and race every seat"
+    )
+    bot.add_argument("--password", default=None, help="the tournament's entry password")
     bot.add_argument("--server", default="ws://127.0.0.1:8765/", help="server URL")
     bot.add_argument("--strategy", choices=["greedy", "random"], default="greedy")
     bot.add_argument(

@@ -286,7 +286,8 @@ def plan_stage(doc: Doc, absent: Iterable[str]) -> dict[str, Any] | None:
             missing = [(t["match"], p) for t in tables for p in t["players"] if p in gone]
             if not missing:
                 break
-            for index, player in missing:
+            # The second of a pair goes first: if both are gone, the first advances.
+            for index, player in reversed(missing):
                 forfeit(doc, index, player)
         round_number = len(doc["bracket"])
         last = doc["stages"][-1] if doc["stages"] else None

@@ -131,3 +131,11 @@ def test_absent_or_removed_entrants_forfeit_knockout_matches() -> None:
     assert [(m["winner"], m["forfeit"]) for m in made["bracket"][0]] == [("a", "d"), ("b", "c")]
     assert plan is not None and plan["round"] == 2
     assert [t["players"] for t in plan["tables"]] == [["a", "b"]]
+
+
+def test_when_both_players_are_absent_the_first_placed_advances() -> None:
+    """Seed 1 and seed 4 both gone: seed 1 advances by forfeit of seed 4."""
+    made = doc("knockout", ["a", "b", "c", "d"], best_of=1)
+    plan = rules.plan_stage(made, absent={"a", "d"})
+    assert made["bracket"][0][0]["winner"] == "a" and made["bracket"][0][0]["forfeit"] == "d"
+    assert plan is not None and [t["players"] for t in plan["tables"]] == [["b", "c"]]
