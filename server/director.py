@@ -63,6 +63,11 @@ class Director:
                 raise RequestRefused(
                     ErrorCode.INVALID_FIELD, f"unknown variant {variant!r}"
                 ) from None
+        limit = self.settings.limits.open_tournaments_per_player
+        if await self.tournaments.open_hosted_by(player) >= limit:
+            raise RequestRefused(
+                ErrorCode.NOT_ALLOWED, f"you already host {limit} tournaments not yet started"
+            )
         settings = {k: v for k, v in request.items() if k != "password"}
         settings["variants"] = [find_variant(v).id for v in request["variants"]]
         settings["password"] = request.get("password") is not None
@@ -283,14 +288,16 @@ class Director:
                     self._forfeit_match(doc, race["race"], player)
 
     async def _score_if_over(self, doc: Doc, stage: Doc, now: float) -> None:
+        for race in stage["races"]:
+            # A race is closed here too, in case the node that should have died first.
+            if not await self.store.has_results(race["race"]) and not (
+                await self.races.close_if_done(race["race"])
+            ):
+                return
         results: dict[str, Any] = {}
         for race in stage["races"]:
             packed = await self.store.results(race["race"])
-            if packed is None:
-                await self.races.close_if_done(race["race"])
-                packed = await self.store.results(race["race"])
-                if packed is None:
-                    return
+            assert packed is not None  # results, once stored, stay
             results[race["race"]] = unpack(packed)
         for race in stage["races"]:
             race["seed"] = results[race["race"]]["seed"]

@@ -17,6 +17,7 @@ __all__ = [
     "channel",
     "events",
     "hosted_races",
+    "hosted_tournaments",
     "is_tournament",
     "race_boards",
     "race_channel",
@@ -80,6 +81,11 @@ def race_code(code: str) -> str:
 def hosted_races(player: str) -> str:
     """Set: races a player created, pruned of closed ones when counted."""
     return f"player:{player}:hosted"
+
+
+def hosted_tournaments(player: str) -> str:
+    """Set: tournaments a player created, pruned of those under way or over when counted."""
+    return f"player:{player}:tournaments"
 
 
 def session(token: str) -> str:

@@ -20,6 +20,7 @@ class Limits:
     outbox: int = 1024 * 1024  # bytes written but not yet sent before a slow reader is dropped
     connections_per_address: int = 64
     open_races_per_player: int = 3
+    open_tournaments_per_player: int = 3
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -384,6 +384,9 @@ class Store:
             )
         )
 
+    async def has_results(self, race: str) -> bool:
+        return bool(await self.redis.hexists(keys.race_meta(race), "results"))
+
     async def results(self, race: str) -> bytes | None:
         value = await self.redis.hget(keys.race_meta(race), "results")
         return None if value is None else _bytes(value)

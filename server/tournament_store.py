@@ -52,8 +52,22 @@ class TournamentStore:
                 pipe.hset(meta, "password", hash_password(password, secrets.token_hex(8)))
             pipe.set(keys.tournament_code(code), tournament)
             pipe.zadd(keys.TOURNAMENTS, {tournament: doc["created"]})
+            pipe.sadd(keys.hosted_tournaments(host), tournament)
             await pipe.execute()
         return doc
+
+    async def open_hosted_by(self, player: str) -> int:
+        """How many tournaments ``player`` created that have not started; forgets the others."""
+        key = keys.hosted_tournaments(player)
+        hosted = [_text(t) for t in await self.redis.smembers(key)]
+        still_open = 0
+        for tournament in hosted:
+            doc = await self.load(tournament)
+            if doc is not None and doc["status"] == "open":
+                still_open += 1
+            else:
+                await self.redis.srem(key, tournament)
+        return still_open
 
     async def id_for_code(self, code: str) -> str | None:
         return _optional_text(await self.redis.get(keys.tournament_code(code.upper())))

@@ -31,7 +31,12 @@ QUICK = Patience(request=TIMEOUT, keepalive=TIMEOUT)
 
 
 async def host_tournament(url: str, **settings: Any) -> tuple[ClientSession, dict[str, Any]]:
+    """A new connection "Host" and the tournament it created (breaks of 0 s, live spectating)."""
     host = await ClientSession.connect(url, "Host")
+    return host, await host_tournament_as(host, **settings)
+
+
+async def host_tournament_as(host: ClientSession, **settings: Any) -> dict[str, Any]:
     defaults: dict[str, Any] = {
         "name": "Friday dance",
         "time_limit": 120,
@@ -40,7 +45,7 @@ async def host_tournament(url: str, **settings: Any) -> tuple[ClientSession, dic
         "break_seconds": 0,
     }
     reply = await host.request(CreateTournament(**{**defaults, **settings}), TournamentInfo)
-    return host, reply.tournament
+    return reply.tournament
 
 
 async def run_bots(

@@ -12,6 +12,7 @@ from client.session import ClientSession, RequestFailed
 from client.tournament_bot import TournamentBot
 from protocol.exceptions import ErrorCode
 from protocol.messages import (
+    CreateTournament,
     JoinTournament,
     LeaveTournament,
     ListTournaments,
@@ -24,7 +25,7 @@ from protocol.messages import (
 )
 from server.store import Store
 from tests.server.conftest import TIMEOUT, NodeFactory
-from tests.server.test_tournament import FAST, QUICK, host_tournament
+from tests.server.test_tournament import FAST, QUICK, host_tournament, host_tournament_as
 
 
 @pytest.fixture
@@ -201,4 +202,19 @@ async def test_knockout_match_forfeited_by_an_absent_entrant(url: str) -> None:
     (match,) = final["bracket"][-1]
     assert match["forfeit"] == zed.player and match["winner"] == ann.player
     assert final["champion"] == ann.player
+    await host.close()
+
+
+async def test_open_tournaments_per_host_are_bounded(url: str) -> None:
+    """A host may keep three tournaments waiting to start; a fourth is refused until one starts."""
+    host, first = await host_tournament(url, format="rounds", variants=["gavotte"])
+    for _ in range(2):
+        await host_tournament_as(host, format="rounds", variants=["gavotte"])
+    request = CreateTournament(
+        name="One more", format="rounds", variants=["gavotte"], time_limit=60,
+        spectate="live", delay=0,
+    )  # fmt: skip
+    assert await refused(host, request) is ErrorCode.NOT_ALLOWED
+    await host.request(ManageTournament(tournament=first["id"], action="cancel"), TournamentInfo)
+    await host.request(request, TournamentInfo)
     await host.close()
