@@ -47,7 +47,10 @@ from protocol import (
     Replay,
     Resign,
     Resume,
+    Rewound,
     ServerMessage,
+    Service,
+    ServiceState,
     Spectate,
     SpectatePolicy,
     Spectating,
@@ -163,6 +166,16 @@ SAMPLES: list[Message] = [
     ),
     Pong(id=0),
     ErrorMessage(code=ErrorCode.BAD_SEQUENCE, message="expected move 4, got 6", id=8),
+    Service(state=ServiceState.DEGRADED, message="storage unreachable"),
+    Rewound(
+        race="r7",
+        event=40,
+        lost=3,
+        seq=7,
+        view=VIEW,
+        legal=["deal"],
+        progress={"p1": PROGRESS, "p2": PROGRESS},
+    ),
 ]
 
 
