@@ -14,9 +14,11 @@ What it must survive, and how:
   exponentially (with jitter) and give up after ``Patience.reconnects``
   failures in a row.
 * **A refused move** (``illegal_move``, ``bad_sequence``), which a correct
-  bot never sees unless someone else moves with its token: it resumes to
-  learn its true board and goes on. Too many refusals in a row and it stops
-  moving and only waits for the results.
+  bot never sees unless someone else moves with its token, or ``state_lost``
+  (the server's storage lost its latest moves): it resumes to learn its
+  true board and goes on. A ``rewound`` message gives it that board too.
+  Too many refusals in a row and it stops moving and only waits for the
+  results.
 * **Cancellation.** The connection is closed cleanly and the cancellation
   goes on up.
 
@@ -54,6 +56,7 @@ from protocol.messages import (
     Ready,
     Resign,
     Resume,
+    Rewound,
     ServerMessage,
     SubmitMove,
 )
@@ -73,7 +76,7 @@ _CONNECTION_ERRORS = (OSError, WebSocketException)
 _TRY_LATER = frozenset({ErrorCode.RATE_LIMITED, ErrorCode.UNAVAILABLE, ErrorCode.RACE_NOT_OPEN})
 
 #: Refusals that mean the bot's idea of its board is wrong.
-_OUT_OF_STEP = frozenset({ErrorCode.ILLEGAL_MOVE, ErrorCode.BAD_SEQUENCE})
+_OUT_OF_STEP = frozenset({ErrorCode.ILLEGAL_MOVE, ErrorCode.BAD_SEQUENCE, ErrorCode.STATE_LOST})
 
 
 class BotError(Exception):
@@ -299,6 +302,11 @@ class Bot:
         elif isinstance(message, RaceStarted):
             if not self._started.is_set():  # later ones are replays of the start
                 self._take_board(message)
+        elif isinstance(message, Rewound):  # the server lost moves: go on from its board
+            self._since = message.event
+            if message.view is not None and message.legal is not None:
+                self._view, self._legal = message.view, list(message.legal)
+                self._seq = int(message.view.get("moves", self._seq))
         elif isinstance(message, RaceFinished):
             self.results = message
             self._finished.set()

@@ -9,7 +9,9 @@ posted to the app, until the connection drops. Then it says so
 the pauses between attempts growing up to a few seconds, for as long as the
 app runs. Screens ask the server through :meth:`ServerLink.request`, which
 fails at once with :class:`Offline` while the link is down rather than
-leaving a key press hanging.
+leaving a key press hanging. When the server says its storage is away
+(``service``), the link stays up but says it is degraded, until the server
+says it is back.
 """
 
 from __future__ import annotations
@@ -34,7 +36,10 @@ from protocol.messages import (
     Hello,
     Progress,
     Resume,
+    Rewound,
     ServerMessage,
+    Service,
+    ServiceState,
     Spectating,
     Welcome,
 )
@@ -61,6 +66,7 @@ _CONNECT_ERRORS = (OSError, TimeoutError, WebSocketException, ConnectionError)
 class LinkState(enum.Enum):
     CONNECTING = "connecting"  # no connection yet
     ONLINE = "online"
+    DEGRADED = "degraded"  # connected, but the server cannot reach its storage
     RECONNECTING = "reconnecting"  # had one, lost it, trying again
     REFUSED = "refused"  # the server will not talk to us (a protocol version it lacks)
 
@@ -114,7 +120,7 @@ class ServerLink:
 
     @property
     def online(self) -> bool:
-        return self.state is LinkState.ONLINE
+        return self.state in (LinkState.ONLINE, LinkState.DEGRADED)
 
     def follow(self, race: str) -> None:
         """Resume ``race`` after any reconnect, from the events this link has seen."""
@@ -219,11 +225,21 @@ class ServerLink:
                 continue
             except ConnectionError:
                 return
+            if isinstance(message, Service):
+                if message.state is ServiceState.DEGRADED:
+                    self._set(LinkState.DEGRADED, "▲ server degraded")
+                else:
+                    self._set(LinkState.ONLINE, "● online")
+                continue
             self._seen(message)
             self._post(ServerPushed(message))
 
     def _seen(self, message: ServerMessage) -> None:
         """Remember the newest event number of each followed race."""
+        if isinstance(message, Rewound):  # later events reuse the numbers after this one
+            if message.race in self.following:
+                self.following[message.race] = message.event
+            return
         if isinstance(message, Progress | Board):
             race, event = message.race, message.event
         elif isinstance(message, Spectating):

@@ -70,6 +70,7 @@ class ErrorCode(enum.StrEnum):
     RACE_OVER = "race_over"  # the race (or this racer's game) has finished
     # The server.
     UNAVAILABLE = "unavailable"  # storage is unreachable; retry later
+    STATE_LOST = "state_lost"  # storage lost acknowledged moves; a rewound message follows
     INTERNAL = "internal"  # a bug on the server; nothing was changed
 
     @property

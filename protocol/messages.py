@@ -97,7 +97,10 @@ __all__ = [
     "Replay",
     "Resign",
     "Resume",
+    "Rewound",
     "ServerMessage",
+    "Service",
+    "ServiceState",
     "Spectate",
     "SpectatePolicy",
     "Spectating",
@@ -874,6 +877,48 @@ class TournamentRecord(ServerMessage):
     record: Data
 
 
+class ServiceState(enum.StrEnum):
+    """Whether a node can do its work: reach the storage every race lives in."""
+
+    OK = "ok"
+    DEGRADED = "degraded"  # storage unreachable: connections stay open, moves are refused
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Service(ServerMessage):
+    """Pushed to every connected client when the node loses its storage, and when it is back.
+
+    While ``degraded`` the connection stays open, and requests that need the
+    storage (moves among them) are refused with the retryable ``unavailable``.
+    """
+
+    t: ClassVar[str] = "service"
+    state: Annotated[ServiceState, Choice(ServiceState)]
+    message: Annotated[str, Str(0, 1000)]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Rewound(ServerMessage):
+    """Pushed when the storage lost a race's latest events (restored from an older copy).
+
+    Everything after ``event`` that the client was told did not happen, and
+    later events reuse those numbers. A racer's message carries their board as
+    it now stands (``seq``, ``view``, ``legal``), ``lost``: how many of their
+    acknowledged moves are gone, and every racer's ``progress``.
+    """
+
+    t: ClassVar[str] = "rewound"
+    race: RaceId
+    event: EventNumber
+    lost: Annotated[int | None, Opt(Int(0, MAX_SEQ))] = None
+    seq: Annotated[int | None, Opt(Int(0, MAX_SEQ))] = None
+    view: Annotated[dict[str, Any] | None, Opt(AnyMap())] = None
+    legal: Annotated[Sequence[str] | None, Opt(ListOf(Str(1, 40), MAX_LEGAL))] = None
+    progress: Annotated[
+        dict[str, dict[str, Any]] | None, Opt(MapOf(Str(1, 40), AnyMap(), MAX_PLAYERS))
+    ] = None
+
+
 # ----------------------------------------------------------------------
 # Registries and dispatch.
 
@@ -926,6 +971,8 @@ SERVER_MESSAGES: Mapping[str, type[ServerMessage]] = MappingProxyType(
             TournamentInfo,
             Tournaments,
             TournamentRecord,
+            Service,
+            Rewound,
         )
     }
 )

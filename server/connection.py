@@ -177,6 +177,7 @@ class Connection:
             return
         except RedisError as exc:
             log.warning("storage unavailable for %s: %s", message.t, exc)
+            self.node.health.suspect()
             self.refuse(ErrorCode.UNAVAILABLE, "storage is unavailable; try again", message.id)
             return
         except Exception:

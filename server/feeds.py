@@ -3,7 +3,9 @@
 Racers see other racers only as progress; spectators see boards, as late as
 the race's spectating policy says; everyone sees lobby changes and results.
 Views in events were made by the engine's ``view``, so they never hold a
-face-down card; the seed travels only in the results.
+face-down card; the seed travels only in the results. When Redis lost the
+race's latest events (:mod:`server.history`), each watcher tells its client
+with a ``rewound`` message and a fresh picture of the race.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from protocol.messages import (
     RaceFinished,
     RaceStarted,
     RaceState,
+    Rewound,
     ServerMessage,
     Spectating,
 )
@@ -68,6 +71,10 @@ class RaceWatch:
         self.last_event = since
         self.policy: Spectate | None = None
         self.delay = 0.0
+        #: How many of a racer's moves they were told are stored (moved replies, own events).
+        self.acknowledged = 0
+        #: Bumped at each rewind, so that boards held back from before it are dropped.
+        self.generation = 0
         # Boards held back while the opening boards pushed at the start are
         # read, so that no board reaches a spectator before them.
         self._held: list[tuple[int, bytes]] | None = None
@@ -120,6 +127,8 @@ class RaceWatch:
     def _progress(self, n: int, event: dict[str, Any]) -> None:
         """Tell a racer how another racer is doing (the mover has had its own reply)."""
         if event["player"] == self.conn.player:
+            if "seq" in event:
+                self.acknowledged = max(self.acknowledged, event["seq"] + 1)
             return
         self.conn.send_frame(
             _shared_frame(
@@ -153,10 +162,13 @@ class RaceWatch:
         if wait <= 0:
             self._show(n, board)
         else:
-            asyncio.get_running_loop().call_later(wait, self._show, n, board)
+            loop = asyncio.get_running_loop()
+            loop.call_later(wait, self._show, n, board, self.generation)
 
-    def _show(self, n: int, frame: bytes) -> None:
+    def _show(self, n: int, frame: bytes, generation: int | None = None) -> None:
         """Send board ``n`` now, or hold it while the opening boards are being read."""
+        if generation is not None and generation != self.generation:
+            return  # held back from before a rewind: that board may never have been
         if self._held is not None:
             self._held.append((n, frame))
         else:
@@ -180,6 +192,34 @@ class RaceWatch:
             await work
         except (RedisError, RequestRefused) as exc:
             log.info("could not refresh race %s for a watcher: %s", self.race, exc)
+
+    # -- a rewind ----------------------------------------------------------
+
+    def claim(self) -> tuple[str, int] | None:
+        if self.role != "racer" or self.conn.player is None:
+            return None
+        return self.conn.player, self.acknowledged
+
+    async def rewound(self) -> int:
+        """Tell the client what Redis holds now; returns the event number to go on from."""
+        self.generation += 1
+        service, player = self.conn.node.service, self.conn.player
+        try:
+            if self.role == "spectator":
+                snapshot = await service.spectator_snapshot(self.race, player)
+                self.conn.send(Rewound(race=self.race, event=snapshot["event"]))
+                self.conn.send(Spectating(**snapshot))
+                return int(snapshot["event"])
+            assert player is not None
+            now = await service.board_now(self.race, player)
+        except RequestRefused:  # the race is back in its lobby, or gone
+            now = {"race": self.race, "event": await self.conn.node.store.event_count(self.race)}
+        if "seq" in now:
+            now["lost"] = max(0, self.acknowledged - now["seq"])
+            self.acknowledged = now["seq"]
+        self.conn.send(Rewound(**now))
+        self._spawn(self._send_race_state())
+        return int(now["event"])
 
     async def _send_race_state(self) -> None:
         self.conn.send(RaceState(race=await self.conn.node.service.info(self.race)))

@@ -7,6 +7,7 @@ that into an ``error`` frame carrying the request's id.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
@@ -35,6 +36,7 @@ from protocol.messages import (
     Replay,
     Resign,
     Resume,
+    Rewound,
     ServerMessage,
     Spectate,
     Spectating,
@@ -47,13 +49,15 @@ from protocol.messages import (
     Welcome,
 )
 from protocol.version import PROTOCOL_VERSION
-from server.exceptions import RequestRefused
+from server.exceptions import RequestRefused, StateLost
 from server.races import Spectate as SpectatePolicy
 
 if TYPE_CHECKING:
     from server.connection import Connection
 
 __all__ = ["HANDLERS"]
+
+log = logging.getLogger(__name__)
 
 Handler = Callable[["Connection", Any], Awaitable[ServerMessage | None]]
 
@@ -131,9 +135,19 @@ async def on_start_race(conn: Connection, msg: StartRace) -> ServerMessage:
 
 
 async def on_move(conn: Connection, msg: SubmitMove) -> ServerMessage:
-    if conn.watches.get(msg.race) is not None and conn.watches[msg.race].role == "spectator":
+    watch = conn.watches.get(msg.race)
+    if watch is not None and watch.role == "spectator":
         raise RequestRefused(ErrorCode.NOT_ALLOWED, "spectators cannot move")
-    result = await conn.node.service.move(_me(conn), msg.race, msg.seq, msg.move)
+    told = watch.acknowledged if watch is not None else 0
+    try:
+        result = await conn.node.service.move(
+            _me(conn), msg.race, msg.seq, msg.move, acknowledged=told
+        )
+    except StateLost as lost:
+        conn.node.history.rewind(msg.race, f"{lost.player} has {lost.seq} of {lost.acknowledged}")
+        raise
+    if watch is not None:
+        watch.acknowledged = max(watch.acknowledged, result.seq + 1)
     return Moved(
         id=msg.id,
         race=msg.race,
@@ -167,7 +181,19 @@ async def on_resume(conn: Connection, msg: Resume) -> ServerMessage:
     info = await service.info(msg.race)
     if _me(conn) not in info["players"]:
         return await on_spectate(conn, Spectate(id=msg.id, race=msg.race))
-    await conn.watch(msg.race, "racer", since=msg.since)
+    since, events = msg.since, await conn.node.store.event_count(msg.race)
+    if since > events:  # the client saw events that Redis no longer has
+        log.warning(
+            "redis lost the latest writes of race %s: a client resumes from event %d of %d",
+            msg.race, since, events,
+        )  # fmt: skip
+        try:
+            now = await service.board_now(msg.race, _me(conn))
+        except RequestRefused:
+            now = {"race": msg.race, "event": events}
+        conn.send(Rewound(**now))
+        since = now["event"]
+    await conn.watch(msg.race, "racer", since=since)
     if info["phase"] in ("running", "finished") or info["started_at"] is not None:
         snapshot = await service.racer_snapshot(msg.race, _me(conn))
         return RaceStarted(id=msg.id, **snapshot)

@@ -7,6 +7,11 @@ Pub/sub is fast but forgets: a watcher that sees a number jump (a message
 lost while Redis restarted, or events from before it subscribed) reads the
 missing ones from the stream first. So each watcher gets every event once,
 in order, whichever node produced it.
+
+The hub also keeps, per race, the newest event it passed on: the evidence
+:mod:`server.history` checks Redis against after a restart. When Redis lost
+a race's latest events, :meth:`Hub.rewind` has every watcher of the race
+start again from what Redis holds now.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import asyncio
 import contextlib
 import logging
 from collections import defaultdict
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from redis.exceptions import RedisError
@@ -34,13 +40,29 @@ class Watcher(Protocol):
 
     def deliver(self, race: str, n: int, event: dict[str, Any]) -> None: ...
 
+    def claim(self) -> tuple[str, int] | None:
+        """(player, how many of their moves they were told are stored), for a racer."""
+        ...
+
+    async def rewound(self) -> int:
+        """Tell the client the race was rewound; returns the event number to go on from."""
+        ...
+
 
 class Hub:
     """Fan-out of race events to this node's watchers."""
 
-    def __init__(self, store: Store) -> None:
+    #: Pauses between attempts to reconnect the event feed: first, and longest.
+    RETRY_FIRST, RETRY_MOST = 0.1, 1.0
+
+    def __init__(self, store: Store, on_feed_lost: Callable[[], None] | None = None) -> None:
         self.store = store
+        self._on_feed_lost = on_feed_lost
         self._watchers: defaultdict[str, set[Watcher]] = defaultdict(set)
+        #: race -> (number, payload) of the newest event passed on to a watcher here.
+        self._latest: dict[str, tuple[int, bytes]] = {}
+        #: Watchers owed a rewind (:meth:`rewind`) that has not reached them yet.
+        self._rewinding: set[Watcher] = set()
         self._catching_up: dict[Watcher, asyncio.Task[None]] = {}
         self._missed: set[Watcher] = set()
         self._pubsub = store.redis.pubsub(ignore_subscribe_messages=True)
@@ -51,6 +73,10 @@ class Hub:
         # first subscriptions left some on connections nobody read, and their
         # races' events never arrived.
         self._commands = asyncio.Lock()
+        #: Set while the event feed is connected (or has nothing to follow).
+        self.live = asyncio.Event()
+        self.live.set()
+        self._wake = asyncio.Event()
 
     async def start(self) -> None:
         async with self._commands:
@@ -83,11 +109,13 @@ class Hub:
             return
         watchers.discard(watcher)
         self._missed.discard(watcher)
+        self._rewinding.discard(watcher)
         task = self._catching_up.pop(watcher, None)
         if task is not None:
             task.cancel()
         if not watchers:
             del self._watchers[race]
+            self._latest.pop(race, None)
             with contextlib.suppress(RedisError, OSError):
                 async with self._commands:
                     await self._pubsub.unsubscribe(keys.channel(race))
@@ -95,11 +123,69 @@ class Hub:
     def watching(self, race: str) -> int:
         return len(self._watchers.get(race, ()))
 
+    def races(self) -> list[str]:
+        """The races someone on this node follows."""
+        return list(self._watchers)
+
+    def watchers_of(self, race: str) -> list[Watcher]:
+        return list(self._watchers.get(race, ()))
+
+    def latest(self, race: str) -> tuple[int, bytes] | None:
+        """(number, payload) of the newest event of ``race`` passed on here, if any."""
+        return self._latest.get(race)
+
+    def rewind(self, race: str) -> None:
+        """Redis lost ``race``'s latest events: each watcher starts again from what it holds.
+
+        Each watcher's catch-up is replaced by one that first has it tell its
+        client (:meth:`Watcher.rewound`), then reads the events after the
+        number that returns. Events arriving meanwhile wait, as in any catch-up.
+        """
+        self._latest.pop(race, None)
+        for watcher in self._watchers.get(race, ()):
+            old = self._catching_up.pop(watcher, None)
+            if old is not None:
+                old.cancel()
+            self._missed.discard(watcher)
+            self._rewinding.add(watcher)
+            self._catch_up(race, watcher)
+
+    def catch_up_all(self) -> None:
+        """Have every watcher read what it missed from the stream.
+
+        For after an outage: pub/sub forgets what was published while a
+        connection was down, and redis-py may reconnect it without a word.
+        """
+        for race, watchers in self._watchers.items():
+            for watcher in watchers:
+                self._catch_up(race, watcher)
+
+    async def reconnected(self, timeout: float) -> bool:
+        """Retry the event feed now (Redis is back); True once it is live, within ``timeout``."""
+        self._wake.set()
+        try:
+            async with asyncio.timeout(timeout):
+                await self.live.wait()
+        except TimeoutError:
+            return False
+        return True
+
     # -- delivery ----------------------------------------------------------
+
+    def _passed_on(self, race: str, n: int, payload: bytes) -> None:
+        latest = self._latest.get(race)
+        if latest is None or n > latest[0]:
+            self._latest[race] = (n, payload)
 
     def _dispatch(self, race: str, n: int, payload: bytes) -> None:
         event: dict[str, Any] | None = None
         for watcher in list(self._watchers.get(race, ())):
+            if watcher in self._rewinding:  # its numbers are from before the rewind
+                if watcher in self._catching_up:
+                    self._missed.add(watcher)
+                else:
+                    self._catch_up(race, watcher)
+                continue
             if n <= watcher.last_event:
                 continue
             if watcher in self._catching_up:
@@ -108,6 +194,7 @@ class Hub:
             if n == watcher.last_event + 1:
                 if event is None:
                     event = unpack(payload)
+                    self._passed_on(race, n, payload)
                 watcher.last_event = n
                 watcher.deliver(race, n, event)
             else:
@@ -115,11 +202,17 @@ class Hub:
 
     def _catch_up(self, race: str, watcher: Watcher) -> None:
         if watcher not in self._catching_up:
-            task = asyncio.get_running_loop().create_task(self._read_stream(race, watcher))
+            rewound = watcher in self._rewinding
+            task = asyncio.get_running_loop().create_task(
+                self._read_stream(race, watcher, rewound=rewound)
+            )
             self._catching_up[watcher] = task
 
-    async def _read_stream(self, race: str, watcher: Watcher) -> None:
+    async def _read_stream(self, race: str, watcher: Watcher, *, rewound: bool = False) -> None:
         try:
+            if rewound:
+                watcher.last_event = await watcher.rewound()
+                self._rewinding.discard(watcher)
             while True:
                 events = await self.store.events_since(race, watcher.last_event)
                 if not events:
@@ -128,15 +221,20 @@ class Hub:
                     if watcher not in self._watchers.get(race, ()):
                         return
                     watcher.last_event = n
+                    self._passed_on(race, n, payload)
                     watcher.deliver(race, n, unpack(payload))
         except RedisError as exc:
             log.warning("catching up on race %s failed: %s", race, exc)
         finally:
-            self._catching_up.pop(watcher, None)
-            if watcher in self._missed:
-                self._missed.discard(watcher)
-                if watcher in self._watchers.get(race, ()):
-                    self._catch_up(race, watcher)
+            if self._catching_up.get(watcher) is asyncio.current_task():
+                self._finish_catch_up(race, watcher)
+
+    def _finish_catch_up(self, race: str, watcher: Watcher) -> None:
+        del self._catching_up[watcher]
+        if watcher in self._missed:
+            self._missed.discard(watcher)
+            if watcher in self._watchers.get(race, ()):
+                self._catch_up(race, watcher)
 
     async def _read(self) -> None:
         """The pub/sub loop; after a Redis outage it resubscribes and fills gaps."""
@@ -157,13 +255,30 @@ class Hub:
                 raise
             except (RedisError, OSError) as exc:
                 log.warning("event feed lost (%s); reconnecting", exc)
-                await asyncio.sleep(0.2)
-                await self._resubscribe()
+                self.live.clear()
+                if self._on_feed_lost is not None:
+                    self._on_feed_lost()
+                await self._reconnect()
             except Exception:
                 log.exception("event feed failed; restarting it")
                 await asyncio.sleep(0.2)
 
-    async def _resubscribe(self) -> None:
+    async def _reconnect(self) -> None:
+        """Resubscribe until it works, pausing longer each time up to ``RETRY_MOST``.
+
+        :meth:`reconnected` cuts a pause short once Redis is known to be back.
+        """
+        pause = self.RETRY_FIRST
+        while not await self._resubscribe():
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(pause):
+                    await self._wake.wait()
+            self._wake.clear()
+            pause = min(2 * pause, self.RETRY_MOST)
+        log.info("event feed back")
+        self.live.set()
+
+    async def _resubscribe(self) -> bool:
         async with self._commands:
             with contextlib.suppress(RedisError, OSError):
                 await self._pubsub.aclose()  # type: ignore[no-untyped-call]
@@ -174,8 +289,7 @@ class Hub:
                 if channels:
                     await self._pubsub.subscribe(*channels)
             except (RedisError, OSError) as exc:
-                log.warning("resubscribing failed (%s); will retry", exc)
-                return
-        for race, watchers in self._watchers.items():
-            for watcher in watchers:
-                self._catch_up(race, watcher)
+                log.debug("resubscribing failed (%s); will retry", exc)
+                return False
+        self.catch_up_all()
+        return True

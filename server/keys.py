@@ -54,7 +54,7 @@ def race_players(race: str) -> str:
 
 
 def race_boards(race: str) -> str:
-    """Hash: per racer ``seq:P``, ``state:P``, ``status:P``, ``home:P``, ``at:P``."""
+    """Hash: per racer ``seq:P``, ``state:P``, ``status:P``, ``home:P``, ``at:P``, ``ver:P``."""
     return f"race:{{{race}}}:boards"
 
 

@@ -1,10 +1,14 @@
 """One server process: websockets in front, Redis behind, nothing else shared.
 
 A node accepts connections, hands each to a :class:`Connection`, and runs
-two background jobs: the event hub's pub/sub reader, and the sweeper that
+three background jobs: the event hub's pub/sub reader; the sweeper, which
 closes races whose clock ran out, keeps the grace clocks of this node's
-tournament entrants from running and moves tournaments on. Any number of
-nodes may share one Redis.
+tournament entrants from running and moves tournaments on; and the probe of
+Redis's health. While
+Redis is unreachable the node keeps its clients connected and tells them the
+service is degraded; when Redis is back (and, if it restarted, once the node
+checked it lost nothing it had passed on: :mod:`server.history`) it tells
+them the service is ok. Any number of nodes may share one Redis.
 """
 
 from __future__ import annotations
@@ -18,8 +22,12 @@ from collections.abc import AsyncIterator
 from redis.exceptions import RedisError
 from websockets.asyncio.server import Server, ServerConnection, serve
 
+from protocol.codec import encode
+from protocol.messages import Service, ServiceState
 from server.connection import CLOSE_TRY_AGAIN, Connection
 from server.director import Director
+from server.health import StorageHealth
+from server.history import History
 from server.hub import Hub
 from server.service import RaceService
 from server.settings import Settings
@@ -39,13 +47,25 @@ class Node:
         self.store = store
         self.service = RaceService(store, settings)
         self.director = Director(store, self.service, settings)
-        self.hub = Hub(store)
+        self.hub = Hub(store, on_feed_lost=self._suspect)
+        self.history = History(store, self.hub, self.service)
+        if settings.redis_url is None:
+            raise ValueError("a node needs settings.redis_url")
+        timeouts = settings.timeouts
+        self.health = StorageHealth(
+            settings.redis_url,
+            self._storage_changed,
+            interval=timeouts.health,
+            timeout=timeouts.health_timeout,
+        )
+        self.degraded = False
         self.connections: set[Connection] = set()
         self._per_address: Counter[str] = Counter()
         self._sweeper: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
         await self.hub.start()
+        await self.health.start()
         self._sweeper = asyncio.get_running_loop().create_task(self._sweep())
 
     async def stop(self) -> None:
@@ -53,7 +73,40 @@ class Node:
             self._sweeper.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._sweeper
+        await self.health.close()
         await self.hub.close()
+
+    # -- Redis's health ------------------------------------------------------
+
+    def _suspect(self) -> None:
+        self.health.suspect()
+
+    async def _storage_changed(self, up: bool, restarted: bool) -> None:
+        """Redis went away or came back (maybe restarted, maybe from older files)."""
+        if restarted:
+            self.service.forget()  # Redis may hold less than the cached boards
+        if not up:
+            self.degraded = True
+            self.announce(ServiceState.DEGRADED, "storage unreachable: moves wait until it is back")
+            return
+        if not await self.hub.reconnected(2 * self.health.interval + 2):
+            log.warning("redis is back but the event feed is not yet; it keeps retrying")
+        if restarted:
+            await self.history.check_all()
+        self.hub.catch_up_all()
+        if self.degraded:
+            self.degraded = False
+            self.announce(ServiceState.OK, "storage is back: moves are accepted again")
+
+    def announce(self, state: ServiceState, message: str) -> None:
+        """Tell every client that said hello how the service is."""
+        frame = encode(Service(state=state, message=message))
+        told = 0
+        for conn in list(self.connections):
+            if conn.player is not None:
+                conn.send_frame(frame)
+                told += 1
+        log.info("told %d clients the service is %s", told, state.value)
 
     async def handle(self, ws: ServerConnection) -> None:
         """The websockets handler: one call per connection."""
@@ -75,12 +128,15 @@ class Node:
     async def _sweep(self) -> None:
         while True:
             await asyncio.sleep(self.settings.timeouts.sweep)
+            if not self.health.up:
+                continue  # the health probe says when Redis is back
             try:
                 await self.service.sweep()
                 await self.director.heartbeat(self._entrants_here())
                 await self.director.tick()
             except (RedisError, OSError) as exc:
                 log.warning("sweep failed: %s", exc)
+                self.health.suspect()
             except Exception:
                 log.exception("sweep failed")
 

@@ -3,14 +3,17 @@
 The service owns no state that matters: races, boards, logs and sessions are
 in Redis, and any node can serve any request. It keeps two caches, both safe
 to lose: each started race's fixed settings, and each racer's last known
-board (checked on every commit by the sequence compare-and-set, reloaded
-whenever another node got there first).
+board (checked on every commit by the compare-and-set on its sequence and
+version, reloaded whenever another node got there first, dropped whenever
+Redis may have lost writes).
 """
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
+import secrets
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -20,7 +23,7 @@ from protocol.exceptions import ErrorCode
 from protocol.moves import Move, MoveSyntaxError
 from server.engine import DEAL_VERSION, Game, IllegalMoveError, State, find_variant
 from server.engine.exceptions import UnknownVariantError
-from server.exceptions import RequestRefused
+from server.exceptions import RequestRefused, StateLost
 from server.races import (
     Phase,
     RacerResult,
@@ -90,8 +93,12 @@ class RaceService:
         self.store = store
         self.settings = settings
         self._started: dict[str, StartedRace] = {}
-        self._boards: OrderedDict[tuple[str, str], tuple[int, State]] = OrderedDict()
+        #: (race, player) -> (seq, board version, state)
+        self._boards: OrderedDict[tuple[str, str], tuple[int, str, State]] = OrderedDict()
         self._closing: set[str] = set()
+        # Board versions: unique across nodes (random prefix) and moves (counter).
+        self._version_prefix = secrets.token_hex(6)
+        self._versions = itertools.count(1)
 
     # -- lobby -------------------------------------------------------------
 
@@ -256,7 +263,9 @@ class RaceService:
         self._started[race] = started
         return started
 
-    async def _board(self, race: str, player: str, *, fresh: bool = False) -> tuple[int, State]:
+    async def _board(
+        self, race: str, player: str, *, fresh: bool = False
+    ) -> tuple[int, str, State]:
         key = (race, player)
         if not fresh and key in self._boards:
             self._boards.move_to_end(key)
@@ -264,19 +273,36 @@ class RaceService:
         board = await self.store.board(race, player)
         if board is None:
             raise RequestRefused(ErrorCode.NOT_A_RACER, "you are not racing in this race")
-        seq, snapshot, _ = board
-        entry = (seq, State.from_data(unpack(snapshot)))
+        seq, snapshot, _, version = board
+        entry = (seq, version, State.from_data(unpack(snapshot)))
         self._remember(key, entry)
         return entry
 
-    def _remember(self, key: tuple[str, str], entry: tuple[int, State]) -> None:
+    def forget(self, race: str | None = None) -> None:
+        """Drop what is cached of ``race`` (of every race: None): Redis may have lost writes."""
+        if race is None:
+            self._boards.clear()
+            self._started.clear()
+            return
+        self._started.pop(race, None)
+        for key in [key for key in self._boards if key[0] == race]:
+            del self._boards[key]
+
+    def _remember(self, key: tuple[str, str], entry: tuple[int, str, State]) -> None:
         self._boards[key] = entry
         self._boards.move_to_end(key)
         while len(self._boards) > self.BOARD_CACHE:
             self._boards.popitem(last=False)
 
-    async def move(self, player: str, race: str, seq: int, text: str) -> MoveResult:
-        """Check a move against the engine and commit it; idempotent per sequence."""
+    async def move(
+        self, player: str, race: str, seq: int, text: str, *, acknowledged: int = 0
+    ) -> MoveResult:
+        """Check a move against the engine and commit it; idempotent per sequence.
+
+        ``acknowledged`` is how many of the racer's moves the asking connection
+        was told are stored. Raises :class:`StateLost` if Redis now has fewer,
+        or is behind this node's cached board.
+        """
         started = await self.started(race)
         game = started.game
         now = time.time()
@@ -288,8 +314,15 @@ class RaceService:
             move = Move.parse(text)
         except MoveSyntaxError as exc:
             raise RequestRefused(ErrorCode.ILLEGAL_MOVE, str(exc)) from None
+        cached = (0, "")
         for fresh in (False, True):
-            current, state = await self._board(race, player, fresh=fresh)
+            current, version, state = await self._board(race, player, fresh=fresh)
+            if not fresh:
+                cached = (current, version)
+            elif current < acknowledged or (current <= cached[0] and (current, version) != cached):
+                # Redis went back: it no longer holds moves it had stored.
+                self.forget(race)
+                raise StateLost(race, player, max(acknowledged, cached[0]), current)
             if seq < current:
                 return await self._already_applied(player, started, seq, move, current, state)
             if seq > current:
@@ -300,13 +333,20 @@ class RaceService:
                 after = game.apply(state, move)
             except IllegalMoveError as exc:
                 raise RequestRefused(ErrorCode.ILLEGAL_MOVE, str(exc)) from None
-            result = await self._commit(player, started, seq, move, after, now)
+            result = await self._commit(player, started, seq, version, move, after, now)
             if result is not None:
                 return result
         raise RequestRefused(ErrorCode.BAD_SEQUENCE, "the move raced another; send it again")
 
     async def _commit(
-        self, player: str, started: StartedRace, seq: int, move: Move, after: State, now: float
+        self,
+        player: str,
+        started: StartedRace,
+        seq: int,
+        version: str,
+        move: Move,
+        after: State,
+        now: float,
     ) -> MoveResult | None:
         game, race = started.game, started.race
         view = game.view(after)
@@ -323,17 +363,18 @@ class RaceService:
                 "at": now,
             }
         )
+        new_version = f"{self._version_prefix}.{next(self._versions)}"
         outcome, _, left = await self.store.batcher.commit(
             MoveCommit(
                 race, player, seq, pack(after.to_data()), move.text(), status,
-                progress["home"], now, payload,
+                progress["home"], now, payload, version, new_version,
             )
         )  # fmt: skip
         if outcome == "bad_sequence":
             return None
         if outcome != "ok":
             raise _refuse(str(outcome))
-        self._remember((race, player), (seq + 1, after))
+        self._remember((race, player), (seq + 1, new_version, after))
         if left == 0:
             self.close_soon(race)
         return MoveResult(seq, move.text(), view, game.legal_moves(after).texts(), progress)
@@ -362,7 +403,7 @@ class RaceService:
 
     async def resign(self, player: str, race: str) -> None:
         started = await self.started(race)
-        _, state = await self._board(race, player, fresh=True)
+        _, _, state = await self._board(race, player, fresh=True)
         now = time.time()
         progress = {**started.game.progress(state), "resigned": True}
         payload = pack({"k": "resigned", "player": player, "progress": progress, "at": now})
@@ -375,7 +416,7 @@ class RaceService:
     async def racer_snapshot(self, race: str, player: str) -> dict[str, Any]:
         """Everything a racer needs to (re)draw their game: the race_started fields."""
         started = await self.started(race)
-        _, state = await self._board(race, player, fresh=True)
+        _, _, state = await self._board(race, player, fresh=True)
         game = started.game
         return {
             "race": race,
@@ -387,6 +428,29 @@ class RaceService:
             "started_at": started.started_at,
             "ends_at": started.ends_at,
         }
+
+    async def board_now(self, race: str, player: str) -> dict[str, Any]:
+        """What a racer is told when Redis lost the race's latest writes: the fields of
+        ``rewound``. The number of the race's latest event; once the race has
+        started, the racer's board as Redis now holds it and every racer's progress."""
+        event, boards = await self.store.race_now(race)
+        now: dict[str, Any] = {"race": race, "event": event}
+        if f"state:{player}" not in boards:
+            return now
+        game = (await self.started(race)).game
+        progress: dict[str, dict[str, Any]] = {}
+        for key, snapshot in boards.items():
+            if key.startswith("state:"):
+                racer = key.removeprefix("state:")
+                state = State.from_data(unpack(snapshot))
+                progress[racer] = game.progress(state)
+                if boards.get(f"status:{racer}") == b"resigned":
+                    progress[racer]["resigned"] = True
+                if racer == player:
+                    now["view"] = game.view(state)
+                    now["legal"] = game.legal_moves(state).texts()
+        now.update(seq=int(boards[f"seq:{player}"]), progress=progress)
+        return now
 
     # -- the end -----------------------------------------------------------
 

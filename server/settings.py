@@ -33,6 +33,8 @@ class Timeouts:
     sweep: float = 0.5  # how often a node looks for races past their deadline
     ping_interval: float = 20.0
     ping_timeout: float = 20.0
+    health: float = 1.0  # how often a node probes Redis (server/health.py)
+    health_timeout: float = 0.5  # a probe unanswered this long counts as Redis down
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

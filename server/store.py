@@ -93,6 +93,10 @@ class MoveCommit:
     home: int
     now: float
     payload: bytes
+    #: The board version the move was checked against, and the one it writes:
+    #: see :meth:`Store.board`.
+    expected_version: str = ""
+    version: str = ""
 
 
 class FairConnectionPool(aioredis.ConnectionPool):
@@ -337,14 +341,34 @@ class Store:
         )  # fmt: skip
         return _text(status), int(event)
 
-    async def board(self, race: str, player: str) -> tuple[int, bytes, str] | None:
-        """(seq, snapshot, status) of one racer, or None if they are not racing."""
-        seq, snapshot, status = await self.redis.hmget(
-            keys.race_boards(race), f"seq:{player}", f"state:{player}", f"status:{player}"
-        )
+    async def board(self, race: str, player: str) -> tuple[int, bytes, str, str] | None:
+        """(seq, snapshot, status, version) of one racer, or None if they are not racing.
+
+        The version is a token each move writes anew (empty before the first).
+        A move commits only if the board still has the version it was checked
+        against, not just the same seq: after Redis lost its latest writes, a
+        board may be back at a seq a node remembers, reached by other moves.
+        """
+        seq, snapshot, status, version = await self.redis.hmget(
+            keys.race_boards(race),
+            f"seq:{player}", f"state:{player}", f"status:{player}", f"ver:{player}",
+        )  # fmt: skip
         if seq is None:
             return None
-        return int(seq), _bytes(snapshot), _text(status)
+        return int(seq), _bytes(snapshot), _text(status), _text(version or b"")
+
+    async def racer_seqs(self, race: str, players: list[str]) -> dict[str, int | None]:
+        """How many moves each of ``players`` has made (None: not racing)."""
+        seqs = await self.redis.hmget(keys.race_boards(race), [f"seq:{p}" for p in players])
+        return {p: None if s is None else int(s) for p, s in zip(players, seqs, strict=True)}
+
+    async def race_now(self, race: str) -> tuple[int, dict[str, bytes]]:
+        """The race's latest event number and its boards hash, read at one instant."""
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.hget(keys.race_meta(race), "events")
+            pipe.hgetall(keys.race_boards(race))
+            events, boards = await pipe.execute()
+        return int(events or 0), {_text(k): _bytes(v) for k, v in boards.items()}
 
     async def boards(self, race: str) -> dict[str, bytes]:
         """The racers' boards hash: ``seq:P``, ``state:P``, ``status:P``, ``home:P``, ``at:P``."""
@@ -399,6 +423,11 @@ class Store:
             keys.events(race), min=f"(0-{since}", max="+", count=limit
         )
         return [(int(_text(eid).split("-")[1]), _bytes(fields[b"d"])) for eid, fields in entries]
+
+    async def event(self, race: str, n: int) -> bytes | None:
+        """Event ``n`` of a race or tournament, or None if its stream has no such event."""
+        entries: Any = await self.redis.xrange(keys.events(race), min=f"0-{n}", max=f"0-{n}")
+        return _bytes(entries[0][1][b"d"]) if entries else None
 
 
 class CommitBatcher:
@@ -468,6 +497,7 @@ class CommitBatcher:
                         keys.race_events(c.race), keys.race_log(c.race, c.player),
                         c.player, c.expected_seq, c.snapshot, c.move, c.status, c.home,
                         repr(c.now), keys.race_channel(c.race), c.payload,
+                        c.expected_version, c.version,
                     )  # fmt: skip
                 results: list[Any] = await pipe.execute(raise_on_error=False)
             if attempt == 0 and any(isinstance(r, NoScriptError) for r in results):

@@ -2,7 +2,9 @@
 
 Every tournament event carries the document as it became, so a watcher
 needs only the latest; the hub still hands them over in order, and the
-frame is encoded once per event for all of this node's watchers.
+frame is encoded once per event for all of this node's watchers. If Redis
+lost the latest changes (server/history.py), the watcher is simply sent the
+document as Redis now holds it.
 """
 
 from __future__ import annotations
@@ -28,6 +30,19 @@ class TournamentWatch:
         self.tournament = tournament
         self.last_event = since
         self.entrant = entrant
+
+    def claim(self) -> None:
+        """Nothing to claim: a tournament watcher was told no moves."""
+        return None
+
+    async def rewound(self) -> int:
+        """Redis lost the latest changes: send the document as it now stands."""
+        director = self.conn.node.director
+        count = await director.tournaments.event_count(self.tournament)
+        doc = await director.tournaments.load(self.tournament)
+        if doc is not None:
+            self.conn.send(TournamentInfo(tournament=doc))
+        return count
 
     def deliver(self, topic: str, n: int, event: dict[str, Any]) -> None:
         frame = event.get(_FRAME)

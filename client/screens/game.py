@@ -42,6 +42,7 @@ from protocol.messages import (
     RaceState,
     Resign,
     Resume,
+    Rewound,
     ServerMessage,
     SubmitMove,
 )
@@ -202,6 +203,8 @@ class GameScreen(ServerScreen):
             self.query_one(RacersPanel).show(self.record.racer_lines())
         elif isinstance(message, RaceStarted) and message.race == race:
             self._resumed(message)
+        elif isinstance(message, Rewound) and message.race == race:
+            self._rewound(message)
         elif isinstance(message, RaceState | RaceInfo) and message.race.get("id") == race:
             self.record.info = message.race
             self.query_one(RacersPanel).show(self.record.racer_lines())
@@ -214,6 +217,17 @@ class GameScreen(ServerScreen):
             return
         self.started_at, self.ends_at = started.started_at, started.ends_at
         self._set_position(started.view, started.legal)
+
+    def _rewound(self, rewound: Rewound) -> None:
+        """The server lost the race's latest moves: our board (and theirs) as it holds them."""
+        for player, progress in (rewound.progress or {}).items():
+            self.record.rewind(player, int(progress.get("moves", 0)), progress)
+        self.query_one(RacersPanel).show(self.record.racer_lines())
+        if rewound.view is not None and rewound.legal is not None:
+            self.seq = int(rewound.view.get("moves", 0))
+            self._set_position(rewound.view, rewound.legal)
+        lost = f"your last {rewound.lost} moves" if rewound.lost else "the latest moves"
+        self.notice = f"✗ The server lost {lost}; play on from here."
 
     def _set_position(self, view: dict[str, Any], legal: Sequence[str]) -> None:
         self.view = view

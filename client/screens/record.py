@@ -94,6 +94,13 @@ class RaceRecord:
         if known is None or int(known.get("moves", 0)) <= int(progress.get("moves", 0)):
             self.progress[player] = dict(progress)
 
+    def rewind(self, player: str, moves: int, progress: dict[str, Any] | None = None) -> None:
+        """The server lost ``player``'s moves after the first ``moves``: forget them."""
+        self.views[player] = {s: v for s, v in self.views.get(player, {}).items() if s <= moves}
+        self.moves[player] = {q: m for q, m in self.moves.get(player, {}).items() if q < moves}
+        known = self.progress.get(player) or {}
+        self.progress[player] = dict(progress) if progress else {**known, "moves": moves}
+
     def view_at(self, player: str, step: int) -> dict[str, Any] | None:
         """The view of ``player``'s board after ``step`` moves, if the server ever sent it."""
         view = self.views.get(player, {}).get(step)

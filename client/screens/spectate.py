@@ -34,6 +34,7 @@ from protocol.messages import (
     RaceFinished,
     RaceInfo,
     RaceState,
+    Rewound,
     ServerMessage,
     Spectate,
     Spectating,
@@ -60,6 +61,7 @@ class SpectateScreen(ServerScreen):
         super().__init__()
         self.race = race
         self.record = RaceRecord(race, {"id": race, "players": []})
+        self._rewound = False  # a rewound came: the next spectating replaces the boards
 
     def compose(self) -> ComposeResult:
         yield TopBar(id="top")
@@ -97,7 +99,14 @@ class SpectateScreen(ServerScreen):
     def server_message(self, message: ServerMessage) -> None:
         record = self.record
         if isinstance(message, Spectating) and message.race.get("id") == self.race:
+            rewound, self._rewound = self._rewound, False
+            for player, view in message.boards.items() if rewound else ():
+                record.rewind(player, int(view.get("moves", 0)))  # newer boards were lost
             self._snapshot(message)
+            if rewound:
+                self.notice = "✗ The server lost the race's latest moves; it goes on from there."
+        elif isinstance(message, Rewound) and message.race == self.race:
+            self._rewound = True  # the spectating that follows has the boards
         elif isinstance(message, RaceState | RaceInfo) and message.race.get("id") == self.race:
             record.info = message.race
             self._redraw()

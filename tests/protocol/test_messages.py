@@ -53,7 +53,10 @@ from protocol import (
     Replay,
     Resign,
     Resume,
+    Rewound,
     ServerMessage,
+    Service,
+    ServiceState,
     Spectate,
     SpectatePolicy,
     Spectating,
@@ -193,6 +196,16 @@ SAMPLES: list[Message] = [
     TournamentInfo(tournament={"id": "Tab12", "status": "open"}, id=10),
     Tournaments(tournaments=[{"id": "Tab12", "status": "open"}], id=11),
     TournamentRecord(record={"tournament": {"id": "Tab12"}, "races": {}}),
+    Service(state=ServiceState.DEGRADED, message="storage unreachable"),
+    Rewound(
+        race="r7",
+        event=40,
+        lost=3,
+        seq=7,
+        view=VIEW,
+        legal=["deal"],
+        progress={"p1": PROGRESS, "p2": PROGRESS},
+    ),
 ]
 
 
