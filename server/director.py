@@ -213,11 +213,12 @@ class Director:
             return
         for stage in doc["stages"]:
             tables = stage["races"]
-            if stage["status"] == "running" and any(r["race"] == race for r in tables):
-                if any(player in r["players"] for r in tables):
-                    raise RequestRefused(
-                        ErrorCode.NOT_ALLOWED, "entrants cannot watch their own stage's races"
-                    )
+            if stage["status"] != "running" or all(r["race"] != race for r in tables):
+                continue
+            if any(player in r["players"] for r in tables):
+                raise RequestRefused(
+                    ErrorCode.NOT_ALLOWED, "entrants cannot watch their own stage's races"
+                )
 
     # -- the schedule --------------------------------------------------------
 
