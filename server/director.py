@@ -188,15 +188,42 @@ class Director:
         doc["standings"] = rules.standings(doc)
 
     async def record(self, tournament: str) -> dict[str, Any]:
-        """The document and the results of every race closed so far (seeds, logs)."""
+        """The document and the results (seeds, logs) of every race of the stages over.
+
+        Not of a stage under way, even of its tables that have closed: every
+        table of a stage races one deal, so a closed table's seed and logs
+        would show the racers still at the others their own face-down cards.
+        """
         doc = await self.info(tournament)
         races: dict[str, Any] = {}
         for stage in doc["stages"]:
+            if stage["status"] == "running":
+                continue
             for race in stage["races"]:
                 results = await self.store.results(race["race"])
                 if results is not None:
                     races[race["race"]] = unpack(results)
         return {"tournament": doc, "races": races}
+
+    async def check_onlooker(self, race: str, player: str | None) -> None:
+        """Refuse an entrant a look at any race of the stage they are racing in.
+
+        Every table of a stage races one deal: another table's boards, or its
+        replay once it has closed, would show an entrant cards still face down
+        in their own game.
+        """
+        tournament = (await self.store.meta(race)).get("tournament")
+        doc = None if not tournament else await self.tournaments.load(tournament)
+        if doc is None or player is None:
+            return
+        for stage in doc["stages"]:
+            tables = stage["races"]
+            if stage["status"] != "running" or all(r["race"] != race for r in tables):
+                continue
+            if any(player in r["players"] for r in tables):
+                raise RequestRefused(
+                    ErrorCode.NOT_ALLOWED, "entrants cannot watch their own stage's races"
+                )
 
     # -- the schedule --------------------------------------------------------
 

@@ -167,6 +167,7 @@ async def on_resign(conn: Connection, msg: Resign) -> ServerMessage:
 
 async def on_spectate(conn: Connection, msg: Spectate) -> ServerMessage:
     service = conn.node.service
+    await conn.node.director.check_onlooker(msg.race, conn.player)
     snapshot = await service.spectator_snapshot(msg.race, conn.player)
     watch = await conn.watch(msg.race, "spectator", since=snapshot["event"])
     meta = snapshot["race"]
@@ -202,6 +203,7 @@ async def on_resume(conn: Connection, msg: Resume) -> ServerMessage:
 
 async def on_replay(conn: Connection, msg: GetReplay) -> ServerMessage:
     """Every position of a racer's game, once the race is over and the seed is public."""
+    await conn.node.director.check_onlooker(msg.race, conn.player)
     moves, views = await conn.node.service.replay(msg.race, msg.player)
     return Replay(id=msg.id, race=msg.race, player=msg.player, moves=moves, views=views)
 

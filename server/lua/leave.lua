@@ -4,6 +4,8 @@
 local status = redis.call('HGET', KEYS[1], 'status')
 if not status then return {'not_found', 0} end
 if status ~= 'open' then return {'race_not_open', 0} end
+-- A tournament's race has seats, not a lobby: a seat given up could be taken.
+if redis.call('HEXISTS', KEYS[1], 'tournament') == 1 then return {'race_not_open', 0} end
 if redis.call('HDEL', KEYS[2], ARGV[2]) == 0 then return {'not_a_racer', 0} end
 redis.call('HDEL', KEYS[1], 'ready:' .. ARGV[2])
 if redis.call('HLEN', KEYS[2]) == 0 then

@@ -18,13 +18,17 @@ rival          Dave, racing in another race (B)
 spectator      Sam, spectating A
 non_host       Olive, signed in, in no race at all
 =============  ==========================================================
+
+Tournaments have a matrix of their own, below the races': its world, its
+roles and its rows are described there. Between them the two tables cover
+every client message type.
 """
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 
 import pytest
 
@@ -33,11 +37,17 @@ from protocol.exceptions import ErrorCode
 from protocol.messages import (
     ClientMessage,
     CreateRace,
+    CreateTournament,
     GetReplay,
+    GetTournamentRecord,
     Hello,
     JoinRace,
+    JoinTournament,
     LeaveRace,
+    LeaveTournament,
     ListRaces,
+    ListTournaments,
+    ManageTournament,
     Moved,
     Ping,
     Pong,
@@ -53,11 +63,19 @@ from protocol.messages import (
     Spectating,
     StartRace,
     SubmitMove,
+    TournamentAction,
+    TournamentFormat,
+    TournamentInfo,
+    TournamentRecord,
+    Tournaments,
+    WatchTournament,
     Welcome,
 )
 from protocol.version import PROTOCOL_VERSION
+from server.engine import DEAL_VERSION
+from server.settings import Timeouts
 from server.store import Store
-from tests.server.conftest import TIMEOUT, Clients
+from tests.server.conftest import TIMEOUT, Clients, NodeFactory
 from tests.server.test_abuse import DEAL, VARIANT, alive, refused, unchanged
 
 pytestmark = pytest.mark.usefixtures("no_errors_logged")
@@ -173,11 +191,29 @@ ROWS = [
 
 
 def test_matrix_covers_every_client_message() -> None:
-    """The table has a row for every client message type and every role."""
+    """The tables have a row for every client message type and an outcome for every role."""
     from protocol.messages import CLIENT_MESSAGES
 
-    assert set(MATRIX) == set(CLIENT_MESSAGES) == set(MESSAGES)
+    placeholder = Cup("T1", "CODE", "T2", "r1", "deal", "r2", "p1", "p2", {})
+    tournament_types = {build(placeholder).t for _, build in CUP_MESSAGES.values()}
+    assert set(MATRIX) == set(MESSAGES)
+    assert set(MATRIX) | tournament_types == set(CLIENT_MESSAGES)
+    assert {t for t in CLIENT_MESSAGES if "tournament" in t} <= tournament_types
     assert all(len(outcomes) == len(ROLES) for outcomes in MATRIX.values())
+    assert set(CUP_MATRIX) == set(CUP_MESSAGES)
+    assert all(len(outcomes) == len(CUP_ROLES) for outcomes in CUP_MATRIX.values())
+
+
+async def _answered(
+    session: ClientSession, request: ClientMessage, outcome: Outcome, store: Store
+) -> None:
+    """The reply is of the outcome's type, or the refusal has its code and changes nothing."""
+    if isinstance(outcome, ErrorCode):
+        async with unchanged(store):
+            await refused(session, request, outcome)
+    else:
+        reply = await asyncio.wait_for(session.request(request, ServerMessage), TIMEOUT)
+        assert isinstance(reply, outcome), reply
 
 
 @pytest.mark.parametrize(("message", "role", "outcome"), ROWS)
@@ -188,12 +224,218 @@ async def test_authorization(
     running, build = MESSAGES[message]
     world = await build_world(node, clients, running=running)
     session = world.sessions[role]
-    request = build(world)
-    if isinstance(outcome, ErrorCode):
-        async with unchanged(store):
-            await refused(session, request, outcome)
-    else:
-        reply = await asyncio.wait_for(session.request(request, ServerMessage), TIMEOUT)
-        assert isinstance(reply, outcome), reply
+    await _answered(session, build(world), outcome, store)
     if role != ANON or outcome is Welcome:
         await alive(session)
+
+
+# -- tournaments ---------------------------------------------------------------
+#
+# The tournament world, built afresh for every row on a node whose sweeper
+# never runs, so that no grace clock or schedule writes to Redis while a
+# refusal is checked. Hana hosts tournament T (rounds, tables of two) without
+# entering it; Ann, Bo, Cy and Di enter it in that order, so that once it runs
+# Ann races Cy at table 1 and Bo races Di at table 2, both tables on one deal.
+# Hana also hosts U, which has an entry password and only Ann in it. A row
+# asks for T open, running or paused. Once T runs, the world also holds a race
+# of T's second stage seated but not started: what a node leaves behind if it
+# dies between seating a stage and starting it (the next node starts it).
+#
+# =============  ==========================================================
+# anonymous      a connection before hello
+# host           Hana, who created T and U and entered neither
+# entrant        Ann, in T (and U); at table 1 once T runs
+# other_entrant  Bo, in T; at table 2 once T runs
+# rival          Dave, racing in an ordinary race of his own
+# watcher        Sam, following T; spectating table 1 once T runs
+# outsider       Olive, signed in, in no race and no tournament
+# =============  ==========================================================
+
+CUP_ROLES = ("anonymous", "host", "entrant", "other_entrant", "rival", "watcher", "outsider")
+OPEN, RUNNING, PAUSED = "open", "running", "paused"
+PASSWORD = "waltz"
+
+
+@dataclasses.dataclass
+class Cup:
+    """Tournament T in the phase a row asks for, and who plays each role."""
+
+    tournament: str
+    code: str
+    alone: str  # U: Hana's, with a password and one entrant
+    table: str  # Ann's race once T runs, else ""
+    ann_first: str  # Ann's first legal move at her table
+    seated: str  # T's race seated and not started, once T runs, else ""
+    bo: str
+    olive: str
+    sessions: dict[str, ClientSession]
+
+
+CupBuild = Callable[[Cup], ClientMessage]
+
+
+def _cup_settings(name: str, password: str | None = None) -> CreateTournament:
+    return CreateTournament(
+        name=name,
+        format=TournamentFormat.ROUNDS,
+        variants=[VARIANT],
+        time_limit=600,
+        rounds=2,
+        table_size=2,
+        spectate=SpectatePolicy.LIVE,
+        delay=0,
+        break_seconds=0,
+        grace=3600,
+        password=password,
+    )
+
+
+async def build_cup(url: str, clients: Clients, store: Store, phase: str) -> Cup:
+    """T open, running (tables dealt, Ann's first move known) or paused; everyone in place."""
+    hana = await clients.hello(url, "Hana")
+    ann, bo, cy, di = [await clients.hello(url, name) for name in ("Ann", "Bo", "Cy", "Di")]
+    dave = await clients.hello(url, "Dave")
+    sam = await clients.hello(url, "Sam")
+    olive = await clients.hello(url, "Olive")
+    anonymous = await clients.raw(url)
+    doc = (await hana.request(_cup_settings("Cup"), TournamentInfo)).tournament
+    tournament = doc["id"]
+    for entrant in (ann, bo, cy, di):
+        await entrant.request(JoinTournament(tournament=tournament), TournamentInfo)
+    alone = (await hana.request(_cup_settings("Solo", PASSWORD), TournamentInfo)).tournament
+    await ann.request(JoinTournament(code=alone["code"], password=PASSWORD), TournamentInfo)
+    await _create(dave, max_players=2)
+    await sam.request(WatchTournament(tournament=tournament), TournamentInfo)
+    table = ann_first = seated = ""
+    if phase != OPEN:
+        start = ManageTournament(tournament=tournament, action=TournamentAction.START)
+        running = (await hana.request(start, TournamentInfo)).tournament
+        tables = {p: r["race"] for r in running["stages"][0]["races"] for p in r["players"]}
+        table = tables[ann.player]
+        assert tables[cy.player] == table != tables[bo.player] == tables[di.player]
+        ann_first = (await ann.request(Resume(race=table, since=0), RaceStarted)).legal[0]
+        await sam.request(Spectate(race=table), Spectating)
+        seated = f"{tournament.lower()}-2-1"
+        settings = {
+            "variant": VARIANT, "deal": "", "seed": DEAL, "deal_version": DEAL_VERSION,
+            "time_limit": 600, "spectate": "live", "delay": 0, "tournament": tournament,
+        }  # fmt: skip
+        racers = {ann.player: "Ann", cy.player: "Cy"}
+        assert await store.create_seated_race(seated, tournament, racers, settings)
+        if phase == PAUSED:
+            pause = ManageTournament(tournament=tournament, action=TournamentAction.PAUSE)
+            await hana.request(pause, TournamentInfo)
+    sessions = {
+        ANON: anonymous, "host": hana, "entrant": ann, "other_entrant": bo,
+        "rival": dave, "watcher": sam, "outsider": olive,
+    }  # fmt: skip
+    return Cup(
+        tournament, doc["code"], alone["id"], table, ann_first, seated, bo.player, olive.player,
+        sessions,
+    )  # fmt: skip
+
+
+def _manage(action: TournamentAction, player: Callable[[Cup], str] | None = None) -> CupBuild:
+    return lambda c: ManageTournament(
+        tournament=c.tournament, action=action, player=None if player is None else player(c)
+    )
+
+
+Action = TournamentAction
+# What each row sends, and in which phase of T; a row is named by what it does.
+CUP_MESSAGES: dict[str, tuple[str, CupBuild]] = {
+    "create": (
+        OPEN,
+        lambda c: CreateTournament(
+            name="Another", format=TournamentFormat.KNOCKOUT, variants=[VARIANT], time_limit=60
+        ),
+    ),
+    "list": (RUNNING, lambda c: ListTournaments()),
+    "join": (OPEN, lambda c: JoinTournament(code=c.code)),
+    "join/wrong_password": (OPEN, lambda c: JoinTournament(tournament=c.alone, password="tango")),
+    "join/started": (RUNNING, lambda c: JoinTournament(tournament=c.tournament)),
+    "leave": (OPEN, lambda c: LeaveTournament(tournament=c.tournament)),
+    "leave/started": (RUNNING, lambda c: LeaveTournament(tournament=c.tournament)),
+    "watch": (RUNNING, lambda c: WatchTournament(code=c.code)),
+    "start": (OPEN, _manage(Action.START)),
+    "start/alone": (OPEN, lambda c: ManageTournament(tournament=c.alone, action=Action.START)),
+    "pause": (RUNNING, _manage(Action.PAUSE)),
+    "resume": (PAUSED, _manage(Action.RESUME)),
+    "cancel": (RUNNING, _manage(Action.CANCEL)),
+    "remove": (RUNNING, _manage(Action.REMOVE, lambda c: c.bo)),
+    "remove/stranger": (RUNNING, _manage(Action.REMOVE, lambda c: c.olive)),
+    "record": (RUNNING, lambda c: GetTournamentRecord(tournament=c.tournament)),
+    # Race messages aimed at a tournament's races.
+    "move/table": (RUNNING, lambda c: SubmitMove(race=c.table, seq=0, move=c.ann_first)),
+    "join_race/table": (RUNNING, lambda c: JoinRace(race=c.table)),
+    "start_race/table": (RUNNING, lambda c: StartRace(race=c.table)),
+    "spectate/table": (RUNNING, lambda c: Spectate(race=c.table)),
+    "join_race/seated": (RUNNING, lambda c: JoinRace(race=c.seated)),
+    "leave_race/seated": (RUNNING, lambda c: LeaveRace(race=c.seated)),
+    "ready/seated": (RUNNING, lambda c: Ready(race=c.seated, ready=True)),
+    "start_race/seated": (RUNNING, lambda c: StartRace(race=c.seated)),
+}
+
+CUP, CUPS, RECORD = TournamentInfo, Tournaments, TournamentRecord
+CLOSED, FULL, MISSING = ErrorCode.RACE_NOT_OPEN, ErrorCode.RACE_FULL, ErrorCode.NOT_FOUND
+
+# row: outcome for each role, in the order of CUP_ROLES.
+CUP_MATRIX: dict[str, tuple[Outcome, ...]] = {
+    #                     anonymous host      entrant   other     rival     watcher   outsider
+    "create":              (UNAUTH,  CUP,      CUP,      CUP,      CUP,      CUP,      CUP),
+    "list":                (UNAUTH,  CUPS,     CUPS,     CUPS,     CUPS,     CUPS,     CUPS),
+    "join":                (UNAUTH,  CUP,      CUP,      CUP,      CUP,      CUP,      CUP),
+    "join/wrong_password": (UNAUTH,  DENIED,   DENIED,   DENIED,   DENIED,   DENIED,   DENIED),
+    # An entrant asking again is answered with the tournament; nobody new gets in.
+    "join/started":        (UNAUTH,  CLOSED,   CUP,      CUP,      CLOSED,   CLOSED,   CLOSED),
+    "leave":               (UNAUTH,  CUP,      CUP,      CUP,      CUP,      CUP,      CUP),
+    "leave/started":       (UNAUTH,  CLOSED,   CLOSED,   CLOSED,   CLOSED,   CLOSED,   CLOSED),
+    "watch":               (UNAUTH,  CUP,      CUP,      CUP,      CUP,      CUP,      CUP),
+    "start":               (UNAUTH,  CUP,      NOT_HOST, NOT_HOST, NOT_HOST, NOT_HOST, NOT_HOST),
+    # U has one entrant: a tournament needs two.
+    "start/alone":         (UNAUTH,  DENIED,   NOT_HOST, NOT_HOST, NOT_HOST, NOT_HOST, NOT_HOST),
+    "pause":               (UNAUTH,  CUP,      NOT_HOST, NOT_HOST, NOT_HOST, NOT_HOST, NOT_HOST),
+    "resume":              (UNAUTH,  CUP,      NOT_HOST, NOT_HOST, NOT_HOST, NOT_HOST, NOT_HOST),
+    "cancel":              (UNAUTH,  CUP,      NOT_HOST, NOT_HOST, NOT_HOST, NOT_HOST, NOT_HOST),
+    "remove":              (UNAUTH,  CUP,      NOT_HOST, NOT_HOST, NOT_HOST, NOT_HOST, NOT_HOST),
+    "remove/stranger":     (UNAUTH,  MISSING,  NOT_HOST, NOT_HOST, NOT_HOST, NOT_HOST, NOT_HOST),
+    "record":              (UNAUTH,  RECORD,   RECORD,   RECORD,   RECORD,   RECORD,   RECORD),
+    # Only the racer seated at a table moves there; a spectator never does.
+    "move/table":          (UNAUTH,  OUTSIDER, Moved,    OUTSIDER, OUTSIDER, DENIED,   OUTSIDER),
+    # The tournament starts its races as soon as it has seated them.
+    "join_race/table":     (UNAUTH,  CLOSED,   CLOSED,   CLOSED,   CLOSED,   CLOSED,   CLOSED),
+    "start_race/table":    (UNAUTH,  CLOSED,   CLOSED,   CLOSED,   CLOSED,   CLOSED,   CLOSED),
+    # Every table of a stage races one deal: no entrant of the stage watches another.
+    "spectate/table":      (UNAUTH,  WATCHING, DENIED,   DENIED,   WATCHING, WATCHING, WATCHING),
+    # Seated, not started: created full, hosted by the tournament, no seat to give up.
+    "join_race/seated":    (UNAUTH,  FULL,     INFO,     FULL,     FULL,     FULL,     FULL),
+    "leave_race/seated":   (UNAUTH,  CLOSED,   CLOSED,   CLOSED,   CLOSED,   CLOSED,   CLOSED),
+    "ready/seated":        (UNAUTH,  OUTSIDER, INFO,     OUTSIDER, OUTSIDER, OUTSIDER, OUTSIDER),
+    "start_race/seated":   (UNAUTH,  NOT_HOST, NOT_HOST, NOT_HOST, NOT_HOST, NOT_HOST, NOT_HOST),
+}  # fmt: skip
+
+CUP_ROWS = [
+    pytest.param(row, role, outcome, id=f"{row}-{role}")
+    for row, outcomes in CUP_MATRIX.items()
+    for role, outcome in zip(CUP_ROLES, outcomes, strict=True)
+]
+
+
+@pytest.fixture
+async def quiet_node(make_node: NodeFactory) -> AsyncIterator[str]:
+    """A node whose sweeper does not run during a test: nothing changes Redis unasked."""
+    async with make_node(timeouts=Timeouts(countdown=0.0, sweep=3600.0)) as url:
+        yield url
+
+
+@pytest.mark.parametrize(("row", "role", "outcome"), CUP_ROWS)
+async def test_tournament_authorization(
+    quiet_node: str, clients: Clients, store: Store, row: str, role: str, outcome: Outcome
+) -> None:
+    """Each role's tournament request, or race request in a tournament's race, gets the
+    table's reply type or is refused with its code, changing nothing."""
+    phase, build = CUP_MESSAGES[row]
+    cup = await build_cup(quiet_node, clients, store, phase)
+    await _answered(cup.sessions[role], build(cup), outcome, store)
+    if role != ANON:
+        await alive(cup.sessions[role])

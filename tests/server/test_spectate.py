@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-from typing import Any
 
 from client.policy import GreedyPolicy
 from client.session import ClientSession
@@ -28,8 +27,7 @@ from protocol.messages import (
 )
 from protocol.moves import Move
 from server.engine import find_variant
-from server.engine.game import Game
-from server.engine.state import State
+from tests.server.secrecy import face_down, positions, shown
 
 DEAL = 4711
 
@@ -122,15 +120,6 @@ async def test_open_races_are_listed(node: str) -> None:
     assert "seed" not in listed.races[0]
 
 
-def _hidden_cards(game: Game, state: State) -> set[int]:
-    hidden = game.hidden(state)
-    return {card for i, pile in enumerate(state.piles) if i in hidden for card in pile}
-
-
-def _view_cards(view: dict[str, Any]) -> set[int]:
-    return {card for pile in view["piles"].values() for card in pile}
-
-
 async def test_no_client_ever_sees_a_hidden_card_or_the_seed_early(node: str) -> None:
     """Every frame of a full race, to racers and a spectator, checked against the real deal.
 
@@ -150,37 +139,26 @@ async def test_no_client_ever_sees_a_hidden_card_or_the_seed_early(node: str) ->
     await watcher.next(RaceFinished)
 
     game = find_variant(variant)
-    states = {
-        player: [game.deal(results.seed), *_states(game, results.seed, results.logs[player])]
-        for player in results.logs
-    }
+    states = {player: positions(game, results.seed, log) for player, log in results.logs.items()}
     # Views a racer got: their own, and exactly the engine's view of their position.
     for player, moved in replies.items():
         assert started[player].view == game.view(states[player][0])
         for reply in moved:
             state = states[player][reply.seq + 1]
             assert reply.view == game.view(state)
-            assert not _view_cards(reply.view) & _hidden_cards(game, state)
+            assert not shown(reply.view) & face_down(game, state)
     # Boards the spectator got.
     boards = [m for m in watcher.received if isinstance(m, Board)]
     assert boards
     for board in boards:
         state = states[board.player][board.seq + 1]
-        assert not _view_cards(board.view) & _hidden_cards(game, state)
+        assert not shown(board.view) & face_down(game, state)
     # What racers were pushed about each other: progress only, never a view.
     for racer in (alice, bob):
         pushed: list[ServerMessage] = [m for m in racer.received if not isinstance(m, RaceFinished)]
         assert all(not isinstance(m, Board | Spectating) for m in pushed)
         assert all("view" not in m.to_wire() for m in pushed if isinstance(m, Progress))
         assert all("seed" not in str(m.to_wire().keys()) for m in pushed)
-
-
-def _states(game: Game, seed: int, log: list[str]) -> list[State]:
-    state, out = game.deal(seed), []
-    for text in log:
-        state = game.apply(state, Move.parse(text))
-        out.append(state)
-    return out
 
 
 async def test_races_under_way_are_listed_for_spectators(node: str) -> None:
