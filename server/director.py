@@ -171,6 +171,8 @@ class Director:
             for race in stage["races"]:
                 for player in race["players"]:
                     await self._resign(race["race"], player)
+                await self.races.close_if_done(race["race"])
+                await self.store.announce_results(race["race"])
         await self.tournaments.set_active(doc["id"], False)
 
     async def _remove(self, doc: Doc, target: str) -> None:
@@ -279,6 +281,9 @@ class Director:
                 "spectate": doc["spectate"],
                 "delay": doc["delay"],
                 "tournament": tournament,
+                # Tables racing one deal keep their results (and seed) to
+                # themselves until every table has finished.
+                "hold_results": int(len(plan["tables"]) > 1),
             }
             players = seats["players"]
             await self.store.create_seated_race(
@@ -328,6 +333,7 @@ class Director:
             results[race["race"]] = unpack(packed)
         for race in stage["races"]:
             race["seed"] = results[race["race"]]["seed"]
+            await self.store.announce_results(race["race"])
         if doc["format"] == "rounds":
             rows = [row for r in results.values() for row in r["standings"]]
             rules.record_rounds_stage(doc, rows)

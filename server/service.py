@@ -476,7 +476,11 @@ class RaceService:
         if not closed and await self.store.results(race) is not None:
             return False
         results = await self.results(race)
-        await self.store.record_results(race, pack(results), pack({"k": "results", **results}))
+        # A tournament table's results (its seed) wait for the other tables
+        # racing the same deal: the director announces them at the stage's end.
+        hold = meta.get("hold_results") == "1"
+        payload = pack({"k": "results", **results})
+        await self.store.record_results(race, pack(results), payload, hold=hold)
         return True
 
     async def results(self, race: str) -> dict[str, Any]:
@@ -530,6 +534,10 @@ class RaceService:
         info = await self.info(race)
         if info["phase"] != Phase.FINISHED.value or info["started_at"] is None:
             raise RequestRefused(ErrorCode.NOT_ALLOWED, "replays open once the race is over")
+        if await self.store.results_held(race):
+            raise RequestRefused(
+                ErrorCode.NOT_ALLOWED, "replays open once every table on this deal has finished"
+            )
         if player not in info["players"]:
             raise RequestRefused(ErrorCode.NOT_A_RACER, f"{player!r} did not race here")
         started = await self.started(race)

@@ -46,6 +46,11 @@ SESSION_TTL = 7 * 24 * 3600
 _CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I to misread
 
 
+#: Fields of a race's meta hash that hold msgpack, not text: the results and
+#: their announcement while it is held back.
+_PACKED_META = frozenset({b"results", b"held"})
+
+
 class StoreUnavailable(Exception):
     """Redis cannot be reached right now; the request may be retried."""
 
@@ -165,7 +170,7 @@ class Store:
 
     SCRIPTS = (
         "join", "leave", "ready", "start", "move", "resign", "finish", "results",
-        "seat", "tournament_save",
+        "seat", "tournament_save", "announce",
     )  # fmt: skip
 
     def __init__(self, client: aioredis.Redis) -> None:
@@ -273,7 +278,7 @@ class Store:
 
     async def meta(self, race: str) -> dict[str, str]:
         raw = await self.redis.hgetall(keys.race_meta(race))
-        return {_text(k): _text(v) for k, v in raw.items() if k != b"results"}
+        return {_text(k): _text(v) for k, v in raw.items() if k not in _PACKED_META}
 
     async def players(self, race: str) -> dict[str, str]:
         raw = await self.redis.hgetall(keys.race_players(race))
@@ -398,15 +403,31 @@ class Store:
         )  # fmt: skip
         return _text(result) == "closed"
 
-    async def record_results(self, race: str, results: bytes, payload: bytes) -> int:
-        """Store results once and announce them; 0 if they were already stored."""
+    async def record_results(
+        self, race: str, results: bytes, payload: bytes, *, hold: bool = False
+    ) -> int:
+        """Store results once and announce them (or, with ``hold``, keep the
+        announcement for :meth:`announce_results`); 0 if nothing was announced."""
         return int(
             await self.run(
                 "results",
                 [keys.race_meta(race), keys.race_events(race)],
-                [results, keys.race_channel(race), payload],
+                [results, keys.race_channel(race), payload, int(hold)],
             )
         )
+
+    async def announce_results(self, race: str) -> int:
+        """Announce results held back by :meth:`record_results`, once."""
+        return int(
+            await self.run(
+                "announce",
+                [keys.race_meta(race), keys.race_events(race)],
+                [keys.race_channel(race)],
+            )
+        )
+
+    async def results_held(self, race: str) -> bool:
+        return bool(await self.redis.hexists(keys.race_meta(race), "held"))
 
     async def has_results(self, race: str) -> bool:
         return bool(await self.redis.hexists(keys.race_meta(race), "results"))

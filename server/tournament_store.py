@@ -10,6 +10,7 @@ tournament, so two nodes never interleave them.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import secrets
@@ -46,10 +47,13 @@ class TournamentStore:
         code = "".join(secrets.choice(_CODE_ALPHABET) for _ in range(6))
         doc: dict[str, Any] = make_doc(tournament, code)
         meta = keys.tournament_meta(tournament)
+        hashed = None
+        if password is not None:
+            hashed = await asyncio.to_thread(hash_password, password, secrets.token_hex(8))
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.hset(meta, "doc", pack(doc))
-            if password is not None:
-                pipe.hset(meta, "password", hash_password(password, secrets.token_hex(8)))
+            if hashed is not None:
+                pipe.hset(meta, "password", hashed)
             pipe.set(keys.tournament_code(code), tournament)
             pipe.zadd(keys.TOURNAMENTS, {tournament: doc["created"]})
             pipe.sadd(keys.hosted_tournaments(host), tournament)
@@ -97,7 +101,10 @@ class TournamentStore:
         if password is None:
             return False
         salt = _text(stored).split("$", 1)[0]
-        return hmac.compare_digest(hash_password(password, salt), _text(stored))
+        # scrypt is slow on purpose (~10 ms): off the event loop, so guesses
+        # cannot stall every other client of the node.
+        hashed = await asyncio.to_thread(hash_password, password, salt)
+        return hmac.compare_digest(hashed, _text(stored))
 
     async def listed(self, limit: int = 50) -> list[dict[str, Any]]:
         """The newest tournaments' documents, newest first."""

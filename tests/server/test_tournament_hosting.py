@@ -13,18 +13,24 @@ from client.tournament_bot import TournamentBot
 from protocol.exceptions import ErrorCode
 from protocol.messages import (
     CreateTournament,
+    GetReplay,
     JoinTournament,
     LeaveTournament,
     ListTournaments,
     ManageTournament,
     RaceFinished,
+    RaceInfo,
     RaceStarted,
+    Replay,
+    Resign,
     Resume,
+    Spectate,
+    Spectating,
     TournamentInfo,
     Tournaments,
 )
 from server.store import Store
-from tests.server.conftest import TIMEOUT, NodeFactory
+from tests.server.conftest import NODES, TIMEOUT, NodeFactory
 from tests.server.test_tournament import FAST, QUICK, host_tournament, host_tournament_as
 
 
@@ -218,3 +224,46 @@ async def test_open_tournaments_per_host_are_bounded(url: str) -> None:
     await host.request(ManageTournament(tournament=first["id"], action="cancel"), TournamentInfo)
     await host.request(request, TournamentInfo)
     await host.close()
+
+
+async def test_a_tables_results_wait_for_the_other_tables_on_its_deal(url: str) -> None:
+    """Two tables race one deal: the first to finish learns the seed (and may be replayed)
+    only once the other table has finished too."""
+    host, doc = await host_tournament(
+        url, format="rounds", variants=["gavotte"], rounds=1, table_size=2, time_limit=600
+    )
+    fast = [bot(url, i) for i in range(2)]
+    tasks = []
+    slow: list[ClientSession] = []
+    for i in range(2):  # seats go round-robin in joining order: fast ones share table 1
+        tasks.append(asyncio.create_task(fast[i].run(code=doc["code"])))
+        async with asyncio.timeout(TIMEOUT):
+            await fast[i].joined.wait()
+        slow.append(await ClientSession.connect(url, f"Slow {i}"))
+        await slow[i].request(JoinTournament(code=doc["code"]), TournamentInfo)
+    await host.request(ManageTournament(tournament=doc["id"], action="start"), TournamentInfo)
+    running = await pushed_until(slow[0], lambda d: bool(d["stages"]))
+    first, second = running["stages"][0]["races"]
+    assert set(first["players"]) == {b.player for b in fast}
+
+    wendy = await ClientSession.connect(url, "Wendy")
+    await wendy.request(Spectate(race=first["race"]), Spectating)
+    store = NODES[url].store
+    async with asyncio.timeout(2 * TIMEOUT):  # table one plays on to its end: no event says so
+        while not await store.results_held(first["race"]):
+            await asyncio.sleep(0.05)
+    with pytest.raises(RequestFailed) as early:
+        await wendy.request(GetReplay(race=first["race"], player=fast[0].player), Replay)
+    assert early.value.code is ErrorCode.NOT_ALLOWED
+    assert not [m for m in wendy.received if isinstance(m, RaceFinished)]
+
+    for session in slow:
+        await session.request(Resign(race=second["race"]), RaceInfo)
+    finished = await wendy.next(RaceFinished, timeout=2 * TIMEOUT)
+    final = await pushed_until(host, lambda d: d["status"] == "finished")
+    assert finished.seed == final["stages"][0]["races"][0]["seed"]
+    await wendy.request(GetReplay(race=first["race"], player=fast[0].player), Replay)
+    async with asyncio.timeout(TIMEOUT):
+        await asyncio.gather(*tasks)
+    for session in (host, wendy, *slow):
+        await session.close()
