@@ -3,7 +3,8 @@ cards always, and each racer's board from every other racer.
 
 Every frame the node sends to any client is recorded at the server's end of
 the socket (``Connection.send_frame``), with the player it went to, on one
-clock with the moment each race closed (``Store.record_results``), so that
+clock with the moment each race's results were announced
+(``Store.record_results``, or ``Store.announce_results`` when held back), so that
 "before the stage was over" means exactly that. All tables of a stage race
 one deal, so a stage's seed is its races' seed.
 """
@@ -81,17 +82,26 @@ class Recorder:
     def install(self, monkeypatch: pytest.MonkeyPatch) -> None:
         """Spy on the node's one way out to clients and on the closing of races."""
         send_frame, record_results = Connection.send_frame, Store.record_results
+        announce_results = Store.announce_results
 
         def spy_send(conn: Connection, frame: bytes) -> None:
             self.sent.append(Sent(next(self._clock), conn.player, frame))
             send_frame(conn, frame)
 
-        async def spy_results(store: Store, race: str, results: bytes, payload: bytes) -> int:
-            # Noted before the results are stored: the seed is public from then on.
+        async def spy_results(
+            store: Store, race: str, results: bytes, payload: bytes, *, hold: bool = False
+        ) -> int:
+            # Noted before the results are announced: the seed is public from then on.
+            if not hold:
+                self.closed.setdefault(race, next(self._clock))
+            return await record_results(store, race, results, payload, hold=hold)
+
+        async def spy_announce(store: Store, race: str) -> int:
             self.closed.setdefault(race, next(self._clock))
-            return await record_results(store, race, results, payload)
+            return await announce_results(store, race)
 
         monkeypatch.setattr(Connection, "send_frame", spy_send)
+        monkeypatch.setattr(Store, "announce_results", spy_announce)
         monkeypatch.setattr(Store, "record_results", spy_results)
 
     def messages(self) -> Iterator[tuple[Sent, ServerMessage]]:
@@ -265,9 +275,9 @@ async def test_a_whole_tournament_keeps_its_secrets(
 async def test_a_closed_table_shows_nothing_to_a_stage_still_racing(
     make_node: NodeFactory, store: Store
 ) -> None:
-    """Once one table of a stage closes while another still races on the same deal, the
-    racers there cannot spectate it, replay it or find its seed in the record; anyone
-    else may, and everyone may once the stage is over."""
+    """Once one table of a stage closes while another still races on the same deal,
+    nobody learns its seed (no results, no replay, not in the record) and the racers
+    at the other table cannot spectate it; everyone may once the stage is over."""
     async with make_node(timeouts=FAST) as url:
         host, doc = await host_tournament(
             url, format="rounds", variants=["grand-duchess"], rounds=2, table_size=2
@@ -286,7 +296,10 @@ async def test_a_closed_table_shows_nothing_to_a_stage_still_racing(
         for racer in (ann, cy):
             await racer.request(Resume(race=first, since=0), RaceStarted)
             await racer.request(Resign(race=first), RaceInfo)
-        await ann.next(RaceFinished, timeout=TIMEOUT)
+        async with asyncio.timeout(TIMEOUT):  # closed, its results held back: no event says so
+            while not await store.results_held(first):
+                await asyncio.sleep(0.05)
+        assert not [m for m in ann.received if isinstance(m, RaceFinished)]
         seed = await stage_seed(store, tournament, 1)
 
         for look in (Spectate(race=first), GetReplay(race=first, player=ann.player)):
@@ -298,13 +311,18 @@ async def test_a_closed_table_shows_nothing_to_a_stage_still_racing(
             assert record.record["races"] == {}
             assert not carries_seed(encode(record), seed)
         await olive.request(Spectate(race=first), Spectating)
-        await olive.request(GetReplay(race=first, player=ann.player), Replay)
+        with pytest.raises(RequestFailed) as refused:  # its moves would show the deal
+            await olive.request(GetReplay(race=first, player=ann.player), Replay)
+        assert refused.value.code is ErrorCode.NOT_ALLOWED
 
         await bo.request(Resume(race=second, since=0), RaceStarted)
         await bo.request(Resign(race=second), RaceInfo)
         # The schedule scores the stage on its next sweep.
         await bo.next(TournamentInfo, lambda m: len(m.tournament["stages"]) == 2)
-        await bo.request(GetReplay(race=first, player=ann.player), Replay)
+        finished = await ann.next(RaceFinished, timeout=TIMEOUT)
+        assert finished.seed == seed
+        for asker in (bo, olive):
+            await asker.request(GetReplay(race=first, player=ann.player), Replay)
         record = await bo.request(GetTournamentRecord(code=doc["code"]), TournamentRecord)
         assert set(record.record["races"]) == {first, second}
         assert {r["seed"] for r in record.record["races"].values()} == {seed}
