@@ -633,17 +633,23 @@ class ListTournaments(ClientMessage):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class JoinTournament(ClientMessage):
-    """Enter a tournament before it starts, by id or join code (exactly one)."""
+class _NamesATournament(ClientMessage):
+    """A request about one tournament, named by its id or its join code (exactly one)."""
 
-    t: ClassVar[str] = "join_tournament"
     tournament: Annotated[str | None, Opt(Str(1, 40))] = None
     code: Annotated[str | None, Opt(Str(1, 12))] = None
-    password: Annotated[str | None, Opt(Str(1, 64))] = None
 
     def _check_together(self) -> None:
         if (self.tournament is None) == (self.code is None):
             raise self._invalid("tournament", "give exactly one of tournament and code")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class JoinTournament(_NamesATournament):
+    """Enter a tournament before it starts."""
+
+    t: ClassVar[str] = "join_tournament"
+    password: Annotated[str | None, Opt(Str(1, 64))] = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -655,16 +661,10 @@ class LeaveTournament(ClientMessage):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class WatchTournament(ClientMessage):
+class WatchTournament(_NamesATournament):
     """Follow a tournament: its state now, then every change pushed."""
 
     t: ClassVar[str] = "watch_tournament"
-    tournament: Annotated[str | None, Opt(Str(1, 40))] = None
-    code: Annotated[str | None, Opt(Str(1, 12))] = None
-
-    def _check_together(self) -> None:
-        if (self.tournament is None) == (self.code is None):
-            raise self._invalid("tournament", "give exactly one of tournament and code")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -682,16 +682,10 @@ class ManageTournament(ClientMessage):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class GetTournamentRecord(ClientMessage):
+class GetTournamentRecord(_NamesATournament):
     """The whole record: every round, race, revealed seed and move log so far."""
 
     t: ClassVar[str] = "get_tournament_record"
-    tournament: Annotated[str | None, Opt(Str(1, 40))] = None
-    code: Annotated[str | None, Opt(Str(1, 12))] = None
-
-    def _check_together(self) -> None:
-        if (self.tournament is None) == (self.code is None):
-            raise self._invalid("tournament", "give exactly one of tournament and code")
 
 
 # ----------------------------------------------------------------------

@@ -22,11 +22,10 @@ from typing import Any
 from protocol.exceptions import ErrorCode
 from protocol.messages import TournamentAction
 from server import tournament as rules
-from server.engine import DEAL_VERSION, find_variant
-from server.engine.exceptions import UnknownVariantError
+from server.engine import DEAL_VERSION
 from server.exceptions import RequestRefused
 from server.races import commitment
-from server.service import RaceService
+from server.service import RaceService, variant_or_refusal
 from server.settings import Settings
 from server.store import Store, unpack
 from server.tournament import Doc, Status
@@ -56,20 +55,14 @@ class Director:
     # -- requests ----------------------------------------------------------
 
     async def create(self, player: str, name: str, request: Mapping[str, Any]) -> Doc:
-        for variant in request["variants"]:
-            try:
-                find_variant(variant)
-            except UnknownVariantError:
-                raise RequestRefused(
-                    ErrorCode.INVALID_FIELD, f"unknown variant {variant!r}"
-                ) from None
+        games = [variant_or_refusal(variant) for variant in request["variants"]]
         limit = self.settings.limits.open_tournaments_per_player
         if await self.tournaments.open_hosted_by(player) >= limit:
             raise RequestRefused(
                 ErrorCode.NOT_ALLOWED, f"you already host {limit} tournaments not yet started"
             )
         settings = {k: v for k, v in request.items() if k != "password"}
-        settings["variants"] = [find_variant(v).id for v in request["variants"]]
+        settings["variants"] = [game.id for game in games]
         settings["password"] = request.get("password") is not None
         now = time.time()
         return await self.tournaments.create(

@@ -36,7 +36,7 @@ from server.races import (
 from server.settings import Settings
 from server.store import MoveCommit, Store, pack, unpack
 
-__all__ = ["MoveResult", "RaceService", "StartedRace"]
+__all__ = ["MoveResult", "RaceService", "StartedRace", "variant_or_refusal"]
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +51,14 @@ _REFUSALS = {
     "not_a_racer": (ErrorCode.NOT_A_RACER, "you are not racing in this race"),
     "race_over": (ErrorCode.RACE_OVER, "your game in this race is over"),
 }
+
+
+def variant_or_refusal(name: str) -> Game:
+    """The game a client named, or the refusal that says it does not exist."""
+    try:
+        return find_variant(name)
+    except UnknownVariantError:
+        raise RequestRefused(ErrorCode.INVALID_FIELD, f"unknown variant {name!r}") from None
 
 
 def _refuse(status: str) -> RequestRefused:
@@ -104,12 +112,7 @@ class RaceService:
 
     async def create(self, player: str, name: str, request: dict[str, Any]) -> str:
         """A new open race hosted by ``player``; returns its id."""
-        try:
-            game = find_variant(request["variant"])
-        except UnknownVariantError:
-            raise RequestRefused(
-                ErrorCode.INVALID_FIELD, f"unknown variant {request['variant']!r}"
-            ) from None
+        game = variant_or_refusal(request["variant"])
         limit = self.settings.limits.open_races_per_player
         if await self.store.open_races_hosted_by(player) >= limit:
             raise RequestRefused(
