@@ -3,7 +3,8 @@
 It knows no rules. The server sends each variant's layout, the player's
 views and the legal moves as text; the app draws them and sends back the
 moves the player picks. Screens: the lobby (the default screen), a race's
-waiting room, the game, the results, spectating and replays.
+waiting room, the game, the results, spectating and replays, and a
+tournament's screen with its final results.
 
 Run it with ``BallroomApp("ws://127.0.0.1:8765/", "Ann").run()``.
 """
@@ -20,7 +21,14 @@ from textual.app import App
 from textual.reactive import reactive
 from textual.screen import Screen
 
-from client.net import LinkChanged, LinkState, RaceLost, ServerLink, ServerPushed
+from client.net import (
+    LinkChanged,
+    LinkState,
+    RaceLost,
+    ServerLink,
+    ServerPushed,
+    TournamentLost,
+)
 from client.screens.base import ServerScreen
 from client.screens.lobby import LobbyScreen
 
@@ -50,6 +58,9 @@ class BallroomApp(App[None]):
         self.player_name = clean_name(name)
         self.bot_speed = bot_speed
         self.link = ServerLink(self, server_url, self.player_name)
+        #: Entry passwords this app gave or chose, by tournament id: its bots need them.
+        self.passwords: dict[str, str] = {}
+        self._bots = 0  # bots brought into tournaments so far, to name them apart
 
     def get_default_screen(self) -> Screen[None]:
         return LobbyScreen()
@@ -85,8 +96,20 @@ class BallroomApp(App[None]):
         for screen in self._screens():
             screen.race_lost(event.race, event.reason)
 
+    def on_tournament_lost(self, event: TournamentLost) -> None:
+        for screen in self._screens():
+            screen.tournament_lost(event.tournament, event.reason)
+
     def back_to_lobby(self) -> None:
         while len(self.screen_stack) > 1:
+            self.pop_screen()
+
+    def back_home(self) -> None:
+        """Back to the nearest screen that races return to: a tournament's, else the lobby."""
+        while len(self.screen_stack) > 1:
+            screen = self.screen
+            if isinstance(screen, ServerScreen) and screen.HOME:
+                return
             self.pop_screen()
 
     def start_bot(self, code: str) -> None:
@@ -100,4 +123,27 @@ class BallroomApp(App[None]):
             await run_bot(self.server_url, code=code, name="Bot", speed=self.bot_speed)
         except Exception as exc:
             self.notify(f"The bot stopped: {exc}", severity="error")
+            raise
+
+    def start_tournament_bot(self, tournament: str) -> None:
+        """Enter a bot (``Bot 1``, ``Bot 2``…) in ``tournament``; it races every seat it gets."""
+        self._bots += 1
+        self.run_worker(
+            self._tournament_bot(tournament, self._bots), group="bots", exit_on_error=False
+        )
+
+    async def _tournament_bot(self, tournament: str, number: int) -> None:
+        from client.tournament_bot import TournamentBot
+
+        bot = TournamentBot(
+            self.server_url,
+            name=f"Bot {number}",
+            speed=self.bot_speed,
+            seed=number,
+            password=self.passwords.get(tournament),
+        )
+        try:
+            await bot.run(tournament=tournament)
+        except Exception as exc:
+            self.notify(f"Bot {number} stopped: {exc}", severity="error")
             raise

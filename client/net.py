@@ -3,15 +3,16 @@
 :meth:`ServerLink.run` is the body of a Textual worker that lives as long
 as the app. It connects, says hello (with the session token once it has
 one), resumes every race the app follows from the last event number seen,
-and then turns each message the server pushes into a :class:`ServerPushed`
-posted to the app, until the connection drops. Then it says so
-(:class:`LinkChanged`) and starts over, each attempt bounded in time and
-the pauses between attempts growing up to a few seconds, for as long as the
-app runs. Screens ask the server through :meth:`ServerLink.request`, which
-fails at once with :class:`Offline` while the link is down rather than
-leaving a key press hanging. When the server says its storage is away
-(``service``), the link stays up but says it is degraded, until the server
-says it is back.
+watches again the tournament it follows (which, for an entrant, also
+restarts the grace clock the server keeps for them), and then turns each
+message the server pushes into a :class:`ServerPushed` posted to the app,
+until the connection drops. Then it says so (:class:`LinkChanged`) and
+starts over, each attempt bounded in time and the pauses between attempts
+growing up to a few seconds, for as long as the app runs. Screens ask the
+server through :meth:`ServerLink.request`, which fails at once with
+:class:`Offline` while the link is down rather than leaving a key press
+hanging. When the server says its storage is away (``service``), the link
+stays up but says it is degraded, until the server says it is back.
 """
 
 from __future__ import annotations
@@ -41,11 +42,21 @@ from protocol.messages import (
     Service,
     ServiceState,
     Spectating,
+    TournamentInfo,
+    WatchTournament,
     Welcome,
 )
 from protocol.version import PROTOCOL_VERSION
 
-__all__ = ["LinkChanged", "LinkState", "Offline", "RaceLost", "ServerLink", "ServerPushed"]
+__all__ = [
+    "LinkChanged",
+    "LinkState",
+    "Offline",
+    "RaceLost",
+    "ServerLink",
+    "ServerPushed",
+    "TournamentLost",
+]
 
 log = logging.getLogger(__name__)
 
@@ -101,6 +112,15 @@ class RaceLost(Message):
         self.reason = reason
 
 
+class TournamentLost(Message):
+    """The followed tournament could not be watched again after a reconnect."""
+
+    def __init__(self, tournament: str, reason: str) -> None:
+        super().__init__()
+        self.tournament = tournament
+        self.reason = reason
+
+
 class ServerLink:
     """One server, one session token, any number of connections over time."""
 
@@ -114,6 +134,8 @@ class ServerLink:
         self.state = LinkState.CONNECTING
         #: Races to resume after a reconnect, with the last event number seen in each.
         self.following: dict[str, int] = {}
+        #: The tournament to watch again after a reconnect (one at a time).
+        self.tournament: str | None = None
         self.connections = 0  # how many times a connection was made
 
     # -- for the screens ---------------------------------------------------
@@ -128,6 +150,14 @@ class ServerLink:
 
     def forget(self, race: str) -> None:
         self.following.pop(race, None)
+
+    def follow_tournament(self, tournament: str) -> None:
+        """Watch ``tournament`` again after any reconnect (instead of any other)."""
+        self.tournament = tournament
+
+    def forget_tournament(self, tournament: str) -> None:
+        if self.tournament == tournament:
+            self.tournament = None
 
     async def request(self, message: ClientMessage, expect: type[M]) -> M:
         """Send ``message`` and return its reply; raises RequestFailed or :class:`Offline`."""
@@ -216,6 +246,18 @@ class ServerLink:
             else:
                 self._seen(reply)
                 self._post(ServerPushed(reply))
+        tournament = self.tournament
+        if tournament is None:
+            return
+        try:
+            watched = await session.request(WatchTournament(tournament=tournament), TournamentInfo)
+        except RequestFailed as exc:
+            self.forget_tournament(tournament)
+            self._post(TournamentLost(tournament, exc.message))
+        except (ConnectionError, WebSocketException):
+            return
+        else:
+            self._post(ServerPushed(watched))
 
     async def _pump(self, session: ClientSession) -> None:
         while True:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, ClassVar, cast
 
 from textual.screen import Screen
 
@@ -17,6 +17,10 @@ __all__ = ["ServerScreen"]
 
 class ServerScreen(Screen[None]):
     """A screen that hears what the server pushes (the app hands it every message)."""
+
+    #: Whether the results of a race return here (a tournament's screen) rather than
+    #: to the lobby.
+    HOME: ClassVar[bool] = False
 
     @property
     def composed(self) -> bool:
@@ -39,3 +43,6 @@ class ServerScreen(Screen[None]):
 
     def race_lost(self, race: str, reason: str) -> None:
         """A followed race could not be resumed after a reconnect."""
+
+    def tournament_lost(self, tournament: str, reason: str) -> None:
+        """The followed tournament could not be watched again after a reconnect."""

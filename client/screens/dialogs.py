@@ -1,4 +1,5 @@
-"""Small modal dialogs: one question, and the form that creates a race."""
+"""Small modal dialogs: one question, a yes-or-no, and the forms that create a race or a
+tournament."""
 
 from __future__ import annotations
 
@@ -12,9 +13,25 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
 from client.screens.catalogue import VARIANTS
-from protocol.messages import MAX_PLAYERS, MAX_SEED, CreateRace, SpectatePolicy
+from protocol.messages import (
+    MAX_PLAYERS,
+    MAX_ROUNDS,
+    MAX_SEED,
+    CreateRace,
+    CreateTournament,
+    SpectatePolicy,
+    TournamentFormat,
+)
 
-__all__ = ["AskScreen", "CreateRaceScreen", "read_race_form"]
+__all__ = [
+    "AskScreen",
+    "ConfirmScreen",
+    "CreateRaceScreen",
+    "CreateTournamentScreen",
+    "read_race_form",
+    "read_tournament_form",
+    "read_variants",
+]
 
 
 def _line_of(variant: str) -> str:
@@ -26,15 +43,17 @@ class AskScreen(ModalScreen[str | None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
 
-    def __init__(self, question: str, placeholder: str = "") -> None:
+    def __init__(self, question: str, placeholder: str = "", *, password: bool = False) -> None:
+        """``password``: hide what is typed."""
         super().__init__()
         self.question = question
         self.placeholder = placeholder
+        self.password = password
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Label(self.question)
-            yield Input(placeholder=self.placeholder, id="answer")
+            yield Input(placeholder=self.placeholder, password=self.password, id="answer")
 
     @on(Input.Submitted)
     def answer(self, event: Input.Submitted) -> None:
@@ -42,6 +61,37 @@ class AskScreen(ModalScreen[str | None]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+class ConfirmScreen(ModalScreen[bool]):
+    """A yes-or-no before something that cannot be undone: y or Enter confirms."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y,enter", "answer(True)", "Yes"),
+        Binding("n,escape", "answer(False)", "No"),
+    ]
+
+    def __init__(self, question: str, yes: str = "Yes") -> None:
+        super().__init__()
+        self.question = question
+        self.yes = yes
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Label(self.question)
+            with Grid(id="buttons"):
+                yield Button(self.yes, variant="error", compact=True, id="yes")
+                yield Button("Cancel", compact=True, id="no")
+
+    def on_mount(self) -> None:
+        self.query_one("#no", Button).focus()
+
+    @on(Button.Pressed)
+    def pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "yes")
+
+    def action_answer(self, yes: bool) -> None:
+        self.dismiss(yes)
 
 
 def read_race_form(
@@ -156,6 +206,207 @@ class CreateRaceScreen(ModalScreen[CreateRace | None]):
                 self.query_one("#deal", Input).value,
                 SpectatePolicy(str(spectate)),
                 self.query_one("#delay", Input).value,
+            )
+        except ValueError as exc:
+            self.query_one("#form-error", Static).update(f"✗ {exc}")
+            return
+        self.dismiss(request)
+
+    @on(Button.Pressed, "#cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+def read_variants(text: str) -> list[str]:
+    """Variant ids from a comma list of ids or titles (any case); raises ValueError.
+
+    Round ``r`` of a tournament plays the ``r``-th variant of the list,
+    starting again from the first when the list runs out.
+    """
+    known = {v.id: v.id for v in VARIANTS}
+    known.update({v.title.casefold(): v.id for v in VARIANTS})
+    chosen = []
+    for part in text.split(","):
+        word = part.strip()
+        if not word:
+            continue
+        variant = known.get(word.casefold()) or known.get("-".join(word.casefold().split()))
+        if variant is None:
+            raise ValueError(f"variants: no variant {word!r} (ids such as quadrille, gavotte)")
+        chosen.append(variant)
+    if not chosen:
+        raise ValueError("variants: name at least one, such as quadrille")
+    if len(chosen) > MAX_ROUNDS:
+        raise ValueError(f"variants: at most {MAX_ROUNDS}")
+    return chosen
+
+
+def _whole(text: str, field: str, low: int, high: int, unit: str = "") -> int:
+    try:
+        number = int(text)
+    except ValueError:
+        raise ValueError(f"{field}: a whole number from {low} to {high}{unit}") from None
+    if not low <= number <= high:
+        raise ValueError(f"{field}: from {low} to {high}{unit}")
+    return number
+
+
+def read_tournament_form(
+    *,
+    name: str,
+    format: TournamentFormat,
+    variants: str,
+    rounds: str,
+    best_of: str,
+    minutes: str,
+    spectate: SpectatePolicy,
+    delay: str,
+    break_seconds: str,
+    grace: str,
+    password: str,
+) -> CreateTournament:
+    """The create_tournament request the form spells; raises ValueError saying what is wrong.
+
+    The rounds field counts only for the rounds format and best-of only for
+    a knockout; the other is sent as its default.
+    """
+    title = "".join(char for char in name if char.isprintable()).strip()
+    if not 1 <= len(title) <= 40:
+        raise ValueError("name: 1 to 40 characters")
+    chosen = read_variants(variants)
+    knockout = format is TournamentFormat.KNOCKOUT
+    count = 3 if knockout else _whole(rounds, "rounds", 1, MAX_ROUNDS)
+    games = _whole(best_of, "best of", 1, 9) if knockout else 1
+    if games % 2 == 0:
+        raise ValueError("best of: an odd number (1, 3, 5…), so every match has a winner")
+    try:
+        seconds = round(float(minutes) * 60)
+    except ValueError:
+        raise ValueError("minutes: per race, such as 10 or 0.5") from None
+    if not 30 <= seconds <= 7200:
+        raise ValueError("minutes: from 0.5 to 120 per race")
+    wait = _whole(delay, "delay", 1, 600, " seconds") if spectate is SpectatePolicy.DELAYED else 0
+    secret = password.strip()
+    if len(secret) > 64:
+        raise ValueError("password: at most 64 characters")
+    return CreateTournament(
+        name=title,
+        format=format,
+        variants=chosen,
+        time_limit=seconds,
+        rounds=count,
+        best_of=games,
+        spectate=spectate,
+        delay=wait,
+        break_seconds=_whole(break_seconds, "break", 0, 600, " seconds"),
+        grace=_whole(grace, "grace", 0, 3600, " seconds"),
+        password=secret or None,
+    )
+
+
+_FORMAT_LINES = {
+    TournamentFormat.ROUNDS: "Rounds: everyone races every round on one deal; points by place.",
+    TournamentFormat.KNOCKOUT: "Knockout: seeded head-to-head matches; byes to the top seeds.",
+}
+
+
+class CreateTournamentScreen(ModalScreen[CreateTournament | None]):
+    """Name, format, variants, rounds or best-of, time limit, spectating, break, grace,
+    password."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, variant: str, host: str) -> None:
+        super().__init__()
+        self.variant = variant
+        self.host = host
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog", id="tournament-dialog"):
+            yield Label("[b]Create a tournament[/b]")
+            with Grid(id="tform"):
+                yield Label("Name")
+                yield Input(f"{self.host}'s tournament"[:40], compact=True, id="name")
+                yield Label("Format")
+                yield Select(
+                    [("rounds", TournamentFormat.ROUNDS), ("knockout", TournamentFormat.KNOCKOUT)],
+                    value=TournamentFormat.ROUNDS,
+                    allow_blank=False,
+                    compact=True,
+                    id="format",
+                )
+                yield Label("Variants")
+                yield Input(
+                    self.variant, placeholder="a comma list: one per round", compact=True,
+                    id="variant-list",
+                )  # fmt: skip
+                yield Label("Rounds")
+                yield Input("3", compact=True, id="rounds", restrict=r"[0-9]*")
+                yield Label("Best of")
+                yield Input("3", compact=True, id="best-of", restrict=r"[0-9]*")
+                yield Label("Minutes a race")
+                yield Input("10", compact=True, id="minutes", restrict=r"[0-9.]*")
+                yield Label("Spectators")
+                yield Select(
+                    [
+                        ("watch live", SpectatePolicy.LIVE),
+                        ("watch delayed", SpectatePolicy.DELAYED),
+                        ("only after each race", SpectatePolicy.AFTER),
+                    ],
+                    value=SpectatePolicy.DELAYED,
+                    allow_blank=False,
+                    compact=True,
+                    id="spectate",
+                )
+                yield Label("Delay (s)")
+                yield Input("30", compact=True, id="delay", restrict=r"[0-9]*")
+                yield Label("Break (s)")
+                yield Input("20", compact=True, id="break", restrict=r"[0-9]*")
+                yield Label("Grace (s)")
+                yield Input("60", compact=True, id="grace", restrict=r"[0-9]*")
+                yield Label("Password")
+                yield Input(
+                    placeholder="empty: anyone may enter", password=True, compact=True,
+                    id="password",
+                )  # fmt: skip
+            yield Static(_FORMAT_LINES[TournamentFormat.ROUNDS], id="format-line")
+            yield Static("", id="form-error")
+            with Grid(id="buttons"):
+                yield Button("Create", variant="primary", compact=True, id="create-tournament")
+                yield Button("Cancel", compact=True, id="cancel")
+
+    def on_mount(self) -> None:
+        self._show_format(TournamentFormat.ROUNDS)
+
+    @on(Select.Changed, "#format")
+    def format_changed(self, event: Select.Changed) -> None:
+        self._show_format(TournamentFormat(str(event.value)))
+
+    def _show_format(self, format: TournamentFormat) -> None:
+        self.query_one("#format-line", Static).update(_FORMAT_LINES[format])
+        knockout = format is TournamentFormat.KNOCKOUT
+        self.query_one("#rounds", Input).disabled = knockout
+        self.query_one("#best-of", Input).disabled = not knockout
+
+    @on(Button.Pressed, "#create-tournament")
+    @on(Input.Submitted)
+    def create(self) -> None:
+        def value(field: str) -> str:
+            return self.query_one(f"#{field}", Input).value
+
+        try:
+            request = read_tournament_form(
+                name=value("name"),
+                format=TournamentFormat(str(self.query_one("#format", Select).value)),
+                variants=value("variant-list"),
+                rounds=value("rounds"),
+                best_of=value("best-of"),
+                minutes=value("minutes"),
+                spectate=SpectatePolicy(str(self.query_one("#spectate", Select).value)),
+                delay=value("delay"),
+                break_seconds=value("break"),
+                grace=value("grace"),
+                password=value("password"),
             )
         except ValueError as exc:
             self.query_one("#form-error", Static).update(f"✗ {exc}")

@@ -151,7 +151,13 @@ class GameScreen(ServerScreen):
         if self.composed:
             self.query_one("#notice", Static).update(text)
 
+    def _show_racers(self) -> None:
+        if self.composed:  # a push may come between the screen's push and its compose
+            self.query_one(RacersPanel).show(self.record.racer_lines())
+
     def _show_position(self) -> None:
+        if not self.composed:
+            return  # on_mount draws the newest position
         board = self.query_one(BoardView)
         board.view = self.view
         board.marks = self._marks()
@@ -170,7 +176,7 @@ class GameScreen(ServerScreen):
         view = self.view
         parts = [
             self.table.title,
-            f"race {self.record.info.get('code', self.race)}",
+            self.record.called,
             clock,
             f"home {view.get('home', 0)}/{view.get('target', 0)}",
             f"moves {self.seq}",
@@ -200,14 +206,14 @@ class GameScreen(ServerScreen):
         race = self.race
         if isinstance(message, Progress) and message.race == race:
             self.record.update_progress(message.player, message.progress)
-            self.query_one(RacersPanel).show(self.record.racer_lines())
+            self._show_racers()
         elif isinstance(message, RaceStarted) and message.race == race:
             self._resumed(message)
         elif isinstance(message, Rewound) and message.race == race:
             self._rewound(message)
         elif isinstance(message, RaceState | RaceInfo) and message.race.get("id") == race:
             self.record.info = message.race
-            self.query_one(RacersPanel).show(self.record.racer_lines())
+            self._show_racers()
         elif isinstance(message, RaceFinished) and message.race == race:
             self._finished(message)
 

@@ -1,9 +1,11 @@
-"""The lobby: pick a variant, practise against a bot, create, join or watch a race.
+"""The lobby: pick a variant, practise against a bot, create, join or watch a race,
+or a tournament.
 
 ``list_races`` lists the races open to join and those under way. The lobby
 also keeps offering, for a while, races it saw that have since left the list
 (marked "started"); any race can be watched by its id (``i``), which the
-waiting room shows its players.
+waiting room shows its players. ``t`` swaps the races for the tournaments
+(``list_tournaments``); the same keys then create, join and watch those.
 """
 
 from __future__ import annotations
@@ -21,10 +23,23 @@ from textual.widgets.option_list import Option
 from client.net import Offline
 from client.screens.base import ServerScreen
 from client.screens.catalogue import VARIANTS, Variant, title_of
-from client.screens.dialogs import AskScreen, CreateRaceScreen
+from client.screens.dialogs import AskScreen, CreateRaceScreen, CreateTournamentScreen
 from client.session import RequestFailed
 from client.widgets.status import TopBar
-from protocol.messages import CreateRace, JoinRace, ListRaces, RaceInfo, Races, SpectatePolicy
+from protocol.exceptions import ErrorCode
+from protocol.messages import (
+    CreateRace,
+    CreateTournament,
+    JoinRace,
+    JoinTournament,
+    ListRaces,
+    ListTournaments,
+    RaceInfo,
+    Races,
+    SpectatePolicy,
+    TournamentInfo,
+    Tournaments,
+)
 
 __all__ = ["LobbyScreen"]
 
@@ -48,6 +63,7 @@ class LobbyScreen(ServerScreen):
         Binding("j", "join_code", "Join code"),
         Binding("w", "watch", "Watch"),
         Binding("i", "watch_id", "Watch id", show=False),
+        Binding("t", "swap_lists", "Tournaments"),
         Binding("r", "refresh", "Refresh"),
         Binding("q", "app.quit", "Quit"),
     ]
@@ -57,12 +73,19 @@ class LobbyScreen(ServerScreen):
         #: Races seen in the lobby: info, and when they were last listed as open.
         self.known: dict[str, tuple[dict[str, Any], float, bool]] = {}
         self._said = False  # a notice is showing: the empty-list hint does not replace it
+        #: Whether the lower table lists tournaments rather than races.
+        self.tournaments_shown = False
+        self.listed_tournaments: dict[str, dict[str, Any]] = {}
 
     def compose(self) -> ComposeResult:
         yield TopBar(id="top")
         yield OptionList(*(Option(_variant_prompt(v), id=v.id) for v in VARIANTS), id="variants")
         table: DataTable[str] = DataTable(id="races", cursor_type="row", zebra_stripes=True)
         yield table
+        tournaments: DataTable[str] = DataTable(
+            id="tournaments", cursor_type="row", zebra_stripes=True
+        )
+        yield tournaments
         yield Static("", id="notice")
         yield Footer()
 
@@ -72,6 +95,10 @@ class LobbyScreen(ServerScreen):
         table = self.query_one("#races", DataTable)
         table.border_title = "Races (Enter: join · w: watch)"
         table.add_columns("Code", "Variant", "Players", "Host", "Deal", "Minutes", "State")
+        tournaments = self.query_one("#tournaments", DataTable)
+        tournaments.border_title = "Tournaments (Enter: join · w: watch · t: races)"
+        tournaments.add_columns("Code", "Name", "Format", "Variants", "Entrants", "State")
+        tournaments.display = False
         self.query_one("#variants", OptionList).highlighted = 0
         self.query_one("#variants", OptionList).focus()
         self.set_interval(REFRESH, self.action_refresh)
@@ -97,7 +124,10 @@ class LobbyScreen(ServerScreen):
 
     def action_refresh(self) -> None:
         if self.link.online and self.is_current:
-            self.list_races()
+            if self.tournaments_shown:
+                self.list_tournaments()
+            else:
+                self.list_races()
 
     @work(exclusive=True, group="list")
     async def list_races(self) -> None:
@@ -164,6 +194,10 @@ class LobbyScreen(ServerScreen):
         self.action_create()
 
     def action_create(self) -> None:
+        if self.tournaments_shown:
+            self._create_tournament()
+            return
+
         def made(request: CreateRace | None) -> None:
             if request is not None:
                 self.create_race(request)
@@ -182,6 +216,10 @@ class LobbyScreen(ServerScreen):
         self._enter_room(reply.race, practice)
 
     def action_join_code(self) -> None:
+        if self.tournaments_shown:
+            self._join_tournament_code()
+            return
+
         def joined(code: str | None) -> None:
             if code:
                 self.join(JoinRace(code=code.upper()))
@@ -212,6 +250,13 @@ class LobbyScreen(ServerScreen):
     # -- watching ----------------------------------------------------------
 
     def action_watch(self) -> None:
+        if self.tournaments_shown:
+            chosen = self._selected_tournament()
+            if chosen is None:
+                self.say("No tournament to watch: c creates one.")
+            else:
+                self._open_tournament(chosen)
+            return
         race = self._selected_race()
         if race is None:
             self.say("No race to watch: pick one in the list, or press i to give a race id.")
@@ -229,3 +274,135 @@ class LobbyScreen(ServerScreen):
         from client.screens.spectate import SpectateScreen
 
         self.app.push_screen(SpectateScreen(race))
+
+    # -- tournaments -----------------------------------------------------------
+
+    def action_swap_lists(self) -> None:
+        """Swap the races for the tournaments, or back."""
+        self.tournaments_shown = not self.tournaments_shown
+        self.query_one("#races", DataTable).display = not self.tournaments_shown
+        tournaments = self.query_one("#tournaments", DataTable)
+        tournaments.display = self.tournaments_shown
+        self.query_one("#variants", OptionList).border_title = (
+            "Variants (Enter: create a tournament)"
+            if self.tournaments_shown
+            else "Variants (Enter: create a race)"
+        )
+        self.say("")
+        self.action_refresh()
+
+    @work(exclusive=True, group="list")
+    async def list_tournaments(self) -> None:
+        try:
+            reply = await self.link.request(ListTournaments(), Tournaments)
+        except (RequestFailed, Offline):
+            return
+        table = self.query_one("#tournaments", DataTable)
+        keep = table.cursor_row
+        table.clear()
+        self.listed_tournaments = {str(t["id"]): t for t in reply.tournaments}
+        for summary in reply.tournaments:
+            variants = [title_of(str(v)) for v in summary.get("variants") or []]
+            status = str(summary.get("status", "?"))
+            if status in ("running", "paused") and summary.get("stage"):
+                status += f" ({summary['stage']})"
+            fmt = str(summary.get("format"))
+            if fmt == "knockout" and int(summary.get("best_of", 1)) > 1:
+                fmt += f" bo{summary['best_of']}"
+            elif fmt == "rounds":
+                fmt += f" ×{summary.get('rounds')}"
+            table.add_row(
+                str(summary.get("code", "?")),
+                str(summary.get("name", "?")),
+                fmt,
+                ", ".join(variants),
+                str(summary.get("entrants", 0)),
+                status,
+                key=str(summary["id"]),
+            )
+        if table.row_count:
+            table.move_cursor(row=min(keep, table.row_count - 1))
+        elif not self._said:
+            self.say("No tournaments yet: c creates one, j enters one by its code.")
+
+    def _selected_tournament(self) -> str | None:
+        table = self.query_one("#tournaments", DataTable)
+        if not table.row_count:
+            return None
+        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key
+        return None if key.value is None else str(key.value)
+
+    def _create_tournament(self) -> None:
+        def made(request: CreateTournament | None) -> None:
+            if request is not None:
+                self.create_tournament(request)
+
+        self.app.push_screen(CreateTournamentScreen(self.variant, self.ballroom.player_name), made)
+
+    @work(exclusive=True, group="lobby")
+    async def create_tournament(self, request: CreateTournament) -> None:
+        self.say(f"Creating the tournament {request.name}…")
+        try:
+            reply = await self.link.request(request, TournamentInfo)
+        except (RequestFailed, Offline) as exc:
+            self.say(f"✗ Could not create the tournament: {exc}")
+            return
+        self.say("")
+        tournament = str(reply.tournament["id"])
+        if request.password is not None:
+            self.ballroom.passwords[tournament] = request.password
+        self._open_tournament(tournament, reply.tournament)
+
+    def _join_tournament_code(self) -> None:
+        def given(code: str | None) -> None:
+            if code:
+                self.join_tournament(JoinTournament(code=code.upper()))
+
+        self.app.push_screen(AskScreen("Tournament code:", "e.g. K7QH2M"), given)
+
+    @on(DataTable.RowSelected, "#tournaments")
+    def tournament_chosen(self) -> None:
+        """Enter an open tournament someone else hosts; watch any other."""
+        chosen = self._selected_tournament()
+        if chosen is None:
+            return
+        summary = self.listed_tournaments.get(chosen, {})
+        if summary.get("status") == "open" and summary.get("host") != self.link.player:
+            self.join_tournament(JoinTournament(tournament=chosen))
+        else:
+            self._open_tournament(chosen)
+
+    @work(exclusive=True, group="lobby")
+    async def join_tournament(self, request: JoinTournament) -> None:
+        try:
+            reply = await self.link.request(request, TournamentInfo)
+        except RequestFailed as exc:
+            if exc.code is ErrorCode.NOT_ALLOWED and request.password is None:
+                self._ask_password(request)
+                return
+            self.say(f"✗ Could not enter: {exc}")
+            return
+        except Offline as exc:
+            self.say(f"✗ Could not enter: {exc}")
+            return
+        self.say("")
+        tournament = str(reply.tournament["id"])
+        if request.password is not None:
+            self.ballroom.passwords[tournament] = request.password
+        self._open_tournament(tournament, reply.tournament)
+
+    def _ask_password(self, request: JoinTournament) -> None:
+        def given(password: str | None) -> None:
+            if password:
+                self.join_tournament(
+                    JoinTournament(
+                        tournament=request.tournament, code=request.code, password=password
+                    )
+                )
+
+        self.app.push_screen(AskScreen("This tournament needs a password:", password=True), given)
+
+    def _open_tournament(self, tournament: str, doc: dict[str, Any] | None = None) -> None:
+        from client.screens.tournament import TournamentScreen
+
+        self.app.push_screen(TournamentScreen(tournament, doc))

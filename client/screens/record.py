@@ -47,6 +47,16 @@ class RaceRecord:
     moves: dict[str, dict[int, str]] = field(default_factory=dict)
     progress: dict[str, dict[str, Any]] = field(default_factory=dict)
     finished: RaceFinished | None = None
+    #: What to call the race on screen, when its join code will not do (a
+    #: tournament's races have none): "Friday dance · round 2, table 1".
+    label: str | None = None
+
+    @property
+    def called(self) -> str:
+        """The race's name on screen: its label, else ``race`` and its join code."""
+        if self.label:
+            return self.label
+        return f"race {self.info.get('code') or self.race}"
 
     @property
     def variant(self) -> str:

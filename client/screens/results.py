@@ -9,6 +9,7 @@ from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.reactive import reactive
 from textual.widgets import Footer, Static
 
 from client.screens.base import ServerScreen
@@ -68,8 +69,11 @@ class ResultsScreen(ServerScreen):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("r", "replay", "Replay"),
-        Binding("escape,enter,q", "lobby", "Lobby"),
+        Binding("escape,enter,q", "back", "Back"),
     ]
+
+    #: A line under the results; a tournament's screen says there what comes next.
+    notice: reactive[str] = reactive("")
 
     def __init__(self, record: RaceRecord) -> None:
         super().__init__()
@@ -78,17 +82,22 @@ class ResultsScreen(ServerScreen):
     def compose(self) -> ComposeResult:
         yield TopBar(id="top")
         yield Static(results_text(self.record), id="results")
+        yield Static("", id="notice")
         yield Footer()
+
+    def watch_notice(self, text: str) -> None:
+        if self.composed:
+            self.query_one("#notice", Static).update(text)
 
     def on_mount(self) -> None:
         title = title_of(self.record.variant)
-        code = self.record.info.get("code", self.record.race)
-        self.query_one(TopBar).text = f"Results · {title} · race {code}"
+        self.query_one(TopBar).text = f"Results · {title} · {self.record.called}"
 
     def action_replay(self) -> None:
         from client.screens.replay import ReplayScreen
 
         self.app.push_screen(ReplayScreen(self.record))
 
-    def action_lobby(self) -> None:
-        self.ballroom.back_to_lobby()
+    def action_back(self) -> None:
+        """To the lobby, or to the tournament this race belongs to."""
+        self.ballroom.back_home()

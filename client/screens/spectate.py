@@ -57,10 +57,11 @@ class SpectateScreen(ServerScreen):
     first: reactive[int] = reactive(0)  # the index of the first racer shown
     notice: reactive[str] = reactive("Asking to watch…")
 
-    def __init__(self, race: str) -> None:
+    def __init__(self, race: str, *, label: str | None = None) -> None:
+        """``label``: what to call the race, when its join code will not do."""
         super().__init__()
         self.race = race
-        self.record = RaceRecord(race, {"id": race, "players": []})
+        self.record = RaceRecord(race, {"id": race, "players": []}, label=label)
         self._rewound = False  # a rewound came: the next spectating replaces the boards
 
     def compose(self) -> ComposeResult:
@@ -167,8 +168,7 @@ class SpectateScreen(ServerScreen):
         record = self.record
         title = title_of(record.variant)
         phase = record.info.get("phase", "?") if record.finished is None else "finished"
-        code = record.info.get("code", self.race)
-        self.query_one(TopBar).text = f"Watching {title} · race {code} · {phase}"
+        self.query_one(TopBar).text = f"Watching {title} · {record.called} · {phase}"
         players = record.players
         shown = min(len(players), self._seats_that_fit()) if record.layout else 0
         for i, seat in enumerate(self.query(".seat").results(Vertical)):

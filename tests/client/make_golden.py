@@ -11,7 +11,9 @@ the greedy bot policy plays from it, drawn by
 :func:`client.widgets.board.draw_board` in the board area of the terminal
 the variant must fit: 80×24 for the one-deck game, 120×40 for the others.
 The views come from the engine here, in the tests only: the client itself
-never imports it.
+never imports it. ``tournament-*.txt`` hold the tournament screen's status
+lines, bracket and standings for the documents of
+:mod:`tests.client.tournament_docs`, as its 40-column pane draws them.
 """
 
 from __future__ import annotations
@@ -66,10 +68,16 @@ def golden_text(game: Game) -> str:
 
 
 def main() -> None:
+    from tests.client.tournament_docs import golden_texts
+
     GOLDEN_DIR.mkdir(exist_ok=True)
     for game in VARIANTS.values():
         path = GOLDEN_DIR / f"{game.id}.txt"
         path.write_text(golden_text(game), encoding="utf-8")
+        print(f"wrote {path}")
+    for name, text in golden_texts().items():
+        path = GOLDEN_DIR / f"{name}.txt"
+        path.write_text(text, encoding="utf-8")
         print(f"wrote {path}")
 
 

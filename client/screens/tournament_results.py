@@ -1,0 +1,190 @@
+"""A tournament's final results: the standings, and every race's revealed seed checked.
+
+Each race of a tournament publishes a commitment when its stage starts (it
+is in the document) and reveals its seed when it closes. The screen asks
+for the tournament's record (``get_tournament_record``) and recomputes each
+commitment from the revealed seed with :func:`protocol.messages.deal_commitment`,
+as the results of a single race do: no server code and no trust needed. In
+the rounds format it also checks that every table of a round had one deal.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from typing import Any, ClassVar, NamedTuple
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.widgets import Footer, Static
+
+from client.net import Offline
+from client.screens.base import ServerScreen
+from client.screens.catalogue import title_of
+from client.session import RequestFailed
+from client.widgets.status import TopBar
+from client.widgets.tournament import bracket_text, standings_table, status_line
+from protocol.messages import GetTournamentRecord, TournamentRecord, deal_commitment
+
+__all__ = ["RaceCheck", "TournamentResultsScreen", "check_record", "final_text"]
+
+
+class RaceCheck(NamedTuple):
+    """One race of the tournament and whether its revealed seed proves its commitment."""
+
+    stage: str  # "R1" or, in a knockout of several games, "R1 G2"
+    table: int
+    variant: str
+    race: str
+    seed: int | None  # None: the race has not closed (or was never played)
+    ok: bool
+
+
+def check_record(record: Mapping[str, Any]) -> list[RaceCheck]:
+    """Every race of the record, its seed, and whether the seed proves what was published."""
+    doc = record.get("tournament") or {}
+    closed: Mapping[str, Any] = record.get("races") or {}
+    several = int(doc.get("best_of", 1)) > 1 and doc.get("format") == "knockout"
+    checks = []
+    for stage in doc.get("stages") or []:
+        label = f"R{stage.get('round')}" + (f" G{stage.get('game')}" if several else "")
+        for entry in stage.get("races") or []:
+            race = str(entry["race"])
+            result = closed.get(race)
+            variant = str((result or {}).get("variant") or stage.get("variant"))
+            if result is None:
+                checks.append(RaceCheck(label, int(entry["table"]), variant, race, None, False))
+                continue
+            seed = int(result["seed"])
+            digest = deal_commitment(variant, int(result["deal_version"]), seed, race)
+            ok = digest == entry.get("commitment") == result.get("commitment")
+            checks.append(RaceCheck(label, int(entry["table"]), variant, race, seed, ok))
+    return checks
+
+
+def _one_deal_per_round(checks: list[RaceCheck]) -> bool:
+    seeds: dict[str, set[int | None]] = {}
+    for check in checks:
+        seeds.setdefault(check.stage, set()).add(check.seed)
+    return all(len(found) == 1 for found in seeds.values())
+
+
+def final_text(
+    doc: Mapping[str, Any], record: Mapping[str, Any] | None, me: str | None, now: float
+) -> Group:
+    """The verdict on every deal, the standings (and bracket), then each race's seed."""
+    checks = check_record(record) if record is not None else []
+    parts: list[RenderableType] = [
+        Text(f"{doc.get('name')} · {status_line(doc, now)}", style="bold"),
+        _verdict(doc, record, checks),
+        Text(""),
+        standings_table(doc, me),
+    ]
+    if doc.get("format") == "knockout":
+        parts += [Text(""), bracket_text(doc, me)]
+    parts.append(Text("\nThe races and their deals", style="bold"))
+    if record is None:
+        return Group(*parts)
+    table = Table(box=None, pad_edge=False, header_style="bold")
+    for column, justify in (
+        ("Stage", "left"),
+        ("Table", "right"),
+        ("Variant", "left"),
+        ("Seed", "right"),
+        ("", "left"),
+    ):
+        table.add_column(column, justify=justify)  # type: ignore[arg-type]
+    for check in checks:
+        seed = "not revealed" if check.seed is None else str(check.seed)
+        mark = ("✓", "green") if check.ok else ("–", "dim") if check.seed is None else ("✗", "red")
+        table.add_row(check.stage, str(check.table), title_of(check.variant), seed, Text(*mark))
+    parts.append(table)
+    return Group(*parts)
+
+
+def _verdict(
+    doc: Mapping[str, Any], record: Mapping[str, Any] | None, checks: list[RaceCheck]
+) -> Text:
+    """Whether every revealed seed proves its commitment, in a line or three."""
+    verdict = Text()
+    if record is None:
+        return verdict.append("Asking the server for the revealed seeds…", "dim")
+    closed = [check for check in checks if check.seed is not None]
+    bad = [check.race for check in closed if not check.ok]
+    if not checks:
+        verdict.append("No race was played.", "dim")
+    elif bad:
+        verdict.append(
+            f"✗ MISMATCH: the seed of {', '.join(bad)} does not prove its commitment", "bold red"
+        )
+    elif not closed:
+        verdict.append("No race has revealed its seed yet.", "dim")
+    else:
+        verdict.append(
+            f"✓ verified: all {len(closed)} revealed seeds prove the commitments published"
+            " when their races started",
+            "bold green",
+        )
+        if doc.get("format") == "rounds" and _one_deal_per_round(closed):
+            verdict.append("\n✓ one deal per round: every table of a round raced the same seed")
+    if len(closed) < len(checks):
+        verdict.append(f"\n{len(checks) - len(closed)} race(s) not closed: no seed yet.", "dim")
+    return verdict
+
+
+class TournamentResultsScreen(ServerScreen):
+    """The end of a tournament (or where it stands): standings and the proof of every deal."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q", "back", "Back"),
+    ]
+
+    AUTO_FOCUS = "#t-final-scroll"
+
+    def __init__(self, tournament: str, doc: Mapping[str, Any]) -> None:
+        super().__init__()
+        self.tournament = tournament
+        self.doc = doc
+        self.record: Mapping[str, Any] | None = None
+
+    def compose(self) -> ComposeResult:
+        yield TopBar(id="top")
+        with VerticalScroll(id="t-final-scroll"):
+            yield Static("", id="t-final")
+        yield Static("", id="notice")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(TopBar).text = f"Final results · {self.doc.get('name')}"
+        self._draw()
+        self.fetch()
+
+    def _draw(self) -> None:
+        record_doc = (self.record or {}).get("tournament") or self.doc
+        self.query_one("#t-final", Static).update(
+            final_text(record_doc, self.record, self.link.player, time.time())
+        )
+
+    @work(exclusive=True, group="record")
+    async def fetch(self) -> None:
+        try:
+            reply = await self.link.request(
+                GetTournamentRecord(tournament=self.tournament), TournamentRecord
+            )
+        except (RequestFailed, Offline) as exc:
+            self.query_one("#notice", Static).update(f"✗ Could not fetch the record: {exc}")
+            return
+        self.record = reply.record
+        self._draw()
+
+    def link_online(self) -> None:
+        if self.record is None:
+            self.fetch()
+
+    def action_back(self) -> None:
+        self.app.pop_screen()

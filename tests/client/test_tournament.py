@@ -1,0 +1,362 @@
+"""Tournaments in the terminal client: the drawing pinned by golden text, and whole
+tournaments driven by Textual's pilot against a real node and a real Redis.
+
+Bots play at full speed, breaks are zero and races start without a
+countdown, so a whole tournament fits in a few seconds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import DataTable, Input, Select
+
+from client.app import BallroomApp
+from client.bot import Patience
+from client.screens.dialogs import (
+    AskScreen,
+    ConfirmScreen,
+    CreateTournamentScreen,
+    read_tournament_form,
+    read_variants,
+)
+from client.screens.game import GameScreen
+from client.screens.results import ResultsScreen
+from client.screens.tournament import TournamentScreen, newer_or_same
+from client.screens.tournament_results import TournamentResultsScreen, check_record
+from client.session import ClientSession
+from client.tournament_bot import TournamentBot
+from protocol.messages import (
+    CreateTournament,
+    JoinTournament,
+    ManageTournament,
+    SpectatePolicy,
+    TournamentAction,
+    TournamentFormat,
+    TournamentInfo,
+    deal_commitment,
+)
+from server.settings import Timeouts
+from tests.client.make_golden import GOLDEN_DIR
+from tests.client.test_app import NOWHERE, until
+from tests.client.test_render import screen_text
+from tests.client.tournament_docs import golden_texts, knockout_doc, rounds_doc
+from tests.server.conftest import TIMEOUT, NodeFactory
+
+FAST = Timeouts(countdown=0.0, sweep=0.1)
+QUICK = Patience(request=TIMEOUT, keepalive=TIMEOUT)
+
+
+def _form(**fields: Any) -> CreateTournament:
+    defaults: dict[str, Any] = {
+        "name": "Friday dance",
+        "format": TournamentFormat.ROUNDS,
+        "variants": "quadrille",
+        "rounds": "3",
+        "best_of": "3",
+        "minutes": "10",
+        "spectate": SpectatePolicy.DELAYED,
+        "delay": "30",
+        "break_seconds": "20",
+        "grace": "60",
+        "password": "",
+    }
+    return read_tournament_form(**{**defaults, **fields})
+
+
+# -- the form and the drawing, with no server ------------------------------------------
+
+
+def test_tournament_form_checks_each_field() -> None:
+    """The form reads variants by id or title, keeps only the fields its format uses."""
+    assert read_variants("Gavotte, royal cotillion ,quadrille") == [
+        "gavotte",
+        "royal-cotillion",
+        "quadrille",
+    ]
+    made = _form(variants="gavotte,quadrille", rounds="2", password=" pw ")
+    assert (list(made.variants), made.rounds, made.best_of, made.password) == (
+        ["gavotte", "quadrille"],
+        2,
+        1,
+        "pw",
+    )
+    knockout = _form(format=TournamentFormat.KNOCKOUT, rounds="x", spectate=SpectatePolicy.LIVE)
+    assert (knockout.best_of, knockout.rounds, knockout.delay) == (3, 3, 0)
+    for fields, word in (
+        ({"name": "  "}, "name"),
+        ({"variants": "gavotte, tango"}, "variants"),
+        ({"variants": " , "}, "variants"),
+        ({"rounds": "0"}, "rounds"),
+        ({"format": TournamentFormat.KNOCKOUT, "best_of": "4"}, "best of"),
+        ({"minutes": "0.1"}, "minutes"),
+        ({"delay": "0"}, "delay"),
+        ({"break_seconds": "601"}, "break"),
+        ({"grace": "x"}, "grace"),
+    ):
+        with pytest.raises(ValueError, match=f"^{word}"):
+            _form(**fields)
+
+
+@pytest.mark.parametrize("name", sorted(golden_texts()))
+def test_tournament_drawing_matches_golden_text(name: str) -> None:
+    """Status lines, the knockout bracket (byes, a 2–1, a forfeit) and standings, as pinned."""
+    expected = (GOLDEN_DIR / f"{name}.txt").read_text(encoding="utf-8")
+    assert golden_texts()[name] == expected
+
+
+async def test_tournament_screen_fits_80_by_24() -> None:
+    """At 80×24 the bracket, the races and the entrants all show; t swaps in the standings."""
+    app = BallroomApp(NOWHERE, "Ann")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.push_screen(TournamentScreen("T1", knockout_doc()))
+        await pilot.pause()
+        shown = screen_text(app)
+        for line in (
+            "running · round 2 of 3 (semi-finals), game 1 · Quadrille",
+            "✓ Dan        2–1   Eve",
+            "✓ Cat        1–0 ✗ Fay forfeit",
+            "Ann v Dan",
+            "Fay",
+            "removed",
+        ):
+            assert line in shown, line
+        await pilot.press("t")
+        shown = screen_text(app)
+        assert "Reached" in shown and "Dan" in shown and "✓ Dan" not in shown
+        await app.push_screen(TournamentScreen("T2", rounds_doc(finished=True)))
+        await pilot.pause()
+        shown = screen_text(app)
+        assert "finished · ★ winner Ann (10 points)" in shown
+        assert re.search(r"1\s+Ann\s+10\s+149\s+620\.0s", shown)
+        await pilot.resize_terminal(50, 12)
+        await pilot.pause()
+        assert "Terminal too small" in screen_text(app)
+
+
+def test_record_checks_prove_each_commitment() -> None:
+    """A seed that proves the published commitment passes; a changed seed is caught."""
+    doc = rounds_doc(finished=True)
+    races: dict[str, Any] = {}
+    for stage in doc["stages"]:
+        for race in stage["races"]:
+            seed = int(race["seed"])
+            race["commitment"] = deal_commitment(stage["variant"], 1, seed, race["race"])
+            races[race["race"]] = {
+                "seed": seed,
+                "commitment": race["commitment"],
+                "deal_version": 1,
+                "variant": stage["variant"],
+            }
+    checks = check_record({"tournament": doc, "races": races})
+    assert len(checks) == 6 and all(check.ok for check in checks)
+    races["t1-2-1"]["seed"] += 1
+    checks = check_record({"tournament": doc, "races": races})
+    assert [check.race for check in checks if not check.ok] == ["t1-2-1"]
+
+
+def test_a_late_reply_does_not_undo_a_newer_push() -> None:
+    """A reply that left the server before a push of a later stage is not drawn over it."""
+    finished, running = rounds_doc(finished=True), rounds_doc()
+    assert not newer_or_same(running, finished)
+    assert newer_or_same(finished, running) and newer_or_same(running, running)
+
+
+# -- whole tournaments -------------------------------------------------------------------
+
+
+async def _create_from_form(pilot: Pilot[Any], **fields: str) -> TournamentScreen:
+    app = pilot.app
+    await pilot.press("t", "c")
+    dialog = app.screen
+    assert isinstance(dialog, CreateTournamentScreen)
+    for field, value in fields.items():
+        if field in ("format", "spectate"):
+            dialog.query_one(f"#{field}", Select).value = value
+        else:
+            dialog.query_one(f"#{field}", Input).value = value
+    await pilot.pause()
+    await pilot.click("#create-tournament")
+    await until(pilot, lambda: isinstance(app.screen, TournamentScreen), "the tournament opens")
+    screen = app.screen
+    assert isinstance(screen, TournamentScreen)
+    return screen
+
+
+def _entrants(screen: TournamentScreen) -> int:
+    return len(screen.doc.get("entrants") or [])
+
+
+@pytest.mark.parametrize(
+    ("format", "bots", "headline"),
+    [("rounds", 3, "★ winner"), ("knockout", 3, "★ champion")],
+)
+async def test_host_runs_a_tournament_of_bots_from_the_ui(
+    make_node: NodeFactory, format: str, bots: int, headline: str
+) -> None:
+    """Create from the form, add bots with b, start with s: final standings, every seed ✓."""
+    async with make_node(timeouts=FAST) as url:
+        app = BallroomApp(url, "Host", bot_speed=0)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: app.link.online, "the app is online")
+            screen = await _create_from_form(
+                pilot,
+                name="Friday dance",
+                format=format,
+                **{"variant-list": "quadrille, royal cotillion", "break": "0"},
+                rounds="2",
+                minutes="0.5",
+                spectate=SpectatePolicy.LIVE,
+                delay="0",
+            )
+            assert "open · 0 entrants" in screen_text(app)
+            await pilot.press(*"b" * bots)
+            await until(pilot, lambda: _entrants(screen) == bots, "the bots are in")
+            assert "Bot 1" in screen_text(app)
+            await pilot.press("s")
+            await until(
+                pilot,
+                lambda: (
+                    isinstance(app.screen, TournamentResultsScreen)
+                    and app.screen.record is not None
+                ),
+                "the tournament ends and its record comes",
+            )
+            shown = screen_text(app)
+            assert "✓ verified: all" in shown and headline in shown
+            final = app.screen
+            assert isinstance(final, TournamentResultsScreen)
+            doc = final.doc
+            assert doc["status"] == "finished"
+            plays = ["quadrille", "royal-cotillion"]
+            assert [s["variant"] for s in doc["stages"]] == [
+                plays[(s["round"] - 1) % 2] for s in doc["stages"]
+            ]
+            assert doc["stages"][-1]["round"] == 2
+            await pilot.press("escape")
+            assert app.screen is screen
+            shown = screen_text(app)
+            assert f"finished · {headline}" in shown and "You host it." in shown
+            await pilot.press("escape")
+            await until(pilot, lambda: len(app.screen_stack) == 1, "back in the lobby")
+            assert app.link.tournament is None
+
+
+async def test_an_entrant_is_taken_to_each_race_and_back(make_node: NodeFactory) -> None:
+    """Joined by code with a password, the player races each round's seat and ends placed."""
+    async with make_node(timeouts=FAST) as url:
+        host = await ClientSession.connect(url, "Host")
+        created = await host.request(
+            CreateTournament(
+                name="Friday dance",
+                format=TournamentFormat.ROUNDS,
+                variants=["quadrille"],
+                rounds=2,
+                time_limit=60,
+                spectate=SpectatePolicy.LIVE,
+                delay=0,
+                break_seconds=0,
+                password="pw",
+            ),
+            TournamentInfo,
+        )
+        doc = created.tournament
+        bot = TournamentBot(url, name="Bot", speed=0, password="pw", patience=QUICK)
+        running = asyncio.create_task(bot.run(code=doc["code"]))
+        try:
+            app = BallroomApp(url, "Ann")
+            async with app.run_test(size=(80, 24)) as pilot:
+                await until(pilot, lambda: app.link.online, "the app is online")
+                await pilot.press("t", "j", *doc["code"].lower(), "enter")
+                await until(pilot, lambda: isinstance(app.screen, AskScreen), "a password asked")
+                await pilot.press("p", "w", "enter")
+                await until(pilot, lambda: isinstance(app.screen, TournamentScreen), "entered")
+                screen = app.screen
+                assert isinstance(screen, TournamentScreen)
+                await asyncio.wait_for(bot.joined.wait(), TIMEOUT)
+                await until(pilot, lambda: _entrants(screen) == 2, "both entrants show")
+                start = ManageTournament(tournament=doc["id"], action=TournamentAction.START)
+                await host.request(start, TournamentInfo)
+                races = []
+                for round_number in (1, 2):
+                    await until(
+                        pilot,
+                        lambda: isinstance(app.screen, GameScreen) and app.screen.race not in races,
+                        f"round {round_number}'s race opens",
+                    )
+                    game = app.screen
+                    assert isinstance(game, GameScreen)
+                    races.append(game.race)
+                    title = f"Friday dance · round {round_number} of 2, table 1"
+                    assert game.record.called == title
+                    await until(pilot, lambda: title in screen_text(app), "the game shows")  # noqa: B023
+                    await pilot.press("x", "x")  # resign; the race ends once the bot is done
+                    # With no break the next round may replace the results at once.
+                    await until(pilot, lambda: races[-1] in screen.games_over, "the race ends")
+                await until(pilot, lambda: isinstance(app.screen, ResultsScreen), "last results")
+                back = "Esc returns to the tournament"
+                await until(pilot, lambda: back in screen_text(app), "the way back")
+                await until(pilot, lambda: screen.doc.get("status") == "finished", "the end")
+                await pilot.press("escape")
+                assert app.screen is screen
+                shown = screen_text(app)
+                assert "You placed 2 of 2." in shown and "finished · ★ winner Bot" in shown
+                await pilot.press("v")
+                await until(
+                    pilot,
+                    lambda: (
+                        isinstance(app.screen, TournamentResultsScreen)
+                        and app.screen.record is not None
+                    ),
+                    "the final results",
+                )
+                assert "✓ one deal per round" in screen_text(app)
+            final = await asyncio.wait_for(running, TIMEOUT)
+            assert final["status"] == "finished"
+        finally:
+            running.cancel()  # a failed test must not leave the bot racing on
+            await host.close()
+
+
+async def test_host_removes_an_entrant_and_the_tournament_is_watched_again_after_a_reconnect(
+    make_node: NodeFactory,
+) -> None:
+    """x asks before removing; after a dropped connection, pushes of the tournament come again."""
+    async with make_node(timeouts=FAST) as url:
+        app = BallroomApp(url, "Host")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: app.link.online, "the app is online")
+            screen = await _create_from_form(pilot, name="Cup")
+            tournament = screen.tournament
+            guests = [await ClientSession.connect(url, name) for name in ("Ann", "Bob")]
+            await guests[0].request(JoinTournament(tournament=tournament), TournamentInfo)
+            await until(pilot, lambda: _entrants(screen) == 1, "Ann is in")
+
+            url, session = app.link.url, app.link.session
+            assert session is not None
+            app.link.url = NOWHERE
+            await session.ws.close()
+            await until(pilot, lambda: not app.link.online, "the link drops")
+            await guests[1].request(JoinTournament(tournament=tournament), TournamentInfo)
+            app.link.url = url
+            await until(pilot, lambda: app.link.online, "the link is back")
+            await until(pilot, lambda: _entrants(screen) == 2, "the missed change comes")
+            await guests[0].request(JoinTournament(tournament=tournament), TournamentInfo)
+
+            screen.query_one("#t-entrants", DataTable).move_cursor(row=1)
+            await pilot.press("x")
+            assert isinstance(app.screen, ConfirmScreen)
+            await pilot.press("n")
+            assert isinstance(app.screen, TournamentScreen) and _entrants(screen) == 2
+            await pilot.press("x", "y")
+            await until(pilot, lambda: _entrants(screen) == 1, "Bob is removed")
+            assert screen.doc["entrants"][0]["name"] == "Ann"
+            # A push, not a reply, after the reconnect: Bob comes back by himself.
+            await guests[1].request(JoinTournament(tournament=tournament), TournamentInfo)
+            await until(pilot, lambda: _entrants(screen) == 2, "a later change is pushed")
+        for guest in guests:
+            await guest.close()
