@@ -186,6 +186,8 @@ class Soak:
     sent: dict[str, dict[str, list[float]]] = field(default_factory=dict)
     live: int = 0
     finished: int = 0
+    #: Race channels the nodes still listened to once every race had ended.
+    channels_left: int = 0
 
 
 def spectator_feed(soak: Soak) -> tuple[Callable[[Wire], None], dict[tuple[str, str], int]]:
@@ -489,6 +491,15 @@ def verify(redis_url: str, records: Sequence[RaceRecord]) -> tuple[int, int, lis
     return len(records), checked_logs, failures
 
 
+def subscribed_channels(redis_url: str) -> int:
+    """How many race channels some node subscribes to right now."""
+    client = redis.Redis.from_url(redis_url)
+    try:
+        return len(client.pubsub_channels(keys.race_channel("*")))
+    finally:
+        client.close()
+
+
 def node_log_failures(children: Sequence[Child]) -> list[str]:
     """Lines of the nodes' logs that report a failure."""
     lines = []
@@ -536,7 +547,7 @@ def _check_args(args: argparse.Namespace) -> None:
 
 
 async def drive(
-    soak: Soak, lanes: Sequence[Lane], procs: Processes, every: float
+    soak: Soak, lanes: Sequence[Lane], procs: Processes, every: float, redis_url: str
 ) -> list[dict[str, Any]]:
     """The load from now until ``soak.stop_at``, then the last races played out.
 
@@ -563,6 +574,7 @@ async def drive(
         for task in stalled:
             task.cancel()
             soak.figures.error("a lane did not finish its last race in time")
+        soak.channels_left = subscribed_channels(redis_url)
         clients = [c for racers, fans in lanes for c in [*racers, *(f for f, _ in fans)]]
         lost = sum(c.closed.done() for c in clients)
         if lost:
@@ -618,6 +630,7 @@ def totals(soak: Soak) -> dict[str, Any]:
         "board_p99_ms": round(percentile(boards, 0.99) * 1000, 2),
         "board_max_ms": round((boards[-1] if boards else math.nan) * 1000, 2),
         "races": len(soak.races),
+        "channels_left": soak.channels_left,
         "errors": dict(figures.errors),
         "error_examples": figures.examples,
     }
@@ -662,7 +675,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         idle = procs.rss()
         lanes = await connect_lanes([n.url for n in nodes], args, soak)
         connected = procs.rss()
-        samples = await drive(soak, lanes, procs, args.report_every)
+        samples = await drive(soak, lanes, procs, args.report_every, redis_server.url)
         began = time.perf_counter()
         verified, logs, failures = verify(redis_server.url, list(soak.races.values()))
         verify_seconds = time.perf_counter() - began
@@ -714,6 +727,10 @@ def print_summary(report: dict[str, Any], nodes: Sequence[str], bound: float) ->
     for name in ("redis", "load"):
         m = memory[name]
         print(f"memory {name} (VmRSS MiB): idle {m['idle']}, end {m['end']}")
+    print(
+        f"pub/sub: {total['channels_left']} race channels still subscribed once all "
+        f"{total['races']} races had ended (the clients were still connected)"
+    )
     if check["failures"]:
         print(f"verification FAILED for {len(check['failures'])} checks:")
         for failure in check["failures"][:50]:
