@@ -676,13 +676,14 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         lanes = await connect_lanes([n.url for n in nodes], args, soak)
         connected = procs.rss()
         samples = await drive(soak, lanes, procs, args.report_every, redis_server.url)
+        aof = sum(f.stat().st_size for f in redis_server.data_dir.glob("appendonly*"))
         began = time.perf_counter()
         verified, logs, failures = verify(redis_server.url, list(soak.races.values()))
         verify_seconds = time.perf_counter() - began
         for line in node_log_failures(nodes):
             soak.figures.error("node log", line)
     memory = memory_figures(procs.nodes, idle, connected, samples, warmup, args.growth_mib)
-    total = totals(soak)
+    total = totals(soak) | {"aof_mib": round(aof / 2**20, 1)}
     passed = not total["errors"] and not failures and all(memory[n]["held"] for n in procs.nodes)
     report = {
         "machine": info,
@@ -727,6 +728,7 @@ def print_summary(report: dict[str, Any], nodes: Sequence[str], bound: float) ->
     for name in ("redis", "load"):
         m = memory[name]
         print(f"memory {name} (VmRSS MiB): idle {m['idle']}, end {m['end']}")
+    print(f"Redis append-only file: {total['aof_mib']} MiB")
     print(
         f"pub/sub: {total['channels_left']} race channels still subscribed once all "
         f"{total['races']} races had ended (the clients were still connected)"
