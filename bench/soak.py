@@ -23,14 +23,15 @@ process with :mod:`bench.lean_client`:
   the load stays the same for the whole run.
 * Every ``--report-every`` seconds a line gives that window's moves/s, move
   acknowledgement latency p50/p99/max (send to ``moved``), spectator delivery
-  p99 (the mover's send to a spectator's ``board`` for that move), each
-  node's and Redis's resident memory (VmRSS) and each process's CPU.
+  p99 (the mover's send to a spectator's ``board`` for that move), the
+  resident memory (VmRSS) of each node, Redis and this process, and the CPU
+  each of them and everything else on the machine used.
 
 At the end it checks, and exits non-zero unless all of it holds:
 
 * no error: no refused request, no lost connection, no race that failed to
-  open or finish in time, no board a spectator missed or got out of order,
-  no failure in a node's log;
+  open or finish in time, no board a spectator missed, got twice or out of
+  order, no failure in a node's log;
 * memory: no node's RSS grew more than ``--growth-mib`` from the end of the
   warm-up (``--warmup``) to the end of the run (docs/reliability-load.md says
   why that bound);
@@ -88,7 +89,7 @@ from server.embedded import EmbeddedRedis
 from server.engine import EngineError, State, find_variant
 from server.store import unpack
 
-__all__ = ["main"]
+__all__ = ["RaceRecord", "main", "results_digest", "verify_race"]
 
 #: Phrases that mark a node's log line as a failure (the log format has no level).
 NODE_LOG_FAILURES = ("Traceback", "failed", "lost", "dropping a client", "unavailable")
