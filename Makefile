@@ -36,5 +36,12 @@ bench-load: $(STAMP)
 	$(BIN)/pip install --quiet -e '.[bench]'
 	$(BIN)/python -m bench.race_load
 
+# Ten minutes of steady racing on two nodes, then every race replayed and
+# checked (docs/reliability-load.md). SOAK_ARGS passes options, e.g. --seconds 60.
+.PHONY: soak
+soak: $(STAMP)
+	$(BIN)/pip install --quiet -e '.[bench]'
+	$(BIN)/python -m bench.soak $(SOAK_ARGS)
+
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis

@@ -78,6 +78,10 @@ class RaceWatch:
         # Boards held back while the opening boards pushed at the start are
         # read, so that no board reaches a spectator before them.
         self._held: list[tuple[int, bytes]] | None = None
+        # The last event those opening boards reflect: a board for an event up
+        # to it is already on the spectator's screen. The snapshot reads the
+        # stream, which can be ahead of this node's pub/sub feed under load.
+        self._shown = 0
 
     def deliver(self, race: str, n: int, event: dict[str, Any]) -> None:
         kind = event["k"]
@@ -169,6 +173,8 @@ class RaceWatch:
         """Send board ``n`` now, or hold it while the opening boards are being read."""
         if generation is not None and generation != self.generation:
             return  # held back from before a rewind: that board may never have been
+        if n <= self._shown:
+            return  # the opening boards already showed it
         if self._held is not None:
             self._held.append((n, frame))
         else:
@@ -207,6 +213,7 @@ class RaceWatch:
         try:
             if self.role == "spectator":
                 snapshot = await service.spectator_snapshot(self.race, player)
+                self._shown = int(snapshot["event"])  # numbers after it are new events now
                 self.conn.send(Rewound(race=self.race, event=snapshot["event"]))
                 self.conn.send(Spectating(**snapshot))
                 return int(snapshot["event"])
@@ -234,7 +241,7 @@ class RaceWatch:
             service = self.conn.node.service
             snapshot = await service.spectator_snapshot(self.race, self.conn.player)
             self.conn.send(Spectating(**snapshot))
-            shown = snapshot["event"]
+            shown = self._shown = snapshot["event"]
         finally:
             if self._held is held:
                 self._held = None
