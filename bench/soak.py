@@ -33,7 +33,7 @@ At the end it checks, and exits non-zero unless all of it holds:
   open or finish in time, no board a spectator missed, got twice or out of
   order, no failure in a node's log;
 * memory: no node's RSS grew more than ``--growth-mib`` from the end of the
-  warm-up (``--warmup``) to the end of the run (docs/reliability-load.md says
+  warm-up (``--warmup``) to the end of the run (docs/reliability.md says
   why that bound);
 * every race, read back from Redis: finished, its results stored; the seed
   revealed proves the commitment the racers got at the start, and deals the

@@ -189,6 +189,12 @@ class Connection:
 
     # -- races -------------------------------------------------------------
 
+    async def unwatch(self, race: str, watch: RaceWatch) -> None:
+        """Stop following a race (if ``watch`` is still how this connection follows it)."""
+        if self.watches.get(race) is watch:
+            del self.watches[race]
+            await self.node.hub.unwatch(race, watch)
+
     async def watch(self, race: str, role: str, since: int) -> RaceWatch:
         """Follow a race's events after number ``since`` as racer or spectator."""
         old = self.watches.pop(race, None)

@@ -167,6 +167,7 @@ class Director:
                 await self.races.close_if_done(race["race"])
                 await self.store.announce_results(race["race"])
         await self.tournaments.set_active(doc["id"], False)
+        await self._keep_for_a_while(doc)
 
     async def _remove(self, doc: Doc, target: str) -> None:
         entrant = next((e for e in doc["entrants"] if e["player"] == target), None)
@@ -346,6 +347,12 @@ class Director:
         doc["status"], doc["next_at"] = Status.FINISHED.value, None
         doc["standings"] = rules.standings(doc)
         await self.tournaments.set_active(doc["id"], False)
+        await self._keep_for_a_while(doc)
+
+    async def _keep_for_a_while(self, doc: Doc) -> None:
+        """A tournament that is over stays readable (and exportable) as long as its races."""
+        keep = self.settings.timeouts.keep_finished
+        await self.tournaments.expire(doc["id"], doc["code"], keep)
 
     async def _absent(self, doc: Doc, now: float) -> set[str]:
         """Entrants not seen connected for longer than the grace period."""

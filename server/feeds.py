@@ -108,6 +108,9 @@ class RaceWatch:
                     ),
                 )
             )
+            # Nothing follows the results: stop following the race, once a
+            # delayed spectator has had the boards still owed to them.
+            asyncio.get_running_loop().call_later(self.delay, self._stop_following)
 
     def _starting(self, n: int, event: dict[str, Any]) -> None:
         wait = event["started_at"] - time.time()
@@ -189,6 +192,9 @@ class RaceWatch:
     def _send_if_watching(self, frame: bytes) -> None:
         if self.conn.watches.get(self.race) is self:
             self.conn.send_frame(frame)
+
+    def _stop_following(self) -> None:
+        self._spawn(self.conn.unwatch(self.race, self))
 
     def _spawn(self, work: Any) -> None:
         asyncio.get_running_loop().create_task(self._guarded(work))

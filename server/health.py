@@ -8,7 +8,7 @@ pool retries with backoff, which would make a probe slow, and its
 connections are the requests'. ``INFO`` also gives Redis's ``run_id``, new
 at every start, so a restart is noticed even when it was too quick for any
 probe to fail: after one, Redis may hold older data than the node saw
-(docs/reliability-faults.md), and the node must check.
+(docs/reliability.md), and the node must check.
 
 Changes go to one callback, ``on_change(up, restarted)``. If it raises a
 Redis error (Redis went away again while the node was recovering), the

@@ -2,7 +2,7 @@
 
 With ``appendfsync everysec`` a crash of the machine under Redis (or a
 restore from an older copy of its files) can cost Redis the last second or
-so of writes it had acknowledged (docs/reliability-faults.md). Redis then
+so of writes it had acknowledged (docs/reliability.md). Redis then
 holds an earlier state of each race: consistent, since every commit is one
 script, but behind what the clients were told. Nothing inside Redis can
 show it; the evidence is what the nodes passed on. So whenever Redis

@@ -96,11 +96,12 @@ class RaceService:
     """Race operations for one node."""
 
     BOARD_CACHE = 20_000
+    STARTED_CACHE = 10_000
 
     def __init__(self, store: Store, settings: Settings) -> None:
         self.store = store
         self.settings = settings
-        self._started: dict[str, StartedRace] = {}
+        self._started: OrderedDict[str, StartedRace] = OrderedDict()
         #: (race, player) -> (seq, board version, state)
         self._boards: OrderedDict[tuple[str, str], tuple[int, str, State]] = OrderedDict()
         self._closing: set[str] = set()
@@ -264,6 +265,8 @@ class RaceService:
             commitment=commitment(game.id, version, seed, race),
         )
         self._started[race] = started
+        while len(self._started) > self.STARTED_CACHE:
+            self._started.popitem(last=False)  # the oldest race: it has long finished
         return started
 
     async def _board(
@@ -484,6 +487,7 @@ class RaceService:
         hold = meta.get("hold_results") == "1"
         payload = pack({"k": "results", **results})
         await self.store.record_results(race, pack(results), payload, hold=hold)
+        await self.store.expire_race(race, self.settings.timeouts.keep_finished)
         return True
 
     async def results(self, race: str) -> dict[str, Any]:

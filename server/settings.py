@@ -31,6 +31,8 @@ class Timeouts:
     idle: float = 300.0  # a connection silent this long is closed
     countdown: float = 3.0  # between start and the first move
     sweep: float = 0.5  # how often a node looks for races past their deadline
+    # How long a finished race (results, logs, replays) or tournament is kept.
+    keep_finished: float = 14 * 24 * 3600.0
     ping_interval: float = 20.0
     ping_timeout: float = 20.0
     health: float = 1.0  # how often a node probes Redis (server/health.py)

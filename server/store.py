@@ -416,6 +416,21 @@ class Store:
             )
         )
 
+    async def expire_race(self, race: str, seconds: float) -> None:
+        """Let Redis drop every key of a finished race after ``seconds``."""
+        meta, players = keys.race_meta(race), keys.race_players(race)
+        code = await self.redis.hget(meta, "code")
+        names = [_text(p) for p in await self.redis.hkeys(players)]
+        ttl = max(1, int(seconds))
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for key in (meta, players, keys.race_boards(race), keys.race_events(race)):
+                pipe.expire(key, ttl)
+            for player in names:
+                pipe.expire(keys.race_log(race, player), ttl)
+            if code:
+                pipe.expire(keys.race_code(_text(code)), ttl)
+            await pipe.execute()
+
     async def announce_results(self, race: str) -> int:
         """Announce results held back by :meth:`record_results`, once."""
         return int(

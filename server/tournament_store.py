@@ -115,7 +115,21 @@ class TournamentStore:
             for tournament in ids:
                 pipe.hget(keys.tournament_meta(tournament), "doc")
             docs = await pipe.execute()
+        gone = [t for t, doc in zip(ids, docs, strict=True) if doc is None]
+        if gone:
+            await self.redis.zrem(keys.TOURNAMENTS, *gone)  # expired since they ended
         return [dict(unpack(doc)) for doc in docs if doc is not None]
+
+    async def expire(self, tournament: str, code: str, seconds: float) -> None:
+        """Let Redis drop a tournament that is over after ``seconds``."""
+        ttl = max(1, int(seconds))
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for key in (
+                keys.tournament_meta(tournament), keys.events(tournament),
+                keys.tournament_seen(tournament), keys.tournament_code(code),
+            ):  # fmt: skip
+                pipe.expire(key, ttl)
+            await pipe.execute()
 
     async def set_active(self, tournament: str, active: bool) -> None:
         if active:

@@ -95,7 +95,7 @@ async def aof_written(
 
     With ``everysec`` Redis writes before it replies, except while a slow
     background fsync runs: then it may postpone the write (up to 2 s) and
-    reply anyway (docs/reliability-faults.md). ``no_fsync_running`` also waits
+    reply anyway (docs/reliability.md). ``no_fsync_running`` also waits
     until no background fsync runs, so that none can postpone the writes of
     the next moments either. ``then`` runs as soon as that holds, before any
     other task of the test may run.

@@ -4,7 +4,7 @@ Killing only the redis-server process loses nothing: Redis write()s the
 AOF before it replies, so every acknowledged move is in the file. A lost
 tail (what an OS crash can cause) is simulated by restoring an older copy of
 the file: the nodes must notice, say so, and go on from what Redis holds,
-never corrupting a game (docs/reliability-faults.md).
+never corrupting a game (docs/reliability.md).
 """
 
 from __future__ import annotations

@@ -21,8 +21,10 @@ from protocol.messages import (
     TournamentInfo,
     TournamentRecord,
 )
+from server import keys
 from server.cli import main
 from server.settings import Timeouts
+from server.store import Store
 from server.tournament_record import verify
 from tests.server.conftest import TIMEOUT, NodeFactory, ProcessFactory
 
@@ -173,7 +175,7 @@ async def test_node_killed_mid_tournament(node_processes: ProcessFactory) -> Non
 
 
 async def test_export_and_verify_from_the_command_line(
-    make_node: NodeFactory, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    make_node: NodeFactory, tmp_path: Path, capsys: pytest.CaptureFixture[str], store: Store
 ) -> None:
     """`ballroom tournament export` writes JSON that `verify` accepts, and CSV with a row
     per racer per race; a record with a forged seed or log fails to verify."""
@@ -186,6 +188,11 @@ async def test_export_and_verify_from_the_command_line(
             args = ["tournament", "export", doc["code"], "--server", url, "--format", fmt]
             assert await asyncio.to_thread(main, [*args, "-o", str(path)]) == 0
 
+    # Kept for a while once over, then Redis lets it go: the tournament and every race.
+    keep = Timeouts().keep_finished
+    race = next(iter(json.loads(json_path.read_text())["races"]))
+    for key in (keys.tournament_meta(doc["id"]), keys.race_meta(race), keys.race_events(race)):
+        assert 0 < await store.redis.ttl(key) <= keep
     assert main(["tournament", "verify", str(json_path)]) == 0
     assert "verified: 2 races" in capsys.readouterr().out
     rows = list(csv.DictReader(csv_path.open()))
