@@ -38,6 +38,21 @@ def _line_of(variant: str) -> str:
     return next((v.line for v in VARIANTS if v.id == variant), "")
 
 
+def _spectate_select(value: SpectatePolicy, after: str) -> Select[SpectatePolicy]:
+    """The spectating policy field of a create form; ``after`` words the last choice."""
+    return Select(
+        [
+            ("watch live", SpectatePolicy.LIVE),
+            ("watch delayed", SpectatePolicy.DELAYED),
+            (after, SpectatePolicy.AFTER),
+        ],
+        value=value,
+        allow_blank=False,
+        compact=True,
+        id="spectate",
+    )
+
+
 class AskScreen(ModalScreen[str | None]):
     """Ask for one line of text; Enter answers, Escape gives up."""
 
@@ -171,17 +186,7 @@ class CreateRaceScreen(ModalScreen[CreateRace | None]):
                     placeholder="empty: secret deal", compact=True, id="deal", restrict=r"[0-9]*"
                 )
                 yield Label("Spectators")
-                yield Select(
-                    [
-                        ("watch live", SpectatePolicy.LIVE),
-                        ("watch delayed", SpectatePolicy.DELAYED),
-                        ("only after the race", SpectatePolicy.AFTER),
-                    ],
-                    value=SpectatePolicy.LIVE,
-                    allow_blank=False,
-                    compact=True,
-                    id="spectate",
-                )
+                yield _spectate_select(SpectatePolicy.LIVE, "only after the race")
                 yield Label("Delay (s)")
                 yield Input("30", compact=True, id="delay", restrict=r"[0-9]*")
             yield Static(_line_of(self.variant), id="variant-line")
@@ -347,17 +352,7 @@ class CreateTournamentScreen(ModalScreen[CreateTournament | None]):
                 yield Label("Minutes a race")
                 yield Input("10", compact=True, id="minutes", restrict=r"[0-9.]*")
                 yield Label("Spectators")
-                yield Select(
-                    [
-                        ("watch live", SpectatePolicy.LIVE),
-                        ("watch delayed", SpectatePolicy.DELAYED),
-                        ("only after each race", SpectatePolicy.AFTER),
-                    ],
-                    value=SpectatePolicy.DELAYED,
-                    allow_blank=False,
-                    compact=True,
-                    id="spectate",
-                )
+                yield _spectate_select(SpectatePolicy.DELAYED, "only after each race")
                 yield Label("Delay (s)")
                 yield Input("30", compact=True, id="delay", restrict=r"[0-9]*")
                 yield Label("Break (s)")

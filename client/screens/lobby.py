@@ -170,12 +170,16 @@ class LobbyScreen(ServerScreen):
         elif not self._said:
             self.say("No open races: p races a bot on the highlighted variant, c creates a race.")
 
-    def _selected_race(self) -> str | None:
-        table = self.query_one("#races", DataTable)
+    def _selected(self, table_id: str) -> str | None:
+        """The key of the row under the cursor of a table (a race or tournament id)."""
+        table = self.query_one(f"#{table_id}", DataTable)
         if not table.row_count:
             return None
         key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key
         return None if key.value is None else str(key.value)
+
+    def _selected_race(self) -> str | None:
+        return self._selected("races")
 
     # -- making and joining races ---------------------------------------------
 
@@ -326,11 +330,7 @@ class LobbyScreen(ServerScreen):
             self.say("No tournaments yet: c creates one, j enters one by its code.")
 
     def _selected_tournament(self) -> str | None:
-        table = self.query_one("#tournaments", DataTable)
-        if not table.row_count:
-            return None
-        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key
-        return None if key.value is None else str(key.value)
+        return self._selected("tournaments")
 
     def _create_tournament(self) -> None:
         def made(request: CreateTournament | None) -> None:
