@@ -325,7 +325,7 @@ async def test_an_entrant_is_taken_to_each_race_and_back(make_node: NodeFactory)
 async def test_host_removes_an_entrant_and_the_tournament_is_watched_again_after_a_reconnect(
     make_node: NodeFactory,
 ) -> None:
-    """x asks before removing; after a dropped connection, pushes of the tournament come again."""
+    """x asks before removing; after a dropped connection, pushes come again; s, p, r, c work."""
     async with make_node(timeouts=FAST) as url:
         app = BallroomApp(url, "Host")
         async with app.run_test(size=(80, 24)) as pilot:
@@ -358,5 +358,17 @@ async def test_host_removes_an_entrant_and_the_tournament_is_watched_again_after
             # A push, not a reply, after the reconnect: Bob comes back by himself.
             await guests[1].request(JoinTournament(tournament=tournament), TournamentInfo)
             await until(pilot, lambda: _entrants(screen) == 2, "a later change is pushed")
+
+            def status() -> object:
+                return screen.doc.get("status")
+
+            for key, then in (("s", "running"), ("p", "paused"), ("r", "running")):
+                await pilot.press(key)
+                await until(pilot, lambda: status() == then, then)  # noqa: B023
+            await pilot.press("c")
+            assert isinstance(app.screen, ConfirmScreen)
+            await pilot.press("y")
+            await until(pilot, lambda: status() == "cancelled", "cancelled")
+            assert "cancelled during round 1 of 3" in screen_text(app)
         for guest in guests:
             await guest.close()
