@@ -24,23 +24,13 @@ from protocol.messages import (
     TournamentInfo,
     WatchTournament,
 )
+from protocol.tournament import seat_of
 
-__all__ = ["TournamentBot", "seat_of"]
+__all__ = ["TournamentBot"]
 
 log = logging.getLogger(__name__)
 
 OVER = frozenset({"finished", "cancelled"})
-
-
-def seat_of(doc: dict[str, Any], player: str) -> str | None:
-    """The race ``player`` is seated in in the tournament's running stage, if any."""
-    stages = doc.get("stages") or []
-    if not stages or stages[-1]["status"] != "running":
-        return None
-    for race in stages[-1]["races"]:
-        if player in race["players"]:
-            return str(race["race"])
-    return None
 
 
 class TournamentBot:

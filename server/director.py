@@ -21,6 +21,7 @@ from typing import Any
 
 from protocol.exceptions import ErrorCode
 from protocol.messages import TournamentAction
+from protocol.tournament import seat_of
 from server import tournament as rules
 from server.engine import DEAL_VERSION
 from server.exceptions import RequestRefused
@@ -177,7 +178,7 @@ class Director:
             doc["entrants"].remove(entrant)
             return
         entrant["removed"] = True
-        race = rules.seated_in(doc, target)
+        race = seat_of(doc, target)
         if race is not None:
             await self._resign(race, target)
             self._forfeit_match(doc, race, target)

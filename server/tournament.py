@@ -34,8 +34,10 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 __all__ = [
+    "ACTIVE",
     "Status",
     "Table",
+    "active_entrants",
     "bracket_order",
     "entrant_names",
     "first_bracket",
@@ -48,7 +50,6 @@ __all__ = [
     "record_rounds_stage",
     "rounds_tables",
     "seat",
-    "seated_in",
     "standings",
 ]
 
@@ -100,16 +101,6 @@ def active_entrants(doc: Doc) -> list[str]:
 def variant_of_round(doc: Doc, round_number: int) -> str:
     variants: list[str] = doc["variants"]
     return variants[(round_number - 1) % len(variants)]
-
-
-def seated_in(doc: Doc, player: str) -> str | None:
-    """The race ``player`` is seated in in the stage under way, if any."""
-    if not doc["stages"] or doc["stages"][-1]["status"] != "running":
-        return None
-    for race in doc["stages"][-1]["races"]:
-        if player in race["players"]:
-            return str(race["race"])
-    return None
 
 
 # -- rounds ----------------------------------------------------------------

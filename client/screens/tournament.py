@@ -30,7 +30,6 @@ from client.screens.base import ServerScreen
 from client.screens.dialogs import AskScreen, ConfirmScreen
 from client.screens.record import RaceRecord
 from client.session import RequestFailed
-from client.tournament_bot import seat_of
 from client.widgets.status import TopBar
 from client.widgets.tournament import (
     OVER,
@@ -59,6 +58,7 @@ from protocol.messages import (
     TournamentInfo,
     WatchTournament,
 )
+from protocol.tournament import seat_of
 
 __all__ = ["MIN_SIZE", "TournamentScreen", "newer_or_same"]
 
