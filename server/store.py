@@ -26,10 +26,11 @@ import redis.asyncio as aioredis
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import NoScriptError
+from redis.exceptions import NoScriptError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from server import keys
+from server.resp import Endpoint, Pipe, ReplyError
 
 __all__ = [
     "CommitBatcher",
@@ -192,6 +193,7 @@ class Store:
             return await self.redis.evalsha(self._sha[name], len(keys_), *keys_, *args)
 
     async def close(self) -> None:
+        self.batcher.close()
         await self.redis.aclose()
 
     # -- sessions --------------------------------------------------------
@@ -470,77 +472,106 @@ class CommitBatcher:
     """Sends concurrent move commits to Redis as one pipeline per loop turn.
 
     Every commit that arrives in the same event-loop turn goes into one
-    pipeline. Up to :attr:`IN_FLIGHT` pipelines may be awaiting Redis at
-    once (each on its own pooled connection); commits arriving while all of
-    them are out wait for the next, so batches grow with load. More than one
-    in flight keeps the node busy while Redis runs a batch, instead of the
-    two taking turns. Order between batches does not matter: each commit is
+    pipeline on the node's lean commit connection (:mod:`server.resp`).
+    Pipelines do not wait for each other: any number may be in flight on the
+    connection, and each pipeline's replies resolve its commits' futures as
+    they are parsed. Order between pipelines does not matter: each commit is
     a compare-and-set on its racer's sequence, and a racer's next move waits
     for the reply to its last.
+
+    The rare cases take a slower path in a task: connecting (again), a Redis
+    that forgot its scripts (restarted), a connection lost mid-flight. A
+    commit sent twice that way is harmless: the second finds its sequence
+    taken and the service answers it as the resent move it is.
     """
 
-    IN_FLIGHT = 4
+    #: Pauses before the attempts after a failed one (redis-py's retries, before).
+    RETRY_PAUSES = (0.05, 0.1, 0.2)
 
     def __init__(self, store: Store) -> None:
         self._store = store
+        self._pipe = Pipe(Endpoint.of(store.redis))
         self._pending: list[tuple[MoveCommit, asyncio.Future[list[Any]]]] = []
         self._scheduled = False
-        self._in_flight = 0
+        self._retrying: set[asyncio.Task[None]] = set()
 
     async def commit(self, commit: MoveCommit) -> list[Any]:
+        """[outcome, event number or current seq, unfinished racers] of one commit."""
         future: asyncio.Future[list[Any]] = asyncio.get_running_loop().create_future()
         self._pending.append((commit, future))
-        self._schedule()
+        if not self._scheduled:
+            self._scheduled = True
+            asyncio.get_running_loop().call_soon(self._flush)
         return await future
 
-    def _schedule(self) -> None:
-        if not self._scheduled and self._in_flight < self.IN_FLIGHT:
-            self._scheduled = True
-            asyncio.get_running_loop().call_soon(self._start_flush)
+    def close(self) -> None:
+        self._pipe.close()
 
-    def _start_flush(self) -> None:
+    def _flush(self) -> None:
         self._scheduled = False
-        if not self._pending:
-            return
         batch, self._pending = self._pending, []
-        self._in_flight += 1
-        asyncio.get_running_loop().create_task(self._flush(batch))
+        if not self._pipe.ready():
+            self._retry(batch)
+            return
+        sent = self._pipe.send([self._command(c) for c, _ in batch])
+        sent.add_done_callback(lambda done: self._answered(batch, done))
 
-    async def _flush(self, batch: list[tuple[MoveCommit, asyncio.Future[list[Any]]]]) -> None:
-        try:
-            results = await self._send([commit for commit, _ in batch])
-        except Exception as exc:
-            for _, future in batch:
-                if not future.done():
-                    future.set_exception(exc)
-        else:
-            for (_, future), result in zip(batch, results, strict=True):
-                if not future.done():
-                    future.set_result(result)
-        finally:
-            self._in_flight -= 1
-            if self._pending:
-                self._schedule()
+    def _command(self, c: MoveCommit) -> tuple[Any, ...]:
+        return (
+            "EVALSHA", self._store._sha["move"], 4,
+            keys.race_meta(c.race), keys.race_boards(c.race),
+            keys.race_events(c.race), keys.race_log(c.race, c.player),
+            c.player, c.expected_seq, c.snapshot, c.move, c.status, c.home,
+            repr(c.now), keys.race_channel(c.race), c.payload,
+            c.expected_version, c.version,
+        )  # fmt: skip
 
-    async def _send(self, batch: list[MoveCommit]) -> list[Any]:
-        store = self._store
-        for attempt in range(2):
-            async with store.redis.pipeline(transaction=False) as pipe:
-                for c in batch:
-                    pipe.evalsha(
-                        store._sha["move"], 4,
-                        keys.race_meta(c.race), keys.race_boards(c.race),
-                        keys.race_events(c.race), keys.race_log(c.race, c.player),
-                        c.player, c.expected_seq, c.snapshot, c.move, c.status, c.home,
-                        repr(c.now), keys.race_channel(c.race), c.payload,
-                        c.expected_version, c.version,
-                    )  # fmt: skip
-                results: list[Any] = await pipe.execute(raise_on_error=False)
-            if attempt == 0 and any(isinstance(r, NoScriptError) for r in results):
-                await store.load_scripts()  # Redis restarted and forgot the scripts
+    def _answered(
+        self,
+        batch: list[tuple[MoveCommit, asyncio.Future[list[Any]]]],
+        done: asyncio.Future[list[Any]],
+    ) -> None:
+        if done.cancelled() or done.exception() is not None:
+            self._retry(batch)
+            return
+        replies = done.result()
+        if any(_forgot_script(reply) for reply in replies):
+            self._retry(batch)
+            return
+        for (_, future), reply in zip(batch, replies, strict=True):
+            if not future.done():
+                if isinstance(reply, ReplyError):
+                    future.set_exception(ResponseError(str(reply)))
+                else:
+                    future.set_result([_text(reply[0]), int(reply[1]), int(reply[2])])
+
+    def _retry(self, batch: list[tuple[MoveCommit, asyncio.Future[list[Any]]]]) -> None:
+        task = asyncio.get_running_loop().create_task(self._send_slowly(batch))
+        self._retrying.add(task)
+        task.add_done_callback(self._retrying.discard)
+
+    async def _send_slowly(self, batch: list[tuple[MoveCommit, asyncio.Future[list[Any]]]]) -> None:
+        """Connect, reload the scripts if Redis forgot them, and send; a few tries."""
+        error: Exception = RedisConnectionError("redis is unreachable")
+        for pause in (0.0, *self.RETRY_PAUSES):
+            await asyncio.sleep(pause)
+            try:
+                replies = await self._pipe.execute([self._command(c) for c, _ in batch])
+            except (RedisConnectionError, RedisTimeoutError) as exc:
+                error = exc
                 continue
-            break
-        for result in results:
-            if isinstance(result, Exception):
-                raise result
-        return [[_text(r[0]), int(r[1]), int(r[2])] for r in results]
+            if any(_forgot_script(reply) for reply in replies):
+                await self._store.load_scripts()
+                error = NoScriptError("redis forgot the move script")
+                continue
+            done: asyncio.Future[list[Any]] = asyncio.get_running_loop().create_future()
+            done.set_result(replies)
+            self._answered(batch, done)
+            return
+        for _, future in batch:
+            if not future.done():
+                future.set_exception(error)
+
+
+def _forgot_script(reply: Any) -> bool:
+    return isinstance(reply, ReplyError) and str(reply).startswith("NOSCRIPT")
