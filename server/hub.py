@@ -26,6 +26,7 @@ from typing import Any, Protocol
 from redis.exceptions import RedisError
 
 from server import keys
+from server.resp import Endpoint, Subscriber
 from server.store import Store, unpack
 
 __all__ = ["Hub", "Watcher"]
@@ -65,13 +66,11 @@ class Hub:
         self._rewinding: set[Watcher] = set()
         self._catching_up: dict[Watcher, asyncio.Task[None]] = {}
         self._missed: set[Watcher] = set()
-        self._pubsub = store.redis.pubsub(ignore_subscribe_messages=True)
-        self._reader: asyncio.Task[None] | None = None
-        self._subscribed = asyncio.Event()
-        # One pub/sub command at a time: redis-py's PubSub opens a connection
-        # of its own for each task that finds it unconnected, so a burst of
-        # first subscriptions left some on connections nobody read, and their
-        # races' events never arrived.
+        self._endpoint = Endpoint.of(store.redis)
+        self._feed: Subscriber | None = None
+        self._reconnecting: asyncio.Task[None] | None = None
+        # One pub/sub command at a time, so that a subscription and the
+        # resubscription after an outage never cross.
         self._commands = asyncio.Lock()
         #: Set while the event feed is connected (or has nothing to follow).
         self.live = asyncio.Event()
@@ -80,18 +79,19 @@ class Hub:
 
     async def start(self) -> None:
         async with self._commands:
-            await self._pubsub.connect()  # type: ignore[no-untyped-call]
-        self._reader = asyncio.get_running_loop().create_task(self._read())
+            feed = Subscriber(self._endpoint, self._heard, self._feed_lost)
+            await feed.open()
+            self._feed = feed
 
     async def close(self) -> None:
-        if self._reader is not None:
-            self._reader.cancel()
+        if self._reconnecting is not None:
+            self._reconnecting.cancel()
             with contextlib.suppress(asyncio.CancelledError):
-                await self._reader
+                await self._reconnecting
         for task in list(self._catching_up.values()):
             task.cancel()
-        with contextlib.suppress(RedisError, OSError):
-            await self._pubsub.aclose()  # type: ignore[no-untyped-call]
+        if self._feed is not None:
+            self._feed.close()
 
     async def watch(self, race: str, watcher: Watcher) -> None:
         """Start delivering ``race``'s events after ``watcher.last_event``."""
@@ -99,8 +99,9 @@ class Hub:
         self._watchers[race].add(watcher)
         if first:
             async with self._commands:
-                await self._pubsub.subscribe(keys.channel(race))
-            self._subscribed.set()
+                # With the feed down, the resubscription after it subscribes.
+                if self._feed is not None and self._feed.usable:
+                    await self._feed.subscribe(keys.channel(race))
         self._catch_up(race, watcher)
 
     async def unwatch(self, race: str, watcher: Watcher) -> None:
@@ -118,7 +119,8 @@ class Hub:
             self._latest.pop(race, None)
             with contextlib.suppress(RedisError, OSError):
                 async with self._commands:
-                    await self._pubsub.unsubscribe(keys.channel(race))
+                    if self._feed is not None and self._feed.usable:
+                        await self._feed.unsubscribe(keys.channel(race))
 
     def watching(self, race: str) -> int:
         return len(self._watchers.get(race, ()))
@@ -236,32 +238,21 @@ class Hub:
             if watcher in self._watchers.get(race, ()):
                 self._catch_up(race, watcher)
 
-    async def _read(self) -> None:
-        """The pub/sub loop; after a Redis outage it resubscribes and fills gaps."""
-        while True:
-            await self._subscribed.wait()
-            try:
-                async for message in self._pubsub.listen():
-                    if message.get("type") != "message":
-                        continue
-                    channel = message["channel"].decode()
-                    race = channel.split("{", 1)[1].split("}", 1)[0]
-                    number, _, payload = message["data"].partition(b"|")
-                    self._dispatch(race, int(number), payload)
-                # listen() ends once nothing is subscribed: sleep until a watch.
-                if not self._pubsub.subscribed:
-                    self._subscribed.clear()
-            except asyncio.CancelledError:
-                raise
-            except (RedisError, OSError) as exc:
-                log.warning("event feed lost (%s); reconnecting", exc)
-                self.live.clear()
-                if self._on_feed_lost is not None:
-                    self._on_feed_lost()
-                await self._reconnect()
-            except Exception:
-                log.exception("event feed failed; restarting it")
-                await asyncio.sleep(0.2)
+    # -- the feed ----------------------------------------------------------
+
+    def _heard(self, channel: bytes, data: bytes) -> None:
+        """A pub/sub message: ``N|payload`` on a race's (or tournament's) channel."""
+        topic = channel.split(b"{", 1)[1].split(b"}", 1)[0].decode()
+        number, _, payload = data.partition(b"|")
+        self._dispatch(topic, int(number), payload)
+
+    def _feed_lost(self, error: Exception) -> None:
+        log.warning("event feed lost (%s); reconnecting", error)
+        self.live.clear()
+        if self._on_feed_lost is not None:
+            self._on_feed_lost()
+        if self._reconnecting is None or self._reconnecting.done():
+            self._reconnecting = asyncio.get_running_loop().create_task(self._reconnect())
 
     async def _reconnect(self) -> None:
         """Resubscribe until it works, pausing longer each time up to ``RETRY_MOST``.
@@ -280,16 +271,19 @@ class Hub:
 
     async def _resubscribe(self) -> bool:
         async with self._commands:
-            with contextlib.suppress(RedisError, OSError):
-                await self._pubsub.aclose()  # type: ignore[no-untyped-call]
-            self._pubsub = self.store.redis.pubsub(ignore_subscribe_messages=True)
-            channels = [keys.channel(race) for race in self._watchers]
+            if self._feed is not None:
+                self._feed.close()
+                self._feed = None
+            channels = [keys.channel(topic) for topic in self._watchers]
+            feed = Subscriber(self._endpoint, self._heard, self._feed_lost)
             try:
-                await self._pubsub.connect()  # type: ignore[no-untyped-call]
+                await feed.open()
                 if channels:
-                    await self._pubsub.subscribe(*channels)
+                    await feed.subscribe(*channels)
             except (RedisError, OSError) as exc:
+                feed.close()
                 log.debug("resubscribing failed (%s); will retry", exc)
                 return False
+            self._feed = feed
         self.catch_up_all()
         return True
