@@ -172,6 +172,28 @@ class Hub:
             return False
         return True
 
+    def stored(self, topic: str, n: int, event: dict[str, Any], payload: bytes) -> None:
+        """Event ``n``, which this node has just stored: its watchers here get it now.
+
+        They need not wait for the event's round trip through pub/sub; when
+        that copy arrives they have it already, and :meth:`_dispatch` skips
+        it by number without unpacking it. A watcher for which ``n`` is not
+        next (an earlier event still on its way, a catch-up running) is left
+        to pub/sub and the stream, which keep the order.
+        """
+        delivered = False
+        for watcher in list(self._watchers.get(topic, ())):
+            if (
+                n == watcher.last_event + 1
+                and watcher not in self._catching_up
+                and watcher not in self._rewinding
+            ):
+                watcher.last_event = n
+                watcher.deliver(topic, n, event)
+                delivered = True
+        if delivered:
+            self._passed_on(topic, n, payload)
+
     # -- delivery ----------------------------------------------------------
 
     def _passed_on(self, race: str, n: int, payload: bytes) -> None:

@@ -16,6 +16,7 @@ import logging
 import secrets
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -108,6 +109,9 @@ class RaceService:
         # Board versions: unique across nodes (random prefix) and moves (counter).
         self._version_prefix = secrets.token_hex(6)
         self._versions = itertools.count(1)
+        #: Told of each move event this node stores, as (race, number, event, payload),
+        #: so that its own watchers need not wait for the pub/sub copy.
+        self.on_stored: Callable[[str, int, dict[str, Any], bytes], None] | None = None
 
     # -- lobby -------------------------------------------------------------
 
@@ -358,19 +362,18 @@ class RaceService:
         view = game.view(after)
         progress = {key: view[key] for key in PROGRESS_KEYS}
         status = "won" if progress["won"] else "stuck" if progress["over"] else "playing"
-        payload = pack(
-            {
-                "k": "move",
-                "player": player,
-                "seq": seq,
-                "move": move.text(),
-                "progress": progress,
-                "view": view,
-                "at": now,
-            }
-        )
+        event = {
+            "k": "move",
+            "player": player,
+            "seq": seq,
+            "move": move.text(),
+            "progress": progress,
+            "view": view,
+            "at": now,
+        }
+        payload = pack(event)
         new_version = f"{self._version_prefix}.{next(self._versions)}"
-        outcome, _, left = await self.store.batcher.commit(
+        outcome, number, left = await self.store.batcher.commit(
             MoveCommit(
                 race, player, seq, pack(after.to_data()), move.text(), status,
                 progress["home"], now, payload, version, new_version,
@@ -381,6 +384,8 @@ class RaceService:
         if outcome != "ok":
             raise _refuse(str(outcome))
         self._remember((race, player), (seq + 1, new_version, after))
+        if self.on_stored is not None:
+            self.on_stored(race, number, event, payload)
         if left == 0:
             self.close_soon(race)
         return MoveResult(seq, move.text(), view, game.legal_moves(after).texts(), progress)
