@@ -20,7 +20,7 @@ import asyncio
 import contextlib
 import logging
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, Protocol
 
 from redis.exceptions import RedisError
@@ -66,6 +66,8 @@ class Hub:
         self._rewinding: set[Watcher] = set()
         self._catching_up: dict[Watcher, asyncio.Task[None]] = {}
         self._missed: set[Watcher] = set()
+        #: Payload -> event, of the events this node is storing (:meth:`storing`).
+        self._own: dict[bytes, dict[str, Any]] = {}
         self._endpoint = Endpoint.of(store.redis)
         self._feed: Subscriber | None = None
         self._reconnecting: asyncio.Task[None] | None = None
@@ -172,6 +174,20 @@ class Hub:
             return False
         return True
 
+    @contextlib.contextmanager
+    def storing(self, payload: bytes, event: dict[str, Any]) -> Iterator[None]:
+        """While this node stores an event, its pub/sub copy is read as ``event``, not unpacked.
+
+        That copy can be read before the reply to the commit (they come on
+        two connections), so the event is known by its bytes until
+        :meth:`stored` has passed it on.
+        """
+        self._own[payload] = event
+        try:
+            yield
+        finally:
+            self._own.pop(payload, None)
+
     def stored(self, topic: str, n: int, event: dict[str, Any], payload: bytes) -> None:
         """Event ``n``, which this node has just stored: its watchers here get it now.
 
@@ -217,7 +233,7 @@ class Hub:
                 continue
             if n == watcher.last_event + 1:
                 if event is None:
-                    event = unpack(payload)
+                    event = self._own.get(payload) or unpack(payload)
                     self._passed_on(race, n, payload)
                 watcher.last_event = n
                 watcher.deliver(race, n, event)

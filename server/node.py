@@ -48,7 +48,7 @@ class Node:
         self.service = RaceService(store, settings)
         self.director = Director(store, self.service, settings)
         self.hub = Hub(store, on_feed_lost=self._suspect)
-        self.service.on_stored = self.hub.stored
+        self.service.own_events = self.hub
         self.history = History(store, self.hub, self.service)
         if settings.redis_url is None:
             raise ValueError("a node needs settings.redis_url")

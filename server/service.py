@@ -11,14 +11,15 @@ Redis may have lost writes).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import logging
 import secrets
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from protocol.exceptions import ErrorCode
 from protocol.moves import Move, MoveSyntaxError
@@ -93,6 +94,28 @@ class MoveResult:
     progress: dict[str, Any]
 
 
+class OwnEvents(Protocol):
+    """Where a node's own move events go as it stores them: its hub."""
+
+    def storing(self, payload: bytes, event: dict[str, Any]) -> AbstractContextManager[None]:
+        """While the event is being stored: its pub/sub copy need not be unpacked."""
+        ...
+
+    def stored(self, topic: str, n: int, event: dict[str, Any], payload: bytes) -> None:
+        """It is stored, as number ``n``: pass it on to watchers here."""
+        ...
+
+
+class _NoWatchers:
+    """The own-events sink of a service with no hub (tools and tests)."""
+
+    def storing(self, payload: bytes, event: dict[str, Any]) -> AbstractContextManager[None]:
+        return contextlib.nullcontext()
+
+    def stored(self, topic: str, n: int, event: dict[str, Any], payload: bytes) -> None:
+        pass
+
+
 class RaceService:
     """Race operations for one node."""
 
@@ -109,9 +132,8 @@ class RaceService:
         # Board versions: unique across nodes (random prefix) and moves (counter).
         self._version_prefix = secrets.token_hex(6)
         self._versions = itertools.count(1)
-        #: Told of each move event this node stores, as (race, number, event, payload),
-        #: so that its own watchers need not wait for the pub/sub copy.
-        self.on_stored: Callable[[str, int, dict[str, Any], bytes], None] | None = None
+        #: Told of the move events this node stores (the node's hub).
+        self.own_events: OwnEvents = _NoWatchers()
 
     # -- lobby -------------------------------------------------------------
 
@@ -373,19 +395,19 @@ class RaceService:
         }
         payload = pack(event)
         new_version = f"{self._version_prefix}.{next(self._versions)}"
-        outcome, number, left = await self.store.batcher.commit(
-            MoveCommit(
-                race, player, seq, pack(after.to_data()), move.text(), status,
-                progress["home"], now, payload, version, new_version,
-            )
-        )  # fmt: skip
+        with self.own_events.storing(payload, event):
+            outcome, number, left = await self.store.batcher.commit(
+                MoveCommit(
+                    race, player, seq, pack(after.to_data()), move.text(), status,
+                    progress["home"], now, payload, version, new_version,
+                )
+            )  # fmt: skip
         if outcome == "bad_sequence":
             return None
         if outcome != "ok":
             raise _refuse(str(outcome))
         self._remember((race, player), (seq + 1, new_version, after))
-        if self.on_stored is not None:
-            self.on_stored(race, number, event, payload)
+        self.own_events.stored(race, number, event, payload)
         if left == 0:
             self.close_soon(race)
         return MoveResult(seq, move.text(), view, game.legal_moves(after).texts(), progress)
