@@ -19,7 +19,7 @@ import time
 from collections import OrderedDict
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from protocol.exceptions import ErrorCode
 from protocol.moves import Move, MoveSyntaxError
@@ -83,9 +83,12 @@ class StartedRace:
     commitment: str
 
 
-@dataclass(frozen=True, slots=True)
-class MoveResult:
-    """The reply to a move: the mover's new position as they may see it."""
+class MoveResult(NamedTuple):
+    """The reply to a move: the mover's new position as they may see it.
+
+    A named tuple, not a frozen dataclass: one is made per move, and a
+    frozen dataclass's ``__init__`` costs a ``object.__setattr__`` per field.
+    """
 
     seq: int
     move: str
@@ -381,6 +384,7 @@ class RaceService:
         now: float,
     ) -> MoveResult | None:
         game, race = started.game, started.race
+        text = move.text()
         view = game.view(after)
         progress = {key: view[key] for key in PROGRESS_KEYS}
         status = "won" if progress["won"] else "stuck" if progress["over"] else "playing"
@@ -388,7 +392,7 @@ class RaceService:
             "k": "move",
             "player": player,
             "seq": seq,
-            "move": move.text(),
+            "move": text,
             "progress": progress,
             "view": view,
             "at": now,
@@ -398,7 +402,7 @@ class RaceService:
         with self.own_events.storing(payload, event):
             outcome, number, left = await self.store.batcher.commit(
                 MoveCommit(
-                    race, player, seq, pack(after.to_data()), move.text(), status,
+                    race, player, seq, pack(after.to_data()), text, status,
                     progress["home"], now, payload, version, new_version,
                 )
             )  # fmt: skip
@@ -410,7 +414,7 @@ class RaceService:
         self.own_events.stored(race, number, event, payload)
         if left == 0:
             self.close_soon(race)
-        return MoveResult(seq, move.text(), view, game.legal_moves(after).texts(), progress)
+        return MoveResult(seq, text, view, game.legal_moves(after).texts(), progress)
 
     async def _already_applied(
         self, player: str, started: StartedRace, seq: int, move: Move, current: int, state: State

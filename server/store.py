@@ -17,9 +17,8 @@ import asyncio
 import logging
 import secrets
 import time
-from dataclasses import dataclass
 from importlib import resources
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgpack
 import redis.asyncio as aioredis
@@ -86,9 +85,11 @@ def _optional_text(value: Any) -> str | None:
     return None if value is None else _text(value)
 
 
-@dataclass(frozen=True, slots=True)
-class MoveCommit:
-    """One move to commit, already checked against the engine by the node."""
+class MoveCommit(NamedTuple):
+    """One move to commit, already checked against the engine by the node.
+
+    A named tuple: one is made per move, and cheaply (see ``MoveResult``).
+    """
 
     race: str
     player: str
