@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 import signal
 from dataclasses import replace
@@ -20,6 +21,9 @@ __all__ = ["run_server", "serve_forever"]
 
 log = logging.getLogger(__name__)
 
+#: Allocations (less deallocations) between young-generation collections.
+GC_YOUNG_THRESHOLD = 20_000
+
 
 async def serve_forever(settings: Settings) -> None:
     """Serve until cancelled or signalled."""
@@ -29,12 +33,28 @@ async def serve_forever(settings: Settings) -> None:
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(sig, stop.set)
     async with running_node(settings) as node:
+        _tune_garbage_collector()
         print(
             f"ballroom node {node.name} listening on ws://{settings.host}:{settings.port}/ "
             f"(redis {settings.redis_url})",
             flush=True,
         )
         await stop.wait()
+
+
+def _tune_garbage_collector() -> None:
+    """Collect young objects less often, and never scan what start-up made.
+
+    A move allocates a few dozen short-lived containers, so with the default
+    threshold (700) a busy node runs a young collection every few moves, and
+    the full collections that follow scan every long-lived object (modules,
+    settings, caches): 80-150 ms pauses every ~11 s in the soak. Freezing the
+    objects made at start-up takes them out of every collection; a higher
+    young threshold makes collections rarer (cycles are rare here: most
+    garbage is freed by reference counting).
+    """
+    gc.freeze()
+    gc.set_threshold(GC_YOUNG_THRESHOLD, *gc.get_threshold()[1:])
 
 
 def _exit_on_signal(signum: int, frame: object) -> None:
