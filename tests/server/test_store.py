@@ -105,3 +105,16 @@ async def test_scripts_survive_a_script_flush(store: Store) -> None:
     assert (await store.batcher.commit(_commit(race, "host", 0)))[0] == "ok"
     await store.redis.script_flush()
     assert (await store.resign(race, "p2", time.time(), b"e"))[0] == "ok"
+
+
+async def test_commits_go_on_after_their_connection_is_dropped(store: Store) -> None:
+    """Dropped commit connections are opened again: a commit in flight is answered once."""
+    race = await _started_race(store)
+    assert (await store.batcher.commit(_commit(race, "host", 0)))[0] == "ok"
+    in_flight = asyncio.ensure_future(store.batcher.commit(_commit(race, "host", 1)))
+    await store.redis.execute_command("CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes")
+    outcome = (await in_flight)[0]
+    # Sent before the drop, it was applied; sent again after, its sequence was taken.
+    assert outcome in ("ok", "bad_sequence")
+    assert (await store.batcher.commit(_commit(race, "host", 2)))[0] == "ok"
+    assert await store.redis.lrange(keys.race_log(race, "host"), 0, -1) == [b"deal"] * 3
