@@ -87,7 +87,7 @@ from protocol.messages import MAX_PLAYERS, Resign, SubmitMove, deal_commitment
 from server import keys
 from server.embedded import EmbeddedRedis
 from server.engine import EngineError, State, find_variant
-from server.store import unpack
+from server.store import pack, unpack
 
 __all__ = ["RaceRecord", "main", "results_digest", "verify_race"]
 
@@ -420,7 +420,7 @@ def verify_race(
         failures.append(f"{race}: the revealed seed does not prove the commitment")
     if results["seed"] != seed or version != record.deal_version:
         failures.append(f"{race}: results reveal seed {results['seed']}, Redis holds {seed}")
-    if game.view(game.deal(seed, version)) != record.opening:
+    if unpack(pack(game.view(game.deal(seed, version)))) != record.opening:
         failures.append(f"{race}: the revealed seed does not deal the opening the racers got")
     if record.results != results_digest(results):
         failures.append(f"{race}: the racers and spectators did not get these results")

@@ -27,6 +27,7 @@ racer's board.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
@@ -114,6 +115,21 @@ SERVER_LIMITS = Limits(
     max_depth=16,
 )
 """For frames a client reads: snapshots, views and move logs."""
+
+
+class _Packers(threading.local):
+    """One msgpack packer per thread, made once: ``msgpack.packb`` builds a new one per call.
+
+    A packer keeps its buffer between frames and empties it after each
+    ``pack`` (``autoreset``), also when packing fails, so reusing it changes
+    no byte; one per thread because a packer is not safe to share.
+    """
+
+    def __init__(self) -> None:
+        self.packer = msgpack.Packer(use_bin_type=True)
+
+
+_PACKERS = _Packers()
 
 
 def _refuse_ext(code: int, data: bytes) -> NoReturn:
@@ -209,7 +225,7 @@ def encode(message: Message) -> bytes:
             or a frame larger than the receiving side accepts.
     """
     try:
-        frame: bytes = msgpack.packb(message.to_wire(), use_bin_type=True)
+        frame: bytes = _PACKERS.packer.pack(message.to_wire())
     except (TypeError, ValueError, OverflowError) as exc:
         raise LocalProtocolError(f"{message.t}: cannot encode: {exc}") from None
     limit = MAX_FRAME if isinstance(message, ClientMessage) else MAX_SERVER_FRAME

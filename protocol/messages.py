@@ -8,6 +8,14 @@ turns the same refusals into :class:`~protocol.exceptions.InvalidField`,
 because then the peer is at fault. Each field's rule sits next to it, as the
 ``Annotated`` metadata of its type, so a class reads as its own spec.
 
+One deliberate exception: :meth:`ServerMessage.trusted` builds a server
+message from values the server computed itself (the engine's views and legal
+moves, progress, event numbers) without checking them again, because on the
+path of every move those checks cost more than the rest of building the
+frame. It gives the same message, equal to the checked one and encoded to the
+same bytes; a peer's map always goes through :meth:`Message.from_wire`, which
+checks everything.
+
 Client to server (``t`` → class)::
 
     hello        Hello          list_races   ListRaces      create_race  CreateRace
@@ -355,6 +363,35 @@ TournamentId = Annotated[str, Str(1, 40)]
 # The base classes.
 
 
+Shape = Callable[[Any], Any]
+
+
+def _shape_of(check: Check) -> Shape | None:
+    """What ``check`` does to a value that passes it, or None when it returns it as it is.
+
+    Checked arrays become tuples, numbers floats, and choices enum members;
+    :meth:`ServerMessage.trusted` does the same to its values, so that a
+    trusted message equals the checked one.
+    """
+    if isinstance(check, Opt):
+        inner = _shape_of(check.inner)
+        return None if inner is None else lambda value: None if value is None else inner(value)
+    if isinstance(check, ListOf):
+        item = _shape_of(check.item)
+        return tuple if item is None else lambda value: tuple(item(x) for x in value)
+    if isinstance(check, MapOf):
+        shape = _shape_of(check.value)
+        return None if shape is None else lambda value: {k: shape(v) for k, v in value.items()}
+    if isinstance(check, Float):
+        return float
+    if isinstance(check, Choice):
+        return check.options
+    return None
+
+
+_REQUIRED: Any = object()  # the "default" of a field that has none
+
+
 @dataclass(frozen=True, slots=True)
 class _Spec:
     """What :class:`Message` needs to know about one class's fields."""
@@ -362,6 +399,8 @@ class _Spec:
     checks: tuple[tuple[str, Check], ...]
     names: frozenset[str]
     required: tuple[str, ...]
+    # What ServerMessage.trusted fills: each field's name, default and shape, in order.
+    slots: tuple[tuple[str, Any, Shape | None], ...]
 
 
 _SPECS: dict[type[Message], _Spec] = {}
@@ -383,7 +422,15 @@ def _spec(cls: type[Message]) -> _Spec:
             for field in dataclasses.fields(cls)
             if field.default is dataclasses.MISSING and field.default_factory is dataclasses.MISSING
         )
-        spec = _SPECS[cls] = _Spec(tuple(checks), frozenset(n for n, _ in checks), required)
+        slots = tuple(
+            (
+                field.name,
+                _REQUIRED if field.default is dataclasses.MISSING else field.default,
+                _shape_of(check),
+            )
+            for field, (_, check) in zip(dataclasses.fields(cls), checks, strict=True)
+        )
+        spec = _SPECS[cls] = _Spec(tuple(checks), frozenset(n for n, _ in checks), required, slots)
     return spec
 
 
@@ -454,6 +501,33 @@ class ClientMessage(Message):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ServerMessage(Message):
     """A message the server sends to a client."""
+
+    @classmethod
+    def trusted(cls, **fields: Any) -> Self:
+        """The message of ``fields`` without checking them: only for values the server made.
+
+        For the messages of every move (``moved``, ``progress``, ``board``),
+        built from the engine's output and the server's own counters, which
+        are valid by construction: checking each of them again (every legal
+        move's text, every key of a view) cost more than encoding the frame.
+        The result is the same class, equal to ``cls(**fields)`` and encoded
+        to the same bytes, because values get the shapes the checks would give
+        them (arrays as tuples, numbers as floats, choices as enum members).
+        Nothing a peer sent may come through here: a value that would fail its
+        check goes out as it is. A missing or unknown field is still a
+        ``TypeError``, as for ``cls(**fields)``.
+        """
+        message = object.__new__(cls)
+        for name, default, shape in _spec(cls).slots:
+            value = fields.pop(name, default)
+            if value is _REQUIRED:
+                raise TypeError(f"{cls.__name__}.trusted() lacks the field {name!r}")
+            if shape is not None and value is not None:
+                value = shape(value)
+            object.__setattr__(message, name, value)
+        if fields:
+            raise TypeError(f"{cls.__name__} has no field {next(iter(fields))!r}")
+        return message
 
 
 # ----------------------------------------------------------------------

@@ -3,7 +3,11 @@
 Racers see other racers only as progress; spectators see boards, as late as
 the race's spectating policy says; everyone sees lobby changes and results.
 Views in events were made by the engine's ``view``, so they never hold a
-face-down card; the seed travels only in the results. When Redis lost the
+face-down card; the seed travels only in the results. Since every event was
+written by this server, the messages of each move and of the start
+(``progress``, ``board``, ``race_started``) are built with
+:meth:`~protocol.messages.ServerMessage.trusted`, without checking again
+what the engine made. When Redis lost the
 race's latest events (:mod:`server.history`), each watcher tells its client
 with a ``rewound`` message and a fresh picture of the race.
 """
@@ -116,7 +120,7 @@ class RaceWatch:
         wait = event["started_at"] - time.time()
         if self.role == "racer":
             self.conn.send(Countdown(race=self.race, seconds=max(0, math.ceil(wait))))
-            started = RaceStarted(
+            started = RaceStarted.trusted(
                 race=self.race,
                 layout=event["layout"],
                 view=event["view"],
@@ -141,7 +145,7 @@ class RaceWatch:
             _shared_frame(
                 event,
                 "progress",
-                lambda: Progress(
+                lambda: Progress.trusted(
                     race=self.race, player=event["player"], progress=event["progress"], event=n
                 ),
             )
@@ -156,7 +160,7 @@ class RaceWatch:
         board = _shared_frame(
             event,
             "board",
-            lambda: Board(
+            lambda: Board.trusted(
                 race=self.race,
                 player=event["player"],
                 seq=event["seq"],

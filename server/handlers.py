@@ -148,7 +148,8 @@ async def on_move(conn: Connection, msg: SubmitMove) -> ServerMessage:
         raise
     if watch is not None:
         watch.acknowledged = max(watch.acknowledged, result.seq + 1)
-    return Moved(
+    # Every field is the engine's output or the checked request's: built unchecked.
+    return Moved.trusted(
         id=msg.id,
         race=msg.race,
         seq=result.seq,

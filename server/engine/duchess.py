@@ -121,7 +121,7 @@ class GrandDuchess(Game):
             return frozenset({self.stock, self.reserve})
         return frozenset({self.stock})
 
-    def home(self, state: State) -> int:
+    def count_home(self, state: State) -> int:
         return self.foundation_set.home(state.piles)
 
     def target(self) -> int:

@@ -48,10 +48,11 @@ class Foundation:
 class FoundationSet:
     """The foundations of a variant, by pile index, and what each needs next."""
 
-    __slots__ = ("_kinds", "size")
+    __slots__ = ("_indexes", "_kinds", "size")
 
     def __init__(self, foundations: Iterable[tuple[int, Foundation]]) -> None:
         self._kinds = tuple((index, f.kinds) for index, f in foundations)
+        self._indexes = tuple(index for index, _ in self._kinds)
         self.size = sum(len(kinds) for _, kinds in self._kinds)
 
     def needs(self, piles: Piles) -> dict[int, list[int]]:
@@ -65,4 +66,4 @@ class FoundationSet:
 
     def home(self, piles: Piles) -> int:
         """Cards on the foundations."""
-        return sum(len(piles[index]) for index, _ in self._kinds)
+        return sum([len(piles[index]) for index in self._indexes])

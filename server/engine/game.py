@@ -9,7 +9,6 @@ turns that into the public API (``deal``, ``legal_moves``, ``apply``,
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, ClassVar
 
@@ -57,6 +56,21 @@ class LegalMoves(Sequence[Move]):
         return f"<LegalMoves {' '.join(self.texts())}>"
 
 
+class _Facts:
+    """What a game worked out about one position, kept in its ``State.cache``.
+
+    A position's legal moves and cards home are asked for several times per
+    move (the legality check, the view, the progress, the reply), and a state
+    never changes, so each is computed once. Not part of the state's value.
+    """
+
+    __slots__ = ("home", "legal")
+
+    def __init__(self) -> None:
+        self.legal: LegalMoves | None = None
+        self.home: int | None = None
+
+
 class Game:
     """Base of every variant family. Settings are class attributes."""
 
@@ -74,6 +88,7 @@ class Game:
         self.pile_ids = tuple(spec.id for spec in self.layout.piles)
         self.index = {pile_id: i for i, pile_id in enumerate(self.pile_ids)}
         self._card_moves: dict[tuple[int, int, int | None], Move] = {}
+        self._stock_hidden = frozenset({self.index["s"]}) if "s" in self.index else frozenset()
 
     # ------------------------------------------------------------------
     # What a family provides.
@@ -94,8 +109,8 @@ class Game:
         """Apply a move already known to be legal (``moves`` not yet counted)."""
         raise NotImplementedError
 
-    def home(self, state: State) -> int:
-        """Cards on the foundations: the score."""
+    def count_home(self, state: State) -> int:
+        """Cards on the foundations: the score (:meth:`home` keeps it with the state)."""
         raise NotImplementedError
 
     def target(self) -> int:
@@ -104,7 +119,7 @@ class Game:
 
     def hidden(self, state: State) -> frozenset[int]:
         """Indexes of the piles that are face down in this position."""
-        return frozenset({self.index["s"]}) if "s" in self.index else frozenset()
+        return self._stock_hidden
 
     # ------------------------------------------------------------------
     # Public API.
@@ -127,10 +142,19 @@ class Game:
 
     def legal_moves(self, state: State) -> LegalMoves:
         self._check(state)
-        if state.cache is None:
-            object.__setattr__(state, "cache", LegalMoves(self.generate(state)))
-        legal: LegalMoves = state.cache
+        facts = self._facts(state)
+        legal = facts.legal
+        if legal is None:
+            legal = facts.legal = LegalMoves(self.generate(state))
         return legal
+
+    def home(self, state: State) -> int:
+        """Cards on the foundations: the score."""
+        facts = self._facts(state)
+        home = facts.home
+        if home is None:
+            home = facts.home = self.count_home(state)
+        return home
 
     def apply(self, state: State, move: Move) -> State:
         """The position after ``move``; raises :class:`IllegalMoveError`."""
@@ -138,7 +162,7 @@ class Game:
             raise IllegalMoveError(move, self.explain(state, move))
         after = self.perform(state, move)
         deals = state.deals + (move.kind in (MoveKind.DEAL, MoveKind.DEAL_REVERSED))
-        return dataclasses.replace(after, moves=state.moves + 1, deals=deals, cache=None)
+        return State(after.variant, after.piles, after.passes, state.moves + 1, deals)
 
     def replay(
         self, seed: int, moves: Iterable[Move | str], deal_version: int = DEAL_VERSION
@@ -158,14 +182,12 @@ class Game:
 
     def view(self, state: State) -> dict[str, Any]:
         """What the player of this position may see: face-down piles only as counts."""
-        hidden = self.hidden(state)
-        piles: dict[str, list[int]] = {}
+        # The state's own pile tuples, not copies (as in State.to_data).
+        piles: dict[str, tuple[int, ...]] = dict(zip(self.pile_ids, state.piles, strict=True))
         counts: dict[str, int] = {}
-        for i, pile in enumerate(state.piles):
-            if i in hidden:
-                counts[self.pile_ids[i]] = len(pile)
-            else:
-                piles[self.pile_ids[i]] = list(pile)
+        for i in sorted(self.hidden(state)):
+            pile_id = self.pile_ids[i]
+            counts[pile_id] = len(piles.pop(pile_id))
         return {
             "variant": self.id,
             "piles": piles,
@@ -243,8 +265,20 @@ class Game:
         return tuple(reversed(cards))
 
     @staticmethod
-    def replace_piles(state: State, piles: list[tuple[int, ...]], **changes: int) -> State:
-        return dataclasses.replace(state, piles=tuple(piles), cache=None, **changes)  # type: ignore[arg-type]
+    def replace_piles(
+        state: State, piles: list[tuple[int, ...]], *, passes: int | None = None
+    ) -> State:
+        """``state`` with new piles (and ``passes``), nothing worked out about it yet."""
+        passes = state.passes if passes is None else passes
+        return State(state.variant, tuple(piles), passes, state.moves, state.deals)
+
+    @staticmethod
+    def _facts(state: State) -> _Facts:
+        facts: _Facts | None = state.cache
+        if facts is None:
+            facts = _Facts()
+            object.__setattr__(state, "cache", facts)
+        return facts
 
     def empty_piles(self) -> list[tuple[int, ...]]:
         return [() for _ in self.pile_ids]

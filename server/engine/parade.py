@@ -216,7 +216,7 @@ class RoyalParade(Game):
     # ------------------------------------------------------------------
     # Score.
 
-    def home(self, state: State) -> int:
+    def count_home(self, state: State) -> int:
         """Cards in Parade spots that are foundations, base cards included."""
         piles = state.piles
         return sum(len(piles[spot]) for spot in self.parade if self.founded(piles, spot))

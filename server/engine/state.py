@@ -3,7 +3,10 @@
 A :class:`State` holds only what the rules need: the cards of every pile (in
 the variant's layout order, each pile bottom card first), how many redeals
 have been used, how many deals and moves were made. It never holds the seed.
-States are immutable; moves make new ones.
+States are immutable; moves make new ones. Because they are, what the rules
+work out about a position (its legal moves, its cards home) is kept with it
+in ``cache`` the first time it is asked for, outside the value: equality and
+hashing ignore it.
 """
 
 from __future__ import annotations
@@ -27,14 +30,22 @@ class State:
     passes: int = 0
     moves: int = 0
     deals: int = 0  # deal actions made: Royal Rendezvous fills gaps by it
-    # Legal moves of this position, filled on first use; not part of the value.
+    # What the game worked out about this position (legal moves, cards home),
+    # filled on first use by :class:`~server.engine.game.Game`; not part of the value.
     cache: Any = field(default=None, compare=False, repr=False, hash=False)
 
     def to_data(self) -> dict[str, Any]:
-        """Plain data for msgpack or JSON."""
+        """Plain data for msgpack or JSON.
+
+        The piles are the state's own tuples, not copies: msgpack and JSON
+        write a tuple as an array, so the bytes are those of lists, and the
+        server packs a snapshot after every move. Decoded data holds lists;
+        compare it with :meth:`from_data` (or pack both sides), not with ``==``
+        on this map.
+        """
         return {
             "variant": self.variant,
-            "piles": [list(pile) for pile in self.piles],
+            "piles": self.piles,
             "passes": self.passes,
             "moves": self.moves,
             "deals": self.deals,

@@ -185,7 +185,7 @@ class StockWasteGame(Game):
                     return index
         return None
 
-    def home(self, state: State) -> int:
+    def count_home(self, state: State) -> int:
         return self.foundation_set.home(state.piles)
 
     def target(self) -> int:

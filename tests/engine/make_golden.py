@@ -26,7 +26,16 @@ from typing import Any
 from server.engine import VARIANTS, Game
 from server.engine.prng import Xoshiro256, deal_key, shuffle
 
-__all__ = ["GOLDEN_PATH", "PACK_HEAD", "SEEDS", "dumps", "golden_data", "main", "shuffled_pack"]
+__all__ = [
+    "GOLDEN_PATH",
+    "PACK_HEAD",
+    "SEEDS",
+    "as_json",
+    "dumps",
+    "golden_data",
+    "main",
+    "shuffled_pack",
+]
 
 GOLDEN_PATH = Path(__file__).with_name("golden_deals.json")
 DEAL_VERSION = 1
@@ -72,6 +81,11 @@ def prng_data() -> dict[str, Any]:
     }
 
 
+def as_json(data: Any) -> Any:
+    """``data`` as the file holds it once read back: tuples (the engine's piles) as lists."""
+    return json.loads(json.dumps(data))
+
+
 def golden_data() -> dict[str, Any]:
     """Everything the golden file holds, computed from the engine as it is now."""
     variants: dict[str, Any] = {}
@@ -80,7 +94,7 @@ def golden_data() -> dict[str, Any]:
         variants[variant_id] = {
             str(seed): {
                 "pack_head": shuffled_pack(game, seed)[:PACK_HEAD],
-                "opening": game.deal(seed, DEAL_VERSION).to_data(),
+                "opening": as_json(game.deal(seed, DEAL_VERSION).to_data()),
             }
             for seed in SEEDS
         }

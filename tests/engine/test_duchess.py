@@ -467,7 +467,7 @@ def test_view_shows_spread_reserve_but_never_the_stock() -> None:
     """Once the stock is out the reserve is shown; the (empty) stock is still only a count."""
     state = position(GD, r=[c("AC"), c("9H")], t1=[c("5D")])
     view = GD.view(state)
-    assert view["piles"]["r"] == [c("AC"), c("9H")]
+    assert view["piles"]["r"] == (c("AC"), c("9H"))
     assert view["hidden"] == {"s": 0}
     redealt = GD.apply(state, REDEAL)
     view = GD.view(redealt)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 from typing import Any
 
 import msgpack
@@ -20,6 +21,7 @@ from server.engine import (
     UnknownVariantError,
     find_variant,
 )
+from server.engine.cotillion import RoyalCotillion
 from server.engine.prng import MAX_SEED
 
 COTILLION = find_variant("royal-cotillion")
@@ -53,7 +55,8 @@ def test_msgpack_round_trip(variant: str) -> None:
     """The plain data survives msgpack unchanged and decodes to the same state."""
     state = played(variant, 2, 40)
     data = msgpack.unpackb(msgpack.packb(state.to_data()))
-    assert data == state.to_data()
+    assert msgpack.packb(data) == msgpack.packb(state.to_data())
+    assert data["piles"] == [list(pile) for pile in state.piles]
     assert State.from_data(data) == state
 
 
@@ -66,10 +69,12 @@ def test_round_trip_keeps_passes_and_moves() -> None:
 
 
 def test_to_data_is_plain() -> None:
-    """to_data gives only str, int and lists, ready for msgpack or JSON."""
+    """to_data gives only str, int and tuples (arrays), ready for msgpack or JSON."""
     data = good_data()
     assert set(data) == {"variant", "piles", "passes", "moves", "deals"}
-    assert all(type(p) is list and all(type(c) is int for c in p) for p in data["piles"])
+    assert type(data["piles"]) is tuple
+    assert all(type(p) is tuple and all(type(c) is int for c in p) for p in data["piles"])
+    assert json.loads(json.dumps(data))["piles"] == [list(p) for p in data["piles"]]
 
 
 def test_states_are_immutable_values() -> None:
@@ -278,3 +283,70 @@ def test_replay_rebuilds_the_position_from_the_log() -> None:
     assert game.replay(6, log) == state
     with pytest.raises(IllegalMoveError):
         game.replay(6, [*log, "t1>f1"])
+
+
+class CountingCotillion(RoyalCotillion):
+    """Royal Cotillion that counts how often it works out a position's cards home."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.counted = 0
+
+    def count_home(self, state: State) -> int:
+        self.counted += 1
+        return super().count_home(state)
+
+
+def test_cards_home_and_legal_moves_are_worked_out_once_per_position() -> None:
+    """view, progress, home, is_won and legal_moves of one state compute home and moves once."""
+    game = CountingCotillion()
+    state = game.apply(game.deal(5), Move.deal())
+    first = game.legal_moves(state)
+    for _ in range(3):
+        game.view(state), game.progress(state), game.home(state), game.is_won(state)
+    assert game.counted == 1
+    assert game.legal_moves(state) is first
+    assert game.home(state) == COTILLION.home(state)
+
+
+def test_worked_out_facts_are_not_part_of_the_value() -> None:
+    """A state with its legal moves and home worked out equals and hashes as a fresh copy."""
+    state = played("royal-cotillion", 6, 12)
+    COTILLION.view(state)
+    fresh = State(state.variant, state.piles, state.passes, state.moves, state.deals)
+    assert fresh.cache is None and state.cache is not None
+    assert state == fresh and hash(state) == hash(fresh)
+    assert repr(state) == repr(fresh)
+
+
+def _view_as_documented(game: Any, state: State) -> dict[str, Any]:
+    """The view spelled out: face-up piles as lists in layout order, then face-down counts."""
+    hidden = game.hidden(state)
+    return {
+        "variant": game.id,
+        "piles": {
+            game.pile_ids[i]: list(pile) for i, pile in enumerate(state.piles) if i not in hidden
+        },
+        "hidden": {game.pile_ids[i]: len(state.piles[i]) for i in sorted(hidden)},
+        "redeals_left": game.redeals - state.passes,
+        "home": game.home(state),
+        "target": game.target(),
+        "moves": state.moves,
+        "won": game.home(state) == game.target(),
+        "over": not game.legal_moves(state),
+    }
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_views_and_snapshots_pack_to_the_bytes_of_lists(variant: str) -> None:
+    """Views and to_data share the state's tuples, yet pack exactly as their list forms."""
+    game = find_variant(variant)
+    state = game.deal(9)
+    for step in range(60):
+        listed = {**state.to_data(), "piles": [list(pile) for pile in state.piles]}
+        assert msgpack.packb(state.to_data()) == msgpack.packb(listed)
+        assert msgpack.packb(game.view(state)) == msgpack.packb(_view_as_documented(game, state))
+        legal = game.legal_moves(state)
+        if not legal:
+            break
+        state = game.apply(state, legal[step % len(legal)])

@@ -306,6 +306,16 @@ def test_encoding_unpackable_values_is_a_local_error() -> None:
         encode(message)
 
 
+def test_a_failed_encoding_leaves_nothing_behind_for_the_next_frame() -> None:
+    """After a value that cannot be packed, the next frame is exactly msgpack's bytes."""
+    half_packed = {"a": "y" * 1000, "b": {1, 2}}
+    good = Moved(race="r7", seq=1, move="deal", view=VIEW, legal=["deal"], progress=PROGRESS)
+    for _ in range(3):
+        with pytest.raises(LocalProtocolError):
+            encode(Moved(race="r7", seq=0, move="deal", view=half_packed, legal=[], progress={}))
+        assert encode(good) == msgpack.packb(good.to_wire(), use_bin_type=True)
+
+
 def test_encoding_an_oversized_frame_is_a_local_error() -> None:
     """A server frame the client would refuse as too large is refused when encoded."""
     message = Moved(

@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import msgpack
 import pytest
 
 from protocol import (
@@ -514,6 +515,77 @@ def test_hello_with_an_unsupported_version_names_the_supported_ones() -> None:
     assert info.value.request_id == 1
     assert "supported versions: 1" in info.value.message
     assert PROTOCOL_VERSION in SUPPORTED_VERSIONS
+
+
+# ----------------------------------------------------------------------
+# Server messages built from the server's own values, unchecked.
+
+SERVER_SAMPLES = [m for m in SAMPLES if isinstance(m, ServerMessage)]
+
+
+def as_decoded(message: Message) -> dict[str, Any]:
+    """A message's fields as plain data off the wire: lists, strings for choices."""
+    wire = msgpack.unpackb(encode(message), raw=False)
+    del wire["t"]
+    return dict(wire)
+
+
+@pytest.mark.parametrize("message", SERVER_SAMPLES, ids=sample_id)
+def test_trusted_equals_the_checked_message_and_encodes_alike(message: ServerMessage) -> None:
+    """trusted(**fields) is the same class, equal to cls(**fields), with identical bytes."""
+    cls = type(message)
+    as_built = {field.name: getattr(message, field.name) for field in dataclasses.fields(cls)}
+    for fields in (as_decoded(message), as_built):
+        trusted, checked = cls.trusted(**fields), cls(**fields)
+        assert type(trusted) is cls
+        assert trusted == checked == message
+        assert encode(trusted) == encode(checked) == encode(message)
+        assert trusted.to_wire() == checked.to_wire()
+
+
+def test_trusted_gives_values_the_shapes_the_checks_give() -> None:
+    """Arrays become tuples, whole numbers floats and choice text enum members, as when checked."""
+    started = {
+        "race": "r7", "layout": LAYOUT, "view": VIEW, "legal": ["w>f3", "deal"],
+        "commitment": DIGEST, "deal_version": 1, "started_at": 1_700_000_000, "ends_at": 7,
+    }  # fmt: skip
+    trusted, checked = RaceStarted.trusted(**started), RaceStarted(**started)
+    assert trusted == checked and encode(trusted) == encode(checked)
+    assert trusted.legal == ("w>f3", "deal") and type(trusted.started_at) is float
+    logs = {"p1": ["w>f3", "deal"], "p2": []}
+    finished = {
+        "race": "r7", "standings": [STANDING], "seed": 5, "commitment": DIGEST,
+        "deal_version": 1, "logs": logs,
+    }  # fmt: skip
+    assert RaceFinished.trusted(**finished).logs == {"p1": ("w>f3", "deal"), "p2": ()}
+    assert encode(RaceFinished.trusted(**finished)) == encode(RaceFinished(**finished))
+    error = {"code": "race_full", "message": "full"}
+    assert ErrorMessage.trusted(**error).code is ErrorCode.RACE_FULL
+    assert ErrorMessage.trusted(**error) == ErrorMessage(**error)
+    assert Rewound.trusted(race="r7", event=3) == Rewound(race="r7", event=3)
+    assert Board.trusted(race="r7", player="p2", seq=0, view=VIEW, event=1).move is None
+
+
+def test_trusted_refuses_missing_and_unknown_fields() -> None:
+    """trusted still insists on every required field and no other, as the constructor does."""
+    with pytest.raises(TypeError, match="'event'"):
+        Progress.trusted(race="r7", player="p2", progress=PROGRESS)
+    with pytest.raises(TypeError, match="'colour'"):
+        Progress.trusted(race="r7", player="p2", progress=PROGRESS, event=1, colour="red")
+
+
+def test_trusted_is_for_server_messages_only_and_decoding_always_checks() -> None:
+    """No client message can be built unchecked, and both decoders check every field."""
+    assert not hasattr(SubmitMove, "trusted") and not hasattr(ClientMessage, "trusted")
+    unchecked = Progress.trusted(race="r7", player="p2", progress=PROGRESS, event=-1)
+    assert unchecked.event == -1  # the caller vouches for its values; nothing is checked
+    with pytest.raises(InvalidField) as info:
+        decode_server(encode(unchecked))
+    assert info.value.field == "event"
+    move = msgpack.packb({"t": "move", "race": "r7", "seq": -1, "move": "deal"})
+    with pytest.raises(InvalidField) as info:
+        decode_client(move)
+    assert info.value.field == "seq"
 
 
 # ----------------------------------------------------------------------

@@ -18,7 +18,13 @@ from server.engine import DEAL_VERSION
 from server.engine.game import Game
 from server.engine.state import State
 
-__all__ = ["carries_seed", "face_down", "positions", "shown"]
+__all__ = ["as_received", "carries_seed", "face_down", "positions", "shown"]
+
+
+def as_received(view: dict[str, Any]) -> dict[str, Any]:
+    """The engine's ``view`` as a client decodes it: its pile tuples become lists."""
+    received: dict[str, Any] = msgpack.unpackb(msgpack.packb(view, use_bin_type=True), raw=False)
+    return received
 
 
 def face_down(game: Game, state: State) -> set[int]:

@@ -34,6 +34,7 @@ from server.engine import find_variant
 from server.races import commitment
 from server.store import Store, unpack
 from tests.server.conftest import TIMEOUT, ProcessFactory
+from tests.server.secrecy import as_received
 
 VARIANT = "royal-cotillion"
 DEAL = 1  # the greedy bot wins this public deal in 142 moves
@@ -149,7 +150,7 @@ async def test_race_across_nodes_with_a_spectator(
     for racer in racers:
         log = list(result.logs[racer.session.player])
         assert log == [racer.replies[seq].move for seq in range(len(log))]
-        finals[racer.session.player] = game.view(game.replay(result.seed, log))
+        finals[racer.session.player] = as_received(game.view(game.replay(result.seed, log)))
         assert finals[racer.session.player] == racer.view
         await _check_log(store, race, racer.session.player, log)
     assert {s["player"] for s in result.standings} == set(finals)
@@ -263,7 +264,7 @@ async def test_killed_node_clients_finish_on_another(
     for racer in (ann_racer, bo_racer):
         log = list(result.logs[racer.session.player])
         assert log == [racer.replies[seq].move for seq in range(racer.seq)]
-        assert game.view(game.replay(result.seed, log)) == racer.view
+        assert as_received(game.view(game.replay(result.seed, log))) == racer.view
         await _check_log(store, race, racer.session.player, log)
     await _close(ann2, bo, wendy2)
 

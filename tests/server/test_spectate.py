@@ -27,7 +27,7 @@ from protocol.messages import (
 )
 from protocol.moves import Move
 from server.engine import find_variant
-from tests.server.secrecy import face_down, positions, shown
+from tests.server.secrecy import as_received, face_down, positions, shown
 
 DEAL = 4711
 
@@ -142,10 +142,10 @@ async def test_no_client_ever_sees_a_hidden_card_or_the_seed_early(node: str) ->
     states = {player: positions(game, results.seed, log) for player, log in results.logs.items()}
     # Views a racer got: their own, and exactly the engine's view of their position.
     for player, moved in replies.items():
-        assert started[player].view == game.view(states[player][0])
+        assert started[player].view == as_received(game.view(states[player][0]))
         for reply in moved:
             state = states[player][reply.seq + 1]
-            assert reply.view == game.view(state)
+            assert reply.view == as_received(game.view(state))
             assert not shown(reply.view) & face_down(game, state)
     # Boards the spectator got.
     boards = [m for m in watcher.received if isinstance(m, Board)]

@@ -52,7 +52,7 @@ from server.engine.state import State
 from server.store import Store
 from server.tournament_store import TournamentStore
 from tests.server.conftest import TIMEOUT, NodeFactory
-from tests.server.secrecy import carries_seed, face_down, positions, shown
+from tests.server.secrecy import as_received, carries_seed, face_down, positions, shown
 from tests.server.test_tournament import FAST, QUICK, host_tournament
 
 pytestmark = pytest.mark.usefixtures("no_errors_logged")
@@ -169,7 +169,7 @@ class Positions:
             log = await store.log(race, player)
             states = positions(game, int(meta["seed"]), log, int(meta["deal_version"]))
             self.states[race, player] = states
-            self.views[race, player] = [game.view(state) for state in states]
+            self.views[race, player] = [as_received(game.view(state)) for state in states]
 
     def check(self, race: str, player: str, view: dict[str, Any], index: int | None) -> None:
         """``view`` is the engine's view of the racer's position ``index`` (of some position,
