@@ -60,6 +60,7 @@ __all__ = [
     "decode_server",
     "encode",
     "error_frame",
+    "pack_value",
     "unpack",
 ]
 
@@ -130,6 +131,12 @@ class _Packers(threading.local):
 
 
 _PACKERS = _Packers()
+
+
+def pack_value(value: Any) -> bytes:
+    """The msgpack bytes of ``value`` (bin type on), made by this thread's reused packer."""
+    data: bytes = _PACKERS.packer.pack(value)
+    return data
 
 
 def _refuse_ext(code: int, data: bytes) -> NoReturn:

@@ -28,6 +28,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from protocol.codec import pack_value as pack
 from server import keys
 from server.resp import Endpoint, Pipe, ReplyError
 
@@ -38,6 +39,8 @@ __all__ = [
     "Store",
     "StoreUnavailable",
     "connect",
+    "pack",
+    "unpack",
 ]
 
 log = logging.getLogger(__name__)
@@ -60,11 +63,6 @@ def _script(name: str) -> str:
     if "emit(" in text:
         text = resources.files("server").joinpath("lua", "_emit.lua").read_text() + text
     return text
-
-
-def pack(value: Any) -> bytes:
-    data: bytes = msgpack.packb(value, use_bin_type=True)
-    return data
 
 
 def unpack(data: bytes) -> Any:
