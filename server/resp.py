@@ -28,7 +28,7 @@ from typing import Any
 
 import hiredis
 import redis.asyncio as aioredis
-from redis.exceptions import AuthenticationError, ResponseError
+from redis.exceptions import AuthenticationError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
@@ -254,6 +254,14 @@ class Pipe:
             self._connection = None
 
 
+@dataclass(slots=True)
+class _Confirming:
+    """A SUBSCRIBE or UNSUBSCRIBE waiting for Redis to confirm each of its channels."""
+
+    future: asyncio.Future[None]
+    unconfirmed: int
+
+
 class Subscriber:
     """A pub/sub connection handing each message to a callback as soon as it is parsed.
 
@@ -270,9 +278,11 @@ class Subscriber:
         on_lost: Callable[[Exception], None],
     ) -> None:
         self._on_message = on_message
-        self._connection = _Connection(endpoint, self._pushed, on_lost)
+        self._on_lost = on_lost
+        self._connection = _Connection(endpoint, self._pushed, self._lost)
         self._timeout = endpoint.reply_timeout
-        self._confirming: dict[tuple[bytes, bytes], deque[asyncio.Future[None]]] = {}
+        #: (kind, channel) -> the commands waiting for its confirmation, oldest first.
+        self._confirming: dict[tuple[bytes, bytes], deque[_Confirming]] = {}
 
     @property
     def usable(self) -> bool:
@@ -289,27 +299,36 @@ class Subscriber:
 
     def close(self) -> None:
         self._connection.close()
-        for waiting in self._confirming.values():
-            for future in waiting:
-                future.cancel()
-        self._confirming.clear()
+        self._give_up(None)
 
     async def _command(self, kind: bytes, channels: Sequence[str]) -> None:
         """Send SUBSCRIBE or UNSUBSCRIBE and wait until Redis confirmed every channel."""
         self._connection.write([(kind.decode().upper(), *channels)])
-        loop = asyncio.get_running_loop()
-        confirmations = []
+        command = _Confirming(asyncio.get_running_loop().create_future(), len(channels))
         for channel in channels:
-            future: asyncio.Future[None] = loop.create_future()
-            self._confirming.setdefault((kind, channel.encode()), deque()).append(future)
-            confirmations.append(future)
+            self._confirming.setdefault((kind, channel.encode()), deque()).append(command)
         try:
             async with asyncio.timeout(self._timeout):
-                await asyncio.gather(*confirmations)
+                await command.future
         except TimeoutError:
             error = RedisTimeoutError(f"redis did not confirm {kind.decode()}")
             self._connection.abort(error)
             raise error from None
+
+    def _give_up(self, error: Exception | None) -> None:
+        """No confirmation will come: fail (None: cancel) every command still waiting."""
+        for waiting in self._confirming.values():
+            for command in waiting:
+                if not command.future.done():
+                    if error is None:
+                        command.future.cancel()
+                    else:
+                        command.future.set_exception(error)
+        self._confirming.clear()
+
+    def _lost(self, error: Exception) -> None:
+        self._give_up(error)
+        self._on_lost(error)
 
     def _pushed(self, reply: Any) -> None:
         if not isinstance(reply, list) or len(reply) != 3:
@@ -320,16 +339,13 @@ class Subscriber:
                 self._on_message(channel, data)
             except Exception:
                 log.exception("handling a message on %r failed", channel)
-        elif kind in (b"subscribe", b"unsubscribe"):
-            waiting = self._confirming.get((kind, channel))
-            if waiting:
-                future = waiting.popleft()
-                if not waiting:
-                    del self._confirming[(kind, channel)]
-                if not future.done():
-                    future.set_result(None)
-
-
-def reply_error(reply: Any) -> ResponseError | None:
-    """redis-py's exception for an error reply, or None for any other reply."""
-    return ResponseError(str(reply)) if isinstance(reply, ReplyError) else None
+            return
+        waiting = self._confirming.get((kind, channel))
+        if not waiting:
+            return  # not a confirmation anyone waits for
+        command = waiting.popleft()
+        if not waiting:
+            del self._confirming[(kind, channel)]
+        command.unconfirmed -= 1
+        if command.unconfirmed == 0 and not command.future.done():
+            command.future.set_result(None)
