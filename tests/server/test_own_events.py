@@ -1,0 +1,81 @@
+"""A node's own move events reach its watchers once, in order, and are never unpacked."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from client.session import ClientSession
+from protocol.messages import (
+    CreateRace,
+    JoinRace,
+    Moved,
+    Progress,
+    RaceInfo,
+    RaceStarted,
+    SpectatePolicy,
+    StartRace,
+    SubmitMove,
+)
+from server import store
+from tests.server.conftest import TIMEOUT
+
+
+async def _play(session: ClientSession, race: str, started: RaceStarted, moves: int) -> int:
+    legal, seq = started.legal, 0
+    while legal and seq < moves:
+        moved = await session.request(SubmitMove(race=race, seq=seq, move=legal[0]), Moved)
+        legal, seq = moved.legal, seq + 1
+    return seq
+
+
+async def _check_saw_every_move(watcher: ClientSession, mover: str | None, count: int) -> None:
+    """``watcher`` got a progress for each of ``mover``'s ``count`` moves, once, in order."""
+
+    def last(message: Progress) -> bool:
+        return message.player == mover and message.progress["moves"] == count
+
+    final = await watcher.next(Progress, last, timeout=TIMEOUT)
+    progress = [m for m in watcher.received if isinstance(m, Progress) and m.player == mover]
+    progress.append(final)
+    assert [m.progress["moves"] for m in progress] == list(range(1, count + 1))
+    events = [m.event for m in progress]
+    assert events == sorted(set(events))
+
+
+async def test_own_events_are_delivered_once_in_order_without_unpacking(
+    node: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two racers moving at once on one node: each sees every move of the other exactly
+    once and in order, and the node unpacks none of the events it stored itself."""
+    unpacked: list[bytes] = []
+    real_unpack = store.unpack
+
+    def counting_unpack(payload: bytes) -> object:
+        unpacked.append(payload)
+        return real_unpack(payload)
+
+    monkeypatch.setattr("server.hub.unpack", counting_unpack)
+    ann = await ClientSession.connect(node, "Ann")
+    bo = await ClientSession.connect(node, "Bo")
+    created = await ann.request(
+        CreateRace(
+            variant="contradance", max_players=2, time_limit=600, spectate=SpectatePolicy.LIVE
+        ),
+        RaceInfo,
+    )
+    race = created.race["id"]
+    await bo.request(JoinRace(code=created.race["code"]), RaceInfo)
+    await ann.request(StartRace(race=race), RaceInfo)
+    started = [await s.next(RaceStarted) for s in (ann, bo)]
+
+    made = await asyncio.gather(
+        *(_play(s, race, st, 40) for s, st in zip((ann, bo), started, strict=True))
+    )
+
+    for watcher, mover, count in ((bo, ann, made[0]), (ann, bo, made[1])):
+        await _check_saw_every_move(watcher, mover.player, count)
+    assert [payload for payload in unpacked if real_unpack(payload)["k"] == "move"] == []
+    await ann.close()
+    await bo.close()
