@@ -25,7 +25,7 @@ import redis.asyncio as aioredis
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import NoScriptError, ResponseError
+from redis.exceptions import NoScriptError, RedisError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from protocol.codec import pack_value as pack
@@ -528,15 +528,18 @@ class CommitBatcher:
     def _answered(
         self,
         batch: list[tuple[MoveCommit, asyncio.Future[list[Any]]]],
-        done: asyncio.Future[list[Any]],
+        sent: asyncio.Future[list[Any]],
     ) -> None:
-        if done.cancelled() or done.exception() is not None:
-            self._retry(batch)
-            return
-        replies = done.result()
-        if any(_forgot_script(reply) for reply in replies):
-            self._retry(batch)
-            return
+        if sent.cancelled() or sent.exception() is not None:
+            self._retry(batch)  # the connection broke or timed out
+        elif any(_forgot_script(reply) for reply in sent.result()):
+            self._retry(batch)  # Redis restarted
+        else:
+            self._deliver(batch, sent.result())
+
+    def _deliver(
+        self, batch: list[tuple[MoveCommit, asyncio.Future[list[Any]]]], replies: list[Any]
+    ) -> None:
         for (_, future), reply in zip(batch, replies, strict=True):
             if not future.done():
                 if isinstance(reply, ReplyError):
@@ -556,17 +559,13 @@ class CommitBatcher:
             await asyncio.sleep(pause)
             try:
                 replies = await self._pipe.execute([self._command(c) for c, _ in batch])
-            except (RedisConnectionError, RedisTimeoutError) as exc:
-                error = exc
-                continue
-            if any(_forgot_script(reply) for reply in replies):
+                if not any(_forgot_script(reply) for reply in replies):
+                    self._deliver(batch, replies)
+                    return
                 await self._store.load_scripts()
                 error = NoScriptError("redis forgot the move script")
-                continue
-            done: asyncio.Future[list[Any]] = asyncio.get_running_loop().create_future()
-            done.set_result(replies)
-            self._answered(batch, done)
-            return
+            except (RedisError, OSError) as exc:
+                error = exc
         for _, future in batch:
             if not future.done():
                 future.set_exception(error)
