@@ -429,6 +429,26 @@ def _cpu_line(run: Run, process: str, unit: str) -> str:
     return line
 
 
+def _budget_line(run: Run, target: float, summary: dict[str, Any]) -> str:
+    """What the server could spend per move at ``target`` moves/s on this machine.
+
+    Redis and the load generator share the machine's cores with the server;
+    their CPU per move, measured in this run, says how much of the machine
+    they would take at the target rate, and so what is left for the server.
+    """
+    cpu: dict[str, float] = run.extra.get("cpu", {})
+    cores = float(os.cpu_count() or 1)
+    others = sum(cpu.get(name, 0.0) for name in ("redis", "load")) / run.rate * target
+    budget = max(0.0, min(1.0, cores - others)) / target * 1e6
+    spent = cpu.get("server", 0.0) / run.rate * 1e6
+    summary["server_budget_us_per_move"] = round(budget, 1)
+    return (
+        f"  at the target ({target:,.0f} moves/s) Redis and the load generator would take "
+        f"{others:.2f} of {cores:.0f} cores: the server may spend {budget:.0f} us per move "
+        f"(at most one core); it spends {spent:.0f}"
+    )
+
+
 async def run_saturation(args: argparse.Namespace, bench: Bench) -> None:
     print(
         f"saturation: {args.racers} racers back to back, races of {args.race_size} "
@@ -468,6 +488,7 @@ async def run_saturation(args: argparse.Namespace, bench: Bench) -> None:
             f"  ballroom/echo {ratio:.1%} (target >= 35%) {verdict}; ballroom/naive {naive:.2f}x",
             flush=True,
         )
+        print(_budget_line(ballroom, 0.35 * ceiling, summary), flush=True)
     bench.report["saturation"] = summary
     bench.flush()
 
