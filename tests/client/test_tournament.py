@@ -213,10 +213,10 @@ async def test_host_runs_a_tournament_of_bots_from_the_ui(
                 spectate=SpectatePolicy.LIVE,
                 delay="0",
             )
-            assert "open · 0 entrants" in screen_text(app)
+            await until(pilot, lambda: "open · 0 entrants" in screen_text(app), "it is open")
             await pilot.press(*"b" * bots)
             await until(pilot, lambda: _entrants(screen) == bots, "the bots are in")
-            assert "Bot 1" in screen_text(app)
+            await until(pilot, lambda: "Bot 1" in screen_text(app), "the bots are listed")
             await pilot.press("s")
             await until(
                 pilot,
@@ -226,8 +226,11 @@ async def test_host_runs_a_tournament_of_bots_from_the_ui(
                 ),
                 "the tournament ends and its record comes",
             )
-            shown = screen_text(app)
-            assert "✓ verified: all" in shown and headline in shown
+            await until(
+                pilot,
+                lambda: "✓ verified: all" in (shown := screen_text(app)) and headline in shown,
+                "the record is checked and shown",
+            )
             final = app.screen
             assert isinstance(final, TournamentResultsScreen)
             doc = final.doc
@@ -239,8 +242,14 @@ async def test_host_runs_a_tournament_of_bots_from_the_ui(
             assert doc["stages"][-1]["round"] == 2
             await pilot.press("escape")
             assert app.screen is screen
-            shown = screen_text(app)
-            assert f"finished · {headline}" in shown and "You host it." in shown
+            await until(
+                pilot,
+                lambda: (
+                    f"finished · {headline}" in (shown := screen_text(app))
+                    and "You host it." in shown
+                ),
+                "the tournament screen shows the end",
+            )
             await pilot.press("escape")
             await until(pilot, lambda: len(app.screen_stack) == 1, "back in the lobby")
             assert app.link.tournament is None
@@ -369,6 +378,8 @@ async def test_host_removes_an_entrant_and_the_tournament_is_watched_again_after
             assert isinstance(app.screen, ConfirmScreen)
             await pilot.press("y")
             await until(pilot, lambda: status() == "cancelled", "cancelled")
-            assert "cancelled during round 1 of 3" in screen_text(app)
+            # The screen draws the change on its next refresh, not with the document.
+            cancelled = "cancelled during round 1 of 3"
+            await until(pilot, lambda: cancelled in screen_text(app), "the screen says so")
         for guest in guests:
             await guest.close()
