@@ -312,8 +312,14 @@ async def test_an_entrant_is_taken_to_each_race_and_back(make_node: NodeFactory)
                 await until(pilot, lambda: screen.doc.get("status") == "finished", "the end")
                 await pilot.press("escape")
                 assert app.screen is screen
-                shown = screen_text(app)
-                assert "You placed 2 of 2." in shown and "finished · ★ winner Bot" in shown
+                await until(
+                    pilot,
+                    lambda: (
+                        "You placed 2 of 2." in (shown := screen_text(app))
+                        and "finished · ★ winner Bot" in shown
+                    ),
+                    "the tournament screen shows the end",
+                )
                 await pilot.press("v")
                 await until(
                     pilot,
@@ -323,7 +329,7 @@ async def test_an_entrant_is_taken_to_each_race_and_back(make_node: NodeFactory)
                     ),
                     "the final results",
                 )
-                assert "✓ one deal per round" in screen_text(app)
+                await until(pilot, lambda: "✓ one deal per round" in screen_text(app), "checked")
             final = await asyncio.wait_for(running, TIMEOUT)
             assert final["status"] == "finished"
         finally:
