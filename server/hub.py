@@ -81,9 +81,7 @@ class Hub:
 
     async def start(self) -> None:
         async with self._commands:
-            feed = Subscriber(self._endpoint, self._heard, self._feed_lost)
-            await feed.open()
-            self._feed = feed
+            self._feed = await self._connect_feed()
 
     async def close(self) -> None:
         if self._reconnecting is not None:
@@ -278,6 +276,19 @@ class Hub:
 
     # -- the feed ----------------------------------------------------------
 
+    async def _connect_feed(self) -> Subscriber:
+        """A new feed, subscribed to the channel of every topic watched here."""
+        feed = Subscriber(self._endpoint, self._heard, self._feed_lost)
+        channels = [keys.channel(topic) for topic in self._watchers]
+        try:
+            await feed.open()
+            if channels:
+                await feed.subscribe(*channels)
+        except BaseException:
+            feed.close()
+            raise
+        return feed
+
     def _heard(self, channel: bytes, data: bytes) -> None:
         """A pub/sub message: ``N|payload`` on a race's (or tournament's) channel."""
         topic = channel.split(b"{", 1)[1].split(b"}", 1)[0].decode()
@@ -312,16 +323,10 @@ class Hub:
             if self._feed is not None:
                 self._feed.close()
                 self._feed = None
-            channels = [keys.channel(topic) for topic in self._watchers]
-            feed = Subscriber(self._endpoint, self._heard, self._feed_lost)
             try:
-                await feed.open()
-                if channels:
-                    await feed.subscribe(*channels)
+                self._feed = await self._connect_feed()
             except (RedisError, OSError) as exc:
-                feed.close()
                 log.debug("resubscribing failed (%s); will retry", exc)
                 return False
-            self._feed = feed
         self.catch_up_all()
         return True
