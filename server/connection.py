@@ -1,32 +1,40 @@
 """One websocket connection: decode, check, dispatch, encode.
 
-The handler is thin on purpose. Each frame is decoded by :mod:`protocol`
+The handler is thin on purpose. Each message comes straight from the socket
+(:class:`~server.websocket.PushConnection`), is decoded by :mod:`protocol`
 (which refuses anything malformed with a typed error), rate limited, then
 passed to one handler function per message type in :mod:`server.handlers`.
-Replies and pushed events are written at once, with no queue and no writer
-task (a task step and a queue per frame were a quarter of a busy node's
-CPU); a client whose unsent bytes pass ``limits.outbox`` reads too slowly
-and is disconnected instead of growing the server's memory.
+Messages are handled one at a time, in the order they came: one that has to
+wait runs in a task and holds back those behind it. The usual move does not
+need a task: it is checked and its commit sent at once, and the reply goes
+out when Redis answers (a task step per message was a tenth of a busy
+node's CPU). Replies and pushed events are written at once, with no queue
+and no writer task; a client whose unsent bytes pass ``limits.outbox`` reads
+too slowly and is disconnected instead of growing the server's memory.
 """
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import logging
 import time
-from typing import TYPE_CHECKING
+from collections import deque
+from typing import TYPE_CHECKING, Any
 
 from redis.exceptions import RedisError
-from websockets.asyncio.server import ServerConnection, broadcast
-from websockets.exceptions import ConnectionClosed
+from websockets.asyncio.server import broadcast
 
 from protocol.codec import CLIENT_LIMITS, decode_client, encode, error_frame
 from protocol.exceptions import ErrorCode, RemoteProtocolError
-from protocol.messages import ClientMessage, Hello, ServerMessage
+from protocol.messages import ClientMessage, Hello, ServerMessage, SubmitMove
 from server.exceptions import RequestRefused
 from server.feeds import RaceWatch
+from server.handlers import HANDLERS, move_now, moved
+from server.service import MoveResult
 from server.tournament_feed import TournamentWatch
+from server.websocket import PushConnection
 
 if TYPE_CHECKING:
     from server.node import Node
@@ -59,7 +67,10 @@ class TokenBucket:
 class Connection:
     """A client's connection to this node, and what it has said so far."""
 
-    def __init__(self, ws: ServerConnection, node: Node) -> None:
+    #: Messages waiting to be handled above which the socket is not read.
+    INBOX_HIGH = 16
+
+    def __init__(self, ws: PushConnection, node: Node) -> None:
         self.ws = ws
         self.node = node
         limits = node.settings.limits
@@ -75,6 +86,8 @@ class Connection:
         self._close_task: asyncio.Task[None] | None = None
         self._heard = 0.0  # loop time of the last frame received
         self._silence: asyncio.TimerHandle | None = None
+        self._inbox: deque[bytes | str] = deque()  # received, not yet handled
+        self._working: asyncio.Future[Any] | None = None  # the message in hand, if it waits
 
     # -- sending -----------------------------------------------------------
 
@@ -107,31 +120,25 @@ class Connection:
     # -- receiving ---------------------------------------------------------
 
     async def run(self) -> None:
+        """Serve the client until the connection closes, then stop following what it followed."""
+        loop = asyncio.get_running_loop()
+        self._heard = loop.time()
+        # One timer per connection checks for silence, rather than a timeout
+        # around every frame: arming and cancelling a timer per frame cost
+        # about 5% of a busy node's CPU.
+        self._silence = loop.call_later(self.node.settings.timeouts.hello, self._check_silence)
+        self.ws.attach(self._received)
         try:
-            await self._read()
-        except ConnectionClosed:
-            pass  # a client leaving, abruptly or not, is normal
+            await self.ws.wait_closed()
+            self._inbox.clear()
+            while self._working is not None:  # the message in hand finishes first
+                await asyncio.wait([self._working])
         finally:
+            self._silence.cancel()
             for race, watch in list(self.watches.items()):
                 await self.node.hub.unwatch(race, watch)
             for tournament, follower in list(self.tournaments.items()):
                 await self.node.hub.unwatch(tournament, follower)
-
-    async def _read(self) -> None:
-        # One timer per connection checks for silence, rather than an
-        # asyncio.timeout around every recv: arming and cancelling a timer per
-        # frame cost about 5% of a busy node's CPU.
-        loop = asyncio.get_running_loop()
-        self._heard = loop.time()
-        self._silence = loop.call_later(self.node.settings.timeouts.hello, self._check_silence)
-        try:
-            while True:
-                frame = await self.ws.recv()
-                self._heard = loop.time()
-                await self._handle(frame)
-        finally:
-            if self._silence is not None:
-                self._silence.cancel()
 
     def _check_silence(self) -> None:
         """Close a connection silent for too long (before hello: ``timeouts.hello``)."""
@@ -144,7 +151,41 @@ class Connection:
         else:
             self._silence = loop.call_later(limit - silent, self._check_silence)
 
-    async def _handle(self, frame: bytes | str) -> None:
+    def _received(self, frame: bytes | str) -> None:
+        """A message from the client, straight from the socket: handled in order of arrival."""
+        self._heard = asyncio.get_running_loop().time()
+        self._inbox.append(frame)
+        if len(self._inbox) > self.INBOX_HIGH:
+            self.ws.hold(True)  # the client sends faster than its messages are handled
+        self._next()
+
+    def _next(self) -> None:
+        """Handle waiting messages until one needs to wait (for Redis, say)."""
+        while self._working is None and self._inbox:
+            self._take(self._inbox.popleft())
+        if not self._inbox:
+            self.ws.hold(False)
+
+    def _take(self, frame: bytes | str) -> None:
+        message = self._admit(frame)
+        if message is None:
+            return
+        if type(message) is SubmitMove:
+            # The hot path: the usual move is checked and its commit sent here
+            # and now, and answered from the commit's reply, with no task.
+            try:
+                pending = move_now(self, message)
+            except Exception as exc:
+                self._failed(message, exc)
+                return
+            if pending is not None:
+                self._working = pending
+                pending.add_done_callback(functools.partial(self._moved, message))
+                return
+        self._work_on(message)
+
+    def _admit(self, frame: bytes | str) -> ClientMessage | None:
+        """The message in a frame, if it may be handled now; else refused (or the flood closed)."""
         try:
             message = decode_client(frame, limits=self.decode_limits)
         except RemoteProtocolError as exc:
@@ -157,35 +198,61 @@ class Connection:
             else:
                 request_id = None if message is None else message.id
                 self.refuse(ErrorCode.RATE_LIMITED, "too many messages; slow down", request_id)
-            return
+            return None
         self.strikes = 0
         if message is None:
             self.refuse(*refusal)
-            return
+            return None
         if self.player is None and not isinstance(message, Hello):
             self.refuse(ErrorCode.NOT_AUTHENTICATED, "say hello first", message.id)
+            return None
+        return message
+
+    def _work_on(self, message: ClientMessage) -> None:
+        """Handle ``message`` in a task; later messages wait for it."""
+        self._working = task = asyncio.get_running_loop().create_task(self.dispatch(message))
+        task.add_done_callback(self._done)
+
+    def _moved(self, message: SubmitMove, pending: asyncio.Future[MoveResult | None]) -> None:
+        if pending.cancelled():
+            self._done(pending)
             return
-        await self.dispatch(message)
+        error = pending.exception()
+        result = None if error is not None else pending.result()
+        if error is None and result is None:
+            self._work_on(message)  # the sequence was taken meanwhile: the careful path
+            return
+        if error is not None:
+            self._failed(message, error)
+        else:
+            assert result is not None
+            self.send(moved(self, message, result))
+        self._done(pending)
+
+    def _done(self, _: asyncio.Future[Any]) -> None:
+        self._working = None
+        self._next()
 
     async def dispatch(self, message: ClientMessage) -> None:
-        from server.handlers import HANDLERS
-
         try:
             reply = await HANDLERS[type(message)](self, message)
-        except RequestRefused as exc:
-            self.refuse(exc.code, exc.message, message.id)
-            return
-        except RedisError as exc:
-            log.warning("storage unavailable for %s: %s", message.t, exc)
-            self.node.health.suspect()
-            self.refuse(ErrorCode.UNAVAILABLE, "storage is unavailable; try again", message.id)
-            return
-        except Exception:
-            log.exception("handling %s failed", message.t)
-            self.refuse(ErrorCode.INTERNAL, "the server failed; nothing was changed", message.id)
+        except Exception as exc:
+            self._failed(message, exc)
             return
         if reply is not None:
             self.send(reply)
+
+    def _failed(self, message: ClientMessage, exc: BaseException) -> None:
+        """Answer a request whose handling raised ``exc``."""
+        if isinstance(exc, RequestRefused):
+            self.refuse(exc.code, exc.message, message.id)
+        elif isinstance(exc, RedisError):
+            log.warning("storage unavailable for %s: %s", message.t, exc)
+            self.node.health.suspect()
+            self.refuse(ErrorCode.UNAVAILABLE, "storage is unavailable; try again", message.id)
+        else:
+            log.error("handling %s failed", message.t, exc_info=exc)
+            self.refuse(ErrorCode.INTERNAL, "the server failed; nothing was changed", message.id)
 
     # -- races -------------------------------------------------------------
 

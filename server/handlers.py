@@ -7,6 +7,7 @@ that into an ``error`` frame carrying the request's id.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
@@ -51,11 +52,12 @@ from protocol.messages import (
 from protocol.version import PROTOCOL_VERSION
 from server.exceptions import RequestRefused, StateLost
 from server.races import Spectate as SpectatePolicy
+from server.service import MoveResult
 
 if TYPE_CHECKING:
     from server.connection import Connection
 
-__all__ = ["HANDLERS"]
+__all__ = ["HANDLERS", "move_now", "moved"]
 
 log = logging.getLogger(__name__)
 
@@ -135,10 +137,7 @@ async def on_start_race(conn: Connection, msg: StartRace) -> ServerMessage:
 
 
 async def on_move(conn: Connection, msg: SubmitMove) -> ServerMessage:
-    watch = conn.watches.get(msg.race)
-    if watch is not None and watch.role == "spectator":
-        raise RequestRefused(ErrorCode.NOT_ALLOWED, "spectators cannot move")
-    told = watch.acknowledged if watch is not None else 0
+    told = _acknowledged(conn, msg)
     try:
         result = await conn.node.service.move(
             _me(conn), msg.race, msg.seq, msg.move, acknowledged=told
@@ -146,6 +145,32 @@ async def on_move(conn: Connection, msg: SubmitMove) -> ServerMessage:
     except StateLost as lost:
         conn.node.history.rewind(msg.race, f"{lost.player} has {lost.seq} of {lost.acknowledged}")
         raise
+    return moved(conn, msg, result)
+
+
+def move_now(conn: Connection, msg: SubmitMove) -> asyncio.Future[MoveResult | None] | None:
+    """:func:`on_move` without a task, in the usual case (see ``RaceService.move_now``).
+
+    The connection answers the future's result with :func:`moved`; None
+    (here or as the result) sends the move down :func:`on_move` instead.
+    """
+    told = _acknowledged(conn, msg)
+    return conn.node.service.move_now(_me(conn), msg.race, msg.seq, msg.move, acknowledged=told)
+
+
+def _acknowledged(conn: Connection, msg: SubmitMove) -> int:
+    """How many of the racer's moves this connection was told are stored; spectators are refused."""
+    watch = conn.watches.get(msg.race)
+    if watch is None:
+        return 0
+    if watch.role == "spectator":
+        raise RequestRefused(ErrorCode.NOT_ALLOWED, "spectators cannot move")
+    return watch.acknowledged
+
+
+def moved(conn: Connection, msg: SubmitMove, result: MoveResult) -> ServerMessage:
+    """The reply to a stored move (the racer's watch learns it is acknowledged)."""
+    watch = conn.watches.get(msg.race)
     if watch is not None:
         watch.acknowledged = max(watch.acknowledged, result.seq + 1)
     # Every field is the engine's output or the checked request's: built unchecked.

@@ -20,7 +20,7 @@ import asyncio
 import contextlib
 import logging
 from collections import defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from redis.exceptions import RedisError
@@ -172,19 +172,17 @@ class Hub:
             return False
         return True
 
-    @contextlib.contextmanager
-    def storing(self, payload: bytes, event: dict[str, Any]) -> Iterator[None]:
+    def storing(self, payload: bytes, event: dict[str, Any]) -> None:
         """While this node stores an event, its pub/sub copy is read as ``event``, not unpacked.
 
         That copy can be read before the reply to the commit (they come on
-        two connections), so the event is known by its bytes until
-        :meth:`stored` has passed it on.
+        two connections), so the event is known by its bytes until the
+        commit has answered (:meth:`done_storing`).
         """
         self._own[payload] = event
-        try:
-            yield
-        finally:
-            self._own.pop(payload, None)
+
+    def done_storing(self, payload: bytes) -> None:
+        self._own.pop(payload, None)
 
     def stored(self, topic: str, n: int, event: dict[str, Any], payload: bytes) -> None:
         """Event ``n``, which this node has just stored: its watchers here get it now.

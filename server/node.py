@@ -32,6 +32,7 @@ from server.hub import Hub
 from server.service import RaceService
 from server.settings import Settings
 from server.store import Store, connect
+from server.websocket import PushConnection
 
 __all__ = ["Node", "running_node"]
 
@@ -111,6 +112,7 @@ class Node:
 
     async def handle(self, ws: ServerConnection) -> None:
         """The websockets handler: one call per connection."""
+        assert isinstance(ws, PushConnection)  # websocket_server makes them
         address = str(ws.remote_address[0]) if ws.remote_address else "?"
         if self._per_address[address] >= self.settings.limits.connections_per_address:
             await ws.close(CLOSE_TRY_AGAIN, "too many connections from your address")
@@ -156,13 +158,14 @@ class Node:
             self.handle,
             self.settings.host,
             self.settings.port,
+            # Messages go straight from the socket to the connection's handling.
+            create_connection=PushConnection,
             # msgpack frames are small and rarely compress: deflate would cost
             # CPU and memory per connection for nothing.
             compression=None,
             # Hard cap for the websocket layer; the codec refuses frames above
             # limits.max_frame with a typed error and keeps the connection.
             max_size=4 * limits.max_frame,
-            max_queue=16,
             ping_interval=timeouts.ping_interval,
             ping_timeout=timeouts.ping_timeout,
             # A client that does not answer our close must not hold up a shutdown.

@@ -11,13 +11,11 @@ Redis may have lost writes).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
 import logging
 import secrets
 import time
 from collections import OrderedDict
-from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol
 
@@ -68,6 +66,14 @@ def _refuse(status: str) -> RequestRefused:
     return RequestRefused(code, message)
 
 
+def _applied(game: Game, state: State, move: Move) -> State:
+    """The position after ``move``, or the refusal of an illegal one."""
+    try:
+        return game.apply(state, move)
+    except IllegalMoveError as exc:
+        raise RequestRefused(ErrorCode.ILLEGAL_MOVE, str(exc)) from None
+
+
 @dataclass(frozen=True, slots=True)
 class StartedRace:
     """The settings of a started race, fixed for its whole life: safe to cache."""
@@ -100,8 +106,12 @@ class MoveResult(NamedTuple):
 class OwnEvents(Protocol):
     """Where a node's own move events go as it stores them: its hub."""
 
-    def storing(self, payload: bytes, event: dict[str, Any]) -> AbstractContextManager[None]:
-        """While the event is being stored: its pub/sub copy need not be unpacked."""
+    def storing(self, payload: bytes, event: dict[str, Any]) -> None:
+        """The event is being stored: until :meth:`done_storing`, its pub/sub copy is ``event``."""
+        ...
+
+    def done_storing(self, payload: bytes) -> None:
+        """The commit of the event has answered (stored or not)."""
         ...
 
     def stored(self, topic: str, n: int, event: dict[str, Any], payload: bytes) -> None:
@@ -112,8 +122,11 @@ class OwnEvents(Protocol):
 class _NoWatchers:
     """The own-events sink of a service with no hub (tools and tests)."""
 
-    def storing(self, payload: bytes, event: dict[str, Any]) -> AbstractContextManager[None]:
-        return contextlib.nullcontext()
+    def storing(self, payload: bytes, event: dict[str, Any]) -> None:
+        pass
+
+    def done_storing(self, payload: bytes) -> None:
+        pass
 
     def stored(self, topic: str, n: int, event: dict[str, Any], payload: bytes) -> None:
         pass
@@ -339,16 +352,8 @@ class RaceService:
         or is behind this node's cached board.
         """
         started = await self.started(race)
-        game = started.game
         now = time.time()
-        if now < started.started_at:
-            raise RequestRefused(ErrorCode.RACE_NOT_OPEN, "the race has not started yet")
-        if now >= started.ends_at:
-            raise RequestRefused(ErrorCode.RACE_OVER, "the race is over")
-        try:
-            move = Move.parse(text)
-        except MoveSyntaxError as exc:
-            raise RequestRefused(ErrorCode.ILLEGAL_MOVE, str(exc)) from None
+        move = self._playable(started, text, now)
         cached = (0, "")
         for fresh in (False, True):
             current, version, state = await self._board(race, player, fresh=fresh)
@@ -364,16 +369,51 @@ class RaceService:
                 if not fresh:
                     continue  # another node may have moved on: look again
                 raise RequestRefused(ErrorCode.BAD_SEQUENCE, f"expected move {current}, got {seq}")
-            try:
-                after = game.apply(state, move)
-            except IllegalMoveError as exc:
-                raise RequestRefused(ErrorCode.ILLEGAL_MOVE, str(exc)) from None
-            result = await self._commit(player, started, seq, version, move, after, now)
+            after = _applied(started.game, state, move)
+            result = await self._send_commit(player, started, seq, version, move, after, now)
             if result is not None:
                 return result
         raise RequestRefused(ErrorCode.BAD_SEQUENCE, "the move raced another; send it again")
 
-    async def _commit(
+    def move_now(
+        self, player: str, race: str, seq: int, text: str, *, acknowledged: int = 0
+    ) -> asyncio.Future[MoveResult | None] | None:
+        """:meth:`move` in the usual case, started without waiting for Redis.
+
+        The usual case: this node has the race and the racer's board cached,
+        and ``seq`` is the racer's next move. It is checked and its commit
+        sent at once; the future is the result. Anything else returns None
+        and takes :meth:`move`, which reads Redis first; so does a future
+        that ends in None (another node took the sequence meanwhile).
+        Refusals are raised at once, as by :meth:`move`.
+        """
+        started = self._started.get(race)
+        key = (race, player)
+        board = self._boards.get(key)
+        if started is None or board is None:
+            return None
+        current, version, state = board
+        if seq != current or current < acknowledged:
+            return None  # a resend, a gap or a lost write: the careful path
+        self._boards.move_to_end(key)
+        now = time.time()
+        move = self._playable(started, text, now)
+        after = _applied(started.game, state, move)
+        return self._send_commit(player, started, seq, version, move, after, now)
+
+    @staticmethod
+    def _playable(started: StartedRace, text: str, now: float) -> Move:
+        """The move ``text`` names, if the race is under way; else the refusal."""
+        if now < started.started_at:
+            raise RequestRefused(ErrorCode.RACE_NOT_OPEN, "the race has not started yet")
+        if now >= started.ends_at:
+            raise RequestRefused(ErrorCode.RACE_OVER, "the race is over")
+        try:
+            return Move.parse(text)
+        except MoveSyntaxError as exc:
+            raise RequestRefused(ErrorCode.ILLEGAL_MOVE, str(exc)) from None
+
+    def _send_commit(
         self,
         player: str,
         started: StartedRace,
@@ -382,7 +422,13 @@ class RaceService:
         move: Move,
         after: State,
         now: float,
-    ) -> MoveResult | None:
+    ) -> asyncio.Future[MoveResult | None]:
+        """Send the commit of ``move`` (made in the board of ``version``), answered by the future.
+
+        The future's result is the reply to the mover, or None if the
+        sequence was taken meanwhile; it raises the refusal of a move the
+        commit script turned down, or Redis's error.
+        """
         game, race = started.game, started.race
         text = move.text()
         view = game.view(after)
@@ -399,22 +445,43 @@ class RaceService:
         }
         payload = pack(event)
         new_version = f"{self._version_prefix}.{next(self._versions)}"
-        with self.own_events.storing(payload, event):
-            outcome, number, left = await self.store.batcher.commit(
-                MoveCommit(
-                    race, player, seq, pack(after.to_data()), text, status,
-                    progress["home"], now, payload, version, new_version,
-                )
-            )  # fmt: skip
-        if outcome == "bad_sequence":
-            return None
-        if outcome != "ok":
-            raise _refuse(str(outcome))
-        self._remember((race, player), (seq + 1, new_version, after))
-        self.own_events.stored(race, number, event, payload)
-        if left == 0:
-            self.close_soon(race)
-        return MoveResult(seq, text, view, game.legal_moves(after).texts(), progress)
+        self.own_events.storing(payload, event)
+        committed = self.store.batcher.send(
+            MoveCommit(
+                race, player, seq, pack(after.to_data()), text, status,
+                progress["home"], now, payload, version, new_version,
+            )
+        )  # fmt: skip
+        result: asyncio.Future[MoveResult | None] = asyncio.get_running_loop().create_future()
+
+        def answered(done: asyncio.Future[list[Any]]) -> None:
+            self.own_events.done_storing(payload)
+            if result.cancelled():
+                return
+            if done.cancelled():
+                result.cancel()
+                return
+            error = done.exception()
+            if error is not None:
+                result.set_exception(error)
+                return
+            outcome, number, left = done.result()
+            if outcome == "bad_sequence":
+                result.set_result(None)
+                return
+            if outcome != "ok":
+                result.set_exception(_refuse(str(outcome)))
+                return
+            self._remember((race, player), (seq + 1, new_version, after))
+            self.own_events.stored(race, number, event, payload)
+            if left == 0:
+                self.close_soon(race)
+            result.set_result(
+                MoveResult(seq, text, view, game.legal_moves(after).texts(), progress)
+            )
+
+        committed.add_done_callback(answered)
+        return result
 
     async def _already_applied(
         self, player: str, started: StartedRace, seq: int, move: Move, current: int, state: State

@@ -494,14 +494,18 @@ class CommitBatcher:
         self._scheduled = False
         self._retrying: set[asyncio.Task[None]] = set()
 
-    async def commit(self, commit: MoveCommit) -> list[Any]:
-        """[outcome, event number or current seq, unfinished racers] of one commit."""
-        future: asyncio.Future[list[Any]] = asyncio.get_running_loop().create_future()
+    def send(self, commit: MoveCommit) -> asyncio.Future[list[Any]]:
+        """Send a commit with the others of this loop turn.
+
+        The future's result: [outcome, event number or current seq, unfinished racers].
+        """
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[list[Any]] = loop.create_future()
         self._pending.append((commit, future))
         if not self._scheduled:
             self._scheduled = True
-            asyncio.get_running_loop().call_soon(self._flush)
-        return await future
+            loop.call_soon(self._flush)
+        return future
 
     def close(self) -> None:
         self._pipe.close()

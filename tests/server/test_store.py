@@ -56,8 +56,8 @@ async def test_a_sequence_number_is_applied_once(store: Store) -> None:
     """Two commits of the same sequence: exactly one succeeds."""
     race = await _started_race(store)
     first, second = await asyncio.gather(
-        store.batcher.commit(_commit(race, "host", 0)),
-        store.batcher.commit(_commit(race, "host", 0)),
+        store.batcher.send(_commit(race, "host", 0)),
+        store.batcher.send(_commit(race, "host", 0)),
     )
     assert sorted([first[0], second[0]]) == ["bad_sequence", "ok"]
     assert await store.log(race, "host") == ["deal"]
@@ -69,7 +69,7 @@ async def test_events_are_numbered_and_resumable(store: Store) -> None:
     """Every event gets the next number and can be read back after any number."""
     race = await _started_race(store)
     for seq in range(3):
-        result = await store.batcher.commit(_commit(race, "p2", seq))
+        result = await store.batcher.send(_commit(race, "p2", seq))
         assert result[0] == "ok"
     events = await store.events_since(race, 0)
     numbers = [n for n, _ in events]
@@ -81,7 +81,7 @@ async def test_finish_closes_once(store: Store) -> None:
     """A race is closed by exactly one caller once every racer is done."""
     race = await _started_race(store)
     assert not await store.finish(race, time.time())
-    await store.batcher.commit(_commit(race, "host", 0, status="won"))
+    await store.batcher.send(_commit(race, "host", 0, status="won"))
     assert (await store.resign(race, "p2", time.time(), b"e"))[2] == 0
     closed = await asyncio.gather(*(store.finish(race, time.time()) for _ in range(5)))
     assert closed.count(True) == 1
@@ -102,7 +102,7 @@ async def test_scripts_survive_a_script_flush(store: Store) -> None:
     """After Redis forgets its scripts (as after a restart) commits still work."""
     race = await _started_race(store)
     await store.redis.script_flush()
-    assert (await store.batcher.commit(_commit(race, "host", 0)))[0] == "ok"
+    assert (await store.batcher.send(_commit(race, "host", 0)))[0] == "ok"
     await store.redis.script_flush()
     assert (await store.resign(race, "p2", time.time(), b"e"))[0] == "ok"
 
@@ -110,11 +110,11 @@ async def test_scripts_survive_a_script_flush(store: Store) -> None:
 async def test_commits_go_on_after_their_connection_is_dropped(store: Store) -> None:
     """Dropped commit connections are opened again: a commit in flight is answered once."""
     race = await _started_race(store)
-    assert (await store.batcher.commit(_commit(race, "host", 0)))[0] == "ok"
-    in_flight = asyncio.ensure_future(store.batcher.commit(_commit(race, "host", 1)))
+    assert (await store.batcher.send(_commit(race, "host", 0)))[0] == "ok"
+    in_flight = asyncio.ensure_future(store.batcher.send(_commit(race, "host", 1)))
     await store.redis.execute_command("CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes")
     outcome = (await in_flight)[0]
     # Sent before the drop, it was applied; sent again after, its sequence was taken.
     assert outcome in ("ok", "bad_sequence")
-    assert (await store.batcher.commit(_commit(race, "host", 2)))[0] == "ok"
+    assert (await store.batcher.send(_commit(race, "host", 2)))[0] == "ok"
     assert await store.redis.lrange(keys.race_log(race, "host"), 0, -1) == [b"deal"] * 3
