@@ -19,18 +19,20 @@ on its own, before and after, in one session:
 
 Random games (seeded, so runs compare) are played first, untimed; then each
 of their moves goes through the steps above ``--repeat`` times, timed with
-``time.perf_counter``. Server messages are built with ``Message.trusted``
+``time.perf_counter``. Server messages are encoded with ``encode_trusted``
 where the protocol has it, else validated, so the script runs on old code too.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import random
 import time
 from collections.abc import Callable
 from typing import Any
 
+from protocol import codec
 from protocol.codec import encode
 from protocol.messages import Board, Message, Moved, Progress
 from server.engine import find_variant
@@ -41,10 +43,12 @@ PROGRESS_KEYS = ("home", "target", "moves", "won", "over")
 STEPS = ("apply", "view", "pack", "legal", "moved", "unpack", "feeds")
 
 
-def builder(cls: type[Message]) -> Callable[..., Any]:
-    """``cls.trusted`` where the protocol has it, else the validating constructor."""
-    trusted: Callable[..., Any] | None = getattr(cls, "trusted", None)
-    return trusted if trusted is not None else cls
+def encoder(cls: type[Message]) -> Callable[..., bytes]:
+    """``encode_trusted`` for ``cls`` where the protocol has it, else the checked encoding."""
+    trusted: Callable[..., bytes] | None = getattr(codec, "encode_trusted", None)
+    if trusted is not None:
+        return functools.partial(trusted, cls)
+    return lambda **fields: encode(cls(**fields))
 
 
 def games(variant: str, count: int) -> list[list[tuple[State, Any]]]:
@@ -63,7 +67,7 @@ def games(variant: str, count: int) -> list[list[tuple[State, Any]]]:
 def time_moves(variant: str, played: list[list[tuple[State, Any]]]) -> dict[str, float]:
     """Seconds spent in each step, summed over every move of ``played``."""
     game = find_variant(variant)
-    moved, progress_msg, board = builder(Moved), builder(Progress), builder(Board)
+    moved, progress_msg, board = encoder(Moved), encoder(Progress), encoder(Board)
     spent = dict.fromkeys(STEPS, 0.0)
     clock = time.perf_counter
     for pairs in played:
@@ -87,23 +91,17 @@ def time_moves(variant: str, played: list[list[tuple[State, Any]]]) -> dict[str,
             t3 = clock()
             legal = game.legal_moves(after).texts()
             t4 = clock()
-            encode(
-                moved(
-                    id=seq, race="r1", seq=seq, move=text, view=view, legal=legal,
-                    progress=progress,
-                )
+            moved(
+                id=seq, race="r1", seq=seq, move=text, view=view, legal=legal,
+                progress=progress,
             )  # fmt: skip
             t5 = clock()
             read = unpack(payload)
             t6 = clock()
-            encode(
-                progress_msg(race="r1", player=read["player"], progress=read["progress"], event=9)
-            )
-            encode(
-                board(
-                    race="r1", player=read["player"], seq=read["seq"], move=read["move"],
-                    view=read["view"], event=9,
-                )
+            progress_msg(race="r1", player=read["player"], progress=read["progress"], event=9)
+            board(
+                race="r1", player=read["player"], seq=read["seq"], move=read["move"],
+                view=read["view"], event=9,
             )  # fmt: skip
             t7 = clock()
             for step, start, end in zip(

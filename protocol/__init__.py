@@ -37,6 +37,7 @@ from protocol.codec import (
     decode_client,
     decode_server,
     encode,
+    encode_trusted,
     error_frame,
     unpack,
 )
@@ -221,6 +222,7 @@ __all__ = [
     "decode_client",
     "decode_server",
     "encode",
+    "encode_trusted",
     "error_frame",
     "is_red",
     "kind_of",

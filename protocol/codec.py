@@ -59,6 +59,7 @@ __all__ = [
     "decode_client",
     "decode_server",
     "encode",
+    "encode_trusted",
     "error_frame",
     "pack_value",
     "unpack",
@@ -231,13 +232,22 @@ def encode(message: Message) -> bytes:
         LocalProtocolError: a value msgpack cannot pack (inside a map field),
             or a frame larger than the receiving side accepts.
     """
-    try:
-        frame: bytes = _PACKERS.packer.pack(message.to_wire())
-    except (TypeError, ValueError, OverflowError) as exc:
-        raise LocalProtocolError(f"{message.t}: cannot encode: {exc}") from None
     limit = MAX_FRAME if isinstance(message, ClientMessage) else MAX_SERVER_FRAME
+    return _frame(message.t, message.to_wire(), limit)
+
+
+def encode_trusted(cls: type[ServerMessage], **fields: Any) -> bytes:
+    """The frame of ``cls(**fields)`` for values the server made: see ``trusted_wire``."""
+    return _frame(cls.t, cls.trusted_wire(**fields), MAX_SERVER_FRAME)
+
+
+def _frame(t: str, wire: dict[str, Any], limit: int) -> bytes:
+    try:
+        frame: bytes = _PACKERS.packer.pack(wire)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise LocalProtocolError(f"{t}: cannot encode: {exc}") from None
     if len(frame) > limit:
-        raise LocalProtocolError(f"{message.t}: a frame of {len(frame)} bytes exceeds {limit}")
+        raise LocalProtocolError(f"{t}: a frame of {len(frame)} bytes exceeds {limit}")
     return frame
 
 

@@ -363,44 +363,14 @@ TournamentId = Annotated[str, Str(1, 40)]
 # The base classes.
 
 
-Shape = Callable[[Any], Any]
-
-
-def _shape_of(check: Check) -> Shape | None:
-    """What ``check`` does to a value that passes it, or None when it returns it as it is.
-
-    Checked arrays become tuples, numbers floats, and choices enum members;
-    :meth:`ServerMessage.trusted` does the same to its values, so that a
-    trusted message equals the checked one.
-    """
-    if isinstance(check, Opt):
-        inner = _shape_of(check.inner)
-        return None if inner is None else lambda value: None if value is None else inner(value)
-    if isinstance(check, ListOf):
-        item = _shape_of(check.item)
-        return tuple if item is None else lambda value: tuple(item(x) for x in value)
-    if isinstance(check, MapOf):
-        shape = _shape_of(check.value)
-        return None if shape is None else lambda value: {k: shape(v) for k, v in value.items()}
-    if isinstance(check, Float):
-        return float
-    if isinstance(check, Choice):
-        return check.options
-    return None
-
-
-_REQUIRED: Any = object()  # the "default" of a field that has none
-
-
 @dataclass(frozen=True, slots=True)
 class _Spec:
     """What :class:`Message` needs to know about one class's fields."""
 
     checks: tuple[tuple[str, Check], ...]
     names: frozenset[str]
-    required: tuple[str, ...]
-    # What ServerMessage.trusted fills: each field's name, default and shape, in order.
-    slots: tuple[tuple[str, Any, Shape | None], ...]
+    required: tuple[str, ...]  # in field order: the first missing one is named
+    required_names: frozenset[str]
 
 
 _SPECS: dict[type[Message], _Spec] = {}
@@ -422,15 +392,8 @@ def _spec(cls: type[Message]) -> _Spec:
             for field in dataclasses.fields(cls)
             if field.default is dataclasses.MISSING and field.default_factory is dataclasses.MISSING
         )
-        slots = tuple(
-            (
-                field.name,
-                _REQUIRED if field.default is dataclasses.MISSING else field.default,
-                _shape_of(check),
-            )
-            for field, (_, check) in zip(dataclasses.fields(cls), checks, strict=True)
-        )
-        spec = _SPECS[cls] = _Spec(tuple(checks), frozenset(n for n, _ in checks), required, slots)
+        names = frozenset(name for name, _ in checks)
+        spec = _SPECS[cls] = _Spec(tuple(checks), names, required, frozenset(required))
     return spec
 
 
@@ -503,31 +466,28 @@ class ServerMessage(Message):
     """A message the server sends to a client."""
 
     @classmethod
-    def trusted(cls, **fields: Any) -> Self:
-        """The message of ``fields`` without checking them: only for values the server made.
+    def trusted_wire(cls, **fields: Any) -> dict[str, Any]:
+        """The wire map of ``cls(**fields)``, made without checking the values.
 
-        For the messages of every move (``moved``, ``progress``, ``board``),
-        built from the engine's output and the server's own counters, which
-        are valid by construction: checking each of them again (every legal
-        move's text, every key of a view) cost more than encoding the frame.
-        The result is the same class, equal to ``cls(**fields)`` and encoded
-        to the same bytes, because values get the shapes the checks would give
-        them (arrays as tuples, numbers as floats, choices as enum members).
-        Nothing a peer sent may come through here: a value that would fail its
-        check goes out as it is. A missing or unknown field is still a
-        ``TypeError``, as for ``cls(**fields)``.
+        Only for values the server made: the messages of every move
+        (``moved``, ``progress``, ``board``) and of a race's start, built from
+        the engine's output and the server's own counters, valid by
+        construction. Checking them again and building a message object only
+        to turn it back into a map cost more than packing the frame. A peer
+        decodes the map to a message equal to ``cls(**fields)`` (enum members
+        are ``StrEnum``: msgpack packs them as their text). Nothing a peer
+        sent may come through here. A missing or unknown field is still a
+        ``TypeError``, as for ``cls(**fields)``; None values are left out.
         """
-        message = object.__new__(cls)
-        for name, default, shape in _spec(cls).slots:
-            value = fields.pop(name, default)
-            if value is _REQUIRED:
-                raise TypeError(f"{cls.__name__}.trusted() lacks the field {name!r}")
-            if shape is not None and value is not None:
-                value = shape(value)
-            object.__setattr__(message, name, value)
-        if fields:
-            raise TypeError(f"{cls.__name__} has no field {next(iter(fields))!r}")
-        return message
+        spec = _spec(cls)
+        if not spec.names >= fields.keys() >= spec.required_names:
+            unknown = sorted(fields.keys() - spec.names)
+            missing = sorted(spec.required_names - fields.keys())
+            raise TypeError(f"{cls.__name__}: unknown or missing field {(unknown or missing)[0]!r}")
+        wire = {"t": cls.t, **fields}
+        if None in fields.values():
+            return {name: value for name, value in wire.items() if value is not None}
+        return wire
 
 
 # ----------------------------------------------------------------------

@@ -226,7 +226,7 @@ class Connection:
             self._failed(message, error)
         else:
             assert result is not None
-            self.send(moved(self, message, result))
+            self.send_frame(moved(self, message, result))
         self._done(pending)
 
     def _done(self, _: asyncio.Future[Any]) -> None:
@@ -239,7 +239,9 @@ class Connection:
         except Exception as exc:
             self._failed(message, exc)
             return
-        if reply is not None:
+        if isinstance(reply, bytes):
+            self.send_frame(reply)
+        elif reply is not None:
             self.send(reply)
 
     def _failed(self, message: ClientMessage, exc: BaseException) -> None:

@@ -5,11 +5,11 @@ the race's spectating policy says; everyone sees lobby changes and results.
 Views in events were made by the engine's ``view``, so they never hold a
 face-down card; the seed travels only in the results. Since every event was
 written by this server, the messages of each move and of the start
-(``progress``, ``board``, ``race_started``) are built with
-:meth:`~protocol.messages.ServerMessage.trusted`, without checking again
-what the engine made. When Redis lost the
-race's latest events (:mod:`server.history`), each watcher tells its client
-with a ``rewound`` message and a fresh picture of the race.
+(``progress``, ``board``, ``race_started``) are encoded with
+:func:`~protocol.codec.encode_trusted`, without checking again what the
+engine made. When Redis lost the race's latest events (:mod:`server.history`),
+each watcher tells its client with a ``rewound`` message and a fresh picture
+of the race.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from redis.exceptions import RedisError
 
-from protocol.codec import encode
+from protocol.codec import encode, encode_trusted
 from protocol.messages import (
     Board,
     Countdown,
@@ -32,7 +32,6 @@ from protocol.messages import (
     RaceStarted,
     RaceState,
     Rewound,
-    ServerMessage,
     Spectating,
 )
 from server.exceptions import RequestRefused
@@ -54,14 +53,14 @@ LOBBY_EVENTS = frozenset({"joined", "left", "ready"})
 _FRAMES = "\0frames"
 
 
-def _shared_frame(event: dict[str, Any], kind: str, build: Callable[[], ServerMessage]) -> bytes:
-    """The frame of ``build()``, encoded by the first watcher to ask for it."""
+def _shared_frame(event: dict[str, Any], kind: str, build: Callable[[], bytes]) -> bytes:
+    """The frame ``build()`` encodes, encoded once: by the first watcher to ask for it."""
     frames: dict[str, bytes] | None = event.get(_FRAMES)
     if frames is None:
         frames = event[_FRAMES] = {}
     frame = frames.get(kind)
     if frame is None:
-        frame = frames[kind] = encode(build())
+        frame = frames[kind] = build()
     return frame
 
 
@@ -102,13 +101,15 @@ class RaceWatch:
                 _shared_frame(
                     event,
                     "results",
-                    lambda: RaceFinished(
-                        race=race,
-                        standings=event["standings"],
-                        seed=event["seed"],
-                        commitment=event["commitment"],
-                        deal_version=event["deal_version"],
-                        logs=event["logs"],
+                    lambda: encode(
+                        RaceFinished(
+                            race=race,
+                            standings=event["standings"],
+                            seed=event["seed"],
+                            commitment=event["commitment"],
+                            deal_version=event["deal_version"],
+                            logs=event["logs"],
+                        )
                     ),
                 )
             )
@@ -120,7 +121,8 @@ class RaceWatch:
         wait = event["started_at"] - time.time()
         if self.role == "racer":
             self.conn.send(Countdown(race=self.race, seconds=max(0, math.ceil(wait))))
-            started = RaceStarted.trusted(
+            started = encode_trusted(
+                RaceStarted,
                 race=self.race,
                 layout=event["layout"],
                 view=event["view"],
@@ -130,7 +132,7 @@ class RaceWatch:
                 started_at=event["started_at"],
                 ends_at=event["ends_at"],
             )
-            self._later(wait, encode(started))
+            self._later(wait, started)
         else:
             self._held = []
             self._spawn(self._send_spectating(n, wait))
@@ -145,8 +147,12 @@ class RaceWatch:
             _shared_frame(
                 event,
                 "progress",
-                lambda: Progress.trusted(
-                    race=self.race, player=event["player"], progress=event["progress"], event=n
+                lambda: encode_trusted(
+                    Progress,
+                    race=self.race,
+                    player=event["player"],
+                    progress=event["progress"],
+                    event=n,
                 ),
             )
         )
@@ -160,7 +166,8 @@ class RaceWatch:
         board = _shared_frame(
             event,
             "board",
-            lambda: Board.trusted(
+            lambda: encode_trusted(
+                Board,
                 race=self.race,
                 player=event["player"],
                 seq=event["seq"],

@@ -12,6 +12,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+from protocol.codec import encode_trusted
 from protocol.exceptions import ErrorCode
 from protocol.messages import (
     ClientMessage,
@@ -61,7 +62,9 @@ __all__ = ["HANDLERS", "move_now", "moved"]
 
 log = logging.getLogger(__name__)
 
-Handler = Callable[["Connection", Any], Awaitable[ServerMessage | None]]
+#: A handler's reply: a message, a frame already encoded, or nothing.
+Reply = ServerMessage | bytes | None
+Handler = Callable[["Connection", Any], Awaitable[Reply]]
 
 
 def _me(conn: Connection) -> str:
@@ -136,7 +139,7 @@ async def on_start_race(conn: Connection, msg: StartRace) -> ServerMessage:
     return RaceInfo(id=msg.id, race=await service.info(msg.race))
 
 
-async def on_move(conn: Connection, msg: SubmitMove) -> ServerMessage:
+async def on_move(conn: Connection, msg: SubmitMove) -> bytes:
     told = _acknowledged(conn, msg)
     try:
         result = await conn.node.service.move(
@@ -168,13 +171,14 @@ def _acknowledged(conn: Connection, msg: SubmitMove) -> int:
     return watch.acknowledged
 
 
-def moved(conn: Connection, msg: SubmitMove, result: MoveResult) -> ServerMessage:
-    """The reply to a stored move (the racer's watch learns it is acknowledged)."""
+def moved(conn: Connection, msg: SubmitMove, result: MoveResult) -> bytes:
+    """The frame of the reply to a stored move (the racer's watch learns it is acknowledged)."""
     watch = conn.watches.get(msg.race)
     if watch is not None:
         watch.acknowledged = max(watch.acknowledged, result.seq + 1)
-    # Every field is the engine's output or the checked request's: built unchecked.
-    return Moved.trusted(
+    # Every field is the engine's output or the checked request's: encoded unchecked.
+    return encode_trusted(
+        Moved,
         id=msg.id,
         race=msg.race,
         seq=result.seq,

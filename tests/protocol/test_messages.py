@@ -77,6 +77,7 @@ from protocol import (
     decode_client,
     decode_server,
     encode,
+    encode_trusted,
     server_from_wire,
 )
 
@@ -531,56 +532,41 @@ def as_decoded(message: Message) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("message", SERVER_SAMPLES, ids=sample_id)
-def test_trusted_equals_the_checked_message_and_encodes_alike(message: ServerMessage) -> None:
-    """trusted(**fields) is the same class, equal to cls(**fields), with identical bytes."""
+def test_a_trusted_frame_is_the_checked_message_s_frame(message: ServerMessage) -> None:
+    """encode_trusted(cls, **fields) is byte for byte encode(cls(**fields)), fields in order,
+    whether they are given as built or as decoded; it decodes to the same message."""
     cls = type(message)
     as_built = {field.name: getattr(message, field.name) for field in dataclasses.fields(cls)}
     for fields in (as_decoded(message), as_built):
-        trusted, checked = cls.trusted(**fields), cls(**fields)
-        assert type(trusted) is cls
-        assert trusted == checked == message
-        assert encode(trusted) == encode(checked) == encode(message)
-        assert trusted.to_wire() == checked.to_wire()
+        frame = encode_trusted(cls, **fields)
+        assert frame == encode(cls(**fields)) == encode(message)
+        assert decode_server(frame) == message
 
 
-def test_trusted_gives_values_the_shapes_the_checks_give() -> None:
-    """Arrays become tuples, whole numbers floats and choice text enum members, as when checked."""
-    started = {
-        "race": "r7", "layout": LAYOUT, "view": VIEW, "legal": ["w>f3", "deal"],
-        "commitment": DIGEST, "deal_version": 1, "started_at": 1_700_000_000, "ends_at": 7,
-    }  # fmt: skip
-    trusted, checked = RaceStarted.trusted(**started), RaceStarted(**started)
-    assert trusted == checked and encode(trusted) == encode(checked)
-    assert trusted.legal == ("w>f3", "deal") and type(trusted.started_at) is float
-    logs = {"p1": ["w>f3", "deal"], "p2": []}
-    finished = {
-        "race": "r7", "standings": [STANDING], "seed": 5, "commitment": DIGEST,
-        "deal_version": 1, "logs": logs,
-    }  # fmt: skip
-    assert RaceFinished.trusted(**finished).logs == {"p1": ("w>f3", "deal"), "p2": ()}
-    assert encode(RaceFinished.trusted(**finished)) == encode(RaceFinished(**finished))
-    error = {"code": "race_full", "message": "full"}
-    assert ErrorMessage.trusted(**error).code is ErrorCode.RACE_FULL
-    assert ErrorMessage.trusted(**error) == ErrorMessage(**error)
-    assert Rewound.trusted(race="r7", event=3) == Rewound(race="r7", event=3)
-    assert Board.trusted(race="r7", player="p2", seq=0, view=VIEW, event=1).move is None
+def test_a_trusted_frame_leaves_out_none_and_packs_choices_as_text() -> None:
+    board = encode_trusted(Board, race="r7", player="p2", seq=0, move=None, view=VIEW, event=1)
+    assert "move" not in msgpack.unpackb(board)
+    assert board == encode(Board(race="r7", player="p2", seq=0, view=VIEW, event=1))
+    error = encode_trusted(ErrorMessage, code=ErrorCode.RACE_FULL, message="full")
+    assert msgpack.unpackb(error)["code"] == "race_full"
+    assert decode_server(error) == ErrorMessage(code=ErrorCode.RACE_FULL, message="full")
 
 
-def test_trusted_refuses_missing_and_unknown_fields() -> None:
-    """trusted still insists on every required field and no other, as the constructor does."""
+def test_a_trusted_frame_refuses_missing_and_unknown_fields() -> None:
+    """encode_trusted still insists on every required field and no other, as a constructor does."""
     with pytest.raises(TypeError, match="'event'"):
-        Progress.trusted(race="r7", player="p2", progress=PROGRESS)
+        encode_trusted(Progress, race="r7", player="p2", progress=PROGRESS)
     with pytest.raises(TypeError, match="'colour'"):
-        Progress.trusted(race="r7", player="p2", progress=PROGRESS, event=1, colour="red")
+        encode_trusted(Progress, race="r7", player="p2", progress=PROGRESS, event=1, colour="red")
 
 
-def test_trusted_is_for_server_messages_only_and_decoding_always_checks() -> None:
-    """No client message can be built unchecked, and both decoders check every field."""
-    assert not hasattr(SubmitMove, "trusted") and not hasattr(ClientMessage, "trusted")
-    unchecked = Progress.trusted(race="r7", player="p2", progress=PROGRESS, event=-1)
-    assert unchecked.event == -1  # the caller vouches for its values; nothing is checked
+def test_trusted_frames_are_for_server_messages_only_and_decoding_always_checks() -> None:
+    """No client message can be encoded unchecked, and both decoders check every field."""
+    assert not hasattr(SubmitMove, "trusted_wire") and not hasattr(ClientMessage, "trusted_wire")
+    unchecked = encode_trusted(Progress, race="r7", player="p2", progress=PROGRESS, event=-1)
+    assert msgpack.unpackb(unchecked)["event"] == -1  # the caller vouches; nothing is checked
     with pytest.raises(InvalidField) as info:
-        decode_server(encode(unchecked))
+        decode_server(unchecked)
     assert info.value.field == "event"
     move = msgpack.packb({"t": "move", "race": "r7", "seq": -1, "move": "deal"})
     with pytest.raises(InvalidField) as info:
