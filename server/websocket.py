@@ -15,6 +15,7 @@ pauses reading (:meth:`PushConnection.hold`) while such work piles up.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 
 from websockets.asyncio.server import ServerConnection
@@ -37,18 +38,34 @@ class PushConnection(ServerConnection):
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        # Few attributes, made when needed: every idle connection carries them.
         self._sink: Sink | None = None
-        self._early: list[bytes | str] = []
-        self._fragments: list[bytes] = []
-        self._text = False
+        self._early: list[bytes | str] | None = None  # before attach
+        self._fragments: tuple[bool, list[bytes]] | None = None  # (text?, parts so far)
         self._held = False
 
     def attach(self, sink: Sink) -> None:
         """Send every message, from now and from before, to ``sink``."""
         self._sink = sink
-        early, self._early = self._early, []
+        early, self._early = self._early or [], None
         for message in early:
             sink(message)
+
+    def lost(self) -> asyncio.Future[None]:
+        """A future done once the TCP connection is gone: ``wait_closed`` made lighter.
+
+        ``wait_closed`` shields websockets' own future from the waiter's
+        cancellation, which cost 1.4 KiB for every idle connection. A future
+        of our own is as safe to cancel and costs one future.
+        """
+        lost: asyncio.Future[None] = self.loop.create_future()
+
+        def tell(_: object) -> None:
+            if not lost.done():
+                lost.set_result(None)
+
+        self.connection_lost_waiter.add_done_callback(tell)
+        return lost
 
     def hold(self, held: bool) -> None:
         """Stop (True) or restart (False) reading from the socket: flow control for the sink."""
@@ -69,16 +86,16 @@ class PushConnection(ServerConnection):
             self._deliver(bytes(event.data))  # the usual case: one frame, one message
             return
         if opcode is BINARY or opcode is TEXT:
-            self._text = opcode is TEXT
-            self._fragments = [bytes(event.data)]
-        elif opcode is CONT:
-            self._fragments.append(bytes(event.data))
+            self._fragments = (opcode is TEXT, [bytes(event.data)])
+        elif opcode is CONT and self._fragments is not None:
+            self._fragments[1].append(bytes(event.data))
         else:
             super().process_event(event)  # pongs acknowledge keepalive pings
             return
         if event.fin:
-            self._deliver(b"".join(self._fragments), text=self._text)
-            self._fragments = []
+            text, parts = self._fragments
+            self._fragments = None
+            self._deliver(b"".join(parts), text=text)
 
     def _deliver(self, data: bytes, *, text: bool = False) -> None:
         message: bytes | str = data
@@ -90,6 +107,6 @@ class PushConnection(ServerConnection):
                 self.send_data()
                 return
         if self._sink is None:
-            self._early.append(message)
+            self._early = [*(self._early or ()), message]
         else:
             self._sink(message)
