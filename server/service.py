@@ -456,29 +456,28 @@ class RaceService:
 
         def answered(done: asyncio.Future[list[Any]]) -> None:
             self.own_events.done_storing(payload)
-            if result.cancelled():
-                return
             if done.cancelled():
                 result.cancel()
                 return
-            error = done.exception()
-            if error is not None:
-                result.set_exception(error)
-                return
-            outcome, number, left = done.result()
-            if outcome == "bad_sequence":
-                result.set_result(None)
-                return
-            if outcome != "ok":
-                result.set_exception(_refuse(str(outcome)))
-                return
-            self._remember((race, player), (seq + 1, new_version, after))
-            self.own_events.stored(race, number, event, payload)
-            if left == 0:
-                self.close_soon(race)
-            result.set_result(
-                MoveResult(seq, text, view, game.legal_moves(after).texts(), progress)
-            )
+            reply: MoveResult | BaseException | None = done.exception()
+            if reply is None:
+                outcome, number, left = done.result()
+                if outcome == "ok":
+                    # Stored: this node's cache and watchers learn it, whoever still waits.
+                    self._remember((race, player), (seq + 1, new_version, after))
+                    self.own_events.stored(race, number, event, payload)
+                    if left == 0:
+                        self.close_soon(race)
+                    legal = game.legal_moves(after).texts()
+                    reply = MoveResult(seq, text, view, legal, progress)
+                else:
+                    reply = None if outcome == "bad_sequence" else _refuse(str(outcome))
+            if result.done():
+                return  # its waiter was cancelled
+            if isinstance(reply, BaseException):
+                result.set_exception(reply)
+            else:
+                result.set_result(reply)
 
         committed.add_done_callback(answered)
         return result

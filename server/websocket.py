@@ -106,7 +106,9 @@ class PushConnection(ServerConnection):
                 self.protocol.fail(CloseCode.INVALID_DATA, "invalid UTF-8 in a text message")
                 self.send_data()
                 return
-        if self._sink is None:
-            self._early = [*(self._early or ()), message]
-        else:
+        if self._sink is not None:
             self._sink(message)
+        elif self._early is None:
+            self._early = [message]
+        else:
+            self._early.append(message)

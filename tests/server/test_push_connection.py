@@ -38,6 +38,7 @@ from protocol.version import PROTOCOL_VERSION
 from server.service import RaceService
 from server.websocket import PushConnection
 from tests.server.conftest import TIMEOUT, Clients, NodeFactory
+from tests.server.faults import start_race
 
 CLOSE_INVALID_DATA = 1007
 
@@ -198,14 +199,7 @@ async def test_a_move_on_a_node_behind_is_answered_as_the_resend_it_is(
         on_a = await clients.hello(a, "Ann")
         assert on_a.welcome is not None
         on_b = await clients.hello(b, "Ann", token=on_a.welcome.token)
-        created = await on_a.request(
-            CreateRace(
-                variant="contradance", max_players=1, time_limit=600, spectate=SpectatePolicy.LIVE
-            ),
-            RaceInfo,
-        )
-        race = created.race["id"]
-        await on_a.request(StartRace(race=race), RaceInfo)
+        race = await start_race(on_a)
         started = await on_a.next(RaceStarted)
         first = await on_b.request(SubmitMove(race=race, seq=0, move=started.legal[0]), Moved)
         second = await on_a.request(SubmitMove(race=race, seq=1, move=first.legal[0]), Moved)
