@@ -36,9 +36,10 @@ from protocol.messages import (
 )
 from protocol.version import PROTOCOL_VERSION
 from server.service import RaceService
+from server.settings import Timeouts
 from server.websocket import PushConnection
-from tests.server.conftest import TIMEOUT, Clients, NodeFactory
-from tests.server.faults import start_race
+from tests.server.conftest import NODES, TIMEOUT, Clients, NodeFactory
+from tests.server.faults import eventually, start_race
 
 CLOSE_INVALID_DATA = 1007
 
@@ -209,3 +210,29 @@ async def test_a_move_on_a_node_behind_is_answered_as_the_resend_it_is(
     assert (again.seq, again.move, again.view, again.legal) == (
         second.seq, second.move, second.view, second.legal,
     )  # fmt: skip
+
+
+async def test_keepalive_pongs_still_reach_websockets_and_a_silent_peer_is_dropped(
+    make_node: NodeFactory,
+) -> None:
+    """Pongs go past the message callback to websockets' keepalive, which drops a peer
+    that stops answering pings."""
+    quick = Timeouts(countdown=0.0, ping_interval=0.05, ping_timeout=0.2)
+    async with make_node(timeouts=quick) as url:
+        node = NODES[url]
+        async with (
+            connect(url, compression=None) as answering,
+            connect(url, compression=None) as mute,
+        ):
+            for websocket, name in ((answering, "Ann"), (mute, "Mo")):
+                await websocket.send(encode(Hello(id=1, v=PROTOCOL_VERSION, name=name)))
+                assert isinstance(await _read(websocket), Welcome)
+            (server_side,) = [c for c in node.connections if c.name == "Ann"]
+            await eventually(lambda: server_side.ws.latency > 0, "a pong acknowledged a ping")
+            mute.transport.pause_reading()  # it no longer sees pings, so it answers none
+            await eventually(
+                lambda: [c.name for c in node.connections] == ["Ann"], "the mute peer dropped"
+            )
+            mute.transport.resume_reading()  # it learns it was dropped
+            await _send_all(answering, Ping(id=2))
+            assert await _answers(answering, 1) == [Pong(id=2)]
