@@ -14,7 +14,11 @@ from typing import Any
 
 import pytest
 from websockets.asyncio.client import ClientConnection, connect
+from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
+from websockets.frames import BINARY, CONT, TEXT, Frame
+from websockets.http11 import Request
+from websockets.server import ServerProtocol
 
 from protocol.codec import decode_server, encode
 from protocol.exceptions import ErrorCode
@@ -236,3 +240,17 @@ async def test_keepalive_pongs_still_reach_websockets_and_a_silent_peer_is_dropp
             mute.transport.resume_reading()  # it learns it was dropped
             await _send_all(answering, Ping(id=2))
             assert await _answers(answering, 1) == [Pong(id=2)]
+
+
+async def test_messages_parsed_before_the_handler_attaches_are_handed_over_in_order() -> None:
+    """A message can be parsed between the handshake and the handler's start: it is kept."""
+    conn = PushConnection(ServerProtocol(), server=None)  # type: ignore[arg-type]
+    conn.request = Request("/", Headers())  # the handshake is done
+    conn.process_event(Frame(BINARY, b"early"))
+    conn.process_event(Frame(TEXT, b"fra", fin=False))
+    conn.process_event(Frame(CONT, b"gmented"))
+    got: list[bytes | str] = []
+    conn.attach(got.append)
+    assert got == [b"early", "fragmented"]
+    conn.process_event(Frame(BINARY, b"late"))
+    assert got == [b"early", "fragmented", b"late"]
