@@ -6,11 +6,8 @@ play fast (``bot_speed``) so that a whole race fits in a few seconds.
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
 from typing import Any
 
-from textual.pilot import Pilot
 from textual.widgets import DataTable, Input
 
 from client.app import BallroomApp, clean_name
@@ -38,19 +35,9 @@ from protocol.messages import (
     SubmitMove,
 )
 from server.engine import find_variant
-from tests.client.test_render import screen_text
-from tests.server.conftest import TIMEOUT
+from tests.client.screen import on_screen, until
 
 NOWHERE = "ws://127.0.0.1:9/"  # nothing listens here
-
-
-async def until(pilot: Pilot[Any], check: Callable[[], object], what: str) -> None:
-    """Let the app run until ``check()`` holds; fail after the test timeout."""
-    deadline = time.monotonic() + TIMEOUT
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting until {what}")
-        await pilot.pause(0.01)
 
 
 def _other(record: Any, me: str | None) -> str:
@@ -137,7 +124,7 @@ async def test_practice_race_against_a_bot_played_with_keys(node: str) -> None:
             return int(game.record.progress.get(bot, {}).get("moves", 0))
 
         await until(pilot, lambda: bot_moves() > 0, "the bot's progress shows")
-        assert "Bot" in screen_text(app)
+        await on_screen(pilot, "Bot")
 
         # An illegal attempt: the server's reason shows, and nothing changes.
         view, seq = game.view, game.seq
@@ -164,9 +151,7 @@ async def test_practice_race_against_a_bot_played_with_keys(node: str) -> None:
 
         await pilot.press("x", "x")  # resign, and wait for the bot to finish
         await until(pilot, lambda: isinstance(app.screen, ResultsScreen), "the results show")
-        shown = screen_text(app)
-        assert "Ann (you)" in shown and "Bot" in shown and "resigned" in shown
-        assert "✓ verified" in shown
+        await on_screen(pilot, "Ann (you)", "Bot", "resigned", "✓ verified")
 
         await pilot.press("r")
         replay = app.screen
@@ -219,20 +204,19 @@ async def test_spectating_a_race_then_replaying_it(node: str) -> None:
             lambda: all(3 in watch.record.views.get(p, {}) for p in players),
             "every move's board arrives",
         )
-        assert "Host" in screen_text(app)
+        await on_screen(pilot, "Host")
         await pilot.press("tab")
-        assert "Guest" in screen_text(app)
+        await on_screen(pilot, "Guest")
         await pilot.resize_terminal(120, 40)  # room for both boards side by side
         await pilot.pause()
-        shown = screen_text(app)
-        assert "Host" in shown and "Guest" in shown
+        await on_screen(pilot, "Host", "Guest")
 
         await host.request(Resign(race=race), RaceInfo)
         await guest.request(Resign(race=race), RaceInfo)
         await until(pilot, lambda: watch.record.finished is not None, "the race ends")
         await pilot.press("enter")
         assert isinstance(app.screen, ResultsScreen)
-        assert "✓ verified" in screen_text(app)
+        await on_screen(pilot, "✓ verified")
         await pilot.press("r")
         replay = app.screen
         assert isinstance(replay, ReplayScreen)
@@ -326,7 +310,7 @@ async def test_create_dialog_makes_the_race_it_describes(node: str) -> None:
         room = app.screen
         assert room.info["variant"] == "royal-cotillion"
         assert room.info["deal"] == 42 and room.info["max_players"] == 1
-        assert "#42" in screen_text(app)
+        await on_screen(pilot, "#42")
         await pilot.press("s")  # the host starts a one-racer race at once
         await until(pilot, lambda: isinstance(app.screen, GameScreen), "the race starts")
         assert find_variant("royal-cotillion").layout == Layout.from_data(

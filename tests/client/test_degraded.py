@@ -6,7 +6,7 @@ from client.app import BallroomApp
 from client.net import LinkState
 from client.widgets.status import TopBar
 from server.embedded import EmbeddedRedis
-from tests.client.test_app import until
+from tests.client.screen import until
 from tests.server.faults import own_redis, restart, serve
 
 __all__ = ["own_redis"]

@@ -7,7 +7,6 @@ a deliberate change to the drawing.
 
 from __future__ import annotations
 
-import io
 import time
 from typing import Any
 
@@ -31,19 +30,10 @@ from client.widgets.board import (
 from protocol.messages import RaceStarted
 from server.engine import VARIANTS, find_variant
 from tests.client.make_golden import GOLDEN_DIR, golden_text, positions, terminal_for
+from tests.client.screen import on_screen
 
 #: A URL nothing listens on: these tests need no server.
 NOWHERE = "ws://127.0.0.1:9/"
-
-
-def screen_text(app: BallroomApp[Any] | Any) -> str:
-    """What the terminal shows, as plain text (Textual's screenshot path, without the SVG)."""
-    width, height = app.size
-    console = Console(
-        width=width, height=height, file=io.StringIO(), record=True, color_system=None
-    )
-    console.print(app.screen._compositor.render_update(full=True))
-    return console.export_text()
 
 
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
@@ -154,11 +144,10 @@ async def test_game_screen_shows_the_board_it_is_given() -> None:
         board = screen.query_one(BoardView)
         drawing = board.drawing()
         assert drawing is not None
-        shown = screen_text(app).splitlines()
+        shown = (await on_screen(pilot, "Quadrille · race TEST", "Racers")).splitlines()
         for y, line in enumerate(drawing.lines):
             assert shown[board.region.y + y].startswith(line.plain.rstrip())
         assert "Quadrille · race TEST" in shown[0]
-        assert "Racers" in screen_text(app)
 
 
 async def test_too_small_terminal_says_what_it_needs() -> None:
@@ -166,12 +155,10 @@ async def test_too_small_terminal_says_what_it_needs() -> None:
     app = BallroomApp(NOWHERE, "Ann")
     async with app.run_test(size=(100, 30)) as pilot:
         await _show_game(pilot, "royal-cotillion")
-        assert "Terminal too small" in screen_text(app)
-        assert "need 108×" in screen_text(app)
+        await on_screen(pilot, "Terminal too small", "need 108×")
         await pilot.resize_terminal(120, 40)
         await pilot.pause()
-        assert "Terminal too small" not in screen_text(app)
-        assert "f1 A♣ +2" in screen_text(app)
+        assert "Terminal too small" not in await on_screen(pilot, "f1 A♣ +2")
 
 
 async def test_keys_highlight_legal_moves_offline() -> None:

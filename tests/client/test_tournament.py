@@ -42,8 +42,8 @@ from protocol.messages import (
 )
 from server.settings import Timeouts
 from tests.client.make_golden import GOLDEN_DIR
-from tests.client.test_app import NOWHERE, until
-from tests.client.test_render import screen_text
+from tests.client.screen import on_screen, until
+from tests.client.test_app import NOWHERE
 from tests.client.tournament_docs import golden_texts, knockout_doc, rounds_doc
 from tests.server.conftest import TIMEOUT, NodeFactory
 
@@ -115,27 +115,25 @@ async def test_tournament_screen_fits_80_by_24() -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await app.push_screen(TournamentScreen("T1", knockout_doc()))
         await pilot.pause()
-        shown = screen_text(app)
-        for line in (
+        await on_screen(
+            pilot,
             "running · round 2 of 3 (semi-finals), game 1 · Quadrille",
             "✓ Dan        2–1   Eve",
             "✓ Cat        1–0 ✗ Fay forfeit",
             "Ann v Dan",
             "Fay",
             "removed",
-        ):
-            assert line in shown, line
+        )
         await pilot.press("t")
-        shown = screen_text(app)
-        assert "Reached" in shown and "Dan" in shown and "✓ Dan" not in shown
+        shown = await on_screen(pilot, "Reached", "Dan")
+        assert "✓ Dan" not in shown
         await app.push_screen(TournamentScreen("T2", rounds_doc(finished=True)))
         await pilot.pause()
-        shown = screen_text(app)
-        assert "finished · ★ winner Ann (10 points)" in shown
+        shown = await on_screen(pilot, "finished · ★ winner Ann (10 points)")
         assert re.search(r"1\s+Ann\s+10\s+149\s+620\.0s", shown)
         await pilot.resize_terminal(50, 12)
         await pilot.pause()
-        assert "Terminal too small" in screen_text(app)
+        await on_screen(pilot, "Terminal too small")
 
 
 def test_record_checks_prove_each_commitment() -> None:
@@ -213,10 +211,10 @@ async def test_host_runs_a_tournament_of_bots_from_the_ui(
                 spectate=SpectatePolicy.LIVE,
                 delay="0",
             )
-            await until(pilot, lambda: "open · 0 entrants" in screen_text(app), "it is open")
+            await on_screen(pilot, "open · 0 entrants")
             await pilot.press(*"b" * bots)
             await until(pilot, lambda: _entrants(screen) == bots, "the bots are in")
-            await until(pilot, lambda: "Bot 1" in screen_text(app), "the bots are listed")
+            await on_screen(pilot, "Bot 1")
             await pilot.press("s")
             await until(
                 pilot,
@@ -226,11 +224,7 @@ async def test_host_runs_a_tournament_of_bots_from_the_ui(
                 ),
                 "the tournament ends and its record comes",
             )
-            await until(
-                pilot,
-                lambda: "✓ verified: all" in (shown := screen_text(app)) and headline in shown,
-                "the record is checked and shown",
-            )
+            await on_screen(pilot, "✓ verified: all", headline)
             final = app.screen
             assert isinstance(final, TournamentResultsScreen)
             doc = final.doc
@@ -242,14 +236,7 @@ async def test_host_runs_a_tournament_of_bots_from_the_ui(
             assert doc["stages"][-1]["round"] == 2
             await pilot.press("escape")
             assert app.screen is screen
-            await until(
-                pilot,
-                lambda: (
-                    f"finished · {headline}" in (shown := screen_text(app))
-                    and "You host it." in shown
-                ),
-                "the tournament screen shows the end",
-            )
+            await on_screen(pilot, f"finished · {headline}", "You host it.")
             await pilot.press("escape")
             await until(pilot, lambda: len(app.screen_stack) == 1, "back in the lobby")
             assert app.link.tournament is None
@@ -302,24 +289,16 @@ async def test_an_entrant_is_taken_to_each_race_and_back(make_node: NodeFactory)
                     races.append(game.race)
                     title = f"Friday dance · round {round_number} of 2, table 1"
                     assert game.record.called == title
-                    await until(pilot, lambda: title in screen_text(app), "the game shows")  # noqa: B023
+                    await on_screen(pilot, title)
                     await pilot.press("x", "x")  # resign; the race ends once the bot is done
                     # With no break the next round may replace the results at once.
                     await until(pilot, lambda: races[-1] in screen.games_over, "the race ends")
                 await until(pilot, lambda: isinstance(app.screen, ResultsScreen), "last results")
-                back = "Esc returns to the tournament"
-                await until(pilot, lambda: back in screen_text(app), "the way back")
+                await on_screen(pilot, "Esc returns to the tournament")
                 await until(pilot, lambda: screen.doc.get("status") == "finished", "the end")
                 await pilot.press("escape")
                 assert app.screen is screen
-                await until(
-                    pilot,
-                    lambda: (
-                        "You placed 2 of 2." in (shown := screen_text(app))
-                        and "finished · ★ winner Bot" in shown
-                    ),
-                    "the tournament screen shows the end",
-                )
+                await on_screen(pilot, "You placed 2 of 2.", "finished · ★ winner Bot")
                 await pilot.press("v")
                 await until(
                     pilot,
@@ -329,7 +308,7 @@ async def test_an_entrant_is_taken_to_each_race_and_back(make_node: NodeFactory)
                     ),
                     "the final results",
                 )
-                await until(pilot, lambda: "✓ one deal per round" in screen_text(app), "checked")
+                await on_screen(pilot, "✓ one deal per round")
             final = await asyncio.wait_for(running, TIMEOUT)
             assert final["status"] == "finished"
         finally:
@@ -385,7 +364,6 @@ async def test_host_removes_an_entrant_and_the_tournament_is_watched_again_after
             await pilot.press("y")
             await until(pilot, lambda: status() == "cancelled", "cancelled")
             # The screen draws the change on its next refresh, not with the document.
-            cancelled = "cancelled during round 1 of 3"
-            await until(pilot, lambda: cancelled in screen_text(app), "the screen says so")
+            await on_screen(pilot, "cancelled during round 1 of 3")
         for guest in guests:
             await guest.close()
