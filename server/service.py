@@ -74,6 +74,34 @@ def _applied(game: Game, state: State, move: Move) -> State:
         raise RequestRefused(ErrorCode.ILLEGAL_MOVE, str(exc)) from None
 
 
+def _public_info(
+    race: str, meta: dict[str, str], players: dict[str, str], now: float
+) -> dict[str, Any]:
+    """A race's ``info`` from its meta and players hashes: never the seed before the results."""
+    started_at, ends_at = meta.get("started_at"), meta.get("ends_at")
+    phase = phase_at(meta["status"], now, float(started_at or 0), float(ends_at or 0))
+    return {
+        "id": race,
+        "code": meta["code"],
+        "variant": meta["variant"],
+        "host": meta["host"],
+        "players": list(players),
+        "names": players,
+        "ready": [p for p in players if meta.get(f"ready:{p}")],
+        "phase": phase.value,
+        "max_players": int(meta["max_players"]),
+        "time_limit": int(meta["time_limit"]),
+        "spectate": meta["spectate"],
+        "delay": int(meta["delay"] or 0),
+        "deal": int(meta["deal"]) if meta["deal"] else None,
+        "commitment": commitment(
+            meta["variant"], int(meta["deal_version"]), int(meta["seed"]), race
+        ),
+        "started_at": float(started_at) if started_at else None,
+        "ends_at": float(ends_at) if ends_at else None,
+    }
+
+
 @dataclass(frozen=True, slots=True)
 class StartedRace:
     """The settings of a started race, fixed for its whole life: safe to cache."""
@@ -187,44 +215,22 @@ class RaceService:
 
     async def info(self, race: str) -> dict[str, Any]:
         """What anyone may know about a race: never the seed before the results."""
-        meta = await self.store.meta(race)
+        [(meta, players)] = await self.store.metas_and_players([race])
         if not meta:
             raise RequestRefused(ErrorCode.NOT_FOUND, f"no race {race!r}")
-        players = await self.store.players(race)
-        now = time.time()
-        phase = phase_at(
-            meta["status"], now, float(meta.get("started_at") or 0), float(meta.get("ends_at") or 0)
-        )
-        return {
-            "id": race,
-            "code": meta["code"],
-            "variant": meta["variant"],
-            "host": meta["host"],
-            "players": list(players),
-            "names": players,
-            "ready": [p for p in players if meta.get(f"ready:{p}")],
-            "phase": phase.value,
-            "max_players": int(meta["max_players"]),
-            "time_limit": int(meta["time_limit"]),
-            "spectate": meta["spectate"],
-            "delay": int(meta["delay"] or 0),
-            "deal": int(meta["deal"]) if meta["deal"] else None,
-            "commitment": commitment(
-                meta["variant"], int(meta["deal_version"]), int(meta["seed"]), race
-            ),
-            "started_at": float(meta["started_at"]) if meta.get("started_at") else None,
-            "ends_at": float(meta["ends_at"]) if meta.get("ends_at") else None,
-        }
+        return _public_info(race, meta, players, time.time())
 
     async def listed_races(self) -> list[dict[str, Any]]:
         """Races open to join, then races under way (to spectate)."""
-        races = []
-        for race in [*await self.store.open_races(), *await self.store.live_races()]:
-            try:
-                races.append(await self.info(race))
-            except RequestRefused:
-                continue  # closed between the two reads
-        return races
+        races = [*await self.store.open_races(), *await self.store.live_races()]
+        now = time.time()
+        return [
+            _public_info(race, meta, players, now)
+            for race, (meta, players) in zip(
+                races, await self.store.metas_and_players(races), strict=True
+            )
+            if meta  # else closed between the two reads
+        ]
 
     async def join(self, player: str, name: str, race: str) -> None:
         status, _ = await self.store.join(

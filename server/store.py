@@ -17,6 +17,7 @@ import asyncio
 import logging
 import secrets
 import time
+from collections.abc import Sequence
 from importlib import resources
 from typing import Any, NamedTuple
 
@@ -67,6 +68,15 @@ def _script(name: str) -> str:
 
 def unpack(data: bytes) -> Any:
     return msgpack.unpackb(data, raw=False, strict_map_key=False)
+
+
+def _meta(raw: dict[Any, Any]) -> dict[str, str]:
+    """A race's meta hash as text, without the packed fields (results, held results)."""
+    return {_text(k): _text(v) for k, v in raw.items() if k not in _PACKED_META}
+
+
+def _texts(raw: dict[Any, Any]) -> dict[str, str]:
+    return {_text(k): _text(v) for k, v in raw.items()}
 
 
 def _text(value: Any) -> str:
@@ -278,12 +288,25 @@ class Store:
         return _optional_text(await self.redis.get(keys.race_code(code.upper())))
 
     async def meta(self, race: str) -> dict[str, str]:
-        raw = await self.redis.hgetall(keys.race_meta(race))
-        return {_text(k): _text(v) for k, v in raw.items() if k not in _PACKED_META}
+        return _meta(await self.redis.hgetall(keys.race_meta(race)))
 
     async def players(self, race: str) -> dict[str, str]:
-        raw = await self.redis.hgetall(keys.race_players(race))
-        return {_text(k): _text(v) for k, v in raw.items()}
+        return _texts(await self.redis.hgetall(keys.race_players(race)))
+
+    async def metas_and_players(
+        self, races: Sequence[str]
+    ) -> list[tuple[dict[str, str], dict[str, str]]]:
+        """Each race's meta and players (both empty for a race gone), in one round trip.
+
+        A lobby lists up to a hundred races; one round trip per hash made a
+        listing two hundred of them.
+        """
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for race in races:
+                pipe.hgetall(keys.race_meta(race))
+                pipe.hgetall(keys.race_players(race))
+            replies = await pipe.execute()
+        return [(_meta(replies[i]), _texts(replies[i + 1])) for i in range(0, len(replies), 2)]
 
     async def open_races(self, limit: int = 50) -> list[str]:
         """Races that can be joined, oldest first."""

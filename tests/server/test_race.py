@@ -12,16 +12,19 @@ from protocol.messages import (
     CreateRace,
     GetReplay,
     JoinRace,
+    ListRaces,
     Moved,
     Progress,
     RaceFinished,
     RaceInfo,
+    Races,
     RaceStarted,
     Replay,
     Resign,
     StartRace,
     SubmitMove,
 )
+from server import keys
 from server.engine import find_variant
 from server.races import commitment
 from server.settings import Limits
@@ -185,3 +188,29 @@ def test_progress_keys_are_what_the_engine_reports() -> None:
     state = game.deal(1)
     assert set(PROGRESS_KEYS) == set(game.progress(state))
     assert {key: game.view(state)[key] for key in PROGRESS_KEYS} == game.progress(state)
+
+
+async def test_the_lobby_lists_open_then_live_races_and_skips_one_gone(
+    node: str, store: Store
+) -> None:
+    """Open races come first, then races under way; a race whose hash vanished between
+    the index read and the hash reads is left out, not an error."""
+    host = await ClientSession.connect(node, "Host")
+    ids = []
+    for _ in range(3):
+        created = await host.request(
+            CreateRace(variant="gavotte", max_players=2, time_limit=60, spectate="live"),
+            RaceInfo,
+        )
+        ids.append(created.race["id"])
+    live, open_race, gone = ids
+    await host.request(StartRace(race=live), RaceInfo)
+    await store.redis.delete(keys.race_meta(gone))
+    listed = await host.request(ListRaces(), Races)
+    mine = [race for race in listed.races if race["id"] in ids]
+    assert [(race["id"], race["phase"]) for race in mine] == [
+        (open_race, "open"),
+        (live, "running"),
+    ]
+    assert mine[0]["players"] == [host.player] and mine[0]["names"] == {host.player: "Host"}
+    await host.close()
