@@ -18,7 +18,7 @@ import asyncio
 import logging
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 from redis.exceptions import RedisError
@@ -51,6 +51,9 @@ LOBBY_EVENTS = frozenset({"joined", "left", "ready"})
 #: the same for all of them (a racer's progress, a board, the results) is
 #: encoded once per event, not once per watcher.
 _FRAMES = "\0frames"
+#: Key under which a lobby event caches the read of the race's info, shared
+#: the same way: one read of Redis per lobby event and node, not per watcher.
+_INFO = "\0info"
 
 
 def _shared_frame(event: dict[str, Any], kind: str, build: Callable[[], bytes]) -> bytes:
@@ -62,6 +65,16 @@ def _shared_frame(event: dict[str, Any], kind: str, build: Callable[[], bytes]) 
     if frame is None:
         frame = frames[kind] = build()
     return frame
+
+
+def _shared_info(
+    event: dict[str, Any], read: Callable[[], Coroutine[Any, Any, dict[str, Any]]]
+) -> Awaitable[dict[str, Any]]:
+    """The race's info after a lobby event, read once: by the first watcher to ask for it."""
+    info: asyncio.Task[dict[str, Any]] | None = event.get(_INFO)
+    if info is None:
+        info = event[_INFO] = asyncio.get_running_loop().create_task(read())
+    return info
 
 
 class RaceWatch:
@@ -78,6 +91,7 @@ class RaceWatch:
         self.acknowledged = 0
         #: Bumped at each rewind, so that boards held back from before it are dropped.
         self.generation = 0
+        self._tasks: set[asyncio.Task[None]] = set()
         # Boards held back while the opening boards pushed at the start are
         # read, so that no board reaches a spectator before them.
         self._held: list[tuple[int, bytes]] | None = None
@@ -89,7 +103,8 @@ class RaceWatch:
     def deliver(self, race: str, n: int, event: dict[str, Any]) -> None:
         kind = event["k"]
         if kind in LOBBY_EVENTS:
-            self._spawn(self._send_race_state())
+            info = _shared_info(event, lambda: self.conn.node.service.info(race))
+            self._spawn(self._send_race_state(info))
         elif kind == "starting":
             self._starting(n, event)
         elif kind == "move":
@@ -208,7 +223,9 @@ class RaceWatch:
         self._spawn(self.conn.unwatch(self.race, self))
 
     def _spawn(self, work: Any) -> None:
-        asyncio.get_running_loop().create_task(self._guarded(work))
+        task = asyncio.get_running_loop().create_task(self._guarded(work))
+        self._tasks.add(task)  # the loop keeps only a weak reference to a task
+        task.add_done_callback(self._tasks.discard)
 
     async def _guarded(self, work: Any) -> None:
         try:
@@ -245,8 +262,10 @@ class RaceWatch:
         self._spawn(self._send_race_state())
         return int(now["event"])
 
-    async def _send_race_state(self) -> None:
-        self.conn.send(RaceState(race=await self.conn.node.service.info(self.race)))
+    async def _send_race_state(self, info: Awaitable[dict[str, Any]] | None = None) -> None:
+        """Send the race's info: read now, or the read shared by this event's watchers."""
+        race = await (self.conn.node.service.info(self.race) if info is None else info)
+        self.conn.send(RaceState(race=race))
 
     async def _send_spectating(self, n: int, wait: float) -> None:
         """Push the opening boards, then the boards held meanwhile that they lack."""

@@ -173,6 +173,7 @@ class RaceService:
         #: (race, player) -> (seq, board version, state)
         self._boards: OrderedDict[tuple[str, str], tuple[int, str, State]] = OrderedDict()
         self._closing: set[str] = set()
+        self._closers: set[asyncio.Task[None]] = set()
         # Board versions: unique across nodes (random prefix) and moves (counter).
         self._version_prefix = secrets.token_hex(6)
         self._versions = itertools.count(1)
@@ -566,7 +567,9 @@ class RaceService:
     def close_soon(self, race: str) -> None:
         if race not in self._closing:
             self._closing.add(race)
-            asyncio.get_running_loop().create_task(self._close(race))
+            task = asyncio.get_running_loop().create_task(self._close(race))
+            self._closers.add(task)  # the loop keeps only a weak reference to a task
+            task.add_done_callback(self._closers.discard)
 
     async def _close(self, race: str) -> None:
         try:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import pytest
 
@@ -19,6 +20,7 @@ from protocol.messages import (
     RaceInfo,
     Races,
     RaceStarted,
+    RaceState,
     Replay,
     Resign,
     StartRace,
@@ -27,6 +29,7 @@ from protocol.messages import (
 from server import keys
 from server.engine import find_variant
 from server.races import commitment
+from server.service import RaceService
 from server.settings import Limits
 from server.store import Store
 from tests.server.conftest import NodeFactory
@@ -214,3 +217,35 @@ async def test_the_lobby_lists_open_then_live_races_and_skips_one_gone(
     ]
     assert mine[0]["players"] == [host.player] and mine[0]["names"] == {host.player: "Host"}
     await host.close()
+
+
+async def test_a_lobby_event_is_read_once_for_all_its_watchers_on_a_node(
+    node: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Everyone in the lobby gets the new race state, from one read of the race per node."""
+    sessions = [await ClientSession.connect(node, name) for name in ("Ann", "Bo", "Cy", "Di")]
+    host, *guests = sessions
+    created = await host.request(
+        CreateRace(variant="gavotte", max_players=4, time_limit=60, spectate="live"), RaceInfo
+    )
+    race = created.race["id"]
+    for guest in guests[:2]:
+        await guest.request(JoinRace(race=race), RaceInfo)
+    for session in sessions[:3]:
+        await session.next(RaceState, lambda m: len(m.race["players"]) == 3)
+    reads: list[str] = []
+    real_info = RaceService.info
+
+    async def counting_info(self: RaceService, race: str) -> dict[str, Any]:
+        reads.append(race)
+        return await real_info(self, race)
+
+    monkeypatch.setattr(RaceService, "info", counting_info)
+    await guests[2].request(JoinRace(race=race), RaceInfo)
+    for session in sessions[:3]:
+        await session.next(RaceState, lambda m: len(m.race["players"]) == 4)
+    # The join's reply; the joined event, once for the three watching already (it was
+    # one read per watcher); and once for the joiner, whose watch reads it from the stream.
+    assert reads == [race, race, race]
+    for session in sessions:
+        await session.close()
