@@ -58,12 +58,14 @@ class StorageHealth:
         self._down_since = 0.0  # loop time of the probe that first found Redis down
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+        self._closed = False
 
     async def start(self) -> None:
         self.run_id = await self.probe()
         self._task = asyncio.get_running_loop().create_task(self._run())
 
     async def close(self) -> None:
+        self._closed = True  # the loop stops on it even if a probe swallowed the cancel
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -91,7 +93,7 @@ class StorageHealth:
         return str(info.get("run_id", "")) or None
 
     async def _run(self) -> None:
-        while True:
+        while not self._closed:
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(self.interval):
                     await self._wake.wait()

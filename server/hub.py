@@ -71,6 +71,9 @@ class Hub:
         self._endpoint = Endpoint.of(store.redis)
         self._feed: Subscriber | None = None
         self._reconnecting: asyncio.Task[None] | None = None
+        # Set by close: loops stop on it too, since a Redis call can swallow a
+        # cancellation (redis-py issues #2028, #2551) and leave close waiting.
+        self._closed = False
         # One pub/sub command at a time, so that a subscription and the
         # resubscription after an outage never cross.
         self._commands = asyncio.Lock()
@@ -84,6 +87,7 @@ class Hub:
             self._feed = await self._connect_feed()
 
     async def close(self) -> None:
+        self._closed = True
         if self._reconnecting is not None:
             self._reconnecting.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -294,6 +298,8 @@ class Hub:
         self._dispatch(topic, int(number), payload)
 
     def _feed_lost(self, error: Exception) -> None:
+        if self._closed:
+            return
         log.warning("event feed lost (%s); reconnecting", error)
         self.live.clear()
         if self._on_feed_lost is not None:
@@ -307,14 +313,15 @@ class Hub:
         :meth:`reconnected` cuts a pause short once Redis is known to be back.
         """
         pause = self.RETRY_FIRST
-        while not await self._resubscribe():
+        while not self._closed and not await self._resubscribe():
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(pause):
                     await self._wake.wait()
             self._wake.clear()
             pause = min(2 * pause, self.RETRY_MOST)
-        log.info("event feed back")
-        self.live.set()
+        if not self._closed:
+            log.info("event feed back")
+            self.live.set()
 
     async def _resubscribe(self) -> bool:
         async with self._commands:

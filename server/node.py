@@ -64,6 +64,9 @@ class Node:
         self.connections: set[Connection] = set()
         self._per_address: Counter[str] = Counter()
         self._sweeper: asyncio.Task[None] | None = None
+        # Set by stop: the sweeper stops on it too, since a Redis call can
+        # swallow a cancellation (redis-py issues #2028, #2551).
+        self._stopping = False
 
     async def start(self) -> None:
         await self.hub.start()
@@ -71,6 +74,7 @@ class Node:
         self._sweeper = asyncio.get_running_loop().create_task(self._sweep())
 
     async def stop(self) -> None:
+        self._stopping = True
         if self._sweeper is not None:
             self._sweeper.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -129,7 +133,7 @@ class Node:
                 del self._per_address[address]
 
     async def _sweep(self) -> None:
-        while True:
+        while not self._stopping:
             await asyncio.sleep(self.settings.timeouts.sweep)
             if not self.health.up:
                 continue  # the health probe says when Redis is back
