@@ -14,17 +14,14 @@ import math
 import os
 import platform
 import resource
-import signal
-import socket
-import subprocess
 import sys
-import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from importlib import metadata
 from pathlib import Path
 from typing import Any, TypeVar
 
 from bench.lean_client import LIBRARY, LeanClient, Wire, connect
+from bench.processes import ROOT, Child
 from protocol.messages import CreateRace, JoinRace, Spectate, StartRace
 from server.embedded import free_port
 
@@ -47,7 +44,6 @@ __all__ = [
     "server_env",
 ]
 
-ROOT = Path(__file__).resolve().parent.parent
 T = TypeVar("T")
 
 
@@ -115,60 +111,14 @@ def load_average() -> float:
     return float(Path("/proc/loadavg").read_text().split()[0])
 
 
-class Child:
-    """A server process on a loopback port, its output in a log file."""
-
-    def __init__(self, name: str, argv: list[str], port: int, log_dir: Path, env: dict[str, str]):
-        self.name, self.port = name, port
-        self.log_path = log_dir / f"{name}-{port}.log"
-        self._log = self.log_path.open("wb")
-        self.process = subprocess.Popen(
-            argv,
-            cwd=ROOT,
-            env={**os.environ, **env},
-            stdin=subprocess.DEVNULL,
-            stdout=self._log,
-            stderr=subprocess.STDOUT,
-        )
-
-    @property
-    def url(self) -> str:
-        return f"ws://127.0.0.1:{self.port}/"
-
-    @property
-    def pid(self) -> int:
-        return self.process.pid
-
-    def wait_listening(self, timeout: float = 30) -> None:
-        deadline = time.monotonic() + timeout
-        while True:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"{self.name} exited early; see {self.log_path}")
-            with contextlib.suppress(OSError):
-                socket.create_connection(("127.0.0.1", self.port), timeout=0.5).close()
-                return
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"{self.name} is not listening; see {self.log_path}")
-            time.sleep(0.05)
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        self._log.close()
-
-
 @contextlib.contextmanager
 def child(
     name: str, argv: list[str], log_dir: Path, env: dict[str, str] | None = None
 ) -> Iterator[Child]:
     """Start ``argv`` (with ``{port}`` filled in) and stop it on exit."""
     port = free_port()
-    proc = Child(name, [a.replace("{port}", str(port)) for a in argv], port, log_dir, env or {})
+    argv = [a.replace("{port}", str(port)) for a in argv]
+    proc = Child(name, argv, port, log_dir, {**os.environ, **(env or {})})
     try:
         proc.wait_listening()
         yield proc

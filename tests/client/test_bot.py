@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from websockets.protocol import State as SocketState
 
+from bench.processes import ROOT
 from client.bot import Bot, Patience, run_bot, start_bot
 from client.policy import GreedyPolicy
 from client.session import ClientSession, RequestFailed
@@ -32,7 +33,7 @@ from protocol.messages import (
 )
 from protocol.moves import Move
 from server.engine import find_variant
-from tests.server.conftest import NODES, ROOT, TIMEOUT
+from tests.server.conftest import NODES, TIMEOUT
 
 DEAL = 4711
 

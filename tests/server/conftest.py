@@ -9,11 +9,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import signal
-import socket
-import subprocess
 import sys
-import time
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -23,6 +19,7 @@ import redis
 from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import ConnectionClosed
 
+from bench.processes import Child
 from client.session import ClientSession
 from server.embedded import EmbeddedRedis, free_port
 from server.node import Node, running_node
@@ -97,11 +94,7 @@ async def node(make_node: NodeFactory) -> AsyncIterator[str]:
         yield url
 
 
-#: The repository root: where ``python -m server.cli`` finds the packages.
-ROOT = Path(__file__).resolve().parents[2]
-
-
-class ServerProcess:
+class ServerProcess(Child):
     """``ballroom serve`` as a child process on a loopback port, its output in a file.
 
     The multi-node tests need real processes: a node must be killable
@@ -109,67 +102,19 @@ class ServerProcess:
     """
 
     def __init__(self, log_dir: Path, args: list[str], env: Mapping[str, str]) -> None:
-        self.port = free_port()
-        self.log_path = log_dir / f"serve-{self.port}.log"
+        port = free_port()
         environment = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
         environment.update(env)
         command = [
             sys.executable, "-m", "server.cli", "serve",
-            "--host", "127.0.0.1", "--port", str(self.port), *args,
+            "--host", "127.0.0.1", "--port", str(port), *args,
         ]  # fmt: skip
-        with self.log_path.open("wb") as log:
-            self.process = subprocess.Popen(
-                command,
-                cwd=ROOT,
-                env=environment,
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-            )
-
-    @property
-    def url(self) -> str:
-        return f"ws://127.0.0.1:{self.port}/"
-
-    @property
-    def pid(self) -> int:
-        return self.process.pid
-
-    def output(self) -> str:
-        """The tail of what the process printed, for failure messages."""
-        return self.log_path.read_text(errors="replace")[-4000:]
+        super().__init__("serve", command, port, log_dir, environment)
 
     def wait_ready(self, timeout: float = TIMEOUT) -> ServerProcess:
         """Block until the node accepts TCP connections (it listens once Redis answered)."""
-        deadline = time.monotonic() + timeout
-        while True:
-            if self.process.poll() is not None:
-                raise RuntimeError(
-                    f"server exited with {self.process.returncode}:\n{self.output()}"
-                )
-            with contextlib.suppress(OSError):
-                socket.create_connection(("127.0.0.1", self.port), timeout=0.5).close()
-                return self
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"server did not listen in {timeout}s:\n{self.output()}")
-            time.sleep(0.02)
-
-    def kill(self) -> None:
-        """SIGKILL, as a crash would: no clean-up runs."""
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGKILL)
-        self.process.wait(timeout=TIMEOUT)
-
-    def stop(self, timeout: float = TIMEOUT) -> int:
-        """SIGTERM, wait up to ``timeout``, then SIGKILL; returns the exit status."""
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        return self.process.returncode
+        self.wait_listening(timeout)
+        return self
 
 
 #: Environment of test nodes: races start at once, and no test client is
@@ -197,7 +142,7 @@ def node_processes(redis_url: str, tmp_path: Path) -> Iterator[ProcessFactory]:
 
     yield start
     for process in started:
-        process.stop()
+        process.stop(TIMEOUT)
 
 
 class Clients:
