@@ -16,7 +16,6 @@ from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, Select
 
 from client.app import BallroomApp
-from client.bot import Patience
 from client.screens.dialogs import (
     AskScreen,
     ConfirmScreen,
@@ -40,15 +39,24 @@ from protocol.messages import (
     TournamentInfo,
     deal_commitment,
 )
-from server.settings import Timeouts
 from tests.client.make_golden import GOLDEN_DIR
 from tests.client.screen import on_screen, until
 from tests.client.test_app import NOWHERE
 from tests.client.tournament_docs import golden_texts, knockout_doc, rounds_doc
 from tests.server.conftest import TIMEOUT, NodeFactory
+from tests.server.test_tournament import FAST, QUICK
 
-FAST = Timeouts(countdown=0.0, sweep=0.1)
-QUICK = Patience(request=TIMEOUT, keepalive=TIMEOUT)
+
+async def _until_final_results(pilot: Pilot[Any], what: str) -> None:
+    """Let the app run until it shows a tournament's final results with their record."""
+    await until(
+        pilot,
+        lambda: (
+            isinstance(pilot.app.screen, TournamentResultsScreen)
+            and pilot.app.screen.record is not None
+        ),
+        what,
+    )
 
 
 def _form(**fields: Any) -> CreateTournament:
@@ -216,14 +224,7 @@ async def test_host_runs_a_tournament_of_bots_from_the_ui(
             await until(pilot, lambda: _entrants(screen) == bots, "the bots are in")
             await on_screen(pilot, "Bot 1")
             await pilot.press("s")
-            await until(
-                pilot,
-                lambda: (
-                    isinstance(app.screen, TournamentResultsScreen)
-                    and app.screen.record is not None
-                ),
-                "the tournament ends and its record comes",
-            )
+            await _until_final_results(pilot, "the tournament ends and its record comes")
             await on_screen(pilot, "✓ verified: all", headline)
             final = app.screen
             assert isinstance(final, TournamentResultsScreen)
@@ -300,14 +301,7 @@ async def test_an_entrant_is_taken_to_each_race_and_back(make_node: NodeFactory)
                 assert app.screen is screen
                 await on_screen(pilot, "You placed 2 of 2.", "finished · ★ winner Bot")
                 await pilot.press("v")
-                await until(
-                    pilot,
-                    lambda: (
-                        isinstance(app.screen, TournamentResultsScreen)
-                        and app.screen.record is not None
-                    ),
-                    "the final results",
-                )
+                await _until_final_results(pilot, "the final results")
                 await on_screen(pilot, "✓ one deal per round")
             final = await asyncio.wait_for(running, TIMEOUT)
             assert final["status"] == "finished"
