@@ -17,6 +17,7 @@ test: $(STAMP) lint typecheck unit
 lint: $(STAMP)
 	$(BIN)/ruff check protocol server client tests bench
 	$(BIN)/ruff format --check protocol server client tests bench
+	$(BIN)/lint-imports
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
@@ -37,7 +38,7 @@ bench-load: $(STAMP)
 	$(BIN)/python -m bench.race_load
 
 # Ten minutes of steady racing on two nodes, then every race replayed and
-# checked (docs/reliability-load.md). SOAK_ARGS passes options, e.g. --seconds 60.
+# checked (docs/reliability.md). SOAK_ARGS passes options, e.g. --seconds 60.
 .PHONY: soak
 soak: $(STAMP)
 	$(BIN)/pip install --quiet -e '.[bench]'

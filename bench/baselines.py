@@ -7,7 +7,7 @@
 * ``naive``: the same, plus exactly one Redis round trip per message (an
   EVALSHA of a one-line INCR script, awaited before the reply), with a
   redis.asyncio client configured like the server's own
-  (:func:`server.store.connect`'s retry and timeouts). It is the design the
+  (:func:`server.storage.store.connect`'s retry and timeouts). It is the design the
   server's commit batching must beat: one awaited Redis call per move.
 
 Both use the server's websocket options (no compression, same frame cap,

@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 from bench.lean_client import LIBRARY, LeanClient, Wire, connect
 from bench.processes import ROOT, Child
 from protocol.messages import CreateRace, JoinRace, Spectate, StartRace
-from server.embedded import free_port
+from server.storage.embedded import free_port
 
 __all__ = [
     "ROOT",

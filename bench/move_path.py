@@ -37,7 +37,7 @@ from protocol.codec import encode
 from protocol.messages import Board, Message, Moved, Progress
 from server.engine import find_variant
 from server.engine.state import State
-from server.store import pack, unpack
+from server.storage.store import pack, unpack
 
 PROGRESS_KEYS = ("home", "target", "moves", "won", "over")
 STEPS = ("apply", "view", "pack", "legal", "moved", "unpack", "feeds")

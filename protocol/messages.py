@@ -121,6 +121,7 @@ __all__ = [
     "Tournaments",
     "WatchTournament",
     "Welcome",
+    "check_player_name",
     "client_from_wire",
     "deal_commitment",
     "server_from_wire",
@@ -346,7 +347,9 @@ RequestId = Annotated[int | None, Opt(Int(0, MAX_ID))]
 Version = Annotated[int, Int(0, MAX_ID)]
 RaceId = Annotated[str, Str(1, 40)]
 PlayerId = Annotated[str, Str(1, 40)]
-PlayerName = Annotated[str, Str(1, 24, stripped=True)]
+#: The rule for a display name, shared by the wire, the dialogs and the command line.
+check_player_name = Str(1, 24, stripped=True)
+PlayerName = Annotated[str, check_player_name]
 Token = Annotated[str, Str(1, 64)]
 Seq = Annotated[int, Int(0, MAX_SEQ)]
 EventNumber = Annotated[int, Int(0, MAX_EVENT)]

@@ -13,9 +13,9 @@ import logging
 import signal
 from dataclasses import replace
 
-from server.embedded import EmbeddedRedis
-from server.node import running_node
+from server.net.node import running_node
 from server.settings import Settings
+from server.storage.embedded import EmbeddedRedis
 
 __all__ = ["run_server", "serve_forever"]
 

@@ -35,7 +35,7 @@ class Timeouts:
     keep_finished: float = 14 * 24 * 3600.0
     ping_interval: float = 20.0
     ping_timeout: float = 20.0
-    health: float = 1.0  # how often a node probes Redis (server/health.py)
+    health: float = 1.0  # how often a node probes Redis (server/storage/health.py)
     health_timeout: float = 0.5  # a probe unanswered this long counts as Redis down
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from protocol.cards import card_text
-from server.cli import main
+from protocol.cli import main
 from server.engine import VARIANTS, find_variant
 
 

@@ -15,7 +15,7 @@ import pytest
 from bench.soak import RaceRecord, results_digest, verify_race
 from protocol.messages import deal_commitment
 from server.engine import find_variant
-from server.store import pack, unpack
+from server.storage.store import pack, unpack
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -21,10 +21,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from client.policy import GreedyPolicy
 from client.screens.game import CHROME, SIDEBAR
 from client.widgets.board import draw_board
 from protocol.layout import Fan
+from protocol.policy import GreedyPolicy
 from server.engine import VARIANTS, Game
 
 __all__ = ["GOLDEN_DIR", "MAX_MOVES", "SEED", "golden_text", "main", "positions", "terminal_for"]

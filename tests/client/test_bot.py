@@ -13,7 +13,6 @@ from websockets.protocol import State as SocketState
 
 from bench.processes import ROOT
 from client.bot import Bot, Patience, run_bot, start_bot
-from client.policy import GreedyPolicy
 from client.session import ClientSession, RequestFailed
 from protocol.exceptions import ErrorCode
 from protocol.layout import Layout
@@ -32,6 +31,7 @@ from protocol.messages import (
     SubmitMove,
 )
 from protocol.moves import Move
+from protocol.policy import GreedyPolicy
 from server.engine import find_variant
 from tests.server.conftest import NODES, TIMEOUT
 
@@ -239,7 +239,7 @@ async def test_unknown_join_code_is_refused(node: str) -> None:
 
 async def test_bot_gives_up_on_a_server_that_is_not_there() -> None:
     """With no server, the bot tries a bounded number of times and returns None."""
-    from server.embedded import free_port
+    from server.storage.embedded import free_port
 
     bot = Bot(
         f"ws://127.0.0.1:{free_port()}/",
@@ -259,7 +259,7 @@ async def test_bot_command_races_and_prints_standings(node: str) -> None:
     """`ballroom bot --race CODE` joins over the protocol, plays to the end, prints standings."""
     host, race, code = await _host(node)
     command = [
-        sys.executable, "-m", "server.cli", "bot",
+        sys.executable, "-m", "client.cli", "bot",
         "--race", code, "--server", node, "--speed", "0", "--name", "Robo",
     ]  # fmt: skip
     process = await asyncio.create_subprocess_exec(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from client.app import BallroomApp
 from client.net import LinkState
 from client.widgets.status import TopBar
-from server.embedded import EmbeddedRedis
+from server.storage.embedded import EmbeddedRedis
 from tests.client.screen import until
 from tests.server.faults import own_redis, restart, serve
 

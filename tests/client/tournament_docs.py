@@ -1,6 +1,6 @@
 """Tournament documents for the drawing tests, made by the server's own rules.
 
-The client never imports :mod:`server.tournament`; the tests do, so that
+The client never imports :mod:`server.rules.tournaments`; the tests do, so that
 the documents drawn are the ones a server would push, byes, forfeits and
 all, without a server running.
 """
@@ -14,7 +14,7 @@ from typing import Any
 from rich.console import Console, RenderableType
 
 from client.widgets.tournament import bracket_text, my_line, standings_table, status_line
-from server import tournament as rules
+from server.rules import tournaments as rules
 
 __all__ = ["NAMES", "PANE", "drawn", "golden_texts", "knockout_doc", "rounds_doc"]
 

@@ -21,10 +21,10 @@ from websockets.exceptions import ConnectionClosed
 
 from bench.processes import Child
 from client.session import ClientSession
-from server.embedded import EmbeddedRedis, free_port
-from server.node import Node, running_node
+from server.net.node import Node, running_node
 from server.settings import Limits, Settings, Timeouts
-from server.store import Store, connect
+from server.storage.embedded import EmbeddedRedis, free_port
+from server.storage.store import Store, connect
 
 #: One unit for every wait in the tests; raise it on a slow machine.
 TIMEOUT = float(os.environ.get("BALLROOM_TEST_TIMEOUT", "10"))

@@ -30,11 +30,11 @@ from protocol.messages import (
     StartRace,
     SubmitMove,
 )
-from server.embedded import EmbeddedRedis, free_port
 from server.engine import State, find_variant
-from server.node import Node, running_node
+from server.net.node import Node, running_node
 from server.settings import Limits, Settings, Timeouts
-from server.store import connect, unpack
+from server.storage.embedded import EmbeddedRedis, free_port
+from server.storage.store import connect, unpack
 from tests.server.conftest import TIMEOUT
 
 __all__ = [

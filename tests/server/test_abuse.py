@@ -53,10 +53,10 @@ from protocol.messages import (
 )
 from protocol.moves import Move
 from protocol.version import PROTOCOL_VERSION
-from server.connection import CLOSE_POLICY, CLOSE_TRY_AGAIN
 from server.engine import find_variant
+from server.net.connection import CLOSE_POLICY, CLOSE_TRY_AGAIN
 from server.settings import Limits, Timeouts
-from server.store import Store
+from server.storage.store import Store
 from tests.server.conftest import NODES, TIMEOUT, Clients, NodeFactory
 
 pytestmark = pytest.mark.usefixtures("no_errors_logged")

@@ -74,7 +74,7 @@ from protocol.messages import (
 from protocol.version import PROTOCOL_VERSION
 from server.engine import DEAL_VERSION
 from server.settings import Timeouts
-from server.store import Store
+from server.storage.store import Store
 from tests.server.conftest import TIMEOUT, Clients, NodeFactory
 from tests.server.test_abuse import DEAL, VARIANT, alive, refused, unchanged
 

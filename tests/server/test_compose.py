@@ -95,7 +95,7 @@ def test_dockerfile_installs_and_serves() -> None:
     (cmd,) = [json.loads(args) for op, args in instructions if op == "CMD"]
     assert cmd == ["ballroom", "serve", "--host", "0.0.0.0", "--port", "8765"]
     scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
-    assert scripts["ballroom"] == "server.cli:main"
+    assert scripts["ballroom"] == "protocol.cli:main"
     copied = " ".join(args for op, args in instructions if op == "COPY")
     for needed in ("pyproject.toml", "README.md", "protocol", "server", "client"):
         assert needed in copied

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import redis
 
-from server.embedded import EmbeddedRedis
+from server.storage.embedded import EmbeddedRedis
 
 
 def test_a_relative_data_dir_works(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

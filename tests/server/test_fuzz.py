@@ -64,10 +64,10 @@ from protocol.messages import (
 )
 from protocol.version import PROTOCOL_VERSION
 from server.engine import State, find_variant
+from server.rules.record import verify
+from server.rules.tournaments import Status
 from server.settings import Limits
-from server.store import Store
-from server.tournament import Status
-from server.tournament_record import verify
+from server.storage.store import Store
 from tests.server.conftest import NODES, TIMEOUT, NodeFactory
 from tests.server.test_abuse import VARIANT, Clients, alive, lobby
 

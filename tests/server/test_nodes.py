@@ -10,7 +10,6 @@ import asyncio
 from dataclasses import replace
 from typing import Any
 
-from client.policy import GreedyPolicy
 from client.session import ClientSession, RequestFailed
 from protocol.exceptions import ErrorCode
 from protocol.layout import Layout
@@ -30,9 +29,10 @@ from protocol.messages import (
     SubmitMove,
 )
 from protocol.moves import Move
+from protocol.policy import GreedyPolicy
 from server.engine import find_variant
-from server.races import commitment
-from server.store import Store, unpack
+from server.rules.races import commitment
+from server.storage.store import Store, unpack
 from tests.server.conftest import TIMEOUT, ProcessFactory
 from tests.server.secrecy import as_received
 

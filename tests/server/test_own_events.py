@@ -18,7 +18,7 @@ from protocol.messages import (
     StartRace,
     SubmitMove,
 )
-from server import store
+from server.storage import store
 from tests.server.conftest import TIMEOUT
 
 
@@ -56,7 +56,7 @@ async def test_own_events_are_delivered_once_in_order_without_unpacking(
         unpacked.append(payload)
         return real_unpack(payload)
 
-    monkeypatch.setattr("server.hub.unpack", counting_unpack)
+    monkeypatch.setattr("server.fanout.hub.unpack", counting_unpack)
     ann = await ClientSession.connect(node, "Ann")
     bo = await ClientSession.connect(node, "Bo")
     created = await ann.request(

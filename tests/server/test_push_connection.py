@@ -1,7 +1,7 @@
 """A connection's messages reach the server straight from the socket, and are handled in order.
 
-The node reads messages in websockets' ``data_received`` (:mod:`server.websocket`)
-and handles them one at a time (:class:`server.connection.Connection`): a
+The node reads messages in websockets' ``data_received`` (:mod:`server.net.websocket`)
+and handles them one at a time (:class:`server.net.connection.Connection`): a
 message that must wait (for Redis, say) holds back the ones behind it,
 however quickly the client sends them, and a usual move needs no task.
 """
@@ -39,9 +39,9 @@ from protocol.messages import (
     Welcome,
 )
 from protocol.version import PROTOCOL_VERSION
-from server.service import RaceService
+from server.net.websocket import PushConnection
+from server.services.races import RaceService
 from server.settings import Timeouts
-from server.websocket import PushConnection
 from tests.server.conftest import NODES, TIMEOUT, Clients, NodeFactory
 from tests.server.faults import eventually, start_race
 

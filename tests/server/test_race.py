@@ -26,12 +26,12 @@ from protocol.messages import (
     StartRace,
     SubmitMove,
 )
-from server import keys
 from server.engine import find_variant
-from server.races import commitment
-from server.service import RaceService
+from server.rules.races import commitment
+from server.services.races import RaceService
 from server.settings import Limits
-from server.store import Store
+from server.storage import keys
+from server.storage.store import Store
 from tests.server.conftest import NodeFactory
 
 
@@ -84,7 +84,7 @@ async def test_messages_before_hello_are_refused(node: str) -> None:
 
 async def test_time_limit_ends_the_race_for_everyone(node: str, store: Store) -> None:
     """When the clock runs out, racers still playing are ranked as timed out and get results."""
-    from server.service import RaceService
+    from server.services.races import RaceService
     from server.settings import Settings
 
     alice = await ClientSession.connect(node, "Alice")
@@ -185,7 +185,7 @@ async def test_replay_opens_once_the_race_is_over(node: str) -> None:
 
 def test_progress_keys_are_what_the_engine_reports() -> None:
     """The service copies progress out of a view by these keys; they must be the engine's."""
-    from server.service import PROGRESS_KEYS
+    from server.services.races import PROGRESS_KEYS
 
     game = find_variant("royal-parade")
     state = game.deal(1)

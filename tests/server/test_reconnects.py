@@ -13,7 +13,7 @@ from protocol.messages import (
     SubmitMove,
 )
 from server.engine import find_variant
-from server.store import Store
+from server.storage.store import Store
 from tests.server.conftest import Clients
 
 DROPS = 40

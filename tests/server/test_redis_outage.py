@@ -10,9 +10,9 @@ import pytest
 from client.session import ClientSession, RequestFailed
 from protocol.exceptions import ErrorCode
 from protocol.messages import CreateRace, Moved, RaceInfo, RaceStarted, StartRace, SubmitMove
-from server.embedded import EmbeddedRedis, free_port
-from server.node import running_node
+from server.net.node import running_node
 from server.settings import Limits, Settings, Timeouts
+from server.storage.embedded import EmbeddedRedis, free_port
 
 
 @pytest.fixture

@@ -31,7 +31,7 @@ from protocol.messages import (
     Spectating,
     SubmitMove,
 )
-from server.embedded import EmbeddedRedis
+from server.storage.embedded import EmbeddedRedis
 from tests.server.conftest import Clients
 from tests.server.faults import (
     Racer,

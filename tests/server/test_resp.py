@@ -12,7 +12,7 @@ from redis.exceptions import AuthenticationError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from server.resp import Endpoint, Pipe, ReplyError, Subscriber
+from server.storage.resp import Endpoint, Pipe, ReplyError, Subscriber
 from tests.server.conftest import TIMEOUT
 
 

@@ -17,11 +17,11 @@ import contextlib
 from collections.abc import Coroutine
 from typing import Any
 
-from server.health import StorageHealth
-from server.hub import Hub
-from server.node import Node
+from server.fanout.hub import Hub
+from server.net.node import Node
 from server.settings import Settings, Timeouts
-from server.store import Store
+from server.storage.health import StorageHealth
+from server.storage.store import Store
 from tests.server.conftest import TIMEOUT
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import time
 
-from client.policy import GreedyPolicy
 from client.session import ClientSession
 from protocol.layout import Layout
 from protocol.messages import (
@@ -26,6 +25,7 @@ from protocol.messages import (
     SubmitMove,
 )
 from protocol.moves import Move
+from protocol.policy import GreedyPolicy
 from server.engine import find_variant
 from tests.server.secrecy import as_received, face_down, positions, shown
 

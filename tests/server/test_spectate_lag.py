@@ -23,8 +23,8 @@ from protocol.messages import (
     StartRace,
     SubmitMove,
 )
-from server.hub import Hub
-from server.store import unpack
+from server.fanout.hub import Hub
+from server.storage.store import unpack
 from tests.server.conftest import NODES, Clients, NodeFactory
 
 #: How late the lagging node hears of each kind of event, in seconds.

@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 import time
 
-from server import keys
-from server.store import MoveCommit, Store, pack
+from server.storage import keys
+from server.storage.store import MoveCommit, Store, pack
 
 
 async def _open_race(store: Store, max_players: int = 2) -> str:

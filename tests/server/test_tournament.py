@@ -14,6 +14,7 @@ import pytest
 from client.bot import Patience
 from client.session import ClientSession
 from client.tournament_bot import TournamentBot
+from protocol.cli import main
 from protocol.messages import (
     CreateTournament,
     GetTournamentRecord,
@@ -21,11 +22,10 @@ from protocol.messages import (
     TournamentInfo,
     TournamentRecord,
 )
-from server import keys
-from server.cli import main
+from server.rules.record import verify
 from server.settings import Timeouts
-from server.store import Store
-from server.tournament_record import verify
+from server.storage import keys
+from server.storage.store import Store
 from tests.server.conftest import TIMEOUT, NodeFactory, ProcessFactory
 
 FAST = Timeouts(countdown=0.0, sweep=0.1)

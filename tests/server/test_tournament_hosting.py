@@ -29,7 +29,7 @@ from protocol.messages import (
     TournamentInfo,
     Tournaments,
 )
-from server.store import Store
+from server.storage.store import Store
 from tests.server.conftest import NODES, TIMEOUT, NodeFactory
 from tests.server.test_tournament import FAST, QUICK, host_tournament, host_tournament_as
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from server import tournament as rules
+from server.rules import tournaments as rules
 
 
 def doc(fmt: str, players: list[str], **settings: Any) -> dict[str, Any]:

@@ -45,12 +45,12 @@ from protocol.messages import (
     TournamentRecord,
     WatchTournament,
 )
-from server import keys
-from server.connection import Connection
 from server.engine import find_variant
 from server.engine.state import State
-from server.store import Store
-from server.tournament_store import TournamentStore
+from server.net.connection import Connection
+from server.storage import keys
+from server.storage.store import Store
+from server.storage.tournaments import TournamentStore
 from tests.server.conftest import TIMEOUT, NodeFactory
 from tests.server.secrecy import as_received, carries_seed, face_down, positions, shown
 from tests.server.test_tournament import FAST, QUICK, host_tournament

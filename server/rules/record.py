@@ -1,4 +1,4 @@
-"""A tournament's whole record: written out as JSON or CSV, and checked by anyone.
+"""A tournament's whole record, checked by anyone.
 
 The record is what ``get_tournament_record`` returns: the tournament's
 document and, for every race that has closed, its results (standings,
@@ -10,9 +10,6 @@ replay on that deal to the cards home and move count the standings claim.
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 from typing import Any
 
 from protocol.messages import deal_commitment
@@ -20,57 +17,7 @@ from protocol.moves import Move, MoveSyntaxError
 from server.engine import IllegalMoveError, find_variant
 from server.engine.exceptions import UnknownVariantError
 
-__all__ = ["CSV_COLUMNS", "to_csv", "to_json", "verify"]
-
-CSV_COLUMNS = (
-    "tournament", "stage", "round", "game", "race", "table", "match", "variant",
-    "deal_version", "seed", "commitment", "place", "player", "name", "status", "home",
-    "moves", "time", "points", "log",
-)  # fmt: skip
-
-
-def to_json(record: dict[str, Any]) -> str:
-    return json.dumps(record, indent=2, sort_keys=True)
-
-
-def to_csv(record: dict[str, Any]) -> str:
-    """One row per racer per closed race; the log is the moves separated by spaces."""
-    doc = record["tournament"]
-    out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=CSV_COLUMNS, lineterminator="\n")
-    writer.writeheader()
-    for stage in doc["stages"]:
-        for race in stage["races"]:
-            results = record["races"].get(race["race"])
-            if results is None:
-                continue
-            for row in results["standings"]:
-                scored = stage["results"].get(row["player"], {})
-                writer.writerow(
-                    {
-                        "tournament": doc["id"],
-                        "stage": stage["n"],
-                        "round": stage["round"],
-                        "game": stage["game"],
-                        "race": race["race"],
-                        "table": race["table"],
-                        "match": "" if race["match"] is None else race["match"],
-                        "variant": results["variant"],
-                        "deal_version": results["deal_version"],
-                        "seed": results["seed"],
-                        "commitment": results["commitment"],
-                        "place": row["place"],
-                        "player": row["player"],
-                        "name": row["name"],
-                        "status": row["status"],
-                        "home": row["home"],
-                        "moves": row["moves"],
-                        "time": f"{row['time']:.3f}",
-                        "points": scored.get("points", ""),
-                        "log": " ".join(results["logs"].get(row["player"], [])),
-                    }
-                )
-    return out.getvalue()
+__all__ = ["verify"]
 
 
 def verify(record: dict[str, Any]) -> list[str]:

@@ -10,7 +10,7 @@ import math
 import time
 from dataclasses import dataclass
 
-from client.policy import make_policy
+from protocol.policy import make_policy
 from server.engine import Game
 
 __all__ = ["OddsResult", "measure_odds", "play_out", "wilson_interval"]

@@ -9,7 +9,7 @@ missing ones from the stream first. So each watcher gets every event once,
 in order, whichever node produced it.
 
 The hub also keeps, per race, the newest event it passed on: the evidence
-:mod:`server.history` checks Redis against after a restart. When Redis lost
+:mod:`server.fanout.history` checks Redis against after a restart. When Redis lost
 a race's latest events, :meth:`Hub.rewind` has every watcher of the race
 start again from what Redis holds now.
 """
@@ -25,9 +25,9 @@ from typing import Any, Protocol
 
 from redis.exceptions import RedisError
 
-from server import keys
-from server.resp import Endpoint, Subscriber
-from server.store import Store, unpack
+from server.storage import keys
+from server.storage.resp import Endpoint, Subscriber
+from server.storage.store import Store, unpack
 
 __all__ = ["Hub", "Watcher"]
 

@@ -18,9 +18,9 @@ from typing import Any
 
 from redis.asyncio.lock import Lock
 
-from server import keys
-from server.races import draw_secret_seed
-from server.store import Store, _bytes, _optional_text, _text, pack, unpack
+from server.rules.races import draw_secret_seed
+from server.storage import keys
+from server.storage.store import Store, _bytes, _optional_text, _text, pack, unpack
 
 __all__ = ["TournamentStore", "hash_password"]
 

@@ -17,7 +17,7 @@ A move notices it too, when the racer's board in Redis is behind what the
 node knew (:class:`~server.exceptions.StateLost`). Either way the race is
 *rewound* on this node: its cached boards are dropped, a warning is logged,
 and every follower is told with a ``rewound`` message and goes on from what
-Redis holds (:meth:`server.hub.Hub.rewind`). Moves are always applied to the
+Redis holds (:meth:`server.fanout.hub.Hub.rewind`). Moves are always applied to the
 board Redis holds, under the compare-and-set on its sequence and version, so
 no game's snapshot can disagree with its log, whatever a node remembered.
 """
@@ -26,9 +26,9 @@ from __future__ import annotations
 
 import logging
 
-from server.hub import Hub
-from server.service import RaceService
-from server.store import Store
+from server.fanout.hub import Hub
+from server.services.races import RaceService
+from server.storage.store import Store
 
 __all__ = ["History"]
 

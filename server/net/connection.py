@@ -1,9 +1,9 @@
 """One websocket connection: decode, check, dispatch, encode.
 
 The handler is thin on purpose. Each message comes straight from the socket
-(:class:`~server.websocket.PushConnection`), is decoded by :mod:`protocol`
+(:class:`~server.net.websocket.PushConnection`), is decoded by :mod:`protocol`
 (which refuses anything malformed with a typed error), rate limited, then
-passed to one handler function per message type in :mod:`server.handlers`.
+passed to one handler function per message type in :mod:`server.net.handlers`.
 Messages are handled one at a time, in the order they came: one that has to
 wait runs in a task and holds back those behind it. The usual move does not
 need a task: it is checked and its commit sent at once, and the reply goes
@@ -20,6 +20,7 @@ import dataclasses
 import functools
 import logging
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from redis.exceptions import RedisError
@@ -29,14 +30,17 @@ from protocol.codec import CLIENT_LIMITS, decode_client, encode, error_frame
 from protocol.exceptions import ErrorCode, RemoteProtocolError
 from protocol.messages import ClientMessage, Hello, ServerMessage, SubmitMove
 from server.exceptions import RequestRefused
-from server.feeds import RaceWatch
-from server.handlers import HANDLERS, move_now, moved
-from server.service import MoveResult
-from server.tournament_feed import TournamentWatch
-from server.websocket import PushConnection
+from server.fanout.feeds import RaceWatch
+from server.fanout.tournament_feed import TournamentWatch
+from server.net.handlers import HANDLERS, move_now, moved
+from server.net.websocket import PushConnection
+from server.services.races import MoveResult
 
 if TYPE_CHECKING:
-    from server.node import Node
+    from server.fanout.history import History
+    from server.fanout.hub import Hub
+    from server.services import Services
+    from server.settings import Settings
 
 __all__ = ["Connection", "TokenBucket"]
 
@@ -69,10 +73,24 @@ class Connection:
     #: Messages waiting to be handled above which the socket is not read.
     INBOX_HIGH = 16
 
-    def __init__(self, ws: PushConnection, node: Node) -> None:
+    def __init__(
+        self,
+        ws: PushConnection,
+        *,
+        settings: Settings,
+        services: Services,
+        hub: Hub,
+        history: History,
+        storage_failed: Callable[[], None],
+    ) -> None:
         self.ws = ws
-        self.node = node
-        limits = node.settings.limits
+        self.settings = settings
+        self.services = services
+        self.hub = hub
+        self.history = history
+        #: Called when Redis failed a request: the node's health probe looks sooner.
+        self.storage_failed = storage_failed
+        limits = settings.limits
         self.player: str | None = None
         self.name: str | None = None
         self.watches: dict[str, RaceWatch] = {}
@@ -125,7 +143,7 @@ class Connection:
         # One timer per connection checks for silence, rather than a timeout
         # around every frame: arming and cancelling a timer per frame cost
         # about 5% of a busy node's CPU.
-        self._silence = loop.call_later(self.node.settings.timeouts.hello, self._check_silence)
+        self._silence = loop.call_later(self.settings.timeouts.hello, self._check_silence)
         self.ws.attach(self._received)
         try:
             await self.ws.lost()
@@ -135,13 +153,13 @@ class Connection:
         finally:
             self._silence.cancel()
             for race, watch in list(self.watches.items()):
-                await self.node.hub.unwatch(race, watch)
+                await self.hub.unwatch(race, watch)
             for tournament, follower in list(self.tournaments.items()):
-                await self.node.hub.unwatch(tournament, follower)
+                await self.hub.unwatch(tournament, follower)
 
     def _check_silence(self) -> None:
         """Close a connection silent for too long (before hello: ``timeouts.hello``)."""
-        timeouts = self.node.settings.timeouts
+        timeouts = self.settings.timeouts
         limit = timeouts.idle if self.player else timeouts.hello
         loop = asyncio.get_running_loop()
         silent = loop.time() - self._heard
@@ -192,7 +210,7 @@ class Connection:
             refusal = (exc.code, exc.message, exc.request_id)
         if not self.bucket.take():
             self.strikes += 1
-            if self.strikes >= self.node.settings.limits.flood_strikes:
+            if self.strikes >= self.settings.limits.flood_strikes:
                 self.close(CLOSE_POLICY, "flooding")
             else:
                 request_id = None if message is None else message.id
@@ -246,7 +264,7 @@ class Connection:
             self.refuse(exc.code, exc.message, message.id)
         elif isinstance(exc, RedisError):
             log.warning("storage unavailable for %s: %s", message.t, exc)
-            self.node.health.suspect()
+            self.storage_failed()
             self.refuse(ErrorCode.UNAVAILABLE, "storage is unavailable; try again", message.id)
         else:
             log.error("handling %s failed", message.t, exc_info=exc)
@@ -258,23 +276,25 @@ class Connection:
         """Stop following a race (if ``watch`` is still how this connection follows it)."""
         if self.watches.get(race) is watch:
             del self.watches[race]
-            await self.node.hub.unwatch(race, watch)
+            await self.hub.unwatch(race, watch)
 
     async def watch(self, race: str, role: str, since: int) -> RaceWatch:
         """Follow a race's events after number ``since`` as racer or spectator."""
         old = self.watches.pop(race, None)
         if old is not None:
-            await self.node.hub.unwatch(race, old)
-        watch = RaceWatch(self, race, role, since)
+            await self.hub.unwatch(race, old)
+        watch = RaceWatch(self, self.services.races, race, role, since)
         self.watches[race] = watch
-        await self.node.hub.watch(race, watch)
+        await self.hub.watch(race, watch)
         return watch
 
     async def follow_tournament(self, tournament: str, since: int, *, entrant: bool) -> None:
         """Get every change of a tournament after event ``since`` pushed."""
         old = self.tournaments.pop(tournament, None)
         if old is not None:
-            await self.node.hub.unwatch(tournament, old)
-        follower = TournamentWatch(self, tournament, since, entrant=entrant)
+            await self.hub.unwatch(tournament, old)
+        follower = TournamentWatch(
+            self, self.services.tournaments, tournament, since, entrant=entrant
+        )
         self.tournaments[tournament] = follower
-        await self.node.hub.watch(tournament, follower)
+        await self.hub.watch(tournament, follower)

@@ -7,7 +7,7 @@ face-down card; the seed travels only in the results. Since every event was
 written by this server, the messages of each move and of the start
 (``progress``, ``board``, ``race_started``) are encoded with
 :func:`~protocol.codec.encode_trusted`, without checking again what the
-engine made. When Redis lost the race's latest events (:mod:`server.history`),
+engine made. When Redis lost the race's latest events (:mod:`server.fanout.history`),
 each watcher tells its client with a ``rewound`` message and a fresh picture
 of the race.
 """
@@ -35,10 +35,11 @@ from protocol.messages import (
     Spectating,
 )
 from server.exceptions import RequestRefused
-from server.races import Spectate
+from server.rules.races import Spectate
 
 if TYPE_CHECKING:
-    from server.connection import Connection
+    from server.fanout.client import Client
+    from server.services.races import RaceService
 
 __all__ = ["RaceWatch"]
 
@@ -80,8 +81,9 @@ def _shared_info(
 class RaceWatch:
     """One connection following one race, as ``racer`` or ``spectator``."""
 
-    def __init__(self, conn: Connection, race: str, role: str, since: int) -> None:
+    def __init__(self, conn: Client, races: RaceService, race: str, role: str, since: int) -> None:
         self.conn = conn
+        self.races = races
         self.race = race
         self.role = role
         self.last_event = since
@@ -103,7 +105,7 @@ class RaceWatch:
     def deliver(self, race: str, n: int, event: dict[str, Any]) -> None:
         kind = event["k"]
         if kind in LOBBY_EVENTS:
-            info = _shared_info(event, lambda: self.conn.node.service.info(race))
+            info = _shared_info(event, lambda: self.races.info(race))
             self._spawn(self._send_race_state(info))
         elif kind == "starting":
             self._starting(n, event)
@@ -243,7 +245,7 @@ class RaceWatch:
     async def rewound(self) -> int:
         """Tell the client what Redis holds now; returns the event number to go on from."""
         self.generation += 1
-        service, player = self.conn.node.service, self.conn.player
+        service, player = self.races, self.conn.player
         try:
             if self.role == "spectator":
                 snapshot = await service.spectator_snapshot(self.race, player)
@@ -254,7 +256,7 @@ class RaceWatch:
             assert player is not None
             now = await service.board_now(self.race, player)
         except RequestRefused:  # the race is back in its lobby, or gone
-            now = {"race": self.race, "event": await self.conn.node.store.event_count(self.race)}
+            now = {"race": self.race, "event": await self.races.event_count(self.race)}
         if "seq" in now:
             now["lost"] = max(0, self.acknowledged - now["seq"])
             self.acknowledged = now["seq"]
@@ -264,7 +266,7 @@ class RaceWatch:
 
     async def _send_race_state(self, info: Awaitable[dict[str, Any]] | None = None) -> None:
         """Send the race's info: read now, or the read shared by this event's watchers."""
-        race = await (self.conn.node.service.info(self.race) if info is None else info)
+        race = await (self.races.info(self.race) if info is None else info)
         self.conn.send(RaceState(race=race))
 
     async def _send_spectating(self, n: int, wait: float) -> None:
@@ -274,7 +276,7 @@ class RaceWatch:
             await asyncio.sleep(max(0.0, wait + self.delay))
             if self.conn.watches.get(self.race) is not self or self.policy is Spectate.AFTER:
                 return
-            service = self.conn.node.service
+            service = self.races
             snapshot = await service.spectator_snapshot(self.race, self.conn.player)
             self.conn.send(Spectating(**snapshot))
             shown = self._shown = snapshot["event"]

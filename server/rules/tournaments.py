@@ -4,7 +4,7 @@ A tournament is one plain map (msgpack-ready), the *document*, which the
 director keeps in Redis and pushes to every watcher whenever it changes. It
 holds nothing secret: seeds appear in it only once their race has revealed
 them. Everything here reads or changes a document and nothing else, so the
-director (``server/director.py``) is left with locking, Redis and races.
+director (``server/services/tournaments.py``) is left with locking, Redis and races.
 
 A tournament is played in *stages*: one stage is a set of races started
 together on one deal. In the rounds format a stage is a round, its entrants

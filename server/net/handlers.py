@@ -52,11 +52,11 @@ from protocol.messages import (
 )
 from protocol.version import PROTOCOL_VERSION
 from server.exceptions import RequestRefused, StateLost
-from server.races import Spectate as SpectatePolicy
-from server.service import MoveResult
+from server.rules.races import Spectate as SpectatePolicy
+from server.services.races import MoveResult
 
 if TYPE_CHECKING:
-    from server.connection import Connection
+    from server.net.connection import Connection
 
 __all__ = ["HANDLERS", "move_now", "moved"]
 
@@ -73,29 +73,34 @@ def _me(conn: Connection) -> str:
 
 
 async def on_hello(conn: Connection, msg: Hello) -> ServerMessage:
-    store = conn.node.store
+    sessions = conn.services.sessions
     if conn.player is not None:
         raise RequestRefused(ErrorCode.NOT_ALLOWED, "already said hello")
     if msg.token is not None:
-        session = await store.load_session(msg.token)
+        session = await sessions.find(msg.token)
         if session is None:
             raise RequestRefused(ErrorCode.BAD_TOKEN, "unknown or expired session token")
         token, (player, name) = msg.token, session
     else:
         name = msg.name
-        token, player = await store.create_session(name)
+        token, player = await sessions.open(name)
     conn.player, conn.name = player, name
     return Welcome(
-        id=msg.id, v=PROTOCOL_VERSION, token=token, player=player, name=name, node=conn.node.name
+        id=msg.id,
+        v=PROTOCOL_VERSION,
+        token=token,
+        player=player,
+        name=name,
+        node=conn.settings.node,
     )
 
 
 async def on_list_races(conn: Connection, msg: ListRaces) -> ServerMessage:
-    return Races(id=msg.id, races=await conn.node.service.listed_races())
+    return Races(id=msg.id, races=await conn.services.races.listed_races())
 
 
 async def on_create_race(conn: Connection, msg: CreateRace) -> ServerMessage:
-    service = conn.node.service
+    service = conn.services.races
     request = {
         "variant": msg.variant,
         "deal": msg.deal,
@@ -110,31 +115,31 @@ async def on_create_race(conn: Connection, msg: CreateRace) -> ServerMessage:
 
 
 async def on_join_race(conn: Connection, msg: JoinRace) -> ServerMessage:
-    service = conn.node.service
+    service = conn.services.races
     race = await service.resolve(msg.race, msg.code)
-    before = await conn.node.store.event_count(race)
+    before = await conn.services.races.event_count(race)
     await service.join(_me(conn), conn.name or "", race)
     await conn.watch(race, "racer", since=before)
     return RaceInfo(id=msg.id, race=await service.info(race))
 
 
 async def on_leave_race(conn: Connection, msg: LeaveRace) -> ServerMessage:
-    service = conn.node.service
+    service = conn.services.races
     await service.leave(_me(conn), msg.race)
     watch = conn.watches.pop(msg.race, None)
     if watch is not None:
-        await conn.node.hub.unwatch(msg.race, watch)
+        await conn.hub.unwatch(msg.race, watch)
     return RaceInfo(id=msg.id, race=await service.info(msg.race))
 
 
 async def on_ready(conn: Connection, msg: Ready) -> ServerMessage:
-    service = conn.node.service
+    service = conn.services.races
     await service.set_ready(_me(conn), msg.race, msg.ready)
     return RaceInfo(id=msg.id, race=await service.info(msg.race))
 
 
 async def on_start_race(conn: Connection, msg: StartRace) -> ServerMessage:
-    service = conn.node.service
+    service = conn.services.races
     await service.start(_me(conn), msg.race)
     return RaceInfo(id=msg.id, race=await service.info(msg.race))
 
@@ -142,11 +147,11 @@ async def on_start_race(conn: Connection, msg: StartRace) -> ServerMessage:
 async def on_move(conn: Connection, msg: SubmitMove) -> bytes:
     told = _acknowledged(conn, msg)
     try:
-        result = await conn.node.service.move(
+        result = await conn.services.races.move(
             _me(conn), msg.race, msg.seq, msg.move, acknowledged=told
         )
     except StateLost as lost:
-        conn.node.history.rewind(msg.race, f"{lost.player} has {lost.seq} of {lost.acknowledged}")
+        conn.history.rewind(msg.race, f"{lost.player} has {lost.seq} of {lost.acknowledged}")
         raise
     return moved(conn, msg, result)
 
@@ -158,7 +163,7 @@ def move_now(conn: Connection, msg: SubmitMove) -> asyncio.Future[MoveResult | N
     (here or as the result) sends the move down :func:`on_move` instead.
     """
     told = _acknowledged(conn, msg)
-    return conn.node.service.move_now(_me(conn), msg.race, msg.seq, msg.move, acknowledged=told)
+    return conn.services.races.move_now(_me(conn), msg.race, msg.seq, msg.move, acknowledged=told)
 
 
 def _acknowledged(conn: Connection, msg: SubmitMove) -> int:
@@ -190,14 +195,14 @@ def moved(conn: Connection, msg: SubmitMove, result: MoveResult) -> bytes:
 
 
 async def on_resign(conn: Connection, msg: Resign) -> ServerMessage:
-    service = conn.node.service
+    service = conn.services.races
     await service.resign(_me(conn), msg.race)
     return RaceInfo(id=msg.id, race=await service.info(msg.race))
 
 
 async def on_spectate(conn: Connection, msg: Spectate) -> ServerMessage:
-    service = conn.node.service
-    await conn.node.director.check_onlooker(msg.race, conn.player)
+    service = conn.services.races
+    await conn.services.tournaments.check_onlooker(msg.race, conn.player)
     snapshot = await service.spectator_snapshot(msg.race, conn.player)
     watch = await conn.watch(msg.race, "spectator", since=snapshot["event"])
     meta = snapshot["race"]
@@ -208,11 +213,11 @@ async def on_spectate(conn: Connection, msg: Spectate) -> ServerMessage:
 
 async def on_resume(conn: Connection, msg: Resume) -> ServerMessage:
     """Replay what a reconnecting client missed, then resend its board."""
-    service = conn.node.service
+    service = conn.services.races
     info = await service.info(msg.race)
     if _me(conn) not in info["players"]:
         return await on_spectate(conn, Spectate(id=msg.id, race=msg.race))
-    since, events = msg.since, await conn.node.store.event_count(msg.race)
+    since, events = msg.since, await conn.services.races.event_count(msg.race)
     if since > events:  # the client saw events that Redis no longer has
         log.warning(
             "redis lost the latest writes of race %s: a client resumes from event %d of %d",
@@ -233,8 +238,8 @@ async def on_resume(conn: Connection, msg: Resume) -> ServerMessage:
 
 async def on_replay(conn: Connection, msg: GetReplay) -> ServerMessage:
     """Every position of a racer's game, once the race is over and the seed is public."""
-    await conn.node.director.check_onlooker(msg.race, conn.player)
-    moves, views = await conn.node.service.replay(msg.race, msg.player)
+    await conn.services.tournaments.check_onlooker(msg.race, conn.player)
+    moves, views = await conn.services.races.replay(msg.race, msg.player)
     return Replay(id=msg.id, race=msg.race, player=msg.player, moves=moves, views=views)
 
 
@@ -247,7 +252,7 @@ async def on_ping(conn: Connection, msg: Ping) -> ServerMessage:
 
 async def _follow(conn: Connection, tournament: str) -> dict[str, Any]:
     """The tournament now, with every later change pushed to this connection."""
-    director = conn.node.director
+    director = conn.services.tournaments
     since = await director.tournaments.event_count(tournament)
     doc = await director.info(tournament)
     entrant = any(e["player"] == conn.player for e in doc["entrants"])
@@ -270,23 +275,23 @@ async def on_create_tournament(conn: Connection, msg: CreateTournament) -> Serve
         "grace": msg.grace,
         "password": msg.password,
     }
-    doc = await conn.node.director.create(_me(conn), conn.name or "", request)
+    doc = await conn.services.tournaments.create(_me(conn), conn.name or "", request)
     return TournamentInfo(id=msg.id, tournament=await _follow(conn, doc["id"]))
 
 
 async def on_list_tournaments(conn: Connection, msg: ListTournaments) -> ServerMessage:
-    return Tournaments(id=msg.id, tournaments=await conn.node.director.listed())
+    return Tournaments(id=msg.id, tournaments=await conn.services.tournaments.listed())
 
 
 async def on_join_tournament(conn: Connection, msg: JoinTournament) -> ServerMessage:
-    director = conn.node.director
+    director = conn.services.tournaments
     tournament = await director.resolve(msg.tournament, msg.code)
     await director.join(_me(conn), conn.name or "", tournament, msg.password)
     return TournamentInfo(id=msg.id, tournament=await _follow(conn, tournament))
 
 
 async def on_leave_tournament(conn: Connection, msg: LeaveTournament) -> ServerMessage:
-    doc = await conn.node.director.leave(_me(conn), msg.tournament)
+    doc = await conn.services.tournaments.leave(_me(conn), msg.tournament)
     follower = conn.tournaments.get(msg.tournament)
     if follower is not None:
         follower.entrant = False
@@ -295,7 +300,7 @@ async def on_leave_tournament(conn: Connection, msg: LeaveTournament) -> ServerM
 
 async def on_watch_tournament(conn: Connection, msg: WatchTournament) -> ServerMessage:
     """Follow a tournament: anyone may, and an entrant coming back resets their grace clock."""
-    director = conn.node.director
+    director = conn.services.tournaments
     tournament = await director.resolve(msg.tournament, msg.code)
     doc = await _follow(conn, tournament)
     if conn.tournaments[tournament].entrant:
@@ -304,12 +309,12 @@ async def on_watch_tournament(conn: Connection, msg: WatchTournament) -> ServerM
 
 
 async def on_manage_tournament(conn: Connection, msg: ManageTournament) -> ServerMessage:
-    doc = await conn.node.director.manage(_me(conn), msg.tournament, msg.action, msg.player)
+    doc = await conn.services.tournaments.manage(_me(conn), msg.tournament, msg.action, msg.player)
     return TournamentInfo(id=msg.id, tournament=doc)
 
 
 async def on_get_tournament_record(conn: Connection, msg: GetTournamentRecord) -> ServerMessage:
-    director = conn.node.director
+    director = conn.services.tournaments
     tournament = await director.resolve(msg.tournament, msg.code)
     return TournamentRecord(id=msg.id, record=await director.record(tournament))
 

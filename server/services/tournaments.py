@@ -22,15 +22,15 @@ from typing import Any
 from protocol.exceptions import ErrorCode
 from protocol.messages import TournamentAction
 from protocol.tournament import seat_of
-from server import tournament as rules
 from server.engine import DEAL_VERSION
 from server.exceptions import RequestRefused
-from server.races import commitment
-from server.service import RaceService, variant_or_refusal
+from server.rules import tournaments as rules
+from server.rules.races import commitment
+from server.rules.tournaments import Doc, Status
+from server.services.races import RaceService, variant_or_refusal
 from server.settings import Settings
-from server.store import Store, unpack
-from server.tournament import Doc, Status
-from server.tournament_store import TournamentStore
+from server.storage.store import Store
+from server.storage.tournaments import TournamentStore
 
 __all__ = ["Director"]
 
@@ -48,7 +48,6 @@ class Director:
     """Tournament requests, and the schedule of every active tournament."""
 
     def __init__(self, store: Store, races: RaceService, settings: Settings) -> None:
-        self.store = store
         self.tournaments = TournamentStore(store)
         self.races = races
         self.settings = settings
@@ -166,7 +165,7 @@ class Director:
                 for player in race["players"]:
                     await self._resign(race["race"], player)
                 await self.races.close_if_done(race["race"])
-                await self.store.announce_results(race["race"])
+                await self.races.announce_held_results(race["race"])
         await self.tournaments.set_active(doc["id"], False)
         await self._keep_for_a_while(doc)
 
@@ -197,9 +196,9 @@ class Director:
             if stage["status"] == "running":
                 continue
             for race in stage["races"]:
-                results = await self.store.results(race["race"])
+                results = await self.races.stored_results(race["race"])
                 if results is not None:
-                    races[race["race"]] = unpack(results)
+                    races[race["race"]] = results
         return {"tournament": doc, "races": races}
 
     async def check_onlooker(self, race: str, player: str | None) -> None:
@@ -209,7 +208,7 @@ class Director:
         replay once it has closed, would show an entrant cards still face down
         in their own game.
         """
-        tournament = (await self.store.meta(race)).get("tournament")
+        tournament = await self.races.tournament_of(race)
         doc = None if not tournament else await self.tournaments.load(tournament)
         if doc is None or player is None:
             return
@@ -281,7 +280,7 @@ class Director:
                 "hold_results": int(len(plan["tables"]) > 1),
             }
             players = seats["players"]
-            await self.store.create_seated_race(
+            await self.races.create_seated(
                 race, tournament, {p: names[p] for p in players}, settings
             )
             with contextlib.suppress(RequestRefused):  # started already by an earlier try
@@ -308,8 +307,7 @@ class Director:
         for race in stage["races"]:
             for player in race["players"]:
                 if player in absent:
-                    board = await self.store.board(race["race"], player)
-                    if board is not None and board[2] == "playing":
+                    if await self.races.is_playing(race["race"], player):
                         log.info("resigning %s from %s: away too long", player, race["race"])
                         await self._resign(race["race"], player)
                     self._forfeit_match(doc, race["race"], player)
@@ -317,18 +315,18 @@ class Director:
     async def _score_if_over(self, doc: Doc, stage: Doc, now: float) -> None:
         for race in stage["races"]:
             # A race is closed here too, in case the node that should have died first.
-            if not await self.store.has_results(race["race"]) and not (
+            if not await self.races.has_results(race["race"]) and not (
                 await self.races.close_if_done(race["race"])
             ):
                 return
         results: dict[str, Any] = {}
         for race in stage["races"]:
-            packed = await self.store.results(race["race"])
-            assert packed is not None  # results, once stored, stay
-            results[race["race"]] = unpack(packed)
+            stored = await self.races.stored_results(race["race"])
+            assert stored is not None  # results, once stored, stay
+            results[race["race"]] = stored
         for race in stage["races"]:
             race["seed"] = results[race["race"]]["seed"]
-            await self.store.announce_results(race["race"])
+            await self.races.announce_held_results(race["race"])
         if doc["format"] == "rounds":
             rows = [row for r in results.values() for row in r["standings"]]
             rules.record_rounds_stage(doc, rows)

@@ -3,7 +3,7 @@
 Every tournament event carries the document as it became, so a watcher
 needs only the latest; the hub still hands them over in order, and the
 frame is encoded once per event for all of this node's watchers. If Redis
-lost the latest changes (server/history.py), the watcher is simply sent the
+lost the latest changes (server/fanout/history.py), the watcher is simply sent the
 document as Redis now holds it.
 """
 
@@ -15,7 +15,8 @@ from protocol.codec import encode
 from protocol.messages import TournamentInfo
 
 if TYPE_CHECKING:
-    from server.connection import Connection
+    from server.fanout.client import Client
+    from server.services.tournaments import Director
 
 __all__ = ["TournamentWatch"]
 
@@ -25,8 +26,11 @@ _FRAME = "\0frame"
 class TournamentWatch:
     """One connection following one tournament; ``entrant`` keeps its grace clock running."""
 
-    def __init__(self, conn: Connection, tournament: str, since: int, *, entrant: bool) -> None:
+    def __init__(
+        self, conn: Client, director: Director, tournament: str, since: int, *, entrant: bool
+    ) -> None:
         self.conn = conn
+        self.director = director
         self.tournament = tournament
         self.last_event = since
         self.entrant = entrant
@@ -37,7 +41,7 @@ class TournamentWatch:
 
     async def rewound(self) -> int:
         """Redis lost the latest changes: send the document as it now stands."""
-        director = self.conn.node.director
+        director = self.director
         count = await director.tournaments.event_count(self.tournament)
         doc = await director.tournaments.load(self.tournament)
         if doc is not None:

@@ -24,7 +24,7 @@ from protocol.moves import Move, MoveSyntaxError
 from server.engine import DEAL_VERSION, Game, IllegalMoveError, State, find_variant
 from server.engine.exceptions import UnknownVariantError
 from server.exceptions import RequestRefused, StateLost
-from server.races import (
+from server.rules.races import (
     Phase,
     RacerResult,
     Spectate,
@@ -34,7 +34,7 @@ from server.races import (
     standings,
 )
 from server.settings import Settings
-from server.store import MoveCommit, Store, pack, unpack
+from server.storage.store import MoveCommit, Store, pack, unpack
 
 __all__ = ["MoveResult", "RaceService", "StartedRace", "variant_or_refusal"]
 
@@ -166,7 +166,9 @@ class RaceService:
     BOARD_CACHE = 20_000
     STARTED_CACHE = 10_000
 
-    def __init__(self, store: Store, settings: Settings) -> None:
+    def __init__(
+        self, store: Store, settings: Settings, own_events: OwnEvents | None = None
+    ) -> None:
         self.store = store
         self.settings = settings
         self._started: OrderedDict[str, StartedRace] = OrderedDict()
@@ -178,7 +180,7 @@ class RaceService:
         self._version_prefix = secrets.token_hex(6)
         self._versions = itertools.count(1)
         #: Told of the move events this node stores (the node's hub).
-        self.own_events: OwnEvents = _NoWatchers()
+        self.own_events: OwnEvents = _NoWatchers() if own_events is None else own_events
 
     # -- lobby -------------------------------------------------------------
 
@@ -595,6 +597,37 @@ class RaceService:
         await self.store.record_results(race, pack(results), payload, hold=hold)
         await self.store.expire_race(race, self.settings.timeouts.keep_finished)
         return True
+
+    async def event_count(self, race: str) -> int:
+        """How many events the race has had: a watcher's ``since`` for what comes next."""
+        return await self.store.event_count(race)
+
+    async def tournament_of(self, race: str) -> str | None:
+        """The tournament a race belongs to, if any."""
+        return (await self.store.meta(race)).get("tournament") or None
+
+    async def create_seated(
+        self, race: str, host: str, racers: dict[str, str], settings: dict[str, Any]
+    ) -> bool:
+        """Store a tournament's table: an open race with its racers seated (safe to repeat)."""
+        return await self.store.create_seated_race(race, host, racers, settings)
+
+    async def is_playing(self, race: str, player: str) -> bool:
+        """Whether ``player`` races in ``race`` and their game is still on."""
+        board = await self.store.board(race, player)
+        return board is not None and board[2] == "playing"
+
+    async def has_results(self, race: str) -> bool:
+        return await self.store.has_results(race)
+
+    async def stored_results(self, race: str) -> dict[str, Any] | None:
+        """The results as stored, seed included, or None before the race closed."""
+        packed = await self.store.results(race)
+        return None if packed is None else dict(unpack(packed))
+
+    async def announce_held_results(self, race: str) -> None:
+        """Announce results a tournament held back until its other tables finished."""
+        await self.store.announce_results(race)
 
     async def results(self, race: str) -> dict[str, Any]:
         """Standings, revealed seed and every racer's log."""

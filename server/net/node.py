@@ -7,7 +7,7 @@ tournament entrants from running and moves tournaments on; and the probe of
 Redis's health. While
 Redis is unreachable the node keeps its clients connected and tells them the
 service is degraded; when Redis is back (and, if it restarted, once the node
-checked it lost nothing it had passed on: :mod:`server.history`) it tells
+checked it lost nothing it had passed on: :mod:`server.fanout.history`) it tells
 them the service is ok. Any number of nodes may share one Redis.
 """
 
@@ -24,15 +24,17 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 
 from protocol.codec import encode
 from protocol.messages import Service, ServiceState
-from server.connection import CLOSE_TRY_AGAIN, Connection
-from server.director import Director
-from server.health import StorageHealth
-from server.history import History
-from server.hub import Hub
-from server.service import RaceService
+from server.fanout.history import History
+from server.fanout.hub import Hub
+from server.net.connection import CLOSE_TRY_AGAIN, Connection
+from server.net.websocket import PushConnection
+from server.services import Services
+from server.services.races import RaceService
+from server.services.sessions import Sessions
+from server.services.tournaments import Director
 from server.settings import Settings
-from server.store import Store, connect
-from server.websocket import PushConnection
+from server.storage.health import StorageHealth
+from server.storage.store import Store, connect
 
 __all__ = ["Node", "running_node"]
 
@@ -46,10 +48,10 @@ class Node:
         self.settings = settings
         self.name = settings.node
         self.store = store
-        self.service = RaceService(store, settings)
-        self.director = Director(store, self.service, settings)
         self.hub = Hub(store, on_feed_lost=self._suspect)
-        self.service.own_events = self.hub
+        self.service = RaceService(store, settings, own_events=self.hub)
+        self.director = Director(store, self.service, settings)
+        self.services = Services(self.service, self.director, Sessions(store))
         self.history = History(store, self.hub, self.service)
         if settings.redis_url is None:
             raise ValueError("a node needs settings.redis_url")
@@ -122,7 +124,14 @@ class Node:
             await ws.close(CLOSE_TRY_AGAIN, "too many connections from your address")
             return
         self._per_address[address] += 1
-        conn = Connection(ws, self)
+        conn = Connection(
+            ws,
+            settings=self.settings,
+            services=self.services,
+            hub=self.hub,
+            history=self.history,
+            storage_failed=self._suspect,
+        )
         self.connections.add(conn)
         try:
             await conn.run()

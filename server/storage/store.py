@@ -1,7 +1,7 @@
 """Everything the server keeps, kept in Redis.
 
 One :class:`Store` per node wraps a redis.asyncio client. Every multi-key
-change is one Lua script (``server/lua/*.lua``), registered once, with all of
+change is one Lua script (``server/storage/lua/*.lua``), registered once, with all of
 its keys passed in ``KEYS``; events are numbered per race, appended to the
 race's stream (the durable log used to resume and to spectate) and announced
 on the race's channel (the fast path to other nodes).
@@ -30,8 +30,8 @@ from redis.exceptions import NoScriptError, RedisError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from protocol.codec import pack_value as pack
-from server import keys
-from server.resp import Endpoint, Pipe, ReplyError
+from server.storage import keys
+from server.storage.resp import Endpoint, Pipe, ReplyError
 
 __all__ = [
     "CommitBatcher",
@@ -60,9 +60,9 @@ class StoreUnavailable(Exception):
 
 
 def _script(name: str) -> str:
-    text = resources.files("server").joinpath("lua", f"{name}.lua").read_text()
+    text = resources.files("server.storage").joinpath("lua", f"{name}.lua").read_text()
     if "emit(" in text:
-        text = resources.files("server").joinpath("lua", "_emit.lua").read_text() + text
+        text = resources.files("server.storage").joinpath("lua", "_emit.lua").read_text() + text
     return text
 
 
@@ -494,7 +494,7 @@ class CommitBatcher:
     """Sends concurrent move commits to Redis as one pipeline per loop turn.
 
     Every commit that arrives in the same event-loop turn goes into one
-    pipeline on the node's lean commit connection (:mod:`server.resp`).
+    pipeline on the node's lean commit connection (:mod:`server.storage.resp`).
     Pipelines do not wait for each other: any number may be in flight on the
     connection, and each pipeline's replies resolve its commits' futures as
     they are parsed. Order between pipelines does not matter: each commit is

@@ -1,0 +1,162 @@
+"""The client's ``ballroom`` commands: play, bot and tournament export.
+
+Registered under the ``ballroom.commands`` entry point (see
+:mod:`protocol.cli`); ``python -m client.cli`` runs these commands alone.
+Heavy imports (Textual, websockets) wait until a command runs, so that
+``ballroom deal`` stays quick.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from protocol.cli import Commands, main, player_name
+
+__all__ = ["register"]
+
+#: Where the commands look for a server when none is named.
+DEFAULT_SERVER = "ws://127.0.0.1:8765/"
+
+
+def _bot(args: argparse.Namespace) -> int:
+    import asyncio
+    import logging
+
+    from client.bot import run_bot, standings_text
+    from client.session import RequestFailed
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    if args.tournament is not None:
+        return _tournament_bot(args)
+    try:
+        results = asyncio.run(
+            run_bot(
+                args.server,
+                race=args.race_id,
+                code=args.race,
+                name=args.name,
+                strategy=args.strategy,
+                speed=args.speed,
+                seed=args.seed,
+            )
+        )
+    except RequestFailed as exc:
+        print(f"ballroom bot: the server refused: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    if results is None:
+        print("ballroom bot: lost the server before the race finished", file=sys.stderr)
+        return 1
+    print(standings_text(results["standings"]), flush=True)
+    return 0
+
+
+def _tournament_bot(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from client.session import RequestFailed
+    from client.tournament_bot import TournamentBot
+
+    bot = TournamentBot(
+        args.server, name=args.name, strategy=args.strategy, speed=args.speed, seed=args.seed,
+        password=args.password,
+    )  # fmt: skip
+    try:
+        final = asyncio.run(bot.run(code=args.tournament))
+    except RequestFailed as exc:
+        print(f"ballroom bot: the server refused: {exc}", file=sys.stderr)
+        return 1
+    except ConnectionError as exc:
+        print(f"ballroom bot: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    for row in final["standings"]:
+        print(f"{row['place']:>2}. {row['name']:<24} {row['points']:>4} pts {row['home']:>5} home")
+    return 0
+
+
+def _tournament_export(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from client.session import ClientSession, RequestFailed
+    from protocol.messages import GetTournamentRecord, TournamentRecord
+    from protocol.record import to_csv, to_json
+
+    async def fetch() -> dict[str, object]:
+        session = await ClientSession.connect(args.server, "exporter")
+        try:
+            reply = await session.request(GetTournamentRecord(code=args.code), TournamentRecord)
+        finally:
+            await session.close()
+        return reply.record
+
+    try:
+        record = asyncio.run(fetch())
+    except RequestFailed as exc:
+        print(f"ballroom tournament export: the server refused: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        print(f"ballroom tournament export: cannot reach {args.server}: {exc}", file=sys.stderr)
+        return 1
+    text = to_json(record) if args.format == "json" else to_csv(record)
+    if args.output == "-":
+        sys.stdout.write(text)
+    else:
+        with open(args.output, "w", encoding="utf-8", newline="") as out:
+            out.write(text)
+    return 0
+
+
+def _play(args: argparse.Namespace) -> int:
+    from client.launcher import default_name, play
+
+    try:
+        return play(args.server, args.name or default_name())
+    except KeyboardInterrupt:
+        return 130
+    except (RuntimeError, TimeoutError) as exc:
+        print(f"ballroom play: {exc}", file=sys.stderr)
+        return 1
+
+
+def register(commands: Commands) -> None:
+    """Add the client's commands to ``ballroom``."""
+    bot = commands.top.add_parser("bot", help="race a bot in a race, over the protocol")
+    which = bot.add_mutually_exclusive_group(required=True)
+    which.add_argument("--race", metavar="CODE", help="the race's join code")
+    which.add_argument("--race-id", metavar="ID", help="the race's id")
+    which.add_argument(
+        "--tournament", metavar="CODE", help="enter a tournament and race every seat"
+    )
+    bot.add_argument("--password", default=None, help="the tournament's entry password")
+    bot.add_argument("--server", default=DEFAULT_SERVER, help="server URL")
+    bot.add_argument("--strategy", choices=["greedy", "random"], default="greedy")
+    bot.add_argument(
+        "--speed", type=float, default=2.0, help="moves per second; 0: as fast as replies come"
+    )
+    bot.add_argument("--name", type=player_name, default="Bot")
+    bot.add_argument("--seed", type=int, default=0, help="seed of the random strategy")
+    bot.set_defaults(run=_bot)
+
+    export = commands.tournament.add_parser("export", help="write a tournament's whole record")
+    export.add_argument("code", help="the tournament's join code")
+    export.add_argument("--format", choices=["json", "csv"], default="json")
+    export.add_argument("--server", default=DEFAULT_SERVER, help="server URL")
+    export.add_argument("--output", "-o", default="-", help="file to write (default: stdout)")
+    export.set_defaults(run=_tournament_export)
+
+    play = commands.top.add_parser(
+        "play", help="the terminal client (a local server if none given)"
+    )
+    play.add_argument("--server", default=None, help="server URL (default: start a local one)")
+    play.add_argument(
+        "--name", type=player_name, default=None, help="display name (default: login)"
+    )
+    play.set_defaults(run=_play)
+
+
+if __name__ == "__main__":
+    sys.exit(main(registers=[register]))

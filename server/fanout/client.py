@@ -1,0 +1,39 @@
+"""What a watcher needs of the client it serves, and nothing more."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Protocol
+
+from protocol.messages import ServerMessage
+
+if TYPE_CHECKING:
+    from server.fanout.feeds import RaceWatch
+
+__all__ = ["Client"]
+
+
+class Client(Protocol):
+    """A connected client as its watchers see it: who it is and how to reach it."""
+
+    @property
+    def player(self) -> str | None:
+        """The player the client speaks for, once it said hello."""
+        ...
+
+    @property
+    def watches(self) -> Mapping[str, object]:
+        """Race -> how the client follows it now (one watch per race)."""
+        ...
+
+    def send(self, message: ServerMessage) -> None:
+        """Encode and write one message now."""
+        ...
+
+    def send_frame(self, frame: bytes) -> None:
+        """Write one encoded frame now."""
+        ...
+
+    async def unwatch(self, race: str, watch: RaceWatch) -> None:
+        """Stop following ``race`` if ``watch`` is still how the client follows it."""
+        ...

@@ -1,0 +1,26 @@
+"""What a node does with requests, between the wire and Redis.
+
+Races (:mod:`server.services.races`), tournaments
+(:mod:`server.services.tournaments`) and sessions
+(:mod:`server.services.sessions`). They hold no state that matters: everything
+is in Redis, and any node can serve any request.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from server.services.races import RaceService
+from server.services.sessions import Sessions
+from server.services.tournaments import Director
+
+__all__ = ["Services"]
+
+
+@dataclass(frozen=True, slots=True)
+class Services:
+    """The services a request handler may call: handed to each connection."""
+
+    races: RaceService
+    tournaments: Director
+    sessions: Sessions
