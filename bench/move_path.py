@@ -84,7 +84,7 @@ def time_moves(variant: str, played: list[list[tuple[State, Any]]]) -> dict[str,
             text = move.text()
             event = {
                 "k": "move", "player": "p1", "seq": seq, "move": text,
-                "progress": progress, "view": view, "at": 1_700_000_000.5,
+                "progress": progress, "at": 1_700_000_000.5,
             }  # fmt: skip
             payload = pack(event)
             pack(after.to_data())
@@ -101,7 +101,7 @@ def time_moves(variant: str, played: list[list[tuple[State, Any]]]) -> dict[str,
             progress_msg(race="r1", player=read["player"], progress=read["progress"], event=9)
             board(
                 race="r1", player=read["player"], seq=read["seq"], move=read["move"],
-                view=read["view"], event=9,
+                view=view, event=9,
             )  # fmt: skip
             t7 = clock()
             for step, start, end in zip(

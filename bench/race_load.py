@@ -411,6 +411,17 @@ class Bench:
         assert self.redis.process is not None
         return {proc.name: proc.pid, "redis": self.redis.process.pid, "load": os.getpid()}
 
+    def usage(self) -> dict[str, float]:
+        """Redis's memory, bytes received and script calls so far (INFO)."""
+        client = redis.Redis.from_url(self.redis_url)
+        info = client.info("all")
+        client.close()
+        return {
+            "memory": float(info["used_memory"]),
+            "received": float(info["total_net_input_bytes"]),
+            "scripts": float(info.get("cmdstat_evalsha", {}).get("calls", 0)),
+        }
+
     def flush(self) -> None:
         """Empty Redis between scenarios, so each starts from the same state."""
         client = redis.Redis.from_url(self.redis_url)
@@ -427,6 +438,27 @@ def _cpu_line(run: Run, process: str, unit: str) -> str:
     if cpu.get("other", 0.0) > 0.2:
         line += "\n  warning: other work on this machine used CPU meanwhile; figures are skewed"
     return line
+
+
+def _redis_line(run: Run, before: dict[str, float], after: dict[str, float]) -> str:
+    """What a move costs Redis: CPU, bytes received, and memory per race raced.
+
+    Script calls stand in for moves (each race adds a few for its lobby and
+    start), and memory counts every race of the run, finished or not.
+    """
+    cpu = run.extra.get("cpu", {}).get("redis", 0.0)
+    per_move = cpu / run.rate * 1e6 if run.rate else math.nan
+    scripts = max(1.0, after["scripts"] - before["scripts"])
+    received = (after["received"] - before["received"]) / scripts
+    races = max(1, int(run.extra.get("races", 0)))
+    memory = (after["memory"] - before["memory"]) / races
+    run.extra["redis_cpu_us_per_move"] = round(per_move, 1)
+    run.extra["redis_bytes_in_per_move"] = round(received)
+    run.extra["redis_memory_per_race"] = round(memory)
+    return (
+        f"  {'':18} Redis: {per_move:.1f} us CPU per move, {received:,.0f} bytes in per move, "
+        f"{memory / 1024:,.1f} KiB of memory per race ({races:,} races)"
+    )
 
 
 def _budget_line(run: Run, target: float, summary: dict[str, Any]) -> str:
@@ -473,9 +505,11 @@ async def run_saturation(args: argparse.Namespace, bench: Bench) -> None:
             print(_cpu_line(runs[-1], kind, "rt"), flush=True)
     env = server_env(BALLROOM_RATE="1000000", BALLROOM_BURST="1000000", BALLROOM_COUNTDOWN="0")
     argv = server_argv(bench.redis_url, args.profile_server)
+    before = bench.usage()
     with child("server", argv, bench.log_dir, env) as proc:
         ballroom = await saturation(proc.url, args, bench.pids(proc))
     runs.append(ballroom)
+    print(_redis_line(ballroom, before, bench.usage()), flush=True)
     ceiling = runs[0].rate if not args.no_baselines else None
     print(_line(ballroom, "moves", ceiling), flush=True)
     print(_cpu_line(ballroom, "server", "move"), flush=True)

@@ -39,6 +39,7 @@ from server.rules.races import Spectate
 
 if TYPE_CHECKING:
     from server.fanout.client import Client
+    from server.rules.replica import RaceReplica
     from server.services.races import RaceService
 
 __all__ = ["RaceWatch"]
@@ -81,6 +82,9 @@ def _shared_info(
 class RaceWatch:
     """One connection following one race, as ``racer`` or ``spectator``."""
 
+    #: Pauses between tries to fill the boards' replica while Redis is away.
+    FILL_RETRY_FIRST, FILL_RETRY_MOST = 0.05, 1.0
+
     def __init__(self, conn: Client, races: RaceService, race: str, role: str, since: int) -> None:
         self.conn = conn
         self.races = races
@@ -101,8 +105,15 @@ class RaceWatch:
         # to it is already on the spectator's screen. The snapshot reads the
         # stream, which can be ahead of this node's pub/sub feed under load.
         self._shown = 0
+        # Move events waiting, in order, while the node's replica of the
+        # race's boards is filled from the logs (:meth:`_fill_then_show`).
+        self._unseen: list[tuple[int, dict[str, Any]]] | None = None
+        self._gap = 0  # the last event whose board needed the logs
 
     def deliver(self, race: str, n: int, event: dict[str, Any]) -> None:
+        if self._unseen is not None:
+            self._unseen.append((n, event))  # behind a board still being drawn
+            return
         kind = event["k"]
         if kind in LOBBY_EVENTS:
             info = _shared_info(event, lambda: self.races.info(race))
@@ -180,6 +191,47 @@ class RaceWatch:
             return
         if self.policy is Spectate.AFTER:
             return  # boards come with the results, not before
+        replica = self.races.replica_now(self.race)
+        view = None if replica is None else self._view(replica, event)
+        if view is None:
+            if n == self._gap:  # the logs did not have it either: a rewound move
+                log.warning("race %s: no board for event %d", self.race, n)
+                return
+            self._gap = n
+            self._unseen = [(n, event)]
+            self._spawn(self._fill_then_deliver())
+            return
+        self._board(n, event, view)
+
+    @staticmethod
+    def _view(replica: RaceReplica, event: dict[str, Any]) -> dict[str, Any] | None:
+        return replica.view_after(event["player"], event["seq"], event["move"])
+
+    async def _fill_then_deliver(self) -> None:
+        """Fill the race's replica from the logs, then deliver the events that waited."""
+        pause = self.FILL_RETRY_FIRST
+        try:
+            while self._unseen and self.conn.watches.get(self.race) is self:
+                players = {e["player"] for _, e in self._unseen if e["k"] == "move"}
+                try:
+                    await self.races.filled_replica(self.race, players)
+                except (RedisError, OSError) as exc:
+                    # Redis is away: the boards wait for it, in order, as moves do.
+                    log.info("race %s: boards wait for redis (%s)", self.race, exc)
+                    await asyncio.sleep(pause)
+                    pause = min(2 * pause, self.FILL_RETRY_MOST)
+                    continue
+                # No await from here on: events that come meanwhile queue behind.
+                waiting, self._unseen = self._unseen, None
+                for n, event in waiting:
+                    self.deliver(self.race, n, event)  # a new gap queues the rest again
+                return
+        finally:
+            if self.conn.watches.get(self.race) is not self:
+                self._unseen = None
+
+    def _board(self, n: int, event: dict[str, Any], view: dict[str, Any]) -> None:
+        """Show a spectator the board of move event ``n`` now or after the race's delay."""
         board = _shared_frame(
             event,
             "board",
@@ -189,7 +241,7 @@ class RaceWatch:
                 player=event["player"],
                 seq=event["seq"],
                 move=event["move"],
-                view=event["view"],
+                view=view,
                 event=n,
             ),
         )

@@ -16,6 +16,7 @@ import logging
 import secrets
 import time
 from collections import OrderedDict
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol
 
@@ -33,6 +34,7 @@ from server.rules.races import (
     phase_at,
     standings,
 )
+from server.rules.replica import RaceReplica
 from server.settings import Settings
 from server.storage.store import MoveCommit, Store, pack, unpack
 
@@ -165,6 +167,8 @@ class RaceService:
 
     BOARD_CACHE = 20_000
     STARTED_CACHE = 10_000
+    #: Races whose boards this node replicates for its spectators at most.
+    REPLICA_CACHE = 2_000
 
     def __init__(
         self, store: Store, settings: Settings, own_events: OwnEvents | None = None
@@ -174,6 +178,8 @@ class RaceService:
         self._started: OrderedDict[str, StartedRace] = OrderedDict()
         #: (race, player) -> (seq, board version, state)
         self._boards: OrderedDict[tuple[str, str], tuple[int, str, State]] = OrderedDict()
+        #: race -> every racer's board, replicated from move events for spectators.
+        self._replicas: OrderedDict[str, RaceReplica] = OrderedDict()
         self._closing: set[str] = set()
         self._closers: set[asyncio.Task[None]] = set()
         # Board versions: unique across nodes (random prefix) and moves (counter).
@@ -340,8 +346,10 @@ class RaceService:
         if race is None:
             self._boards.clear()
             self._started.clear()
+            self._replicas.clear()
             return
         self._started.pop(race, None)
+        self._replicas.pop(race, None)
         for key in [key for key in self._boards if key[0] == race]:
             del self._boards[key]
 
@@ -443,13 +451,14 @@ class RaceService:
         view = game.view(after)
         progress = {key: view[key] for key in PROGRESS_KEYS}
         status = "won" if progress["won"] else "stuck" if progress["over"] else "playing"
+        # The event carries the move, not the board: nodes that show boards
+        # replay it on their own copy (:meth:`replica`).
         event = {
             "k": "move",
             "player": player,
             "seq": seq,
             "move": text,
             "progress": progress,
-            "view": view,
             "at": now,
         }
         payload = pack(event)
@@ -704,6 +713,36 @@ class RaceService:
 
     # -- spectators --------------------------------------------------------
 
+    def replica_now(self, race: str) -> RaceReplica | None:
+        """This node's replica of the race's boards, if it can have one without Redis."""
+        replica = self._replicas.get(race)
+        if replica is not None:
+            self._replicas.move_to_end(race)
+            return replica
+        started = self._started.get(race)
+        if started is None:
+            return None
+        replica = RaceReplica(started.game, started.seed, started.deal_version)
+        self._replicas[race] = replica
+        while len(self._replicas) > self.REPLICA_CACHE:
+            self._replicas.popitem(last=False)
+        return replica
+
+    async def filled_replica(self, race: str, players: Iterable[str]) -> RaceReplica:
+        """The race's replica, with every move of ``players`` in Redis applied.
+
+        A replica that contradicts a log (Redis lost moves and took others)
+        is dropped and built again from the logs.
+        """
+        await self.started(race)
+        for _ in range(2):
+            replica = self.replica_now(race)
+            assert replica is not None  # the race is cached now
+            if all([replica.fill(p, await self.store.log(race, p)) for p in set(players)]):
+                return replica
+            self._replicas.pop(race, None)
+        raise RequestRefused(ErrorCode.INTERNAL, "the race's logs changed while being read")
+
     async def spectator_snapshot(self, race: str, player: str | None) -> dict[str, Any]:
         """Boards as the race's policy lets spectators see them now, and the number of
         the last event they reflect. Racers may not spectate their own race."""
@@ -714,26 +753,29 @@ class RaceService:
             last = await self.store.event_count(race)
             return {"race": info, "layout": None, "boards": {}, "event": last}
         started = await self.started(race)
-        boards: dict[str, Any] = {}
         last = 0
         hidden_until_the_end = (
             started.spectate is Spectate.AFTER and info["phase"] != Phase.FINISHED.value
         )
         cutoff = time.time() - (started.delay if started.spectate is Spectate.DELAYED else 0)
+        game = started.game
+        states: dict[str, State] = {}
         for n, payload in await self.store.events_since(race, 0):
             event = unpack(payload)
             if event["k"] == "starting":
                 if hidden_until_the_end:
                     break
-                boards = {p: event["view"] for p in info["players"]}
+                opening = game.deal(started.seed, started.deal_version)
+                states = dict.fromkeys(info["players"], opening)
             elif event["k"] == "move":
                 if event["at"] > cutoff:
                     break
-                boards[event["player"]] = event["view"]
+                player = event["player"]
+                states[player] = game.apply(states[player], Move.parse(event["move"]))
             last = n
         return {
             "race": info,
-            "layout": started.game.layout.to_data(),
-            "boards": boards,
+            "layout": game.layout.to_data(),
+            "boards": {player: game.view(state) for player, state in states.items()},
             "event": last,
         }
