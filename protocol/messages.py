@@ -8,13 +8,13 @@ turns the same refusals into :class:`~protocol.exceptions.InvalidField`,
 because then the peer is at fault. Each field's rule sits next to it, as the
 ``Annotated`` metadata of its type, so a class reads as its own spec.
 
-One deliberate exception: :meth:`ServerMessage.trusted` builds a server
-message from values the server computed itself (the engine's views and legal
-moves, progress, event numbers) without checking them again, because on the
-path of every move those checks cost more than the rest of building the
-frame. It gives the same message, equal to the checked one and encoded to the
-same bytes; a peer's map always goes through :meth:`Message.from_wire`, which
-checks everything.
+One deliberate exception: :func:`protocol.codec.encode_trusted` packs a
+server message straight from values the server computed itself (the engine's
+views and legal moves, progress, event numbers) without checking them again,
+because on the path of every move those checks cost more than the rest of
+building the frame. It gives the same bytes as encoding the checked message;
+a peer's map always goes through :meth:`Message.from_wire`, which checks
+everything.
 
 Client to server (``t`` → class)::
 

@@ -15,23 +15,23 @@ import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from protocol.exceptions import ErrorCode
 from protocol.messages import SpectatePolicy as Spectate
 from protocol.messages import deal_commitment as commitment
 from server.engine.prng import MAX_SEED
 
 __all__ = [
     "ALLOWED_PHASES",
-    "COUNTDOWN_SECONDS",
     "Phase",
+    "PhaseRefusal",
     "RacerResult",
     "Spectate",
     "commitment",
     "draw_secret_seed",
     "phase_at",
+    "phase_refusal",
     "standings",
 ]
-
-COUNTDOWN_SECONDS = 3.0
 
 
 class Phase(enum.Enum):
@@ -52,6 +52,31 @@ ALLOWED_PHASES: dict[str, frozenset[Phase]] = {
     "spectate": frozenset(Phase),
     "resume": frozenset(Phase),
 }
+
+
+#: Why a request is refused in a phase, worded for the player, by phase.
+_REFUSED_IN = {
+    Phase.OPEN: (ErrorCode.RACE_NOT_OPEN, "the race has not started yet"),
+    Phase.COUNTDOWN: (ErrorCode.RACE_NOT_OPEN, "the race has not started yet"),
+    Phase.RUNNING: (ErrorCode.RACE_NOT_OPEN, "the race is under way"),
+    Phase.FINISHED: (ErrorCode.RACE_OVER, "the race is over"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class PhaseRefusal:
+    """A request the race's phase does not allow: the error code and the reason."""
+
+    code: ErrorCode
+    message: str
+
+
+def phase_refusal(request: str, phase: Phase) -> PhaseRefusal | None:
+    """Why ``request`` is refused in ``phase`` (per :data:`ALLOWED_PHASES`), or None."""
+    if phase in ALLOWED_PHASES.get(request, frozenset()):
+        return None
+    code, message = _REFUSED_IN[phase]
+    return PhaseRefusal(code, message)
 
 
 def phase_at(status: str, now: float, started_at: float, ends_at: float) -> Phase:

@@ -32,6 +32,7 @@ from server.rules.races import (
     commitment,
     draw_secret_seed,
     phase_at,
+    phase_refusal,
     standings,
 )
 from server.rules.replica import RaceReplica
@@ -421,10 +422,12 @@ class RaceService:
     @staticmethod
     def _playable(started: StartedRace, text: str, now: float) -> Move:
         """The move ``text`` names, if the race is under way; else the refusal."""
-        if now < started.started_at:
-            raise RequestRefused(ErrorCode.RACE_NOT_OPEN, "the race has not started yet")
-        if now >= started.ends_at:
-            raise RequestRefused(ErrorCode.RACE_OVER, "the race is over")
+        # Only the clock can have moved a started race on; Lua checks the rest.
+        refusal = phase_refusal(
+            "move", phase_at("started", now, started.started_at, started.ends_at)
+        )
+        if refusal is not None:
+            raise RequestRefused(refusal.code, refusal.message)
         try:
             return Move.parse(text)
         except MoveSyntaxError as exc:
