@@ -1,18 +1,20 @@
 """Moves in the short text form shared by the engine, the wire and people.
 
-=================  =========================================================
-text               meaning
-=================  =========================================================
-``w>f3``           move the available card of pile ``w`` onto pile ``f3``
-``r:4>f2``         move the card at position 4 (0-based, from the bottom) of
-                   a spread pile, where every card is available
-``p5>x``           discard the available card of ``p5`` (also read from
-                   ``discard p5``)
-``deal``           deal from the stock
-``deal-reversed``  make the final deal right to left
-``redeal``         turn the waste (or the tableau) over as a new stock
-``swap p3 p9``     exchange two cards that belong in each other's places
-=================  =========================================================
+====================  =========================================================
+text                  meaning
+====================  =========================================================
+``w>f3``              move the available card of pile ``w`` onto pile ``f3``
+``r:4>f2``            move the card at position 4 (0-based, from the bottom) of
+                      a spread pile, where every card is available
+``p5>x``              discard the available card of ``p5`` (also read from
+                      ``discard p5``)
+``deal``              deal from the stock
+``deal-reversed``     make the final deal right to left
+``redeal``            turn the waste (or the tableau) over as a new stock
+``swap p3 p9``        exchange two cards that belong in each other's places
+``swap p3 p9 p17``    rotate three cards, each into the place of the card
+                      lying in the row it belongs to
+====================  =========================================================
 
 Pile ids are the layout's ids: lowercase letters, then optional digits.
 """
@@ -28,7 +30,7 @@ __all__ = ["DISCARD_PILE", "Move", "MoveKind", "MoveSyntaxError"]
 DISCARD_PILE = "x"
 _PILE = r"[a-z]+[0-9]*"
 _CARD_MOVE = re.compile(rf"({_PILE})(?::([0-9]{{1,3}}))?>({_PILE})")
-_SWAP = re.compile(rf"swap ({_PILE}) ({_PILE})")
+_SWAP = re.compile(rf"swap ({_PILE}) ({_PILE})(?: ({_PILE}))?")
 _DISCARD = re.compile(rf"discard ({_PILE})(?::([0-9]{{1,3}}))?")
 
 
@@ -51,12 +53,17 @@ _ACTIONS = {kind.value: kind for kind in (MoveKind.DEAL, MoveKind.DEAL_REVERSED,
 
 @dataclass(frozen=True, slots=True)
 class Move:
-    """One move or action. Build with the class methods or :meth:`parse`."""
+    """One move or action. Build with the class methods or :meth:`parse`.
+
+    A swap names its piles in ``src`` and ``dst``, and a three-card rotation
+    its last pile in ``third``; every other move leaves ``third`` empty.
+    """
 
     kind: MoveKind
     src: str | None = None
     dst: str | None = None
     index: int | None = None
+    third: str | None = None
 
     @classmethod
     def card(cls, src: str, dst: str, index: int | None = None) -> Move:
@@ -68,8 +75,9 @@ class Move:
         return cls(MoveKind.MOVE, src, DISCARD_PILE, index)
 
     @classmethod
-    def swap(cls, first: str, second: str) -> Move:
-        return cls(MoveKind.SWAP, first, second)
+    def swap(cls, first: str, second: str, third: str | None = None) -> Move:
+        """Two cards trading places, or with ``third`` three cards rotating."""
+        return cls(MoveKind.SWAP, first, second, None, third)
 
     @classmethod
     def deal(cls) -> Move:
@@ -102,6 +110,12 @@ class Move:
         raise MoveSyntaxError(f"not a move: {text!r}")
 
     @property
+    def piles(self) -> tuple[str, ...]:
+        """Every pile the move names, source first (a rotation names three)."""
+        named = (self.src, self.dst, self.third)
+        return tuple(pile for pile in named if pile is not None)
+
+    @property
     def is_discard(self) -> bool:
         return self.kind is MoveKind.MOVE and self.dst == DISCARD_PILE
 
@@ -111,7 +125,8 @@ class Move:
             at = "" if self.index is None else f":{self.index}"
             return f"{self.src}{at}>{self.dst}"
         if self.kind is MoveKind.SWAP:
-            return f"swap {self.src} {self.dst}"
+            last = "" if self.third is None else f" {self.third}"
+            return f"swap {self.src} {self.dst}{last}"
         return str(self.kind.value)  # mypy 2 widens a narrowed enum's value to Any
 
     def __str__(self) -> str:

@@ -12,6 +12,7 @@ import sys
 
 from protocol.cli import Commands, main
 from protocol.text import render_view
+from server import solve_command
 from server.engine import DEAL_VERSION, VARIANTS, find_variant
 from server.engine.prng import MAX_SEED
 from server.rules.odds import measure_odds
@@ -40,6 +41,8 @@ def _deal(args: argparse.Namespace) -> int:
 
 def _odds(args: argparse.Namespace) -> int:
     names = sorted(VARIANTS) if args.variant == "all" else [args.variant]
+    if args.solver:
+        return solve_command.run_odds(args, names)
     for name in names:
         result = measure_odds(find_variant(name), args.n, args.seed_base, args.strategy)
         print(result.summary(), flush=True)
@@ -90,7 +93,9 @@ def register(commands: Commands) -> None:
     odds.add_argument("-n", type=int, default=1000, help="number of deals (default 1000)")
     odds.add_argument("--seed-base", type=_seed, default=0, help="first seed (default 0)")
     odds.add_argument("--strategy", choices=["greedy", "random"], default="greedy")
+    solve_command.add_odds_options(odds)
     odds.set_defaults(run=_odds)
+    solve_command.add_parser(commands.top)
 
     serve = commands.top.add_parser("serve", help="run a server node")
     serve.add_argument("--host", default="127.0.0.1")

@@ -1,7 +1,7 @@
 """What the keyboard and mouse may point at, read from the legal move texts alone.
 
 The client knows no rules: the server lists the legal moves, and this module
-only reads their text (``src>dst``, ``src:i>dst``, ``swap a b``, ``deal``,
+only reads their text (``src>dst``, ``src:i>dst``, ``swap a b [c]``, ``deal``,
 ``redeal``, ``deal-reversed``) to tell which piles a move may start from,
 where a picked card may go, and which move a pair of piles means. An attempt
 that no legal move matches is still spelled out, so that the server can say
@@ -60,7 +60,7 @@ class MovePicker:
         """Whether the move takes the card ``index`` of ``pile`` (None: any of its cards)."""
         move = self._moves[text]
         if move.kind is MoveKind.SWAP:
-            return pile in (move.src, move.dst)
+            return pile in move.piles
         if move.kind is not MoveKind.MOVE:
             return pile == self.stock
         return move.src == pile and (index is None or move.index in (None, index))
@@ -78,16 +78,17 @@ class MovePicker:
         found: set[str] = set()
         for text in self.from_pile(pile, index):
             move = self._moves[text]
-            other = move.src if move.kind is MoveKind.SWAP and move.dst == pile else move.dst
-            if other is not None:
-                found.add(other)
+            if move.kind is MoveKind.SWAP:
+                found.update(other for other in move.piles if other != pile)
+            elif move.dst is not None:
+                found.add(move.dst)
         return frozenset(found)
 
     def between(self, source: str, index: int | None, target: str) -> str | None:
         """The legal move from ``source`` (card ``index``) to ``target``, if there is one."""
         for text in self.from_pile(source, index):
             move = self._moves[text]
-            if move.kind is MoveKind.SWAP and {move.src, move.dst} == {source, target}:
+            if move.kind is MoveKind.SWAP and target in move.piles and target != source:
                 return text
             if move.kind is MoveKind.MOVE and move.dst == target:
                 return text

@@ -12,8 +12,8 @@ when its bottom card is its row's base, so that fact is read from the cards
 each time and never stored. The variants differ in what becomes of the aces
 (taken out, discarded from the Parade, discarded as they reach a depot with
 or without a replacement card), Bergholt's reversed final deal and Virginia
-Reel's head start and swap. Rulings on what the sources leave open are in
-``docs/rules/parade.md``.
+Reel's head start and its swaps and rotations of misplaced base cards.
+Rulings on what the sources leave open are in ``docs/rules/parade.md``.
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ class RoyalParade(Game):
     reversed_final_deal: ClassVar[bool] = False
     #: Virginia Reel: the first 2, 3 and 4 of the pack open the three rows.
     head_start: ClassVar[bool] = False
-    #: Virginia Reel: two loose base cards may trade rows.
+    #: Virginia Reel: two or three loose base cards may trade rows.
     swaps: ClassVar[bool] = False
 
     def __init__(self) -> None:
@@ -170,7 +170,14 @@ class RoyalParade(Game):
         return moves
 
     def swap_moves(self, piles: Piles) -> Iterator[Move]:
-        """Each pair of loose base cards lying in each other's rows, once, in pile order."""
+        """Every exchange of loose base cards that puts each in its own row, once.
+
+        Pairs lying in each other's rows come first, then triples lying one
+        in each row where each belongs in another's (a rotation); each is
+        named by its spots in layout order. A loose base card always lies in
+        a wrong row (in its own it would be a foundation), so a triple in
+        three rows with three different ranks is always a rotation.
+        """
         bases = [
             (spot, self.row_of[spot], BASE_ROW[rank])
             for spot in self.loose_spots(piles)
@@ -180,6 +187,20 @@ class RoyalParade(Game):
             for second, second_row, second_home in bases[n + 1 :]:
                 if first_home == second_row and second_home == first_row:
                     yield Move.swap(self.pile_ids[first], self.pile_ids[second])
+        for n, (first, first_row, first_home) in enumerate(bases):
+            for m in range(n + 1, len(bases)):
+                second, second_row, second_home = bases[m]
+                if second_row == first_row or second_home == first_home:
+                    continue
+                for third, third_row, third_home in bases[m + 1 :]:
+                    if third_row in (first_row, second_row) or third_home in (
+                        first_home,
+                        second_home,
+                    ):
+                        continue
+                    yield Move.swap(
+                        self.pile_ids[first], self.pile_ids[second], self.pile_ids[third]
+                    )
 
     def perform(self, state: State, move: Move) -> State:
         piles = list(state.piles)
@@ -188,15 +209,19 @@ class RoyalParade(Game):
         elif move.kind is MoveKind.DEAL_REVERSED:
             self._deal(piles, self.depots[::-1])
         elif move.kind is MoveKind.SWAP:
-            assert move.src is not None and move.dst is not None
-            first, second = self.index[move.src], self.index[move.dst]
-            piles[first], piles[second] = piles[second], piles[first]
+            self._exchange(piles, [self.index[pile_id] for pile_id in move.piles])
         else:
             assert move.src is not None and move.dst is not None
             src, dst = self.index[move.src], self.index[move.dst]
             card, piles[src] = piles[src][-1], piles[src][:-1]
             piles[dst] = (*piles[dst], card)
         return self.replace_piles(state, piles)
+
+    def _exchange(self, piles: list[tuple[int, ...]], spots: Sequence[int]) -> None:
+        """Each named card moves to the named spot in its own row (a swap or a rotation)."""
+        by_home = {BASE_ROW[card_rank(piles[spot][-1])]: piles[spot] for spot in spots}
+        for spot in spots:
+            piles[spot] = by_home[self.row_of[spot]]
 
     def _deal(self, piles: list[tuple[int, ...]], order: Sequence[int]) -> None:
         """One card per depot in ``order`` while the stock lasts; aces per :class:`AceOnDepot`."""
@@ -293,9 +318,10 @@ class RoyalParade(Game):
         if not self.swaps:
             return f"{self.title} has no swap"
         piles = state.piles
-        cards: list[int] = []
-        for pile_id in (move.src, move.dst):
-            if pile_id is None or pile_id not in self.index:
+        named = move.piles
+        spots: list[int] = []
+        for pile_id in named:
+            if pile_id not in self.index:
                 return f"there is no pile {pile_id}"
             spot = self.index[pile_id]
             if spot not in self.row_of:
@@ -307,15 +333,18 @@ class RoyalParade(Game):
                 return f"{card_text(card)} is on a foundation and stays there"
             if card_rank(card) not in BASE_ROW:
                 return f"{card_text(card)} is not a base card (2, 3 or 4)"
-            cards.append(card)
-        assert move.src is not None and move.dst is not None
-        if move.src == move.dst:
-            return "a swap takes two different Parade spots"
-        reverse = Move.swap(move.dst, move.src)
-        if reverse in self.legal_moves(state):
-            return f"name the pair in layout order: {reverse.text()}"
-        first, second = (card_text(card) for card in cards)
-        return f"{first} and {second} do not belong in each other's rows"
+            spots.append(spot)
+        count = "two" if len(spots) == 2 else "three"
+        if len(set(spots)) < len(spots):
+            return f"a swap takes {count} different Parade spots"
+        ordered = Move.swap(*(self.pile_ids[spot] for spot in sorted(spots)))
+        if ordered != move and ordered in self.legal_moves(state):
+            cards = "pair" if len(spots) == 2 else "three cards"
+            return f"name the {cards} in layout order: {ordered.text()}"
+        texts = [card_text(piles[spot][-1]) for spot in spots]
+        if len(texts) == 2:
+            return f"{texts[0]} and {texts[1]} do not belong in each other's rows"
+        return f"{', '.join(texts[:-1])} and {texts[-1]} do not each belong in another's row"
 
 
 class RoyalParadeBergholt(RoyalParade):

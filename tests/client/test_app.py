@@ -77,6 +77,16 @@ def test_picker_reads_sources_and_destinations_from_move_texts() -> None:
     assert picker.cycle(None, -1, "r") == "r:7>f5"
 
 
+def test_picker_reads_a_three_card_rotation() -> None:
+    """A Virginia Reel rotation starts at any of its three spots and joins each pair of them."""
+    layout = find_variant("virginia-reel").layout
+    picker = MovePicker(layout, ["swap p3 p9", "swap p3 p10 p17", "deal"])
+    assert picker.from_pile("p17") == ["swap p3 p10 p17"]
+    assert picker.targets("p3") == {"p9", "p10", "p17"}
+    assert picker.between("p17", None, "p10") == "swap p3 p10 p17"
+    assert picker.between("p9", None, "p3") == "swap p3 p9"
+
+
 def test_form_checks_each_field() -> None:
     """The create form turns its fields into a request or says which field is wrong."""
     made = read_race_form("gavotte", "3", "1.5", "", SpectatePolicy.DELAYED, "20")

@@ -501,7 +501,7 @@ def test_reel_swap_is_listed_once_in_pile_order() -> None:
 
 def test_reel_swap_needs_each_card_to_belong_in_the_others_row() -> None:
     """No swap unless both cards end in their right rows: a 3 on top and a 4 in the middle won't."""
-    state = position(REEL, fill=True, p3=["3C"], p10=["4D"], p17=["2H"], p18=["4H"], p19=["7S"])
+    state = position(REEL, fill=True, p3=["3C"], p10=["4D"], p18=["4H"], p19=["7S"])
     assert legal(REEL, state) == []
     assert refusal(REEL, state, "swap p3 p10") == "3♣ and 4♦ do not belong in each other's rows"
     assert refusal(REEL, state, "swap p3 p18") == "4♥ is on a foundation and stays there"
@@ -509,6 +509,53 @@ def test_reel_swap_needs_each_card_to_belong_in_the_others_row() -> None:
     assert refusal(REEL, state, "swap p3 d1") == "only Parade cards are swapped"
     assert refusal(REEL, state, "swap p3 p3") == "a swap takes two different Parade spots"
     assert refusal(REEL, position(REEL, p3=["3C"]), "swap p3 p4") == "p4 is empty"
+
+
+def test_reel_rotation_of_three_base_cards_each_in_another_row() -> None:
+    """A 3 on top, a 4 in the middle and a 2 at the bottom rotate; all three become foundations."""
+    state = position(REEL, fill=True, p3=["3C"], p10=["4D"], p17=["2H"])
+    assert legal(REEL, state) == ["swap p3 p10 p17"]
+    after = play(REEL, state, "swap p3 p10 p17")
+    assert pile(REEL, after, "p3") == cards("2H")
+    assert pile(REEL, after, "p10") == cards("3C")
+    assert pile(REEL, after, "p17") == cards("4D")
+    assert REEL.home(after) == 3
+
+
+def test_reel_rotation_the_other_way_round() -> None:
+    """A 4 on top, a 2 in the middle and a 3 at the bottom rotate the other way."""
+    state = position(REEL, fill=True, p8=["4C"], p9=["2D"], p24=["3H"])
+    assert legal(REEL, state) == ["swap p8 p9 p24"]
+    after = play(REEL, state, "swap p8 p9 p24")
+    assert [pile(REEL, after, p) for p in ("p8", "p9", "p24")] == [
+        cards("2D"),
+        cards("3H"),
+        cards("4C"),
+    ]
+
+
+def test_reel_pairs_are_listed_before_rotations() -> None:
+    """Pairs and rotations of the same cards are all moves; pairs first, each in layout order."""
+    state = position(REEL, fill=True, p3=["3C"], p9=["2D"], p10=["4D"], p17=["2H"])
+    assert legal(REEL, state) == ["swap p3 p9", "swap p3 p10 p17"]
+
+
+def test_reel_rotation_refusals() -> None:
+    """A rotation needs three different base cards, one in each row, each bound for another."""
+    state = position(REEL, fill=True, p3=["3C"], p4=["4S"], p10=["4D"], p17=["2H"], p20=["3S"])
+    assert refusal(REEL, state, "swap p10 p3 p17") == (
+        "name the three cards in layout order: swap p3 p10 p17"
+    )
+    assert refusal(REEL, state, "swap p3 p4 p17") == (
+        "3♣, 4♠ and 2♥ do not each belong in another's row"
+    )
+    assert refusal(REEL, state, "swap p3 p10 p20") == (
+        "3♣, 4♦ and 3♠ do not each belong in another's row"
+    )
+    assert refusal(REEL, state, "swap p3 p10 p10") == "a swap takes three different Parade spots"
+    assert refusal(BERGHOLT, position(BERGHOLT), "swap p3 p10 p17") == (
+        "Bergholt's Royal Parade has no swap"
+    )
 
 
 def test_reel_swap_and_move_order() -> None:

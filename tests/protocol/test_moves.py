@@ -17,6 +17,7 @@ CANONICAL = [
     ("deal-reversed", Move.deal_reversed()),
     ("redeal", Move.redeal()),
     ("swap p3 p9", Move.swap("p3", "p9")),
+    ("swap p3 p10 p17", Move.swap("p3", "p10", "p17")),
     ("t12>f16", Move.card("t12", "f16")),
 ]
 
@@ -98,7 +99,7 @@ def test_moves_are_hashable_values() -> None:
         "r:1234>f2",
         "r:4",
         "swap p3",
-        "swap p3 p9 p10",
+        "swap p3 p9 p10 p11",
         "swap p3>p9",
         "discard",
         "discard p5 p6",

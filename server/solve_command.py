@@ -1,0 +1,162 @@
+"""``ballroom solve`` and ``ballroom odds --solver``: the solver from the command line.
+
+Kept apart from the rest of the command-line code so that it can be
+registered with two calls: :func:`add_parser` for ``solve`` and
+:func:`add_odds_options` for the ``odds`` command's ``--solver``.
+
+A line is written as its moves in the protocol's text separated by commas
+(``deal, w>f1, swap p3 p9``); a line file may also hold one move per line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from server.engine import (
+    DEAL_VERSION,
+    VARIANTS,
+    IllegalMoveError,
+    Move,
+    MoveSyntaxError,
+    find_variant,
+)
+from server.engine.prng import MAX_SEED
+from server.engine.solver import DEFAULT_SECONDS, Outcome, solve_deal
+from server.rules.solver_odds import measure_solver_odds
+
+__all__ = ["add_odds_options", "add_parser", "parse_line", "run", "run_odds"]
+
+HEADLINES = {
+    Outcome.WINNABLE: "winnable",
+    Outcome.UNWINNABLE: "unwinnable (proved)",
+    Outcome.UNKNOWN: "unknown within limits",
+}
+
+
+def _seed(text: str) -> int:
+    value = int(text)
+    if not 0 <= value <= MAX_SEED:
+        raise argparse.ArgumentTypeError(f"seed must be in 0..{MAX_SEED}")
+    return value
+
+
+def _seconds(text: str) -> float:
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError("the limit must be a positive number of seconds")
+    return value
+
+
+def _count(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("the node limit must be at least 1")
+    return value
+
+
+def _add_limits(parser: argparse.ArgumentParser) -> None:
+    limits = parser.add_mutually_exclusive_group()
+    limits.add_argument(
+        "--limit",
+        type=_seconds,
+        default=None,
+        metavar="SECONDS",
+        help=f"time limit per deal (default {DEFAULT_SECONDS:g} s)",
+    )
+    limits.add_argument(
+        "--nodes", type=_count, default=None, metavar="N", help="node limit instead of a time limit"
+    )
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register ``solve`` on a subcommand set."""
+    solve = commands.add_parser(
+        "solve", help="decide a deal with the solver, or check a line with --verify"
+    )
+    solve.add_argument("variant", choices=sorted(VARIANTS))
+    solve.add_argument("--seed", type=_seed, required=True)
+    solve.add_argument("--deal-version", type=int, default=DEAL_VERSION)
+    _add_limits(solve)
+    solve.add_argument(
+        "--verify", action="store_true", help="replay --line (or --line-file) instead of solving"
+    )
+    solve.add_argument("--line", default=None, help='moves separated by commas: "deal, w>f1"')
+    solve.add_argument("--line-file", default=None, help="a file of moves (commas or lines)")
+    solve.set_defaults(run=run)
+
+
+def add_odds_options(odds: argparse.ArgumentParser) -> None:
+    """Add ``--solver`` and its limits to the ``odds`` command."""
+    odds.add_argument(
+        "--solver", action="store_true", help="the share of winnable deals, by the solver"
+    )
+    _add_limits(odds)
+
+
+def parse_line(text: str) -> list[str]:
+    """Moves from a line's text: separated by commas or newlines, blanks ignored."""
+    return [move.strip() for move in text.replace("\n", ",").split(",") if move.strip()]
+
+
+def _limits(args: argparse.Namespace) -> tuple[float | None, int | None]:
+    if args.nodes is not None:
+        return None, args.nodes
+    return (DEFAULT_SECONDS if args.limit is None else args.limit), None
+
+
+def run(args: argparse.Namespace) -> int:
+    """``ballroom solve``: 0 when done (or the line wins), 1 for a line that does not win."""
+    if args.verify:
+        return _verify(args)
+    if args.line is not None or args.line_file is not None:
+        print("ballroom solve: --line and --line-file need --verify", file=sys.stderr)
+        return 2
+    game = find_variant(args.variant)
+    seconds, nodes = _limits(args)
+    solution = solve_deal(game, args.seed, args.deal_version, seconds=seconds, nodes=nodes)
+    print(HEADLINES[solution.outcome])
+    if solution.won:
+        print(f"line ({len(solution.line)} moves): {', '.join(solution.line)}")
+    rate = solution.nodes / solution.elapsed if solution.elapsed > 0 else 0.0
+    print(f"nodes {solution.nodes}, time {solution.elapsed:.2f} s ({rate:,.0f} nodes/s)")
+    return 0
+
+
+def _verify(args: argparse.Namespace) -> int:
+    if (args.line is None) == (args.line_file is None):
+        print(
+            "ballroom solve --verify: give exactly one of --line and --line-file", file=sys.stderr
+        )
+        return 2
+    if args.line_file is not None:
+        with open(args.line_file, encoding="utf-8") as source:
+            text = source.read()
+    else:
+        text = args.line
+    moves = parse_line(text)
+    game = find_variant(args.variant)
+    state = game.deal(args.seed, args.deal_version)
+    for number, move in enumerate(moves, 1):
+        try:
+            state = game.apply(state, Move.parse(move))
+        except (IllegalMoveError, MoveSyntaxError) as exc:
+            print(f"does not win: move {number} ({move!r}) is refused: {exc}")
+            return 1
+    if game.is_won(state):
+        print(f"wins: {len(moves)} moves, every card home")
+        return 0
+    print(f"does not win: {len(moves)} moves leave {game.home(state)} of {game.target()} home")
+    return 1
+
+
+def run_odds(args: argparse.Namespace, names: Sequence[str]) -> int:
+    """``ballroom odds --solver``: one summary line per variant."""
+    seconds, nodes = _limits(args)
+    for name in names:
+        result = measure_solver_odds(
+            find_variant(name), args.n, args.seed_base, seconds=seconds, nodes=nodes
+        )
+        print(result.summary(), flush=True)
+    return 0

@@ -1,0 +1,304 @@
+"""The solver: known answers, replayed lines, limits, and agreement with a plain search.
+
+No test here is timed: limits are node counts or an injected clock.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from protocol.cards import kind_of
+from protocol.moves import Move
+from server.engine import VARIANTS, Game, State, find_variant
+from server.engine.duchess import FOUNDATIONS as DUCHESS_FOUNDATIONS
+from server.engine.duchess import GrandDuchess
+from server.engine.parade import ROW_RANKS, RoyalParade
+from server.engine.solver import (
+    CHECK_EVERY,
+    Outcome,
+    Solution,
+    solve,
+    solve_deal,
+    verify_line,
+)
+from server.engine.stockwaste import StockWasteGame
+from tests.engine.positions import card, cards, stock
+
+by_variant = pytest.mark.parametrize("variant_id", sorted(VARIANTS))
+
+
+# ----------------------------------------------------------------------
+# A plain search to compare with, and small positions to compare on.
+
+
+def exhaustive(game: Game, state: State, budget: int = 200_000) -> bool:
+    """Whether any sequence of legal moves wins: every move tried, only exact repeats skipped."""
+    seen: set[tuple[object, ...]] = set()
+    count = 0
+
+    def search(position: State) -> bool:
+        nonlocal count
+        count += 1
+        assert count < budget, "position too big for the plain search"
+        if game.is_won(position):
+            return True
+        key = (position.piles, position.passes, position.deals > 0)
+        if key in seen:
+            return False
+        seen.add(key)
+        return any(search(game.apply(position, move)) for move in game.legal_moves(position))
+
+    return search(state)
+
+
+def foundation_cards(game: Game) -> dict[int, list[int]]:
+    """Foundation pile index -> its cards when complete, each card id used once."""
+    used: dict[int, int] = {}
+
+    def take(kind: int) -> int:
+        copy = used.get(kind, 0)
+        used[kind] = copy + 1
+        return kind + 52 * copy
+
+    if isinstance(game, StockWasteGame):
+        return {
+            game.index[f"f{n}"]: [take(kind) for kind in spot[0].kinds]
+            for n, spot in enumerate(game.foundations, 1)
+        }
+    if isinstance(game, GrandDuchess):
+        return {
+            pile: [take(kind) for kind in foundation.kinds]
+            for pile, foundation in zip(game.foundations, DUCHESS_FOUNDATIONS, strict=True)
+        }
+    assert isinstance(game, RoyalParade)
+    built: dict[int, list[int]] = {}
+    for row, spots in enumerate(game.rows):
+        for n, spot in enumerate(spots):
+            built[spot] = [take(kind_of(n % 4, rank)) for rank in ROW_RANKS[row]]
+    return built
+
+
+def small_position(game: Game, rng: random.Random, out: int) -> State:
+    """A position near the end: every foundation complete, then ``out`` top cards put back.
+
+    The cards taken back go, in a random order, onto random piles that can
+    hold them: stock, waste, tableau, an empty reserve spot, a depot.
+    """
+    built = foundation_cards(game)
+    piles: list[list[int]] = [[] for _ in game.pile_ids]
+    for pile, held in built.items():
+        piles[pile] = list(held)
+    loose: list[int] = []
+    tall = [pile for pile in built if len(piles[pile]) > 1]
+    for _ in range(out):
+        pile = rng.choice([p for p in tall if piles[p]])
+        loose.append(piles[pile].pop())
+    rng.shuffle(loose)
+    holders = [game.index["s"]]
+    singles: list[int] = []
+    passes = 0
+    if isinstance(game, StockWasteGame):
+        holders += [game.waste, *game.tableau]
+        singles = list(game.reserve)
+        passes = rng.randint(0, game.redeals)
+    elif isinstance(game, GrandDuchess):
+        holders += [*game.tableau, game.reserve]
+        passes = rng.randint(0, game.redeals)
+    else:
+        assert isinstance(game, RoyalParade)
+        holders += list(game.depots)
+    for held in loose:
+        free = [s for s in singles if not piles[s]]
+        target = rng.choice(free) if free and rng.random() < 0.1 else rng.choice(holders)
+        piles[target].append(held)
+    if isinstance(game, StockWasteGame):
+        for spot in game.reserve:  # a reserve is full while anything can refill it
+            if not piles[spot] and piles[game.waste]:
+                piles[spot].append(piles[game.waste].pop())
+    deals = rng.randint(0, 1)
+    return State(game.id, tuple(tuple(pile) for pile in piles), passes, 0, deals)
+
+
+def solved(game: Game, state: State) -> Solution:
+    return solve(game, state, seconds=None, nodes=200_000)
+
+
+def assert_replays_to_a_win(game: Game, state: State, solution: Solution) -> None:
+    assert solution.outcome is Outcome.WINNABLE
+    assert verify_line(game, state, solution.line)
+
+
+# ----------------------------------------------------------------------
+# Agreement with the plain search.
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.sampled_from(sorted(VARIANTS)), st.integers(0, 2**32 - 1), st.integers(3, 9))
+def test_solver_agrees_with_a_plain_search(variant_id: str, seed: int, out: int) -> None:
+    """On small positions the solver wins exactly when some line wins, and its line replays."""
+    game = find_variant(variant_id)
+    state = small_position(game, random.Random(seed), out)
+    solution = solved(game, state)
+    assert solution.outcome is not Outcome.UNKNOWN
+    assert solution.won == exhaustive(game, state)
+    if solution.won:
+        assert_replays_to_a_win(game, state, solution)
+
+
+#: Near the end, these games' reserves stand mostly empty and refill from the
+#: stock, which makes every card available: their small positions always win.
+ALWAYS_WON_NEAR_THE_END = {"odd-and-even", "royal-rendezvous", "royal-rendezvous-solsuite"}
+
+
+@pytest.mark.parametrize("variant_id", sorted(set(VARIANTS) - ALWAYS_WON_NEAR_THE_END))
+def test_small_positions_of_each_variant_include_wins_and_losses(variant_id: str) -> None:
+    """The comparison above sees both answers for each variant (but those always won)."""
+    game = find_variant(variant_id)
+    answers = {
+        exhaustive(game, small_position(game, random.Random(seed), 10)) for seed in range(40)
+    }
+    assert answers == {True, False}
+
+
+# ----------------------------------------------------------------------
+# Real deals.
+
+#: A deal of each variant the solver wins within a small node budget (found by
+#: running it; the others' first wins need more search than a unit test should).
+WINNABLE_DEALS = {
+    "gavotte": 0,
+    "grand-duchess": 1,
+    "parisienne": 0,
+    "quadrille": 0,
+    "royal-cotillion": 1,
+    "royal-rendezvous": 3,
+}
+
+
+@pytest.mark.parametrize("variant_id", sorted(WINNABLE_DEALS))
+def test_a_real_deal_is_won_and_its_line_replays(variant_id: str) -> None:
+    """A known winnable deal gets a line the engine replays from the deal to a won game."""
+    game = find_variant(variant_id)
+    seed = WINNABLE_DEALS[variant_id]
+    solution = solve_deal(game, seed, seconds=None, nodes=100_000)
+    assert_replays_to_a_win(game, game.deal(seed), solution)
+    assert game.is_won(game.replay(seed, solution.line))
+    assert solution.nodes >= len(solution.line)
+
+
+def test_quadrille_losses_are_proved() -> None:
+    """Quadrille has no real choices: every deal is decided in a few hundred positions."""
+    game = find_variant("quadrille")
+    outcomes = [solve_deal(game, seed, seconds=None, nodes=5_000).outcome for seed in range(20)]
+    assert Outcome.UNKNOWN not in outcomes
+    assert Outcome.UNWINNABLE in outcomes and Outcome.WINNABLE in outcomes
+
+
+# ----------------------------------------------------------------------
+# Hand-built positions with known answers.
+
+
+def test_won_position_needs_no_move() -> None:
+    """A position already won is winnable with an empty line."""
+    game = find_variant("royal-parade")
+    state = small_position(game, random.Random(0), 0)
+    assert game.is_won(state)
+    solution = solved(game, state)
+    assert solution.outcome is Outcome.WINNABLE and solution.line == ()
+
+
+def test_cotillion_the_right_copy_goes_to_the_ace_foundation() -> None:
+    """Two 3♣ fit the ace foundation; only the waste's may go, or the deuce foundation starves.
+
+    The ace foundation (A♣) wants 3♣; the deuce foundation (up to Q♣) wants
+    A♣, then 3♣. The waste holds A♣ under a 3♣, the ladies' side the other
+    3♣. Playing the ladies' 3♣ first leaves the waste's stuck on its A♣.
+    """
+    game = find_variant("royal-cotillion")
+    assert isinstance(game, StockWasteGame)
+    piles: list[tuple[int, ...]] = [() for _ in game.pile_ids]
+    for pile, held in foundation_cards(game).items():
+        piles[pile] = tuple(held)
+    piles[game.index["f1"]] = (card("A♣"),)
+    piles[game.index["f5"]] = cards("2♣ 4♣ 6♣ 8♣ 10♣ Q♣")
+    piles[game.waste] = (card("A♣", 1), card("3♣", 1))
+    piles[game.index["t1"]] = (card("3♣"),)
+    dealt = ["5♣", "5♣", "7♣", "7♣", "9♣", "9♣", "J♣", "J♣", "K♣", "K♣"]
+    later = [card(text, 1) for text in ["2♣", "4♣", "6♣", "8♣", "10♣", "Q♣"]]
+    order = [card(text, n % 2) for n, text in enumerate(dealt)] + later
+    piles[game.stock] = game.stock_from(order)
+    state = State(game.id, tuple(piles))
+    solution = solved(game, state)
+    assert_replays_to_a_win(game, state, solution)
+    assert solution.line[0] == "w>f1"
+    assert not exhaustive(game, game.apply(state, Move.parse("t1>f1")))
+
+
+def test_parade_buried_pairs_are_lost() -> None:
+    """Both 5♣ under the 8♣ of their own row on depots: no foundation of ♣ top row passes 2."""
+    game = find_variant("royal-parade")
+    assert isinstance(game, RoyalParade)
+    state = small_position(game, random.Random(1), 0)
+    piles = [list(pile) for pile in state.piles]
+    five, eight = card("5♣"), card("8♣")
+    five2, eight2 = card("5♣", 1), card("8♣", 1)
+    jack, jack2 = card("J♣"), card("J♣", 1)
+    for pile in piles:
+        for held in (five, eight, five2, eight2, jack, jack2):
+            if held in pile:
+                pile.remove(held)
+    piles[game.index["d1"]] = [five, eight]
+    piles[game.index["d2"]] = [five2, jack2, eight2]
+    piles[game.index["d3"]] = [jack]
+    lost = State(game.id, tuple(tuple(pile) for pile in piles))
+    assert solved(game, lost).outcome is Outcome.UNWINNABLE
+    assert not exhaustive(game, lost)
+    piles[game.index["d1"]] = [eight, five]  # one copy free: the chain can go on
+    free = State(game.id, tuple(tuple(pile) for pile in piles))
+    assert_replays_to_a_win(game, free, solved(game, free))
+
+
+def test_quadrille_order_of_the_stock_decides() -> None:
+    """No pass left: 3♣ dealt over 4♠ buries it for good; dealt in order, all go home."""
+    game = find_variant("quadrille")
+    built = foundation_cards(game)
+    piles: list[tuple[int, ...]] = [() for _ in game.pile_ids]
+    for pile, held in built.items():
+        piles[pile] = tuple(held)
+    spades_down = next(p for p, held in built.items() if held[0] == card("5♠"))
+    piles[spades_down] = ()
+    order = [card(text) for text in ("5♠", "4♠", "3♠", "2♠", "A♠", "K♠")]
+    good = piles.copy()
+    good[game.index["s"]] = tuple(reversed(order))
+    winnable = State(game.id, tuple(good), passes=2)
+    assert_replays_to_a_win(game, winnable, solved(game, winnable))
+    bad = piles.copy()
+    bad[game.index["s"]] = stock(game, "4♠ 3♠ 5♠ 2♠ A♠ K♠")
+    lost = State(game.id, tuple(bad), passes=2)
+    assert solved(game, lost).outcome is Outcome.UNWINNABLE
+
+
+# ----------------------------------------------------------------------
+# Limits.
+
+
+def test_node_limit_gives_unknown() -> None:
+    """A search cut off by its node budget says unknown, never a wrong answer."""
+    game = find_variant("royal-parade")
+    solution = solve_deal(game, 0, seconds=None, nodes=50)
+    assert solution.outcome is Outcome.UNKNOWN and solution.line == ()
+    assert solution.nodes == 51
+
+
+def test_time_limit_is_read_from_the_clock_given() -> None:
+    """With a clock that jumps an hour per reading, the search stops at its first check."""
+    ticks = iter(range(0, 10**9, 3600))
+    game = find_variant("royal-parade")
+    solution = solve_deal(game, 0, seconds=10.0, clock=lambda: float(next(ticks)))
+    assert solution.outcome is Outcome.UNKNOWN
+    assert solution.nodes == CHECK_EVERY
+    assert solution.elapsed == 7200.0
