@@ -12,7 +12,7 @@ from textual.containers import Grid, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
-from client.screens.catalogue import VARIANTS
+from client.models.catalogue import VARIANTS
 from protocol.messages import (
     MAX_PLAYERS,
     MAX_ROUNDS,

@@ -23,9 +23,9 @@ from textual.events import Resize
 from textual.reactive import reactive
 from textual.widgets import Footer, Input, Static
 
+from client.models.record import RaceRecord
 from client.net import Offline
 from client.screens.base import ServerScreen
-from client.screens.record import RaceRecord
 from client.session import RequestFailed
 from client.widgets.board import BoardView, Marks, board_need
 from client.widgets.picker import MovePicker

@@ -20,9 +20,9 @@ from textual.binding import Binding, BindingType
 from textual.widgets import DataTable, Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
+from client.models.catalogue import VARIANTS, Variant, title_of
 from client.net import Offline
 from client.screens.base import ServerScreen
-from client.screens.catalogue import VARIANTS, Variant, title_of
 from client.screens.dialogs import AskScreen, CreateRaceScreen, CreateTournamentScreen
 from client.session import RequestFailed
 from client.widgets.status import TopBar

@@ -25,10 +25,10 @@ from textual.events import Resize
 from textual.reactive import reactive
 from textual.widgets import DataTable, Footer, Static
 
+from client.models.record import RaceRecord
 from client.net import Offline
 from client.screens.base import ServerScreen
 from client.screens.dialogs import AskScreen, ConfirmScreen
-from client.screens.record import RaceRecord
 from client.session import RequestFailed
 from client.widgets.status import TopBar
 from client.widgets.tournament import (

@@ -15,8 +15,8 @@ from rich.console import Console
 from textual.pilot import Pilot
 
 from client.app import BallroomApp
+from client.models.record import RaceRecord
 from client.screens.game import CHROME, SIDEBAR, GameScreen
-from client.screens.record import RaceRecord
 from client.widgets.board import (
     STYLE_CHOSEN,
     STYLE_PICKED,
