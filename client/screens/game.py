@@ -7,12 +7,20 @@ on one of them plays the move. Tab or n cycles through every legal move
 highlighted one; d deals (or redeals), D makes a reversed deal, and : lets
 you type move text. A move the server refuses changes nothing and shows the
 server's reason. Moves carry ``seq``: the number of our moves applied so far.
+
+Every key counts: while a move is in flight, the keys that follow wait in a
+bounded queue, in order, and run against the position the server answers
+with, so a burst of presses plays as many moves as a slow one would. A
+refusal (or a lost connection) empties the queue, since the keys behind it
+were aimed at a position that never came, and says how many were dropped.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections import deque
+from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any, ClassVar
 
 from textual import on, work
@@ -24,6 +32,7 @@ from textual.reactive import reactive
 from textual.widgets import Footer, Input, Static
 
 from client.models.record import RaceRecord
+from client.models.requests import InputError, from_input
 from client.net import Offline
 from client.screens.base import ServerScreen
 from client.session import RequestFailed
@@ -48,10 +57,11 @@ from protocol.messages import (
 )
 from protocol.moves import MoveKind
 
-__all__ = ["CHROME", "SIDEBAR", "GameScreen", "clock_text"]
+__all__ = ["CHROME", "MAX_QUEUED", "SIDEBAR", "GameScreen", "clock_text"]
 
 SIDEBAR = 28  # the racers panel's width
 CHROME = 3  # lines around the board: top bar, notice, footer
+MAX_QUEUED = 64  # keys kept while a move is in flight; later ones are refused
 
 
 def clock_text(seconds: float) -> str:
@@ -97,6 +107,8 @@ class GameScreen(ServerScreen):
         self.picker = MovePicker(self.table, started.legal)
         self.seq = int(started.view.get("moves", 0))
         self.pending = False
+        #: Keys pressed while a move was in flight, to run once its reply is in.
+        self.queued: deque[Callable[[], None]] = deque()
         self.resigned = False
         self._resign_armed = False
         record.start(started.layout, started.view)
@@ -263,28 +275,61 @@ class GameScreen(ServerScreen):
 
     # -- moving ----------------------------------------------------------------
 
+    def _later(self, step: Callable[[], None]) -> bool:
+        """Queue ``step`` while a move is in flight; whether it was queued (or dropped).
+
+        Each key's action asks this first, so keys run in the order pressed,
+        each against the position the moves before it produced.
+        """
+        if not self.pending:
+            return False
+        if len(self.queued) >= MAX_QUEUED:
+            self.notice = f"✗ {MAX_QUEUED} keys are already waiting for the server: key dropped."
+        else:
+            self.queued.append(step)
+        return True
+
+    def _drain(self) -> None:
+        """Run the queued keys until one of them sends a move (the rest wait for its reply)."""
+        while self.queued and not self.pending:
+            self.queued.popleft()()
+
+    def _refused(self, text: str | None, reason: str) -> None:
+        """Show why a move was not played; the keys queued behind it are dropped."""
+        dropped, self.queued = len(self.queued), deque()
+        said = reason if text is None or reason.startswith(text) else f"{text}: {reason}"
+        if dropped:
+            said += f" ({dropped} queued key{'s' if dropped != 1 else ''} dropped)"
+        self.notice = f"✗ {said}"
+
     def send(self, text: str) -> None:
         """Ask the server to play ``text`` (legal or not: it explains refusals)."""
         self._resign_armed = False
-        if self.pending:
-            return
         if self._over():
             return
+        try:
+            request = from_input(
+                "move", lambda: SubmitMove(race=self.race, seq=self.seq, move=text)
+            )
+        except InputError as exc:
+            self._refused(None, str(exc))
+            return
         self.pending = True
-        self.submit(text, self.seq)
+        self.submit(request)
 
     @work(group="move")
-    async def submit(self, text: str, seq: int) -> None:
+    async def submit(self, request: SubmitMove) -> None:
         try:
-            reply = await self.link.request(SubmitMove(race=self.race, seq=seq, move=text), Moved)
+            reply = await self.link.request(request, Moved)
         except RequestFailed as exc:
-            said = exc.message if exc.message.startswith(text) else f"{text}: {exc.message}"
-            self.notice = f"✗ {said}"
+            self.pending = False
+            self._refused(request.move, exc.message)
             if exc.code is ErrorCode.BAD_SEQUENCE:
                 self.resync()
             return
         except Offline as exc:
-            self.notice = f"✗ {exc}"
+            self.pending = False
+            self._refused(None, str(exc))
             return
         finally:
             self.pending = False
@@ -292,6 +337,7 @@ class GameScreen(ServerScreen):
             self.record.note_move(self.record.me, reply.seq, reply.move)
         self.notice = f"{reply.move} ✓"
         self._set_position(reply.view, reply.legal)
+        self._drain()
 
     @work(group="move")
     async def resync(self) -> None:
@@ -304,10 +350,16 @@ class GameScreen(ServerScreen):
         self._resumed(reply)
 
     def _over(self) -> bool:
-        """Whether our game is over (no legal move left); says so if it is."""
+        """Whether our game is over (won, stuck or resigned); says so, in those words, if it is."""
         if self.picker.texts:
             return False
-        over = "You resigned" if self.resigned else "Your game is over: no legal move left"
+        view = self.view
+        if self.resigned:
+            over = "You resigned"
+        elif view.get("won"):
+            over = f"You won: all {view.get('target', 0)} cards home"
+        else:
+            over = f"No legal move left, with {view.get('home', 0)}/{view.get('target', 0)} home"
         self.notice = f"{over}. Waiting for the other racers…"
         return True
 
@@ -327,7 +379,7 @@ class GameScreen(ServerScreen):
             self.notice = (
                 f"{pile}: {count} legal move{'s' if count != 1 else ''}; pick where it goes"
                 if count
-                else f"{pile}: no legal move from here (pick a pile to hear why)"
+                else f"{pile}: no legal move from here now; drop it on a pile to hear why"
             )
             return
         source, source_index = self.picked
@@ -338,18 +390,30 @@ class GameScreen(ServerScreen):
         self.send(self.picker.attempt(source, source_index, pile))
 
     def on_board_view_pile_clicked(self, event: BoardView.PileClicked) -> None:
-        self.cursor = event.pile
-        self._choose(event.pile, event.index)
+        self.clicked(event.pile, event.index)
+
+    def clicked(self, pile: str, index: int | None) -> None:
+        """A click on ``pile`` (card ``index``): the cursor goes there, and picks or drops."""
+        if self._later(partial(self.clicked, pile, index)):
+            return
+        self.cursor = pile
+        self._choose(pile, index)
 
     def action_cursor(self, dx: int, dy: int) -> None:
+        if self._later(partial(self.action_cursor, dx, dy)):
+            return
         self.highlight = None
         self.cursor = _neighbour(self.table, self.cursor, dx, dy)
 
     def action_pick(self) -> None:
+        if self._later(self.action_pick):
+            return
         if self.cursor is not None:
             self._choose(self.cursor, None)
 
     def action_play(self) -> None:
+        if self._later(self.action_play):
+            return
         if self.highlight is not None:
             text, self.highlight = self.highlight, None
             self.picked = None
@@ -358,6 +422,8 @@ class GameScreen(ServerScreen):
             self.action_pick()
 
     def action_cycle(self, step: int) -> None:
+        if self._later(partial(self.action_cycle, step)):
+            return
         if self._over():
             return
         pile, index = self.picked if self.picked is not None else (None, None)
@@ -370,9 +436,13 @@ class GameScreen(ServerScreen):
         self.notice = f"Move {place}/{len(choices)}: {self.highlight} (Enter plays it)"
 
     def action_deal(self) -> None:
+        if self._later(self.action_deal):
+            return
         self.send(self.picker.action(MoveKind.DEAL, MoveKind.REDEAL) or "deal")
 
     def action_deal_reversed(self) -> None:
+        if self._later(self.action_deal_reversed):
+            return
         self.send(self.picker.action(MoveKind.DEAL_REVERSED) or "deal-reversed")
 
     def action_clear(self) -> None:
@@ -381,6 +451,8 @@ class GameScreen(ServerScreen):
             typed.value = ""
             self.remove_class("-typing")
             self.query_one(BoardView).focus()
+            return
+        if self._later(self.action_clear):
             return
         self.picked = None
         self.highlight = None
@@ -396,7 +468,12 @@ class GameScreen(ServerScreen):
         self.remove_class("-typing")
         self.query_one(BoardView).focus()
         if event.value.strip():
-            self.send(event.value.strip())
+            self.send_typed(event.value.strip())
+
+    def send_typed(self, text: str) -> None:
+        """A move typed at the prompt, sent in turn with the keys pressed before it."""
+        if not self._later(partial(self.send_typed, text)):
+            self.send(text)
 
     def action_resign(self) -> None:
         if not self._resign_armed:
