@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from functools import partial
 from typing import Any, ClassVar
 
@@ -31,6 +32,7 @@ from textual.events import Resize
 from textual.reactive import reactive
 from textual.widgets import Footer, Input, Static
 
+from client.models.racers import progress_summary
 from client.models.record import RaceRecord
 from client.models.requests import InputError, from_input
 from client.net import Offline
@@ -57,11 +59,66 @@ from protocol.messages import (
 )
 from protocol.moves import MoveKind
 
-__all__ = ["CHROME", "MAX_QUEUED", "SIDEBAR", "GameScreen", "clock_text"]
+__all__ = [
+    "CHROME",
+    "MAX_QUEUED",
+    "SIDEBAR",
+    "GameScreen",
+    "TableFit",
+    "clock_text",
+    "fit_table",
+    "hud_text",
+]
 
 SIDEBAR = 28  # the racers panel's width
 CHROME = 3  # lines around the board: top bar, notice, footer
 MAX_QUEUED = 64  # keys kept while a move is in flight; later ones are refused
+
+
+@dataclass(frozen=True, slots=True)
+class TableFit:
+    """How the game screen shares one terminal between the board and the racers."""
+
+    sidebar: bool  # the racers panel beside the board; else a one-line summary above it
+    board: tuple[int, int]  # the board area: width, height
+    need: tuple[int, int]  # the smallest terminal that shows the whole board this way
+    fits: bool  # whether the terminal is at least ``need``
+
+
+def fit_table(
+    layout: Layout, view: Mapping[str, Any], width: int, height: int, *, sidebar: bool = True
+) -> TableFit:
+    """The layout for a ``width``×``height`` terminal: the panel if there is room, else a line.
+
+    The racers panel takes :data:`SIDEBAR` columns, so it is shown only
+    beside a board of full-width cells (and only when ``sidebar``, the
+    player's choice); otherwise one line above the board sums up everyone's
+    progress, and the board may use compact cells: every variant then fits
+    80×24.
+    """
+    wide, tall = board_need(layout, view, compact=False)
+    if sidebar and width >= wide + SIDEBAR and height >= tall + CHROME:
+        return TableFit(
+            True, (width - SIDEBAR, height - CHROME), (wide + SIDEBAR, tall + CHROME), True
+        )
+    narrow, short = board_need(layout, view)
+    need = (narrow, short + CHROME + 1)
+    fits = width >= need[0] and height >= need[1]
+    return TableFit(False, (width, height - CHROME - 1), need, fits)
+
+
+def hud_text(parts: Sequence[tuple[int, str]], room: int) -> str:
+    """The HUD's parts joined, dropping the least needed (highest number) until it fits.
+
+    The clock (0) and the cards home (1) go last, so a narrow terminal still
+    says how the race stands.
+    """
+    kept = list(parts)
+    text = " · ".join(part for _, part in kept)
+    while len(text) > room and len(kept) > 1:
+        kept.remove(max(kept, key=lambda part: part[0]))
+        text = " · ".join(part for _, part in kept)
+    return text
 
 
 def clock_text(seconds: float) -> str:
@@ -87,6 +144,7 @@ class GameScreen(ServerScreen):
         Binding("escape", "clear", "Clear", show=False),
         Binding("colon", "type_move", "Type move"),
         Binding("x", "resign", "Resign"),
+        Binding("v", "toggle_racers", "Racers panel", show=False),
     ]
 
     AUTO_FOCUS = "#board"
@@ -110,6 +168,8 @@ class GameScreen(ServerScreen):
         #: Keys pressed while a move was in flight, to run once its reply is in.
         self.queued: deque[Callable[[], None]] = deque()
         self.resigned = False
+        #: Whether the player wants the racers panel (shown only where it fits).
+        self.show_racers = True
         self._resign_armed = False
         record.start(started.layout, started.view)
         if record.me is not None:
@@ -117,6 +177,7 @@ class GameScreen(ServerScreen):
 
     def compose(self) -> ComposeResult:
         yield TopBar(id="top")
+        yield Static("", id="summary")
         with Horizontal(id="table"):
             yield BoardView(id="board")
             yield RacersPanel(id="racers")
@@ -165,7 +226,10 @@ class GameScreen(ServerScreen):
 
     def _show_racers(self) -> None:
         if self.composed:  # a push may come between the screen's push and its compose
-            self.query_one(RacersPanel).show(self.record.racer_lines())
+            lines = self.record.racer_lines()
+            self.query_one(RacersPanel).show(lines)
+            summary = progress_summary(lines, max(10, self.size.width - 2))
+            self.query_one("#summary", Static).update(summary)
 
     def _show_position(self) -> None:
         if not self.composed:
@@ -173,44 +237,59 @@ class GameScreen(ServerScreen):
         board = self.query_one(BoardView)
         board.view = self.view
         board.marks = self._marks()
-        self.query_one(RacersPanel).show(self.record.racer_lines())
         self._check_size()
+        self._show_racers()
         self._tick()
 
     def _tick(self) -> None:
         now = time.time()
-        if now < self.started_at:
+        if self.record.finished is not None:
+            clock = "finished"
+        elif not self.link.online:
+            # The server keeps the time: a clock ticking on here would be a guess.
+            clock = "⟳ reconnecting"
+        elif now < self.started_at:
             clock = f"starts in {clock_text(self.started_at - now)}"
-        elif self.record.finished is not None or now >= self.ends_at:
-            clock = "time up" if self.record.finished is None else "finished"
+        elif now >= self.ends_at:
+            clock = "time up"
         else:
             clock = f"⏱ {clock_text(self.ends_at - now)}"
         view = self.view
         parts = [
-            self.table.title,
-            self.record.called,
-            clock,
-            f"home {view.get('home', 0)}/{view.get('target', 0)}",
-            f"moves {self.seq}",
+            (3, self.table.title),
+            (4, self.record.called),
+            (0, clock),
+            (1, f"home {view.get('home', 0)}/{view.get('target', 0)}"),
+            (2, f"moves {self.seq}"),
         ]
         if view.get("redeals_left"):
-            parts.append(f"redeals {view['redeals_left']}")
-        self.query_one(TopBar).text = " · ".join(parts)
+            parts.append((2, f"redeals {view['redeals_left']}"))
+        bar = self.query_one(TopBar)
+        bar.text = hud_text(parts, bar.room)
 
     def on_resize(self, event: Resize) -> None:
         self._check_size()
+        self._show_racers()
 
     def _check_size(self) -> None:
-        width, height = board_need(self.table, self.view)
-        need = (width + SIDEBAR, height + CHROME)
-        small = self.size.width < need[0] or self.size.height < need[1]
-        self.set_class(small, "-too-small")
-        if small:
+        """Panel or summary line, and the board, or a "too small" note under the HUD."""
+        width, height = self.size
+        fit = fit_table(self.table, self.view, width, height, sidebar=self.show_racers)
+        self.set_class(not fit.sidebar, "-narrow")
+        self.set_class(not fit.fits, "-too-small")
+        if not fit.fits:
             self.query_one("#too-small", Static).update(
                 f"Terminal too small for {self.table.title}: "
-                f"need {need[0]}×{need[1]}, have {self.size.width}×{self.size.height}.\n"
-                "Enlarge the window (the race goes on)."
+                f"need {fit.need[0]}×{fit.need[1]}, have {width}×{height}.\n"
+                "Enlarge the window: the race goes on, and the clock and progress stay above."
             )
+
+    def action_toggle_racers(self) -> None:
+        """Show or hide the racers panel (a one-line summary replaces it)."""
+        self.show_racers = not self.show_racers
+        self._check_size()
+        if self.show_racers and self.has_class("-narrow"):
+            self.notice = "No room for the racers panel here: the summary line stays."
 
     # -- the server ----------------------------------------------------------
 
@@ -240,7 +319,7 @@ class GameScreen(ServerScreen):
         """The server lost the race's latest moves: our board (and theirs) as it holds them."""
         for player, progress in (rewound.progress or {}).items():
             self.record.rewind(player, int(progress.get("moves", 0)), progress)
-        self.query_one(RacersPanel).show(self.record.racer_lines())
+        self._show_racers()
         if rewound.view is not None and rewound.legal is not None:
             self.seq = int(rewound.view.get("moves", 0))
             self._set_position(rewound.view, rewound.legal)
