@@ -21,6 +21,7 @@ from textual.app import App
 from textual.reactive import reactive
 from textual.screen import Screen
 
+from client.models.names import clean_name
 from client.net import (
     LinkChanged,
     LinkState,
@@ -32,13 +33,7 @@ from client.net import (
 from client.screens.base import ServerScreen
 from client.screens.lobby import LobbyScreen
 
-__all__ = ["BallroomApp", "clean_name"]
-
-
-def clean_name(name: str) -> str:
-    """A display name the protocol accepts: printable, trimmed, 1..24 characters."""
-    kept = "".join(char for char in name if char.isprintable()).strip()[:24].strip()
-    return kept or "player"
+__all__ = ["BallroomApp"]
 
 
 class BallroomApp(App[None]):

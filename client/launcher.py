@@ -36,6 +36,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import FrameType, TracebackType
 
+from client.models.names import clean_name
+
 __all__ = ["AppRunner", "LocalServer", "default_name", "play", "run_terminal_app"]
 
 #: Runs the client against a server URL under a display name, until it exits.
@@ -59,12 +61,12 @@ def run_terminal_app(server_url: str, name: str) -> None:
 
 
 def default_name() -> str:
-    """The login name when it makes a valid display name, else ``Player``."""
+    """The login name, made a valid display name (the protocol's rule), else ``Player``."""
     try:
-        name = getpass.getuser().strip()[:24].strip()
+        login = getpass.getuser()
     except (OSError, KeyError):
         return "Player"
-    return name if name and name.isprintable() else "Player"
+    return clean_name(login, fallback="Player")
 
 
 class LocalServer:

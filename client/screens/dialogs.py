@@ -3,6 +3,8 @@ tournament."""
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from typing import ClassVar
 
 from textual import on
@@ -12,7 +14,7 @@ from textual.containers import Grid, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
-from client.screens.catalogue import VARIANTS
+from client.models.catalogue import VARIANTS
 from protocol.messages import (
     MAX_PLAYERS,
     MAX_ROUNDS,
@@ -54,25 +56,45 @@ def _spectate_select(value: SpectatePolicy, after: str) -> Select[SpectatePolicy
 
 
 class AskScreen(ModalScreen[str | None]):
-    """Ask for one line of text; Enter answers, Escape gives up."""
+    """Ask for one line of text; Enter answers, Escape gives up.
+
+    With a ``check``, an answer it refuses keeps the dialog open with the
+    reason under the field, so a typo is mended where it was made.
+    """
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
 
-    def __init__(self, question: str, placeholder: str = "", *, password: bool = False) -> None:
-        """``password``: hide what is typed."""
+    def __init__(
+        self,
+        question: str,
+        placeholder: str = "",
+        *,
+        password: bool = False,
+        check: Callable[[str], object] | None = None,
+    ) -> None:
+        """``password``: hide what is typed; ``check``: raises ValueError for a bad answer."""
         super().__init__()
         self.question = question
         self.placeholder = placeholder
         self.password = password
+        self.check = check
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Label(self.question)
             yield Input(placeholder=self.placeholder, password=self.password, id="answer")
+            yield Static("", id="form-error")
 
     @on(Input.Submitted)
     def answer(self, event: Input.Submitted) -> None:
-        self.dismiss(event.value.strip() or None)
+        answer = event.value.strip()
+        if answer and self.check is not None:
+            try:
+                self.check(answer)
+            except ValueError as exc:
+                self.query_one("#form-error", Static).update(f"✗ {exc}")
+                return
+        self.dismiss(answer or None)
 
     def action_cancel(self) -> None:
         self.dismiss(None)
@@ -109,6 +131,21 @@ class ConfirmScreen(ModalScreen[bool]):
         self.dismiss(yes)
 
 
+def _seconds(minutes: str, wrong: str) -> int:
+    """Whole seconds in ``minutes`` (a decimal); ValueError(``wrong``) if it is not one.
+
+    Digits past a float's range become infinity, which no clock can hold:
+    refused like any other bad number rather than overflowing.
+    """
+    try:
+        value = float(minutes) * 60
+    except ValueError:
+        raise ValueError(wrong) from None
+    if not math.isfinite(value):
+        raise ValueError(wrong)
+    return round(value)
+
+
 def read_race_form(
     variant: str,
     players: str,
@@ -124,10 +161,7 @@ def read_race_form(
         raise ValueError("players: a number from 1 to 8") from None
     if not 1 <= max_players <= MAX_PLAYERS:
         raise ValueError(f"players: from 1 to {MAX_PLAYERS}")
-    try:
-        seconds = round(float(minutes) * 60)
-    except ValueError:
-        raise ValueError("time limit: minutes, such as 10 or 0.5") from None
+    seconds = _seconds(minutes, "time limit: minutes, such as 10 or 0.5")
     if not 30 <= seconds <= 7200:
         raise ValueError("time limit: from 0.5 to 120 minutes")
     number: int | None = None
@@ -284,10 +318,7 @@ def read_tournament_form(
     games = _whole(best_of, "best of", 1, 9) if knockout else 1
     if games % 2 == 0:
         raise ValueError("best of: an odd number (1, 3, 5…), so every match has a winner")
-    try:
-        seconds = round(float(minutes) * 60)
-    except ValueError:
-        raise ValueError("minutes: per race, such as 10 or 0.5") from None
+    seconds = _seconds(minutes, "minutes: per race, such as 10 or 0.5")
     if not 30 <= seconds <= 7200:
         raise ValueError("minutes: from 0.5 to 120 per race")
     wait = _whole(delay, "delay", 1, 600, " seconds") if spectate is SpectatePolicy.DELAYED else 0

@@ -7,12 +7,21 @@ on one of them plays the move. Tab or n cycles through every legal move
 highlighted one; d deals (or redeals), D makes a reversed deal, and : lets
 you type move text. A move the server refuses changes nothing and shows the
 server's reason. Moves carry ``seq``: the number of our moves applied so far.
+
+Every key counts: while a move is in flight, the keys that follow wait in a
+bounded queue, in order, and run against the position the server answers
+with, so a burst of presses plays as many moves as a slow one would. A
+refusal (or a lost connection) empties the queue, since the keys behind it
+were aimed at a position that never came, and says how many were dropped.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import partial
 from typing import Any, ClassVar
 
 from textual import on, work
@@ -23,9 +32,11 @@ from textual.events import Resize
 from textual.reactive import reactive
 from textual.widgets import Footer, Input, Static
 
+from client.models.racers import progress_summary
+from client.models.record import RaceRecord
+from client.models.requests import InputError, from_input
 from client.net import Offline
 from client.screens.base import ServerScreen
-from client.screens.record import RaceRecord
 from client.session import RequestFailed
 from client.widgets.board import BoardView, Marks, board_need
 from client.widgets.picker import MovePicker
@@ -48,10 +59,66 @@ from protocol.messages import (
 )
 from protocol.moves import MoveKind
 
-__all__ = ["CHROME", "SIDEBAR", "GameScreen", "clock_text"]
+__all__ = [
+    "CHROME",
+    "MAX_QUEUED",
+    "SIDEBAR",
+    "GameScreen",
+    "TableFit",
+    "clock_text",
+    "fit_table",
+    "hud_text",
+]
 
 SIDEBAR = 28  # the racers panel's width
 CHROME = 3  # lines around the board: top bar, notice, footer
+MAX_QUEUED = 64  # keys kept while a move is in flight; later ones are refused
+
+
+@dataclass(frozen=True, slots=True)
+class TableFit:
+    """How the game screen shares one terminal between the board and the racers."""
+
+    sidebar: bool  # the racers panel beside the board; else a one-line summary above it
+    board: tuple[int, int]  # the board area: width, height
+    need: tuple[int, int]  # the smallest terminal that shows the whole board this way
+    fits: bool  # whether the terminal is at least ``need``
+
+
+def fit_table(
+    layout: Layout, view: Mapping[str, Any], width: int, height: int, *, sidebar: bool = True
+) -> TableFit:
+    """The layout for a ``width``×``height`` terminal: the panel if there is room, else a line.
+
+    The racers panel takes :data:`SIDEBAR` columns, so it is shown only
+    beside a board of full-width cells (and only when ``sidebar``, the
+    player's choice); otherwise one line above the board sums up everyone's
+    progress, and the board may use compact cells: every variant then fits
+    80×24.
+    """
+    wide, tall = board_need(layout, view, compact=False)
+    if sidebar and width >= wide + SIDEBAR and height >= tall + CHROME:
+        return TableFit(
+            True, (width - SIDEBAR, height - CHROME), (wide + SIDEBAR, tall + CHROME), True
+        )
+    narrow, short = board_need(layout, view)
+    need = (narrow, short + CHROME + 1)
+    fits = width >= need[0] and height >= need[1]
+    return TableFit(False, (width, height - CHROME - 1), need, fits)
+
+
+def hud_text(parts: Sequence[tuple[int, str]], room: int) -> str:
+    """The HUD's parts joined, dropping the least needed (highest number) until it fits.
+
+    The clock (0) and the cards home (1) go last, so a narrow terminal still
+    says how the race stands.
+    """
+    kept = list(parts)
+    text = " · ".join(part for _, part in kept)
+    while len(text) > room and len(kept) > 1:
+        kept.remove(max(kept, key=lambda part: part[0]))
+        text = " · ".join(part for _, part in kept)
+    return text
 
 
 def clock_text(seconds: float) -> str:
@@ -77,6 +144,7 @@ class GameScreen(ServerScreen):
         Binding("escape", "clear", "Clear", show=False),
         Binding("colon", "type_move", "Type move"),
         Binding("x", "resign", "Resign"),
+        Binding("v", "toggle_racers", "Racers panel", show=False),
     ]
 
     AUTO_FOCUS = "#board"
@@ -97,7 +165,11 @@ class GameScreen(ServerScreen):
         self.picker = MovePicker(self.table, started.legal)
         self.seq = int(started.view.get("moves", 0))
         self.pending = False
+        #: Keys pressed while a move was in flight, to run once its reply is in.
+        self.queued: deque[Callable[[], None]] = deque()
         self.resigned = False
+        #: Whether the player wants the racers panel (shown only where it fits).
+        self.show_racers = True
         self._resign_armed = False
         record.start(started.layout, started.view)
         if record.me is not None:
@@ -105,6 +177,7 @@ class GameScreen(ServerScreen):
 
     def compose(self) -> ComposeResult:
         yield TopBar(id="top")
+        yield Static("", id="summary")
         with Horizontal(id="table"):
             yield BoardView(id="board")
             yield RacersPanel(id="racers")
@@ -153,7 +226,10 @@ class GameScreen(ServerScreen):
 
     def _show_racers(self) -> None:
         if self.composed:  # a push may come between the screen's push and its compose
-            self.query_one(RacersPanel).show(self.record.racer_lines())
+            lines = self.record.racer_lines()
+            self.query_one(RacersPanel).show(lines)
+            summary = progress_summary(lines, max(10, self.size.width - 2))
+            self.query_one("#summary", Static).update(summary)
 
     def _show_position(self) -> None:
         if not self.composed:
@@ -161,44 +237,59 @@ class GameScreen(ServerScreen):
         board = self.query_one(BoardView)
         board.view = self.view
         board.marks = self._marks()
-        self.query_one(RacersPanel).show(self.record.racer_lines())
         self._check_size()
+        self._show_racers()
         self._tick()
 
     def _tick(self) -> None:
         now = time.time()
-        if now < self.started_at:
+        if self.record.finished is not None:
+            clock = "finished"
+        elif not self.link.online:
+            # The server keeps the time: a clock ticking on here would be a guess.
+            clock = "⟳ reconnecting"
+        elif now < self.started_at:
             clock = f"starts in {clock_text(self.started_at - now)}"
-        elif self.record.finished is not None or now >= self.ends_at:
-            clock = "time up" if self.record.finished is None else "finished"
+        elif now >= self.ends_at:
+            clock = "time up"
         else:
             clock = f"⏱ {clock_text(self.ends_at - now)}"
         view = self.view
         parts = [
-            self.table.title,
-            self.record.called,
-            clock,
-            f"home {view.get('home', 0)}/{view.get('target', 0)}",
-            f"moves {self.seq}",
+            (3, self.table.title),
+            (4, self.record.called),
+            (0, clock),
+            (1, f"home {view.get('home', 0)}/{view.get('target', 0)}"),
+            (2, f"moves {self.seq}"),
         ]
         if view.get("redeals_left"):
-            parts.append(f"redeals {view['redeals_left']}")
-        self.query_one(TopBar).text = " · ".join(parts)
+            parts.append((2, f"redeals {view['redeals_left']}"))
+        bar = self.query_one(TopBar)
+        bar.text = hud_text(parts, bar.room)
 
     def on_resize(self, event: Resize) -> None:
         self._check_size()
+        self._show_racers()
 
     def _check_size(self) -> None:
-        width, height = board_need(self.table, self.view)
-        need = (width + SIDEBAR, height + CHROME)
-        small = self.size.width < need[0] or self.size.height < need[1]
-        self.set_class(small, "-too-small")
-        if small:
+        """Panel or summary line, and the board, or a "too small" note under the HUD."""
+        width, height = self.size
+        fit = fit_table(self.table, self.view, width, height, sidebar=self.show_racers)
+        self.set_class(not fit.sidebar, "-narrow")
+        self.set_class(not fit.fits, "-too-small")
+        if not fit.fits:
             self.query_one("#too-small", Static).update(
                 f"Terminal too small for {self.table.title}: "
-                f"need {need[0]}×{need[1]}, have {self.size.width}×{self.size.height}.\n"
-                "Enlarge the window (the race goes on)."
+                f"need {fit.need[0]}×{fit.need[1]}, have {width}×{height}.\n"
+                "Enlarge the window: the race goes on, and the clock and progress stay above."
             )
+
+    def action_toggle_racers(self) -> None:
+        """Show or hide the racers panel (a one-line summary replaces it)."""
+        self.show_racers = not self.show_racers
+        self._check_size()
+        if self.show_racers and self.has_class("-narrow"):
+            self.notice = "No room for the racers panel here: the summary line stays."
 
     # -- the server ----------------------------------------------------------
 
@@ -228,7 +319,7 @@ class GameScreen(ServerScreen):
         """The server lost the race's latest moves: our board (and theirs) as it holds them."""
         for player, progress in (rewound.progress or {}).items():
             self.record.rewind(player, int(progress.get("moves", 0)), progress)
-        self.query_one(RacersPanel).show(self.record.racer_lines())
+        self._show_racers()
         if rewound.view is not None and rewound.legal is not None:
             self.seq = int(rewound.view.get("moves", 0))
             self._set_position(rewound.view, rewound.legal)
@@ -263,28 +354,61 @@ class GameScreen(ServerScreen):
 
     # -- moving ----------------------------------------------------------------
 
+    def _later(self, step: Callable[[], None]) -> bool:
+        """Queue ``step`` while a move is in flight; whether it was queued (or dropped).
+
+        Each key's action asks this first, so keys run in the order pressed,
+        each against the position the moves before it produced.
+        """
+        if not self.pending:
+            return False
+        if len(self.queued) >= MAX_QUEUED:
+            self.notice = f"✗ {MAX_QUEUED} keys are already waiting for the server: key dropped."
+        else:
+            self.queued.append(step)
+        return True
+
+    def _drain(self) -> None:
+        """Run the queued keys until one of them sends a move (the rest wait for its reply)."""
+        while self.queued and not self.pending:
+            self.queued.popleft()()
+
+    def _refused(self, text: str | None, reason: str) -> None:
+        """Show why a move was not played; the keys queued behind it are dropped."""
+        dropped, self.queued = len(self.queued), deque()
+        said = reason if text is None or reason.startswith(text) else f"{text}: {reason}"
+        if dropped:
+            said += f" ({dropped} queued key{'s' if dropped != 1 else ''} dropped)"
+        self.notice = f"✗ {said}"
+
     def send(self, text: str) -> None:
         """Ask the server to play ``text`` (legal or not: it explains refusals)."""
         self._resign_armed = False
-        if self.pending:
-            return
         if self._over():
             return
+        try:
+            request = from_input(
+                "move", lambda: SubmitMove(race=self.race, seq=self.seq, move=text)
+            )
+        except InputError as exc:
+            self._refused(None, str(exc))
+            return
         self.pending = True
-        self.submit(text, self.seq)
+        self.submit(request)
 
     @work(group="move")
-    async def submit(self, text: str, seq: int) -> None:
+    async def submit(self, request: SubmitMove) -> None:
         try:
-            reply = await self.link.request(SubmitMove(race=self.race, seq=seq, move=text), Moved)
+            reply = await self.link.request(request, Moved)
         except RequestFailed as exc:
-            said = exc.message if exc.message.startswith(text) else f"{text}: {exc.message}"
-            self.notice = f"✗ {said}"
+            self.pending = False
+            self._refused(request.move, exc.message)
             if exc.code is ErrorCode.BAD_SEQUENCE:
                 self.resync()
             return
         except Offline as exc:
-            self.notice = f"✗ {exc}"
+            self.pending = False
+            self._refused(None, str(exc))
             return
         finally:
             self.pending = False
@@ -292,6 +416,7 @@ class GameScreen(ServerScreen):
             self.record.note_move(self.record.me, reply.seq, reply.move)
         self.notice = f"{reply.move} ✓"
         self._set_position(reply.view, reply.legal)
+        self._drain()
 
     @work(group="move")
     async def resync(self) -> None:
@@ -304,10 +429,16 @@ class GameScreen(ServerScreen):
         self._resumed(reply)
 
     def _over(self) -> bool:
-        """Whether our game is over (no legal move left); says so if it is."""
+        """Whether our game is over (won, stuck or resigned); says so, in those words, if it is."""
         if self.picker.texts:
             return False
-        over = "You resigned" if self.resigned else "Your game is over: no legal move left"
+        view = self.view
+        if self.resigned:
+            over = "You resigned"
+        elif view.get("won"):
+            over = f"You won: all {view.get('target', 0)} cards home"
+        else:
+            over = f"No legal move left, with {view.get('home', 0)}/{view.get('target', 0)} home"
         self.notice = f"{over}. Waiting for the other racers…"
         return True
 
@@ -327,7 +458,7 @@ class GameScreen(ServerScreen):
             self.notice = (
                 f"{pile}: {count} legal move{'s' if count != 1 else ''}; pick where it goes"
                 if count
-                else f"{pile}: no legal move from here (pick a pile to hear why)"
+                else f"{pile}: no legal move from here now; drop it on a pile to hear why"
             )
             return
         source, source_index = self.picked
@@ -338,18 +469,30 @@ class GameScreen(ServerScreen):
         self.send(self.picker.attempt(source, source_index, pile))
 
     def on_board_view_pile_clicked(self, event: BoardView.PileClicked) -> None:
-        self.cursor = event.pile
-        self._choose(event.pile, event.index)
+        self.clicked(event.pile, event.index)
+
+    def clicked(self, pile: str, index: int | None) -> None:
+        """A click on ``pile`` (card ``index``): the cursor goes there, and picks or drops."""
+        if self._later(partial(self.clicked, pile, index)):
+            return
+        self.cursor = pile
+        self._choose(pile, index)
 
     def action_cursor(self, dx: int, dy: int) -> None:
+        if self._later(partial(self.action_cursor, dx, dy)):
+            return
         self.highlight = None
         self.cursor = _neighbour(self.table, self.cursor, dx, dy)
 
     def action_pick(self) -> None:
+        if self._later(self.action_pick):
+            return
         if self.cursor is not None:
             self._choose(self.cursor, None)
 
     def action_play(self) -> None:
+        if self._later(self.action_play):
+            return
         if self.highlight is not None:
             text, self.highlight = self.highlight, None
             self.picked = None
@@ -358,6 +501,8 @@ class GameScreen(ServerScreen):
             self.action_pick()
 
     def action_cycle(self, step: int) -> None:
+        if self._later(partial(self.action_cycle, step)):
+            return
         if self._over():
             return
         pile, index = self.picked if self.picked is not None else (None, None)
@@ -370,9 +515,13 @@ class GameScreen(ServerScreen):
         self.notice = f"Move {place}/{len(choices)}: {self.highlight} (Enter plays it)"
 
     def action_deal(self) -> None:
+        if self._later(self.action_deal):
+            return
         self.send(self.picker.action(MoveKind.DEAL, MoveKind.REDEAL) or "deal")
 
     def action_deal_reversed(self) -> None:
+        if self._later(self.action_deal_reversed):
+            return
         self.send(self.picker.action(MoveKind.DEAL_REVERSED) or "deal-reversed")
 
     def action_clear(self) -> None:
@@ -381,6 +530,8 @@ class GameScreen(ServerScreen):
             typed.value = ""
             self.remove_class("-typing")
             self.query_one(BoardView).focus()
+            return
+        if self._later(self.action_clear):
             return
         self.picked = None
         self.highlight = None
@@ -396,7 +547,12 @@ class GameScreen(ServerScreen):
         self.remove_class("-typing")
         self.query_one(BoardView).focus()
         if event.value.strip():
-            self.send(event.value.strip())
+            self.send_typed(event.value.strip())
+
+    def send_typed(self, text: str) -> None:
+        """A move typed at the prompt, sent in turn with the keys pressed before it."""
+        if not self._later(partial(self.send_typed, text)):
+            self.send(text)
 
     def action_resign(self) -> None:
         if not self._resign_armed:

@@ -20,9 +20,10 @@ from textual.binding import Binding, BindingType
 from textual.widgets import DataTable, Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
+from client.models.catalogue import VARIANTS, Variant, title_of
+from client.models.requests import from_input
 from client.net import Offline
 from client.screens.base import ServerScreen
-from client.screens.catalogue import VARIANTS, Variant, title_of
 from client.screens.dialogs import AskScreen, CreateRaceScreen, CreateTournamentScreen
 from client.session import RequestFailed
 from client.widgets.status import TopBar
@@ -36,16 +37,27 @@ from protocol.messages import (
     ListTournaments,
     RaceInfo,
     Races,
+    Spectate,
     SpectatePolicy,
     TournamentInfo,
     Tournaments,
 )
 
-__all__ = ["LobbyScreen"]
+__all__ = ["LobbyScreen", "enter_by_code", "join_by_code"]
 
 REFRESH = 3.0  # seconds between looks at the open races
 FORGET_AFTER = 1800.0  # how long a race that left the list stays offered for watching
 PRACTICE_MINUTES = 10
+
+
+def join_by_code(code: str) -> JoinRace:
+    """The join request for a typed race code (any case); raises InputError."""
+    return from_input("join code", lambda: JoinRace(code=code.upper()))
+
+
+def enter_by_code(code: str) -> JoinTournament:
+    """The entry request for a typed tournament code (any case); raises InputError."""
+    return from_input("tournament code", lambda: JoinTournament(code=code.upper()))
 
 
 def _variant_prompt(variant: Variant) -> Text:
@@ -226,9 +238,9 @@ class LobbyScreen(ServerScreen):
 
         def joined(code: str | None) -> None:
             if code:
-                self.join(JoinRace(code=code.upper()))
+                self.join(join_by_code(code))
 
-        self.app.push_screen(AskScreen("Join code:", "e.g. KQ7H"), joined)
+        self.app.push_screen(AskScreen("Join code:", "e.g. K7QH2M", check=join_by_code), joined)
 
     @on(DataTable.RowSelected, "#races")
     def join_selected(self) -> None:
@@ -272,7 +284,10 @@ class LobbyScreen(ServerScreen):
             if race:
                 self._watch(race)
 
-        self.app.push_screen(AskScreen("Race id to watch:"), chosen)
+        def check(race: str) -> Spectate:
+            return from_input("race id", lambda: Spectate(race=race))
+
+        self.app.push_screen(AskScreen("Race id to watch:", check=check), chosen)
 
     def _watch(self, race: str) -> None:
         from client.screens.spectate import SpectateScreen
@@ -356,9 +371,11 @@ class LobbyScreen(ServerScreen):
     def _join_tournament_code(self) -> None:
         def given(code: str | None) -> None:
             if code:
-                self.join_tournament(JoinTournament(code=code.upper()))
+                self.join_tournament(enter_by_code(code))
 
-        self.app.push_screen(AskScreen("Tournament code:", "e.g. K7QH2M"), given)
+        self.app.push_screen(
+            AskScreen("Tournament code:", "e.g. K7QH2M", check=enter_by_code), given
+        )
 
     @on(DataTable.RowSelected, "#tournaments")
     def tournament_chosen(self) -> None:
@@ -392,15 +409,22 @@ class LobbyScreen(ServerScreen):
         self._open_tournament(tournament, reply.tournament)
 
     def _ask_password(self, request: JoinTournament) -> None:
+        def with_password(password: str) -> JoinTournament:
+            return from_input(
+                "password",
+                lambda: JoinTournament(
+                    tournament=request.tournament, code=request.code, password=password
+                ),
+            )
+
         def given(password: str | None) -> None:
             if password:
-                self.join_tournament(
-                    JoinTournament(
-                        tournament=request.tournament, code=request.code, password=password
-                    )
-                )
+                self.join_tournament(with_password(password))
 
-        self.app.push_screen(AskScreen("This tournament needs a password:", password=True), given)
+        self.app.push_screen(
+            AskScreen("This tournament needs a password:", password=True, check=with_password),
+            given,
+        )
 
     def _open_tournament(self, tournament: str, doc: dict[str, Any] | None = None) -> None:
         from client.screens.tournament import TournamentScreen

@@ -17,10 +17,10 @@ from textual.binding import Binding, BindingType
 from textual.reactive import reactive
 from textual.widgets import Footer, Static
 
+from client.models.catalogue import title_of
+from client.models.record import RaceRecord
 from client.net import Offline
 from client.screens.base import ServerScreen
-from client.screens.catalogue import title_of
-from client.screens.record import RaceRecord
 from client.session import RequestFailed
 from client.widgets.board import BoardView
 from client.widgets.status import TopBar

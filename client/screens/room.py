@@ -17,9 +17,9 @@ from textual.binding import Binding, BindingType
 from textual.reactive import reactive
 from textual.widgets import Footer, Static
 
+from client.models.catalogue import title_of
 from client.net import Offline
 from client.screens.base import ServerScreen
-from client.screens.catalogue import title_of
 from client.session import RequestFailed
 from client.widgets.status import TopBar
 from protocol.messages import (
@@ -92,8 +92,8 @@ class RoomScreen(ServerScreen):
             self._begin(message)
 
     def _begin(self, started: RaceStarted) -> None:
+        from client.models.record import RaceRecord
         from client.screens.game import GameScreen
-        from client.screens.record import RaceRecord
 
         record = RaceRecord(self.race, dict(self.info), me=self.link.player)
         self.app.switch_screen(GameScreen(record, started))

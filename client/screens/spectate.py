@@ -17,14 +17,15 @@ from textual.events import Resize
 from textual.reactive import reactive
 from textual.widgets import Footer, Static
 
+from client.models.catalogue import title_of
+from client.models.racers import status_word
+from client.models.record import RaceRecord
 from client.net import Offline
 from client.screens.base import ServerScreen
-from client.screens.catalogue import title_of
 from client.screens.game import SIDEBAR
-from client.screens.record import RaceRecord
 from client.session import RequestFailed
 from client.widgets.board import BoardView, board_need
-from client.widgets.racers import RacersPanel, status_word
+from client.widgets.racers import RacersPanel
 from client.widgets.status import TopBar
 from protocol.layout import Layout
 from protocol.messages import (

@@ -25,10 +25,11 @@ from textual.events import Resize
 from textual.reactive import reactive
 from textual.widgets import DataTable, Footer, Static
 
+from client.models.record import RaceRecord
+from client.models.requests import from_input
 from client.net import Offline
 from client.screens.base import ServerScreen
 from client.screens.dialogs import AskScreen, ConfirmScreen
-from client.screens.record import RaceRecord
 from client.session import RequestFailed
 from client.widgets.status import TopBar
 from client.widgets.tournament import (
@@ -376,7 +377,14 @@ class TournamentScreen(ServerScreen):
                 self.ballroom.passwords[self.tournament] = password
                 self.action_enter()
 
-        self.app.push_screen(AskScreen("Entry password:", password=True), given)
+        asked = AskScreen("Entry password:", password=True, check=self._password_request)
+        self.app.push_screen(asked, given)
+
+    def _password_request(self, password: str) -> JoinTournament:
+        """The entry request with a typed password; raises InputError (too long, unprintable)."""
+        return from_input(
+            "password", lambda: JoinTournament(tournament=self.tournament, password=password)
+        )
 
     def _manage(self, action: TournamentAction, player: str | None = None) -> None:
         self.ask(ManageTournament(tournament=self.tournament, action=action, player=player))
@@ -444,7 +452,10 @@ class TournamentScreen(ServerScreen):
                     self.ballroom.passwords[self.tournament] = password
                     self.action_add_bot()
 
-            self.app.push_screen(AskScreen("Entry password (for the bot):", password=True), given)
+            asked = AskScreen(
+                "Entry password (for the bot):", password=True, check=self._password_request
+            )
+            self.app.push_screen(asked, given)
             return
         self.ballroom.start_tournament_bot(self.tournament)
         self.notice = "A bot is entering…"

@@ -23,9 +23,9 @@ from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.widgets import Footer, Static
 
+from client.models.catalogue import title_of
 from client.net import Offline
 from client.screens.base import ServerScreen
-from client.screens.catalogue import title_of
 from client.session import RequestFailed
 from client.widgets.status import TopBar
 from client.widgets.tournament import bracket_text, standings_table, status_line

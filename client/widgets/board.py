@@ -6,7 +6,13 @@ it, one fanned ``right`` wraps across the free cells to its right; face-down
 cards show as a back with their count; an empty pile shows an empty spot.
 Every pile's header names its id (the name move text uses) and, where the
 label says something (a foundation's base card and step, a Parade row's
-base), the label, so foundation sequences stay readable when empty.
+base), the label, so foundation sequences stay readable when empty. A header
+too long for its cell loses the label's spaces, then the step, then the
+label, a whole word at a time: never half a card ("f10 6♦ +").
+
+Cells are :data:`MIN_CELL` columns or more; below that, down to
+:data:`COMPACT_CELL`, a squared pile's count hugs its card ("10♥×12"), so
+that ten columns fit in 70: every variant fits an 80-column terminal.
 
 :func:`draw_board` is pure, so golden tests can pin its text; the
 :class:`BoardView` widget shows the drawing for its size and reports clicks.
@@ -29,11 +35,21 @@ from textual.widget import Widget
 from protocol.cards import card_text, is_red
 from protocol.layout import Fan, Layout, PileSpec, Role
 
-__all__ = ["MIN_CELL", "BoardView", "Drawing", "Marks", "board_need", "draw_board"]
+__all__ = [
+    "COMPACT_CELL",
+    "MIN_CELL",
+    "BoardView",
+    "Drawing",
+    "Marks",
+    "board_need",
+    "draw_board",
+    "fit_header",
+]
 
 View = Mapping[str, Any]
 
 MIN_CELL = 8  # columns of one grid cell: "10♥ ×12" fits, with a gap after it
+COMPACT_CELL = 7  # the narrowest cell: "10♥×12", with a gap after it
 MAX_CELL = 12
 MIN_FAN = 4  # lines a long fanned column may be squeezed to
 CARD = 3  # "10♥"; shorter cards are padded so that chips line up
@@ -106,7 +122,13 @@ class _Pile:
     """One pile's lines below its header, fitted to a width and a cap on fanned columns."""
 
     def __init__(
-        self, spec: PileSpec, view: View, marks: Marks, width: int, cap: int | None
+        self,
+        spec: PileSpec,
+        view: View,
+        marks: Marks,
+        width: int,
+        cap: int | None,
+        compact: bool = False,
     ) -> None:
         self.spec = spec
         cards: list[int] = list(view["piles"].get(spec.id, []))
@@ -127,7 +149,8 @@ class _Pile:
             top = chips[-1]
             if len(chips) > 1:  # the count follows the card: no padding between them
                 top = (top[0].rstrip(), top[1], top[2])
-            count = [(f" ×{len(chips)}", STYLE_DIM, None)] if len(chips) > 1 else []
+            gap = "" if compact else " "
+            count = [(f"{gap}×{len(chips)}", STYLE_DIM, None)] if len(chips) > 1 else []
             self.lines.append([*back, *([(" ", None, None)] if back else []), top, *count])
         elif back:
             self.lines.append(back)
@@ -176,10 +199,24 @@ def _chip(card: int, index: int, picked: bool) -> _Piece:
     return card_text(card).ljust(CARD), style, index
 
 
-def _header(spec: PileSpec, marks: Marks) -> tuple[str, Style]:
+def fit_header(pile: str, label: str, room: int) -> str:
+    """``pile`` and as much of ``label`` as fits in ``room`` columns, whole words only.
+
+    "f1 A♣ +2" in 7 columns is "f1 A♣+2", in 6 "f1 A♣", in 4 "f1": a card
+    or a step is shown whole or not at all.
+    """
+    words = label.split()
+    tries = [" ".join([pile, *words])]
+    if len(words) > 1:
+        tries.append(f"{pile} {''.join(words)}")
+    tries.extend(" ".join([pile, *words[:keep]]) for keep in range(len(words) - 1, 0, -1))
+    return next((text for text in tries if len(text) <= room), pile)
+
+
+def _header(spec: PileSpec, marks: Marks, room: int) -> tuple[str, Style]:
     text = spec.id
     if spec.label and (spec.role in _LABELLED or spec.fan is Fan.RIGHT):
-        text = f"{spec.id} {spec.label}"
+        text = fit_header(spec.id, spec.label, room)
     if spec.id == marks.target:
         return text, STYLE_CHOSEN
     if spec.id in marks.targets:
@@ -237,12 +274,13 @@ def draw_board(
     """Draw ``view`` in ``width`` columns, squeezing long fans to fit ``height`` lines."""
     marks = marks or Marks()
     columns = max(spec.col for spec in layout.piles) + 1
-    cell = max(MIN_CELL, min(MAX_CELL, width // columns))
+    cell = max(COMPACT_CELL, min(MAX_CELL, width // columns))
+    compact = cell < MIN_CELL
     spans = _spans(layout, columns)
     cap: int | None = None
     while True:
         piles = {
-            spec.id: _Pile(spec, view, marks, len(spans[spec.id]) * cell - 1, cap)
+            spec.id: _Pile(spec, view, marks, len(spans[spec.id]) * cell - 1, cap, compact)
             for spec in layout.piles
         }
         tops, total = _row_tops(layout, piles, spans)
@@ -255,7 +293,7 @@ def draw_board(
     for spec in layout.piles:
         pile, span = piles[spec.id], spans[spec.id]
         x, y, room = span.start * cell, tops[spec.row], len(span) * cell - 1
-        header, header_style = _header(spec, marks)
+        header, header_style = _header(spec, marks, room)
         canvas.put(x, y, header[:room], header_style)
         spots.append(Spot(y, x, x + room, spec.id, None))
         for depth, line in enumerate(pile.lines, start=y + 1):
@@ -268,10 +306,13 @@ def draw_board(
     return Drawing(canvas.lines(), spots)
 
 
-def board_need(layout: Layout, view: View) -> tuple[int, int]:
-    """The smallest width and height ``view`` can be drawn in (cells and fans squeezed)."""
+def board_need(layout: Layout, view: View, *, compact: bool = True) -> tuple[int, int]:
+    """The smallest width and height ``view`` can be drawn in (cells and fans squeezed).
+
+    ``compact``: with the narrowest cells; else with cells of :data:`MIN_CELL`.
+    """
     columns = max(spec.col for spec in layout.piles) + 1
-    width = columns * MIN_CELL
+    width = columns * (COMPACT_CELL if compact else MIN_CELL)
     return width, draw_board(layout, view, width, height=1).height
 
 

@@ -2,55 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Sequence
 
 from rich.style import Style
 from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-__all__ = ["RacerLine", "RacersPanel", "racer_line", "status_word"]
+from client.models.racers import RacerLine
+
+__all__ = ["RacersPanel"]
 
 STYLE_BAR = Style(color="#3aa655")
 STYLE_REST = Style(color="#444444")
 STYLE_DONE = Style(color="#7cf08c", bold=True)
 STYLE_OUT = Style(color="#c08080")
-
-
-@dataclass(frozen=True, slots=True)
-class RacerLine:
-    """One racer as the panel shows them."""
-
-    name: str
-    home: int
-    target: int
-    moves: int
-    status: str  # racing, won, stuck, resigned, timeout, waiting
-    me: bool = False
-
-
-def status_word(progress: Mapping[str, Any]) -> str:
-    """How a racer stands, from their progress map."""
-    if progress.get("resigned"):
-        return "resigned"
-    if progress.get("won"):
-        return "won"
-    if progress.get("over"):
-        return "stuck"
-    return "racing"
-
-
-def racer_line(name: str, progress: Mapping[str, Any], *, me: bool = False) -> RacerLine:
-    return RacerLine(
-        name=name,
-        home=int(progress.get("home", 0)),
-        target=int(progress.get("target", 0)),
-        moves=int(progress.get("moves", 0)),
-        status=status_word(progress),
-        me=me,
-    )
 
 
 class RacersPanel(Widget):

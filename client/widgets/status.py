@@ -31,6 +31,11 @@ class TopBar(Widget):
     def _link_changed(self, value: str) -> None:
         self.link = value
 
+    @property
+    def room(self) -> int:
+        """Columns left for the title once the link's state is shown (the title never wraps)."""
+        return max(0, self.content_size.width - len(self.link) - 1)
+
     def render(self) -> Text:
         width = self.content_size.width
         link_style = "bold green" if self.link.startswith("●") else "bold yellow"

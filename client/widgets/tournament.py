@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 from rich.table import Table
 from rich.text import Text
 
-from client.screens.catalogue import title_of
+from client.models.catalogue import title_of
 
 __all__ = [
     "OVER",

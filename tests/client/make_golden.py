@@ -8,8 +8,10 @@ Run from the project root after a deliberate change to the board drawing
 For every variant, the file holds the opening of deal :data:`SEED` and the
 busiest position (the most cards in fanned piles; else the middle) of a game
 the greedy bot policy plays from it, drawn by
-:func:`client.widgets.board.draw_board` in the board area of the terminal
-the variant must fit: 80×24 for the one-deck game, 120×40 for the others.
+:func:`client.widgets.board.draw_board` in the board area the game screen
+gives it (:func:`client.screens.game.fit_table`) in each of
+:data:`TERMINALS`: every variant must be playable at 80×24 (the racers
+panel then folds into one line above the board where it does not fit).
 The views come from the engine here, in the tests only: the client itself
 never imports it. ``tournament-*.txt`` hold the tournament screen's status
 lines, bracket and standings for the documents of
@@ -21,22 +23,20 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from client.screens.game import CHROME, SIDEBAR
+from client.screens.game import fit_table
 from client.widgets.board import draw_board
 from protocol.layout import Fan
 from protocol.policy import GreedyPolicy
 from server.engine import VARIANTS, Game
 
-__all__ = ["GOLDEN_DIR", "MAX_MOVES", "SEED", "golden_text", "main", "positions", "terminal_for"]
+__all__ = ["GOLDEN_DIR", "MAX_MOVES", "SEED", "TERMINALS", "golden_text", "main", "positions"]
 
 GOLDEN_DIR = Path(__file__).with_name("golden")
 SEED = 1
 MAX_MOVES = 400
 
-
-def terminal_for(game: Game) -> tuple[int, int]:
-    """The terminal a variant must fit: 80×24 for one deck, 120×40 for two."""
-    return (80, 24) if game.decks == 1 else (120, 40)
+#: The terminals every variant is drawn for: an ordinary one, and a roomy one.
+TERMINALS = ((80, 24), (120, 40))
 
 
 def positions(game: Game) -> list[tuple[str, dict[str, Any]]]:
@@ -59,11 +59,15 @@ def _spread(view: dict[str, Any], fanned: list[str]) -> int:
 
 
 def golden_text(game: Game) -> str:
-    width, height = terminal_for(game)
     parts = []
-    for title, view in positions(game):
-        drawing = draw_board(game.layout, view, width - SIDEBAR, height - CHROME)
-        parts.append(f"== {game.id}, deal {SEED}, {title}, {width}x{height}\n{drawing.plain()}")
+    for width, height in TERMINALS:
+        for title, view in positions(game):
+            fit = fit_table(game.layout, view, width, height)
+            drawing = draw_board(game.layout, view, *fit.board)
+            beside = "racers panel" if fit.sidebar else "summary line"
+            parts.append(
+                f"== {game.id}, deal {SEED}, {title}, {width}x{height}, {beside}\n{drawing.plain()}"
+            )
     return "\n".join(parts)
 
 

@@ -15,8 +15,8 @@ from rich.console import Console
 from textual.pilot import Pilot
 
 from client.app import BallroomApp
-from client.screens.game import CHROME, SIDEBAR, GameScreen
-from client.screens.record import RaceRecord
+from client.models.record import RaceRecord
+from client.screens.game import GameScreen, fit_table
 from client.widgets.board import (
     STYLE_CHOSEN,
     STYLE_PICKED,
@@ -24,12 +24,12 @@ from client.widgets.board import (
     STYLE_TARGET,
     BoardView,
     Marks,
-    board_need,
     draw_board,
+    fit_header,
 )
 from protocol.messages import RaceStarted
 from server.engine import VARIANTS, find_variant
-from tests.client.make_golden import GOLDEN_DIR, golden_text, positions, terminal_for
+from tests.client.make_golden import GOLDEN_DIR, TERMINALS, golden_text, positions
 from tests.client.screen import on_screen
 
 #: A URL nothing listens on: these tests need no server.
@@ -45,16 +45,30 @@ def test_board_matches_golden_text(variant: str) -> None:
 
 
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
-def test_every_variant_fits_its_terminal(variant: str) -> None:
-    """One deck fits 80×24 and two decks 120×40, with the racers panel and chrome."""
+def test_every_variant_fits_80_by_24_and_120_by_40(variant: str) -> None:
+    """Each board fits both terminals whole, beside the racers panel or under a summary line."""
     game = find_variant(variant)
-    width, height = terminal_for(game)
-    for _, view in positions(game):
-        need_width, need_height = board_need(game.layout, view)
-        assert need_width + SIDEBAR <= width
-        assert need_height + CHROME <= height
-        drawing = draw_board(game.layout, view, width - SIDEBAR, height - CHROME)
-        assert drawing.height <= height - CHROME
+    for width, height in TERMINALS:
+        for _, view in positions(game):
+            fit = fit_table(game.layout, view, width, height)
+            assert fit.fits, (width, height, fit)
+            drawing = draw_board(game.layout, view, *fit.board)
+            assert drawing.height <= fit.board[1]
+            assert max(len(line.plain.rstrip()) for line in drawing.lines) <= fit.board[0]
+            if width >= 120:
+                assert fit.sidebar  # a roomy terminal keeps the racers panel
+
+
+def test_headers_lose_whole_words_never_half_a_card() -> None:
+    """A label that does not fit drops its spaces, then its step, then itself: no cut card."""
+    assert fit_header("f1", "A♣ +2", 9) == "f1 A♣ +2"
+    assert fit_header("f1", "A♣ +2", 7) == "f1 A♣+2"
+    assert fit_header("f10", "6♦ +1", 7) == "f10 6♦"
+    assert fit_header("f10", "6♦ +1", 5) == "f10"
+    for variant in VARIANTS.values():
+        for width in (56, 70, 80, 92):
+            drawing = draw_board(variant.layout, positions(variant)[0][1], width)
+            assert " +\n" not in drawing.plain() and not drawing.plain().endswith(" +")
 
 
 def test_long_columns_are_squeezed_to_fit() -> None:
@@ -144,21 +158,42 @@ async def test_game_screen_shows_the_board_it_is_given() -> None:
         board = screen.query_one(BoardView)
         drawing = board.drawing()
         assert drawing is not None
-        shown = (await on_screen(pilot, "Quadrille · race TEST", "Racers")).splitlines()
+        shown = (await on_screen(pilot, "home 0/52 · moves 0", "Racers")).splitlines()
         for y, line in enumerate(drawing.lines):
             assert shown[board.region.y + y].startswith(line.plain.rstrip())
-        assert "Quadrille · race TEST" in shown[0]
+        assert "⟳ reconnecting · home 0/52" in shown[0]  # no server: no clock to trust
+        await pilot.resize_terminal(120, 24)
+        await on_screen(pilot, "Quadrille · race TEST · ⟳ reconnecting · home 0/52")
 
 
-async def test_too_small_terminal_says_what_it_needs() -> None:
-    """Below the size a variant needs, the screen says so; enlarged, the board returns."""
+async def test_too_small_terminal_says_what_it_needs_and_keeps_the_hud() -> None:
+    """Below the size a variant needs, the screen says so under the clock and the progress."""
     app = BallroomApp(NOWHERE, "Ann")
-    async with app.run_test(size=(100, 30)) as pilot:
+    async with app.run_test(size=(60, 20)) as pilot:
         await _show_game(pilot, "royal-cotillion")
-        await on_screen(pilot, "Terminal too small", "need 108×")
+        await on_screen(pilot, "Terminal too small", "need 70×", "home 8/104", "me* 8/104")
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        shown = await on_screen(pilot, "f1 A♣+2", "me* 8/104")
+        assert "Terminal too small" not in shown and "Racers" not in shown
         await pilot.resize_terminal(120, 40)
         await pilot.pause()
-        assert "Terminal too small" not in await on_screen(pilot, "f1 A♣ +2")
+        assert "me* 8/104" not in await on_screen(pilot, "f1 A♣ +2", "Racers")
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+async def test_every_variant_is_whole_on_an_80_by_24_screen(variant: str) -> None:
+    """The game screen at 80×24 shows the HUD, everyone's progress and the whole board."""
+    app = BallroomApp(NOWHERE, "Ann")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await _show_game(pilot, variant)
+        shown = (await on_screen(pilot, "home ", "moves 0")).splitlines()
+        assert "Terminal too small" not in "\n".join(shown)
+        board = screen.query_one(BoardView)
+        drawing = board.drawing()
+        assert drawing is not None and drawing.height <= board.region.height
+        for y, line in enumerate(drawing.lines):
+            assert shown[board.region.y + y].startswith(line.plain.rstrip())
 
 
 async def test_keys_highlight_legal_moves_offline() -> None:

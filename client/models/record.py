@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from client.widgets.racers import RacerLine, racer_line
+from client.models.racers import RacerLine, racer_line
 from protocol.layout import Layout
 from protocol.messages import RaceFinished, deal_commitment
 

@@ -1,0 +1,72 @@
+"""One racer's standing as the client shows it: name, cards home, moves, status.
+
+The progress maps the server sends are turned into :class:`RacerLine` values
+here, once, so that the panels, the one-line summary and the results all read
+the same fields the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["RacerLine", "progress_summary", "racer_line", "status_word"]
+
+
+@dataclass(frozen=True, slots=True)
+class RacerLine:
+    """One racer as the panel shows them."""
+
+    name: str
+    home: int
+    target: int
+    moves: int
+    status: str  # racing, won, stuck, resigned, timeout, waiting
+    me: bool = False
+
+
+def status_word(progress: Mapping[str, Any]) -> str:
+    """How a racer stands, from their progress map."""
+    if progress.get("resigned"):
+        return "resigned"
+    if progress.get("won"):
+        return "won"
+    if progress.get("over"):
+        return "stuck"
+    return "racing"
+
+
+def racer_line(name: str, progress: Mapping[str, Any], *, me: bool = False) -> RacerLine:
+    return RacerLine(
+        name=name,
+        home=int(progress.get("home", 0)),
+        target=int(progress.get("target", 0)),
+        moves=int(progress.get("moves", 0)),
+        status=status_word(progress),
+        me=me,
+    )
+
+
+def progress_summary(racers: Sequence[RacerLine], width: int) -> str:
+    """Every racer on one line, for a terminal with no room for the racers panel.
+
+    "Ann* 12/104 · Bot 15/104 won · Cy 3/104 resigned": the player is
+    starred; names are cut (never the numbers) until the line fits ``width``.
+    """
+
+    def line(room: int) -> str:
+        parts = []
+        for racer in racers:
+            name = racer.name if len(racer.name) <= room else racer.name[: max(1, room - 1)] + "…"
+            score = f"{racer.home}/{racer.target}" if racer.target else "waiting"
+            status = "" if racer.status == "racing" else f" {racer.status}"
+            parts.append(f"{name}{'*' if racer.me else ''} {score}{status}")
+        return " · ".join(parts)
+
+    room = max((len(racer.name) for racer in racers), default=0)
+    text = line(room)
+    while len(text) > width and room > 1:
+        room -= 1
+        text = line(room)
+    return text
