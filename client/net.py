@@ -8,7 +8,10 @@ restarts the grace clock the server keeps for them), and then turns each
 message the server pushes into a :class:`ServerPushed` posted to the app,
 until the connection drops. Then it says so (:class:`LinkChanged`) and
 starts over, each attempt bounded in time and the pauses between attempts
-growing up to a few seconds, for as long as the app runs. Screens ask the
+growing up to a few seconds, for as long as the app runs; from the
+:data:`SAY_WHY_AFTER`-th failed attempt on, the state line also says what
+went wrong the last time (refused, no such host, handshake rejected), so a
+wrong address does not look like a slow one. Screens ask the
 server through :meth:`ServerLink.request`, which fails at once with
 :class:`Offline` while the link is down rather than leaving a key press
 hanging. When the server says its storage is away (``service``), the link
@@ -21,12 +24,19 @@ import asyncio
 import contextlib
 import enum
 import logging
+import socket
 from typing import TypeVar
 
 from textual.message import Message
 from textual.message_pump import MessagePump
 from websockets.asyncio.client import connect
-from websockets.exceptions import WebSocketException
+from websockets.exceptions import (
+    InvalidHandshake,
+    InvalidMessage,
+    InvalidStatus,
+    InvalidURI,
+    WebSocketException,
+)
 
 from client.session import ClientSession, RequestFailed
 from protocol.codec import MAX_SERVER_FRAME
@@ -56,6 +66,7 @@ __all__ = [
     "ServerLink",
     "ServerPushed",
     "TournamentLost",
+    "connect_error_text",
 ]
 
 log = logging.getLogger(__name__)
@@ -66,12 +77,32 @@ FIRST_PAUSE = 0.2  # seconds before the second attempt; doubles up to MAX_PAUSE
 MAX_PAUSE = 4.0
 ATTEMPT_TIMEOUT = 5.0  # one attempt: TCP, websocket handshake and hello
 PUMP_WAIT = 3600.0  # how long the pump waits for a message before looking again
+SAY_WHY_AFTER = 3  # failed attempts before the state line names the last error
 
 #: Refusals of a hello that no retry can mend.
 _FATAL = frozenset({ErrorCode.UNSUPPORTED_VERSION, ErrorCode.INVALID_FIELD})
 
 #: What can go wrong while connecting: refused, unreachable, handshake, timeout.
 _CONNECT_ERRORS = (OSError, TimeoutError, WebSocketException, ConnectionError)
+
+
+def connect_error_text(exc: BaseException) -> str:
+    """Why one connection attempt failed, in a few words a player can act on."""
+    if isinstance(exc, socket.gaierror):
+        return "no such host (DNS)"
+    if isinstance(exc, ConnectionRefusedError):
+        return "refused: is a server running there?"
+    if isinstance(exc, InvalidStatus):
+        return f"handshake rejected (HTTP {exc.response.status_code}): not a Ballroom server?"
+    if isinstance(exc, InvalidURI):
+        return f"not a websocket URL: {exc.uri}"
+    if isinstance(exc, InvalidMessage | InvalidHandshake):
+        return "handshake failed: not a websocket server?"
+    if isinstance(exc, TimeoutError):
+        return "timed out"
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror.lower()
+    return str(exc) or type(exc).__name__
 
 
 class LinkState(enum.Enum):
@@ -137,6 +168,8 @@ class ServerLink:
         #: The tournament to watch again after a reconnect (one at a time).
         self.tournament: str | None = None
         self.connections = 0  # how many times a connection was made
+        #: Why the latest attempt failed, in words (None once connected).
+        self.last_error: str | None = None
 
     # -- for the screens ---------------------------------------------------
 
@@ -191,13 +224,18 @@ class ServerLink:
                     self._set(LinkState.REFUSED, f"✗ refused: {exc.message}")
                     return
                 log.info("the server turned the hello down: %s", exc)
+                self.last_error = f"refused: {exc.message}"
+                if attempt >= SAY_WHY_AFTER:
+                    self._set(self.state, f"⟳ attempt {attempt}: {self.last_error}")
                 await asyncio.sleep(pause)
                 pause = min(pause * 2, MAX_PAUSE)
                 continue
             except _CONNECT_ERRORS as exc:
                 log.info("connecting to %s failed: %s", self.url, exc)
+                self.last_error = connect_error_text(exc)
                 again = LinkState.CONNECTING if self.connections == 0 else LinkState.RECONNECTING
-                self._set(again, f"⟳ {again.value}… (attempt {attempt})")
+                why = f": {self.last_error}" if attempt >= SAY_WHY_AFTER else ""
+                self._set(again, f"⟳ {again.value}… (attempt {attempt}{why})")
                 await asyncio.sleep(pause)
                 pause = min(pause * 2, MAX_PAUSE)
                 continue
@@ -223,6 +261,7 @@ class ServerLink:
         self.session = session
         self.token, self.player = session.welcome.token, session.welcome.player
         self.connections += 1
+        self.last_error = None
         self._set(LinkState.ONLINE, "● online")
         pump = asyncio.get_running_loop().create_task(self._pump(session))
         try:
