@@ -253,8 +253,10 @@ class CreateRaceScreen(ModalScreen[CreateRace | None]):
         self.query_one("#variant-line", Static).update(_line_of(str(event.value)))
 
     @on(Select.Changed, "#spectate")
-    def spectate_changed(self, event: Select.Changed) -> None:
-        show_spectate_choice(self, SpectatePolicy(str(event.value)))
+    def spectate_changed(self) -> None:
+        # The select's value now, not the event's: a select posts a change for its
+        # first option while it is set up, which may arrive after the real value.
+        show_spectate_choice(self, SpectatePolicy(str(self.query_one("#spectate", Select).value)))
 
     def on_mount(self) -> None:
         show_spectate_choice(self, SpectatePolicy.DELAYED)
@@ -433,8 +435,10 @@ class CreateTournamentScreen(ModalScreen[CreateTournament | None]):
         show_spectate_choice(self, SpectatePolicy.DELAYED)
 
     @on(Select.Changed, "#spectate")
-    def spectate_changed(self, event: Select.Changed) -> None:
-        show_spectate_choice(self, SpectatePolicy(str(event.value)))
+    def spectate_changed(self) -> None:
+        # The select's value now, not the event's: a select posts a change for its
+        # first option while it is set up, which may arrive after the real value.
+        show_spectate_choice(self, SpectatePolicy(str(self.query_one("#spectate", Select).value)))
 
     @on(Select.Changed, "#format")
     def format_changed(self, event: Select.Changed) -> None:
