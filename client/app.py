@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from client.bot import Bot
 
 from client.models.names import clean_name
+from client.models.saved import SessionFile
 from client.net import (
     LinkChanged,
     LinkState,
@@ -53,15 +54,28 @@ class BallroomApp(App[None]):
     #: The link's state in a few words, shown on every screen's top bar.
     link_text: reactive[str] = reactive("⟳ connecting…")
 
-    def __init__(self, server_url: str, name: str, *, bot_speed: float = 2.0) -> None:
-        """``bot_speed``: moves per second of the bots this app brings into races."""
+    def __init__(
+        self,
+        server_url: str,
+        name: str,
+        *,
+        bot_speed: float = 2.0,
+        state_dir: Path | None = None,
+    ) -> None:
+        """``bot_speed``: moves per second of the bots this app brings into races.
+
+        ``state_dir``: where the session token and the races under way are
+        kept, so that a restarted client can rejoin them (None: kept nowhere,
+        as in tests; ``ballroom play`` gives the user's state directory).
+        """
         super().__init__()
         self.server_url = server_url
         self.player_name = clean_name(name)
         self.bot_speed = bot_speed
         #: The bots this app brought into races and that still play (their speed follows ours).
         self.bots: list[Bot] = []
-        self.link = ServerLink(self, server_url, self.player_name)
+        saved = SessionFile(state_dir) if state_dir is not None else None
+        self.link = ServerLink(self, server_url, self.player_name, saved)
         #: Entry passwords this app gave or chose, by tournament id: its bots need them.
         self.passwords: dict[str, str] = {}
         self._bots = 0  # bots brought into tournaments so far, to name them apart

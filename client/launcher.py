@@ -100,10 +100,18 @@ def server_url(text: str) -> str:
     return text.strip()
 
 
-def run_terminal_app(server_url: str, name: str) -> None:
-    """The Textual client; imported only here, so the launcher loads without Textual."""
+def run_terminal_app(server_url: str, name: str, *, keep_session: bool = True) -> None:
+    """The Textual client; imported only here, so the launcher loads without Textual.
+
+    With ``keep_session``, its session and races are kept in the user's state
+    directory, so that ``ballroom play`` started again offers the race it
+    left. A private local server dies with the client: nothing to keep then.
+    """
+    from client.models.saved import default_state_dir
+
     app = importlib.import_module("client.app")
-    app.BallroomApp(server_url, name).run()
+    state_dir = default_state_dir() if keep_session else None
+    app.BallroomApp(server_url, name, state_dir=state_dir).run()
 
 
 def default_name() -> str:
@@ -291,5 +299,8 @@ def play(
             data_dir = stack.enter_context(tempfile.TemporaryDirectory(prefix="ballroom-play-"))
         print("Starting a local Ballroom server…", file=sys.stderr, flush=True)
         local = stack.enter_context(LocalServer(data_dir, start_timeout=start_timeout))
-        run_app(local.url, name)
+        if run_app is run_terminal_app:
+            run_terminal_app(local.url, name, keep_session=False)
+        else:
+            run_app(local.url, name)
     return 0

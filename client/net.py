@@ -38,6 +38,7 @@ from websockets.exceptions import (
     WebSocketException,
 )
 
+from client.models.saved import SavedRace, SessionFile
 from client.session import ClientSession, RequestFailed
 from protocol.codec import MAX_SERVER_FRAME
 from protocol.exceptions import ErrorCode
@@ -155,11 +156,17 @@ class TournamentLost(Message):
 class ServerLink:
     """One server, one session token, any number of connections over time."""
 
-    def __init__(self, app: MessagePump, url: str, name: str) -> None:
+    def __init__(
+        self, app: MessagePump, url: str, name: str, saved: SessionFile | None = None
+    ) -> None:
+        """``saved``: where the session and its races outlive the app (None: nowhere)."""
         self.app = app
         self.url = url
         self.name = name
-        self.token: str | None = None
+        self.saved = saved
+        #: The session token: the one kept from an earlier run, if any, so that a
+        #: restarted client is the same player and can take its races back.
+        self.token: str | None = saved.load(url).token if saved is not None else None
         self.player: str | None = None
         self.session: ClientSession | None = None
         self.state = LinkState.CONNECTING
@@ -183,6 +190,17 @@ class ServerLink:
 
     def forget(self, race: str) -> None:
         self.following.pop(race, None)
+        if self.saved is not None:
+            self.saved.drop_race(self.url, race)
+
+    def keep_race(self, race: SavedRace) -> None:
+        """Remember ``race`` across runs of the app, to offer it back after a restart."""
+        if self.saved is not None:
+            self.saved.add_race(self.url, race)
+
+    def saved_races(self) -> tuple[SavedRace, ...]:
+        """The races an earlier run of the app was racing in on this server, oldest first."""
+        return self.saved.load(self.url).races if self.saved is not None else ()
 
     def follow_tournament(self, tournament: str) -> None:
         """Watch ``tournament`` again after any reconnect (instead of any other)."""
@@ -216,6 +234,8 @@ class ServerLink:
                 if exc.code is ErrorCode.BAD_TOKEN:
                     # The server forgot our session: start a new one (races are lost).
                     self.token = None
+                    if self.saved is not None:
+                        self.saved.save_token(self.url, None)
                     for race in list(self.following):
                         self._post(RaceLost(race, "the server no longer knows this session"))
                     self.following.clear()
@@ -259,6 +279,8 @@ class ServerLink:
         """Use one connection until it drops."""
         assert session.welcome is not None
         self.session = session
+        if self.saved is not None and session.welcome.token != self.token:
+            self.saved.save_token(self.url, session.welcome.token)
         self.token, self.player = session.welcome.token, session.welcome.player
         self.connections += 1
         self.last_error = None

@@ -35,6 +35,7 @@ from textual.widgets import Footer, Input, Static
 from client.models.racers import progress_summary
 from client.models.record import RaceRecord
 from client.models.requests import InputError, from_input
+from client.models.saved import SavedRace
 from client.net import Offline
 from client.screens.base import ServerScreen
 from client.session import RequestFailed
@@ -192,6 +193,11 @@ class GameScreen(ServerScreen):
         yield Footer()
 
     def on_mount(self) -> None:
+        info = self.record.info
+        if self.record.finished is None:  # kept on disk: a restarted client offers it back
+            self.link.keep_race(
+                SavedRace(self.race, str(info.get("code") or ""), self.record.variant, info)
+            )
         board = self.query_one(BoardView)
         board.table = self.table
         first = self.picker.texts[0] if self.picker.texts else None

@@ -21,7 +21,9 @@ from textual.widgets import DataTable, Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
 from client.models.catalogue import VARIANTS, Variant, find, title_of
+from client.models.record import RaceRecord
 from client.models.requests import from_input
+from client.models.saved import SavedRace
 from client.net import Offline
 from client.screens.base import ServerScreen
 from client.screens.dialogs import (
@@ -42,6 +44,9 @@ from protocol.messages import (
     ListTournaments,
     RaceInfo,
     Races,
+    RaceStarted,
+    Resume,
+    ServerMessage,
     Spectate,
     SpectatePolicy,
     TournamentInfo,
@@ -83,6 +88,7 @@ class LobbyScreen(ServerScreen):
         Binding("t", "show_list('tournaments')", "Tournaments"),
         Binding("t", "show_list('races')", "Races"),
         Binding("r", "refresh", "Refresh"),
+        Binding("g", "rejoin", "Rejoin"),
         Binding("b", "bot_speed", "Bot speed"),
         Binding("question_mark", "help", "Help"),
         Binding("q", "app.quit", "Quit"),
@@ -130,6 +136,53 @@ class LobbyScreen(ServerScreen):
 
     def link_online(self) -> None:
         self.action_refresh()
+        self.refresh_bindings()
+        rejoin = self._rejoinable()
+        if rejoin is not None and self.is_current:
+            code = rejoin.code or rejoin.race
+            self.say(f"Rejoin race {code} ({title_of(rejoin.variant)}) where you left it: press g.")
+
+    def _rejoinable(self) -> SavedRace | None:
+        """The newest race an earlier run was racing in, if the session is the same."""
+        races = self.link.saved_races()
+        return races[-1] if races and self.link.online else None
+
+    def action_rejoin(self) -> None:
+        race = self._rejoinable()
+        if race is None:
+            self.say("No race to rejoin.")
+            return
+        self.rejoin(race)
+
+    @work(exclusive=True, group="lobby")
+    async def rejoin(self, saved: SavedRace) -> None:
+        """Take up a race where an earlier run of the client left it."""
+        from client.screens.game import GameScreen
+        from client.screens.room import RoomScreen
+
+        code = saved.code or saved.race
+        self.say(f"Rejoining race {code}…")
+        try:
+            reply = await self.link.request(Resume(race=saved.race, since=0), ServerMessage)
+        except RequestFailed as exc:
+            self.link.forget(saved.race)
+            self.refresh_bindings()
+            self.say(f"✗ Race {code} cannot be rejoined: {exc.message}")
+            return
+        except Offline as exc:
+            self.say(f"✗ {exc}")
+            return
+        self.say("")
+        self.link.follow(saved.race)
+        if isinstance(reply, RaceStarted):
+            record = RaceRecord(saved.race, dict(saved.info), me=self.link.player)
+            self.app.push_screen(GameScreen(record, reply))
+        elif isinstance(reply, RaceInfo):
+            self.app.push_screen(RoomScreen(reply.race))
+        else:  # the server no longer counts us as a racer there: it answered as to a spectator
+            self.link.forget(saved.race)
+            self.refresh_bindings()
+            self.say(f"✗ Race {code}: you are no longer racing in it.")
 
     @property
     def variant(self) -> str:
@@ -150,6 +203,8 @@ class LobbyScreen(ServerScreen):
         """
         if action == "practice":
             return not self.tournaments_shown
+        if action == "rejoin":
+            return self._rejoinable() is not None
         if action == "show_list":
             return (parameters == ("tournaments",)) != self.tournaments_shown
         return True
