@@ -15,13 +15,18 @@ import asyncio
 import contextlib
 import signal
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual import work
 from textual.app import App
 from textual.reactive import reactive
 from textual.screen import Screen
 
+if TYPE_CHECKING:
+    from client.bot import Bot
+
 from client.models.names import clean_name
+from client.models.saved import SessionFile
 from client.net import (
     LinkChanged,
     LinkState,
@@ -33,7 +38,10 @@ from client.net import (
 from client.screens.base import ServerScreen
 from client.screens.lobby import LobbyScreen
 
-__all__ = ["BallroomApp"]
+__all__ = ["BOT_SPEEDS", "BallroomApp"]
+
+#: The practice bot's speeds a player can choose (``b``), in moves per second.
+BOT_SPEEDS: dict[str, float] = {"slow": 1.0, "normal": 2.0, "fast": 5.0}
 
 
 class BallroomApp(App[None]):
@@ -46,13 +54,28 @@ class BallroomApp(App[None]):
     #: The link's state in a few words, shown on every screen's top bar.
     link_text: reactive[str] = reactive("⟳ connecting…")
 
-    def __init__(self, server_url: str, name: str, *, bot_speed: float = 2.0) -> None:
-        """``bot_speed``: moves per second of the bots this app brings into races."""
+    def __init__(
+        self,
+        server_url: str,
+        name: str,
+        *,
+        bot_speed: float = 2.0,
+        state_dir: Path | None = None,
+    ) -> None:
+        """``bot_speed``: moves per second of the bots this app brings into races.
+
+        ``state_dir``: where the session token and the races under way are
+        kept, so that a restarted client can rejoin them (None: kept nowhere,
+        as in tests; ``ballroom play`` gives the user's state directory).
+        """
         super().__init__()
         self.server_url = server_url
         self.player_name = clean_name(name)
         self.bot_speed = bot_speed
-        self.link = ServerLink(self, server_url, self.player_name)
+        #: The bots this app brought into races and that still play (their speed follows ours).
+        self.bots: list[Bot] = []
+        saved = SessionFile(state_dir) if state_dir is not None else None
+        self.link = ServerLink(self, server_url, self.player_name, saved)
         #: Entry passwords this app gave or chose, by tournament id: its bots need them.
         self.passwords: dict[str, str] = {}
         self._bots = 0  # bots brought into tournaments so far, to name them apart
@@ -107,18 +130,44 @@ class BallroomApp(App[None]):
                 return
             self.pop_screen()
 
+    @property
+    def bot_speed_name(self) -> str:
+        """The bot speed's name ("slow", "normal", "fast"), or moves per second if none fits."""
+        for name, speed in BOT_SPEEDS.items():
+            if speed == self.bot_speed:
+                return name
+        return f"{self.bot_speed:g} moves/s"
+
+    def next_bot_speed(self) -> str:
+        """Switch to the next speed (slow → normal → fast → slow), bots at play included.
+
+        Returns the new speed's name. A bot reads its speed before each move,
+        so a practice race already under way speeds up or slows down at once.
+        """
+        names = list(BOT_SPEEDS)
+        now = self.bot_speed_name
+        name = names[(names.index(now) + 1) % len(names)] if now in names else "normal"
+        self.bot_speed = BOT_SPEEDS[name]
+        for bot in self.bots:
+            bot.speed = self.bot_speed
+        return name
+
     def start_bot(self, code: str) -> None:
         """Bring a bot player into the race with join code ``code``."""
         self.run_worker(self._bot(code), group="bots", exit_on_error=False)
 
     async def _bot(self, code: str) -> None:
-        from client.bot import run_bot  # the bot is only needed once someone asks for one
+        from client.bot import Bot  # the bot is only needed once someone asks for one
 
+        bot = Bot(self.server_url, name="Bot", speed=self.bot_speed)
+        self.bots.append(bot)
         try:
-            await run_bot(self.server_url, code=code, name="Bot", speed=self.bot_speed)
+            await bot.run(code=code)
         except Exception as exc:
             self.notify(f"The bot stopped: {exc}", severity="error")
             raise
+        finally:
+            self.bots.remove(bot)
 
     def start_tournament_bot(self, tournament: str) -> None:
         """Enter a bot (``Bot 1``, ``Bot 2``…) in ``tournament``; it races every seat it gets."""

@@ -1,6 +1,8 @@
 """``ballroom play``: the terminal client, with a private server when none is given.
 
-With ``--server`` the client simply connects there. Without it, a new user
+With ``--server`` the client connects there, once :func:`server_url` has
+checked the address (a typo such as ``foo`` or ``http://…`` is said at once,
+with exit status 2, rather than retried forever). Without it, a new user
 still gets a game: the launcher starts ``ballroom serve`` as a background
 child process on a free loopback port, with its embedded Redis, waits until
 it accepts connections, runs the client, and stops the server whatever way
@@ -21,6 +23,7 @@ is killed.
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import getpass
 import importlib
@@ -35,10 +38,19 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import FrameType, TracebackType
+from urllib.parse import urlsplit
 
 from client.models.names import clean_name
 
-__all__ = ["AppRunner", "LocalServer", "default_name", "play", "run_terminal_app"]
+__all__ = [
+    "AppRunner",
+    "BadServerURL",
+    "LocalServer",
+    "default_name",
+    "play",
+    "run_terminal_app",
+    "server_url",
+]
 
 #: Runs the client against a server URL under a display name, until it exits.
 AppRunner = Callable[[str, str], object]
@@ -54,10 +66,52 @@ def _free_port() -> int:
         return port
 
 
-def run_terminal_app(server_url: str, name: str) -> None:
-    """The Textual client; imported only here, so the launcher loads without Textual."""
+class BadServerURL(ValueError, argparse.ArgumentTypeError):
+    """``--server`` is not a websocket URL; ``str()`` says what is wrong and what would do.
+
+    Also an ``ArgumentTypeError``, so that :func:`server_url` can be an
+    argparse ``type=``: argparse then prints the message and exits with 2.
+    """
+
+
+def server_url(text: str) -> str:
+    """``text`` if it is a ``ws://`` or ``wss://`` URL with a host; raises :class:`BadServerURL`.
+
+    ``host:port`` alone gets the ``ws://`` it lacks suggested; ``http(s)://``
+    the websocket scheme it means.
+    """
+    try:
+        parts = urlsplit(text.strip())
+        port = parts.port  # a port that is not a number in 0..65535 raises ValueError
+    except ValueError as exc:
+        raise BadServerURL(f"{text!r} is not a URL: {exc}") from None
+    scheme = parts.scheme.lower()
+    if scheme in ("http", "https"):
+        ws = "ws" if scheme == "http" else "wss"
+        raise BadServerURL(
+            f"{text!r} is a web address; the server speaks websockets: "
+            f"{ws}://{parts.netloc}{parts.path or '/'}"
+        )
+    if scheme not in ("ws", "wss") or not parts.hostname:
+        hint = f"ws://{text.strip()}/" if "//" not in text and text.strip() else "ws://HOST:PORT/"
+        raise BadServerURL(f"{text!r} is not a websocket URL: try {hint}")
+    if port == 0:
+        raise BadServerURL(f"{text!r}: port 0 names no server")
+    return text.strip()
+
+
+def run_terminal_app(server_url: str, name: str, *, keep_session: bool = True) -> None:
+    """The Textual client; imported only here, so the launcher loads without Textual.
+
+    With ``keep_session``, its session and races are kept in the user's state
+    directory, so that ``ballroom play`` started again offers the race it
+    left. A private local server dies with the client: nothing to keep then.
+    """
+    from client.models.saved import default_state_dir
+
     app = importlib.import_module("client.app")
-    app.BallroomApp(server_url, name).run()
+    state_dir = default_state_dir() if keep_session else None
+    app.BallroomApp(server_url, name, state_dir=state_dir).run()
 
 
 def default_name() -> str:
@@ -220,7 +274,8 @@ def play(
     """Run the client against ``server``, or against a private local server.
 
     Args:
-        server: a ``ws://`` URL, or None to start a local server.
+        server: a ``ws://`` URL, or None to start a local server. A malformed
+            one is refused at once: a message on stderr, exit status 2.
         name: the player's display name.
         run_app: runs the client until it exits; tests put a stand-in here.
         data_dir: where the local server keeps its data (default: a
@@ -231,7 +286,12 @@ def play(
         The exit status for the command line.
     """
     if server is not None:
-        run_app(server, name)
+        try:
+            url = server_url(server)
+        except BadServerURL as exc:
+            print(f"ballroom play: --server: {exc}", file=sys.stderr)
+            return 2
+        run_app(url, name)
         return 0
     with contextlib.ExitStack() as stack:
         stack.enter_context(_exit_on_termination())  # entered first, so it covers every clean-up
@@ -239,5 +299,8 @@ def play(
             data_dir = stack.enter_context(tempfile.TemporaryDirectory(prefix="ballroom-play-"))
         print("Starting a local Ballroom server…", file=sys.stderr, flush=True)
         local = stack.enter_context(LocalServer(data_dir, start_timeout=start_timeout))
-        run_app(local.url, name)
+        if run_app is run_terminal_app:
+            run_terminal_app(local.url, name, keep_session=False)
+        else:
+            run_app(local.url, name)
     return 0

@@ -8,7 +8,10 @@ restarts the grace clock the server keeps for them), and then turns each
 message the server pushes into a :class:`ServerPushed` posted to the app,
 until the connection drops. Then it says so (:class:`LinkChanged`) and
 starts over, each attempt bounded in time and the pauses between attempts
-growing up to a few seconds, for as long as the app runs. Screens ask the
+growing up to a few seconds, for as long as the app runs; from the
+:data:`SAY_WHY_AFTER`-th failed attempt on, the state line also says what
+went wrong the last time (refused, no such host, handshake rejected), so a
+wrong address does not look like a slow one. Screens ask the
 server through :meth:`ServerLink.request`, which fails at once with
 :class:`Offline` while the link is down rather than leaving a key press
 hanging. When the server says its storage is away (``service``), the link
@@ -21,13 +24,21 @@ import asyncio
 import contextlib
 import enum
 import logging
+import socket
 from typing import TypeVar
 
 from textual.message import Message
 from textual.message_pump import MessagePump
 from websockets.asyncio.client import connect
-from websockets.exceptions import WebSocketException
+from websockets.exceptions import (
+    InvalidHandshake,
+    InvalidMessage,
+    InvalidStatus,
+    InvalidURI,
+    WebSocketException,
+)
 
+from client.models.saved import SavedRace, SessionFile
 from client.session import ClientSession, RequestFailed
 from protocol.codec import MAX_SERVER_FRAME
 from protocol.exceptions import ErrorCode
@@ -56,6 +67,7 @@ __all__ = [
     "ServerLink",
     "ServerPushed",
     "TournamentLost",
+    "connect_error_text",
 ]
 
 log = logging.getLogger(__name__)
@@ -66,12 +78,32 @@ FIRST_PAUSE = 0.2  # seconds before the second attempt; doubles up to MAX_PAUSE
 MAX_PAUSE = 4.0
 ATTEMPT_TIMEOUT = 5.0  # one attempt: TCP, websocket handshake and hello
 PUMP_WAIT = 3600.0  # how long the pump waits for a message before looking again
+SAY_WHY_AFTER = 3  # failed attempts before the state line names the last error
 
 #: Refusals of a hello that no retry can mend.
 _FATAL = frozenset({ErrorCode.UNSUPPORTED_VERSION, ErrorCode.INVALID_FIELD})
 
 #: What can go wrong while connecting: refused, unreachable, handshake, timeout.
 _CONNECT_ERRORS = (OSError, TimeoutError, WebSocketException, ConnectionError)
+
+
+def connect_error_text(exc: BaseException) -> str:
+    """Why one connection attempt failed, in a few words a player can act on."""
+    if isinstance(exc, socket.gaierror):
+        return "no such host (DNS)"
+    if isinstance(exc, ConnectionRefusedError):
+        return "refused: is a server running there?"
+    if isinstance(exc, InvalidStatus):
+        return f"handshake rejected (HTTP {exc.response.status_code}): not a Ballroom server?"
+    if isinstance(exc, InvalidURI):
+        return f"not a websocket URL: {exc.uri}"
+    if isinstance(exc, InvalidMessage | InvalidHandshake):
+        return "handshake failed: not a websocket server?"
+    if isinstance(exc, TimeoutError):
+        return "timed out"
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror.lower()
+    return str(exc) or type(exc).__name__
 
 
 class LinkState(enum.Enum):
@@ -124,11 +156,17 @@ class TournamentLost(Message):
 class ServerLink:
     """One server, one session token, any number of connections over time."""
 
-    def __init__(self, app: MessagePump, url: str, name: str) -> None:
+    def __init__(
+        self, app: MessagePump, url: str, name: str, saved: SessionFile | None = None
+    ) -> None:
+        """``saved``: where the session and its races outlive the app (None: nowhere)."""
         self.app = app
         self.url = url
         self.name = name
-        self.token: str | None = None
+        self.saved = saved
+        #: The session token: the one kept from an earlier run, if any, so that a
+        #: restarted client is the same player and can take its races back.
+        self.token: str | None = saved.load(url).token if saved is not None else None
         self.player: str | None = None
         self.session: ClientSession | None = None
         self.state = LinkState.CONNECTING
@@ -137,6 +175,8 @@ class ServerLink:
         #: The tournament to watch again after a reconnect (one at a time).
         self.tournament: str | None = None
         self.connections = 0  # how many times a connection was made
+        #: Why the latest attempt failed, in words (None once connected).
+        self.last_error: str | None = None
 
     # -- for the screens ---------------------------------------------------
 
@@ -150,6 +190,17 @@ class ServerLink:
 
     def forget(self, race: str) -> None:
         self.following.pop(race, None)
+        if self.saved is not None:
+            self.saved.drop_race(self.url, race)
+
+    def keep_race(self, race: SavedRace) -> None:
+        """Remember ``race`` across runs of the app, to offer it back after a restart."""
+        if self.saved is not None:
+            self.saved.add_race(self.url, race)
+
+    def saved_races(self) -> tuple[SavedRace, ...]:
+        """The races an earlier run of the app was racing in on this server, oldest first."""
+        return self.saved.load(self.url).races if self.saved is not None else ()
 
     def follow_tournament(self, tournament: str) -> None:
         """Watch ``tournament`` again after any reconnect (instead of any other)."""
@@ -183,6 +234,8 @@ class ServerLink:
                 if exc.code is ErrorCode.BAD_TOKEN:
                     # The server forgot our session: start a new one (races are lost).
                     self.token = None
+                    if self.saved is not None:
+                        self.saved.save_token(self.url, None)
                     for race in list(self.following):
                         self._post(RaceLost(race, "the server no longer knows this session"))
                     self.following.clear()
@@ -191,13 +244,18 @@ class ServerLink:
                     self._set(LinkState.REFUSED, f"✗ refused: {exc.message}")
                     return
                 log.info("the server turned the hello down: %s", exc)
+                self.last_error = f"refused: {exc.message}"
+                if attempt >= SAY_WHY_AFTER:
+                    self._set(self.state, f"⟳ attempt {attempt}: {self.last_error}")
                 await asyncio.sleep(pause)
                 pause = min(pause * 2, MAX_PAUSE)
                 continue
             except _CONNECT_ERRORS as exc:
                 log.info("connecting to %s failed: %s", self.url, exc)
+                self.last_error = connect_error_text(exc)
                 again = LinkState.CONNECTING if self.connections == 0 else LinkState.RECONNECTING
-                self._set(again, f"⟳ {again.value}… (attempt {attempt})")
+                why = f": {self.last_error}" if attempt >= SAY_WHY_AFTER else ""
+                self._set(again, f"⟳ {again.value}… (attempt {attempt}{why})")
                 await asyncio.sleep(pause)
                 pause = min(pause * 2, MAX_PAUSE)
                 continue
@@ -221,8 +279,11 @@ class ServerLink:
         """Use one connection until it drops."""
         assert session.welcome is not None
         self.session = session
+        if self.saved is not None and session.welcome.token != self.token:
+            self.saved.save_token(self.url, session.welcome.token)
         self.token, self.player = session.welcome.token, session.welcome.player
         self.connections += 1
+        self.last_error = None
         self._set(LinkState.ONLINE, "● online")
         pump = asyncio.get_running_loop().create_task(self._pump(session))
         try:

@@ -12,6 +12,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Grid, Vertical
 from textual.screen import ModalScreen
+from textual.widget import Widget
 from textual.widgets import Button, Input, Label, Select, Static
 
 from client.models.catalogue import VARIANTS
@@ -33,6 +34,7 @@ __all__ = [
     "read_race_form",
     "read_tournament_form",
     "read_variants",
+    "show_spectate_choice",
 ]
 
 
@@ -53,6 +55,22 @@ def _spectate_select(value: SpectatePolicy, after: str) -> Select[SpectatePolicy
         compact=True,
         id="spectate",
     )
+
+
+#: Under the spectating choice: what live watching gives away.
+LIVE_WARNING = (
+    "⚠ Live: every racer shares one deal, so anyone watching live (a racer's "
+    "second client too) sees cards still to come in their own stock."
+)
+
+
+def show_spectate_choice(form: Widget, policy: SpectatePolicy) -> None:
+    """The delay field only for delayed watching; a plain warning for live watching."""
+    delayed = policy is SpectatePolicy.DELAYED
+    form.query_one("#delay-label", Label).display = delayed
+    form.query_one("#delay", Input).display = delayed
+    warning = LIVE_WARNING if policy is SpectatePolicy.LIVE else ""
+    form.query_one("#spectate-line", Static).update(warning)
 
 
 class AskScreen(ModalScreen[str | None]):
@@ -220,10 +238,11 @@ class CreateRaceScreen(ModalScreen[CreateRace | None]):
                     placeholder="empty: secret deal", compact=True, id="deal", restrict=r"[0-9]*"
                 )
                 yield Label("Spectators")
-                yield _spectate_select(SpectatePolicy.LIVE, "only after the race")
-                yield Label("Delay (s)")
+                yield _spectate_select(SpectatePolicy.DELAYED, "only after the race")
+                yield Label("Delay (s)", id="delay-label")
                 yield Input("30", compact=True, id="delay", restrict=r"[0-9]*")
             yield Static(_line_of(self.variant), id="variant-line")
+            yield Static("", id="spectate-line")
             yield Static("", id="form-error")
             with Grid(id="buttons"):
                 yield Button("Create", variant="primary", compact=True, id="create-race")
@@ -232,6 +251,15 @@ class CreateRaceScreen(ModalScreen[CreateRace | None]):
     @on(Select.Changed, "#variant")
     def variant_changed(self, event: Select.Changed) -> None:
         self.query_one("#variant-line", Static).update(_line_of(str(event.value)))
+
+    @on(Select.Changed, "#spectate")
+    def spectate_changed(self) -> None:
+        # The select's value now, not the event's: a select posts a change for its
+        # first option while it is set up, which may arrive after the real value.
+        show_spectate_choice(self, SpectatePolicy(str(self.query_one("#spectate", Select).value)))
+
+    def on_mount(self) -> None:
+        show_spectate_choice(self, SpectatePolicy.DELAYED)
 
     @on(Button.Pressed, "#create-race")
     @on(Input.Submitted)
@@ -384,7 +412,7 @@ class CreateTournamentScreen(ModalScreen[CreateTournament | None]):
                 yield Input("10", compact=True, id="minutes", restrict=r"[0-9.]*")
                 yield Label("Spectators")
                 yield _spectate_select(SpectatePolicy.DELAYED, "only after each race")
-                yield Label("Delay (s)")
+                yield Label("Delay (s)", id="delay-label")
                 yield Input("30", compact=True, id="delay", restrict=r"[0-9]*")
                 yield Label("Break (s)")
                 yield Input("20", compact=True, id="break", restrict=r"[0-9]*")
@@ -396,6 +424,7 @@ class CreateTournamentScreen(ModalScreen[CreateTournament | None]):
                     id="password",
                 )  # fmt: skip
             yield Static(_FORMAT_LINES[TournamentFormat.ROUNDS], id="format-line")
+            yield Static("", id="spectate-line")
             yield Static("", id="form-error")
             with Grid(id="buttons"):
                 yield Button("Create", variant="primary", compact=True, id="create-tournament")
@@ -403,6 +432,13 @@ class CreateTournamentScreen(ModalScreen[CreateTournament | None]):
 
     def on_mount(self) -> None:
         self._show_format(TournamentFormat.ROUNDS)
+        show_spectate_choice(self, SpectatePolicy.DELAYED)
+
+    @on(Select.Changed, "#spectate")
+    def spectate_changed(self) -> None:
+        # The select's value now, not the event's: a select posts a change for its
+        # first option while it is set up, which may arrive after the real value.
+        show_spectate_choice(self, SpectatePolicy(str(self.query_one("#spectate", Select).value)))
 
     @on(Select.Changed, "#format")
     def format_changed(self, event: Select.Changed) -> None:

@@ -35,6 +35,7 @@ from textual.widgets import Footer, Input, Static
 from client.models.racers import progress_summary
 from client.models.record import RaceRecord
 from client.models.requests import InputError, from_input
+from client.models.saved import SavedRace
 from client.net import Offline
 from client.screens.base import ServerScreen
 from client.session import RequestFailed
@@ -140,11 +141,14 @@ class GameScreen(ServerScreen):
         Binding("tab,n", "cycle(1)", "Next move"),
         Binding("shift+tab,N", "cycle(-1)", "Previous move", show=False),
         Binding("d", "deal", "Deal"),
+        Binding("f", "finish", "Finish"),
         Binding("D", "deal_reversed", "Deal reversed", show=False),
         Binding("escape", "clear", "Clear", show=False),
         Binding("colon", "type_move", "Type move"),
         Binding("x", "resign", "Resign"),
         Binding("v", "toggle_racers", "Racers panel", show=False),
+        Binding("question_mark", "rules", "Rules"),
+        Binding("b", "bot_speed", "Bot speed", show=False),
     ]
 
     AUTO_FOCUS = "#board"
@@ -168,6 +172,8 @@ class GameScreen(ServerScreen):
         #: Keys pressed while a move was in flight, to run once its reply is in.
         self.queued: deque[Callable[[], None]] = deque()
         self.resigned = False
+        #: Cards the finish key has played home so far, while it runs (None: not running).
+        self.finishing: int | None = None
         #: Whether the player wants the racers panel (shown only where it fits).
         self.show_racers = True
         self._resign_armed = False
@@ -187,6 +193,11 @@ class GameScreen(ServerScreen):
         yield Footer()
 
     def on_mount(self) -> None:
+        info = self.record.info
+        if self.record.finished is None:  # kept on disk: a restarted client offers it back
+            self.link.keep_race(
+                SavedRace(self.race, str(info.get("code") or ""), self.record.variant, info)
+            )
         board = self.query_one(BoardView)
         board.table = self.table
         first = self.picker.texts[0] if self.picker.texts else None
@@ -255,15 +266,17 @@ class GameScreen(ServerScreen):
         else:
             clock = f"⏱ {clock_text(self.ends_at - now)}"
         view = self.view
+        # What goes first when the bar is short: the title, then the counts of
+        # moves and redeals, then which race this is; the clock and cards home stay.
         parts = [
-            (3, self.table.title),
-            (4, self.record.called),
+            (4, self.table.title),
+            (2, self.record.called),
             (0, clock),
             (1, f"home {view.get('home', 0)}/{view.get('target', 0)}"),
-            (2, f"moves {self.seq}"),
+            (3, f"moves {self.seq}"),
         ]
         if view.get("redeals_left"):
-            parts.append((2, f"redeals {view['redeals_left']}"))
+            parts.append((3, f"redeals {view['redeals_left']}"))
         bar = self.query_one(TopBar)
         bar.text = hud_text(parts, bar.room)
 
@@ -283,6 +296,17 @@ class GameScreen(ServerScreen):
                 f"need {fit.need[0]}×{fit.need[1]}, have {width}×{height}.\n"
                 "Enlarge the window: the race goes on, and the clock and progress stay above."
             )
+
+    def action_bot_speed(self) -> None:
+        """The bots this app brought in play slower or faster, from their next move on."""
+        name = self.ballroom.next_bot_speed()
+        self.notice = f"Bot speed: {name} ({self.ballroom.bot_speed:g} moves a second)."
+
+    def action_rules(self) -> None:
+        """The variant's rules, its piles and the keys, over the game (the race goes on)."""
+        from client.screens.help import HelpScreen, rules_text
+
+        self.app.push_screen(HelpScreen(f"Rules · {self.table.title}", rules_text(self.table)))
 
     def action_toggle_racers(self) -> None:
         """Show or hide the racers panel (a one-line summary replaces it)."""
@@ -376,6 +400,7 @@ class GameScreen(ServerScreen):
     def _refused(self, text: str | None, reason: str) -> None:
         """Show why a move was not played; the keys queued behind it are dropped."""
         dropped, self.queued = len(self.queued), deque()
+        self.finishing = None
         said = reason if text is None or reason.startswith(text) else f"{text}: {reason}"
         if dropped:
             said += f" ({dropped} queued key{'s' if dropped != 1 else ''} dropped)"
@@ -416,6 +441,33 @@ class GameScreen(ServerScreen):
             self.record.note_move(self.record.me, reply.seq, reply.move)
         self.notice = f"{reply.move} ✓"
         self._set_position(reply.view, reply.legal)
+        if self.finishing is not None:
+            self.finishing += 1
+            self._finish_step()
+        else:
+            self._drain()
+
+    def action_finish(self) -> None:
+        """Play every move that puts a card home, one after another, until none is left."""
+        if self._later(self.action_finish):
+            return
+        if self._over():
+            return
+        self.finishing = 0
+        self._finish_step()
+
+    def _finish_step(self) -> None:
+        """The next homeward move, or the end of the finish (and then the queued keys)."""
+        homeward = self.picker.homeward()
+        if homeward and not self.resigned:
+            self.send(homeward[0])
+            return
+        played, self.finishing = self.finishing or 0, None
+        if not self._over():
+            self.notice = (
+                f"Finish: {played} card{'s' if played != 1 else ''} played home; "
+                "no other card can go home now."
+            )
         self._drain()
 
     @work(group="move")

@@ -20,11 +20,18 @@ from textual.binding import Binding, BindingType
 from textual.widgets import DataTable, Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
-from client.models.catalogue import VARIANTS, Variant, title_of
+from client.models.catalogue import VARIANTS, Variant, find, title_of
+from client.models.record import RaceRecord
 from client.models.requests import from_input
+from client.models.saved import SavedRace
 from client.net import Offline
 from client.screens.base import ServerScreen
-from client.screens.dialogs import AskScreen, CreateRaceScreen, CreateTournamentScreen
+from client.screens.dialogs import (
+    AskScreen,
+    ConfirmScreen,
+    CreateRaceScreen,
+    CreateTournamentScreen,
+)
 from client.session import RequestFailed
 from client.widgets.status import TopBar
 from protocol.exceptions import ErrorCode
@@ -37,6 +44,9 @@ from protocol.messages import (
     ListTournaments,
     RaceInfo,
     Races,
+    RaceStarted,
+    Resume,
+    ServerMessage,
     Spectate,
     SpectatePolicy,
     TournamentInfo,
@@ -75,8 +85,12 @@ class LobbyScreen(ServerScreen):
         Binding("j", "join_code", "Join code"),
         Binding("w", "watch", "Watch"),
         Binding("i", "watch_id", "Watch id", show=False),
-        Binding("t", "swap_lists", "Tournaments"),
+        Binding("t", "show_list('tournaments')", "Tournaments"),
+        Binding("t", "show_list('races')", "Races"),
         Binding("r", "refresh", "Refresh"),
+        Binding("g", "rejoin", "Rejoin"),
+        Binding("b", "bot_speed", "Bot speed"),
+        Binding("question_mark", "help", "Help"),
         Binding("q", "app.quit", "Quit"),
     ]
 
@@ -85,6 +99,7 @@ class LobbyScreen(ServerScreen):
         #: Races seen in the lobby: info, and when they were last listed as open.
         self.known: dict[str, tuple[dict[str, Any], float, bool]] = {}
         self._said = False  # a notice is showing: the empty-list hint does not replace it
+        self._hint = False  # the notice is an empty-list hint, to clear once a row comes
         #: Whether the lower table lists tournaments rather than races.
         self.tournaments_shown = False
         self.listed_tournaments: dict[str, dict[str, Any]] = {}
@@ -102,7 +117,7 @@ class LobbyScreen(ServerScreen):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one(TopBar).text = f"Ballroom · {self.ballroom.player_name}"
+        self.query_one(TopBar).text = f"Ballroom · {self.ballroom.player_name} · {self.link.url}"
         self.query_one("#variants", OptionList).border_title = "Variants (Enter: create a race)"
         table = self.query_one("#races", DataTable)
         table.border_title = "Races (Enter: join · w: watch)"
@@ -121,6 +136,53 @@ class LobbyScreen(ServerScreen):
 
     def link_online(self) -> None:
         self.action_refresh()
+        self.refresh_bindings()
+        rejoin = self._rejoinable()
+        if rejoin is not None and self.is_current:
+            code = rejoin.code or rejoin.race
+            self.say(f"Rejoin race {code} ({title_of(rejoin.variant)}) where you left it: press g.")
+
+    def _rejoinable(self) -> SavedRace | None:
+        """The newest race an earlier run was racing in, if the session is the same."""
+        races = self.link.saved_races()
+        return races[-1] if races and self.link.online else None
+
+    def action_rejoin(self) -> None:
+        race = self._rejoinable()
+        if race is None:
+            self.say("No race to rejoin.")
+            return
+        self.rejoin(race)
+
+    @work(exclusive=True, group="lobby")
+    async def rejoin(self, saved: SavedRace) -> None:
+        """Take up a race where an earlier run of the client left it."""
+        from client.screens.game import GameScreen
+        from client.screens.room import RoomScreen
+
+        code = saved.code or saved.race
+        self.say(f"Rejoining race {code}…")
+        try:
+            reply = await self.link.request(Resume(race=saved.race, since=0), ServerMessage)
+        except RequestFailed as exc:
+            self.link.forget(saved.race)
+            self.refresh_bindings()
+            self.say(f"✗ Race {code} cannot be rejoined: {exc.message}")
+            return
+        except Offline as exc:
+            self.say(f"✗ {exc}")
+            return
+        self.say("")
+        self.link.follow(saved.race)
+        if isinstance(reply, RaceStarted):
+            record = RaceRecord(saved.race, dict(saved.info), me=self.link.player)
+            self.app.push_screen(GameScreen(record, reply))
+        elif isinstance(reply, RaceInfo):
+            self.app.push_screen(RoomScreen(reply.race))
+        else:  # the server no longer counts us as a racer there: it answered as to a spectator
+            self.link.forget(saved.race)
+            self.refresh_bindings()
+            self.say(f"✗ Race {code}: you are no longer racing in it.")
 
     @property
     def variant(self) -> str:
@@ -130,7 +192,35 @@ class LobbyScreen(ServerScreen):
 
     def say(self, text: str) -> None:
         self._said = bool(text)
+        self._hint = False
         self.query_one("#notice", Static).update(text)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Only the keys that do something in the list shown: t names the other list.
+
+        The two ``t`` bindings differ only in their footer word; the active one
+        is picked here by which list is up, since a binding's description is fixed.
+        """
+        if action == "practice":
+            return not self.tournaments_shown
+        if action == "rejoin":
+            return self._rejoinable() is not None
+        if action == "show_list":
+            return (parameters == ("tournaments",)) != self.tournaments_shown
+        return True
+
+    def action_bot_speed(self) -> None:
+        """Slow, normal or fast: how quickly the practice bot (and bots added to races) play."""
+        name = self.ballroom.next_bot_speed()
+        self.say(
+            f"Practice bot: {name} ({self.ballroom.bot_speed:g} moves a second); b changes it."
+        )
+
+    def action_help(self) -> None:
+        from client.screens.help import HelpScreen, lobby_help
+
+        body = lobby_help(self.link.url, self.ballroom.player_name)
+        self.app.push_screen(HelpScreen("Help (Escape closes)", body))
 
     # -- races -------------------------------------------------------------
 
@@ -179,8 +269,11 @@ class LobbyScreen(ServerScreen):
             )
         if table.row_count:
             table.move_cursor(row=min(keep, table.row_count - 1))
+            if self._hint:  # the "no races" hint would now say something false
+                self.say("")
         elif not self._said:
             self.say("No open races: p races a bot on the highlighted variant, c creates a race.")
+            self._hint = True
 
     def _selected(self, table_id: str) -> str | None:
         """The key of the row under the cursor of a table (a race or tournament id)."""
@@ -196,12 +289,35 @@ class LobbyScreen(ServerScreen):
     # -- making and joining races ---------------------------------------------
 
     def action_practice(self) -> None:
-        """A two-seat race on a secret deal; the waiting room brings in a bot and starts it."""
+        """A two-seat race on a secret deal; the waiting room brings in a bot and starts it.
+
+        A terminal too small for the variant's board is named first, with the
+        choice to start anyway: a race must not begin unseen behind a note.
+        """
+        variant = find(self.variant)
+        width, height = self.app.size
+        if variant is not None and (width < variant.need[0] or height < variant.need[1]):
+
+            def sure(yes: bool | None) -> None:
+                if yes:
+                    self._practice()
+
+            need = f"{variant.need[0]}×{variant.need[1]}"
+            question = (
+                f"{variant.title} needs a terminal of {need}; this one is {width}×{height}. "
+                "Enlarge it first, or start anyway (the clock runs)?"
+            )
+            self.app.push_screen(ConfirmScreen(question, "Start anyway"), sure)
+            return
+        self._practice()
+
+    def _practice(self) -> None:
         request = CreateRace(
             variant=self.variant,
             max_players=2,
             time_limit=PRACTICE_MINUTES * 60,
-            spectate=SpectatePolicy.LIVE,
+            spectate=SpectatePolicy.DELAYED,  # never live by default: it shows the deal
+            delay=30,
         )
         self.create_race(request, practice=True)
 
@@ -296,9 +412,15 @@ class LobbyScreen(ServerScreen):
 
     # -- tournaments -----------------------------------------------------------
 
+    def action_show_list(self, which: str) -> None:
+        """Show the races or the tournaments (``t`` swaps them)."""
+        if (which == "tournaments") != self.tournaments_shown:
+            self.action_swap_lists()
+
     def action_swap_lists(self) -> None:
         """Swap the races for the tournaments, or back."""
         self.tournaments_shown = not self.tournaments_shown
+        self.refresh_bindings()
         self.query_one("#races", DataTable).display = not self.tournaments_shown
         tournaments = self.query_one("#tournaments", DataTable)
         tournaments.display = self.tournaments_shown
@@ -341,8 +463,11 @@ class LobbyScreen(ServerScreen):
             )
         if table.row_count:
             table.move_cursor(row=min(keep, table.row_count - 1))
+            if self._hint:
+                self.say("")
         elif not self._said:
             self.say("No tournaments yet: c creates one, j enters one by its code.")
+            self._hint = True
 
     def _selected_tournament(self) -> str | None:
         return self._selected("tournaments")

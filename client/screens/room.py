@@ -42,7 +42,7 @@ class RoomScreen(ServerScreen):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("r", "ready", "Ready"),
-        Binding("s", "start", "Start (host)"),
+        Binding("s", "start", "Start"),
         Binding("b", "add_bot", "Add a bot"),
         Binding("escape", "leave", "Leave"),
     ]
@@ -70,7 +70,14 @@ class RoomScreen(ServerScreen):
             self.notice = "Practice: a bot is joining…"
             self.ballroom.start_bot(str(self.info["code"]))
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Start is the host's key: others do not see it (the race starts when all are ready)."""
+        if action == "start":
+            return self.info.get("host") == self.link.player
+        return True
+
     def watch_info(self, info: dict[str, Any]) -> None:
+        self.refresh_bindings()
         if not self.composed:
             return
         title = title_of(str(info.get("variant", "?")))
@@ -175,5 +182,10 @@ def _describe(info: dict[str, Any], me: str | None) -> Text:
         extra = f" ({', '.join(tags)})" if tags else ""
         out.append(f"  {names.get(player, player)}{extra}  ")
         out.append(f"{mark}\n", style="green" if player in ready else "dim")
-    out.append("\nThe host starts with s, or the race starts when everyone is ready (r).", "dim")
+    if info.get("host") == me:
+        out.append("\nStart with s, or the race starts when everyone is ready (r).", "dim")
+    else:
+        out.append(
+            "\nThe race starts when everyone is ready (r), or when the host starts it.", "dim"
+        )
     return out

@@ -146,7 +146,9 @@ class TournamentScreen(ServerScreen):
         self.link.follow_tournament(self.tournament)
         races = self.query_one("#t-races", DataTable)
         races.border_title = "Races (Enter: watch)"
-        races.add_columns("Table", "Racers", "State")
+        # The state ("1st Bot 1") before the racers: in a narrow pane the long
+        # list of names is what may run off the edge, not who won.
+        races.add_columns("Table", "State", "Racers")
         entrants = self.query_one("#t-entrants", DataTable)
         entrants.border_title = "Entrants"
         entrants.add_columns("#", "Entrant", "Seat")
@@ -224,7 +226,7 @@ class TournamentScreen(ServerScreen):
         keep = table.cursor_row
         table.clear()
         for row in race_rows(self.doc):
-            table.add_row(row.table, row.players, row.state, key=row.race)
+            table.add_row(row.table, row.state, row.players, key=row.race)
         stages = self.doc.get("stages") or []
         if stages:
             title = stage_title(self.doc, stages[-1]).split(" of ")[0]

@@ -16,7 +16,12 @@ from dataclasses import dataclass
 from protocol.layout import Layout, Role
 from protocol.moves import Move, MoveKind, MoveSyntaxError
 
-__all__ = ["Ends", "MovePicker"]
+__all__ = ["HOME_ROLES", "Ends", "MovePicker"]
+
+#: Piles a card never leaves once there: a move onto one puts a card home for good.
+#: (A Parade spot is a foundation or a space of its row; a card moved into
+#: either is home, since only base cards enter spaces.)
+HOME_ROLES = frozenset({Role.FOUNDATION, Role.PARADE})
 
 #: The actions, in the order the deal key tries them.
 ACTIONS = (MoveKind.DEAL, MoveKind.REDEAL, MoveKind.DEAL_REVERSED)
@@ -100,6 +105,25 @@ class MovePicker:
         if legal is not None:
             return legal
         return Move.card(source, target, index).text()
+
+    def homeward(self) -> list[str]:
+        """The legal moves that put a card home (onto a foundation), in the server's order.
+
+        These are the moves the finish key plays: a card home counts for the
+        race and never moves again, so playing one gives nothing up that a
+        player could want back.
+        """
+        found = []
+        for text in self.texts:
+            move = self._moves[text]
+            if move.kind is MoveKind.MOVE and move.dst is not None:
+                try:
+                    role = self.layout.pile(move.dst).role
+                except KeyError:
+                    continue
+                if role in HOME_ROLES:
+                    found.append(text)
+        return found
 
     def action(self, *kinds: MoveKind) -> str | None:
         """The first legal action among ``kinds`` (deal, redeal, deal-reversed)."""

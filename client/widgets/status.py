@@ -33,16 +33,25 @@ class TopBar(Widget):
 
     @property
     def room(self) -> int:
-        """Columns left for the title once the link's state is shown (the title never wraps)."""
-        return max(0, self.content_size.width - len(self.link) - 1)
+        """Columns the title may use: all but the link's state, which takes at most half."""
+        width = self.content_size.width
+        return max(0, width - min(len(self.link), width // 2) - 1)
 
     def render(self) -> Text:
         width = self.content_size.width
         link_style = "bold green" if self.link.startswith("●") else "bold yellow"
-        room = max(0, width - len(self.link) - 1)
-        left = self.text if len(self.text) <= room else self.text[: max(0, room - 1)] + "…"
+        # A long link state gives way to the title, down to half the bar.
+        left = _cut(self.text, max(width - len(self.link) - 1, self.room))
+        link = _cut(self.link, max(0, width - len(left) - 1))
         return Text.assemble(
             (left, "bold"),
-            " " * max(1, width - len(left) - len(self.link)),
-            (self.link, link_style),
+            " " * max(1, width - len(left) - len(link)),
+            (link, link_style),
         )
+
+
+def _cut(text: str, room: int) -> str:
+    """``text`` in ``room`` columns, an ellipsis marking a cut."""
+    if len(text) <= room:
+        return text
+    return text[: max(0, room - 1)] + "…" if room else ""

@@ -1,0 +1,90 @@
+"""Write ``client/models/rules.py``: each variant's rules, in the engine's own words.
+
+The client never imports the engine, and the server sends no rules text
+(only layouts), so the rules screen reads a copy. The copy is made here from
+the engine's descriptions (each variant's ``summary`` and docstring, then its
+family module's docstring) and ``tests/client/test_catalogue.py`` fails when
+the engine's words change and the copy does not. Run from the project root::
+
+    python -m tests.client.make_rules
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+import sys
+from pathlib import Path
+
+from server.engine import VARIANTS, Game
+
+__all__ = ["RULES_PATH", "engine_rules", "main", "rules_module"]
+
+RULES_PATH = Path(__file__).resolve().parents[2] / "client" / "models" / "rules.py"
+
+
+def _plain(text: str) -> str:
+    """Docstring markup read as prose: roles and double backquotes dropped."""
+    text = re.sub(r":[a-z]+:`~?([^`]+)`", r"\1", text)
+    return text.replace("``", "").replace("*", "")
+
+
+def _paragraphs(text: str) -> str:
+    """Docstring lines joined into paragraphs (list items kept on their own lines)."""
+    out: list[str] = []
+    for block in text.strip().split("\n\n"):
+        lines = [line.strip() for line in block.splitlines()]
+        if any(line.startswith("* ") for line in lines):
+            items: list[str] = []
+            for line in lines:
+                if line.startswith("* ") or not items:
+                    items.append(line)
+                else:
+                    items[-1] += " " + line
+            out.append("\n".join(items))
+        else:
+            out.append(" ".join(lines))
+    return "\n\n".join(out)
+
+
+def engine_rules(game: Game) -> str:
+    """A variant's rules text: its summary, its own docstring, its family's docstring."""
+    cls = type(game)
+    own = inspect.getdoc(cls) or ""
+    family = inspect.getdoc(sys.modules[cls.__module__]) or ""
+    parts = [cls.summary, _paragraphs(_plain(own)), _paragraphs(_plain(family))]
+    return "\n\n".join(part for part in parts if part)
+
+
+def rules_module() -> str:
+    lines = [
+        '"""Each variant\'s rules in the engine\'s own words, for the rules screen (``?``).',
+        "",
+        "Written by ``python -m tests.client.make_rules`` from the engine's descriptions;",
+        "edit the engine's docstrings, not this file. A test checks the copy is current.",
+        '"""',
+        "",
+        "from __future__ import annotations",
+        "",
+        '__all__ = ["RULES"]',
+        "",
+        "RULES: dict[str, str] = {",
+    ]
+    for variant, game in sorted(VARIANTS.items()):
+        lines.append(f"    {variant!r}: (")
+        text = engine_rules(game)
+        chunks = re.findall(r".{1,70}(?:\s+|$)|.{1,70}", text, re.S)
+        for chunk in chunks:
+            lines.append(f"        {chunk!r}")
+        lines.append("    ),")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    RULES_PATH.write_text(rules_module(), encoding="utf-8")
+    print(f"wrote {RULES_PATH}")
+
+
+if __name__ == "__main__":
+    main()
