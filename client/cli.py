@@ -111,10 +111,17 @@ def _tournament_export(args: argparse.Namespace) -> int:
 
 
 def _play(args: argparse.Namespace) -> int:
-    from client.launcher import default_name, play
+    from client.launcher import BadServerURL, default_name, play, server_url
 
+    server = args.server
+    if server is not None:
+        try:
+            server = server_url(server)
+        except BadServerURL as exc:
+            print(f"ballroom play: --server: {exc}", file=sys.stderr)
+            return 2
     try:
-        return play(args.server, args.name or default_name())
+        return play(server, args.name or default_name())
     except KeyboardInterrupt:
         return 130
     except (RuntimeError, TimeoutError) as exc:

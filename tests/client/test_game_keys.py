@@ -9,10 +9,10 @@ from textual.pilot import Pilot
 
 from client.app import BOT_SPEEDS, BallroomApp
 from client.models.record import RaceRecord
-from client.policy import GreedyPolicy
 from client.screens.game import GameScreen
 from client.screens.help import HelpScreen
 from protocol.messages import RaceStarted
+from protocol.policy import GreedyPolicy
 from server.engine import find_variant
 from tests.client.make_rules import engine_rules
 from tests.client.play import solo_race

@@ -17,7 +17,7 @@ from client.launcher import BadServerURL, server_url
 from client.net import LinkState, connect_error_text
 from client.screens.game import GameScreen
 from client.widgets.status import TopBar
-from server.embedded import free_port
+from server.storage.embedded import free_port
 from tests.client.play import solo_race
 from tests.client.screen import on_screen, until
 from tests.server.conftest import TIMEOUT
@@ -52,7 +52,7 @@ def test_good_server_urls_pass() -> None:
 def test_ballroom_play_with_a_bad_server_exits_2_at_once(given: str) -> None:
     """``ballroom play --server foo``: one clear line on stderr and exit status 2, no client."""
     done = subprocess.run(
-        [sys.executable, "-m", "server.cli", "play", "--server", given],
+        [sys.executable, "-m", "client.cli", "play", "--server", given],
         capture_output=True,
         text=True,
         timeout=TIMEOUT * 3,
