@@ -100,6 +100,7 @@ class LobbyScreen(ServerScreen):
         self.known: dict[str, tuple[dict[str, Any], float, bool]] = {}
         self._said = False  # a notice is showing: the empty-list hint does not replace it
         self._hint = False  # the notice is an empty-list hint, to clear once a row comes
+        self._reach_said = False  # the notice says the server cannot be reached
         #: Whether the lower table lists tournaments rather than races.
         self.tournaments_shown = False
         self.listed_tournaments: dict[str, dict[str, Any]] = {}
@@ -225,6 +226,14 @@ class LobbyScreen(ServerScreen):
     # -- races -------------------------------------------------------------
 
     def action_refresh(self) -> None:
+        if not self.link.online and self.link.last_error and self.is_current:
+            # The top bar has room for a few words only: the whole reason goes here.
+            self.say(f"✗ Cannot reach {self.link.url}: {self.link.last_error} (still trying)")
+            self._reach_said = True
+            return
+        if self._reach_said:
+            self._reach_said = False
+            self.say("")
         if self.link.online and self.is_current:
             if self.tournaments_shown:
                 self.list_tournaments()

@@ -155,13 +155,21 @@ class SpectateScreen(ServerScreen):
             self.query_one("#notice", Static).update(text)
 
     def _seats_that_fit(self) -> int:
+        """How many boards fit side by side; the racers panel goes where even one would not.
+
+        Each seat's title already says its racer's progress, so on a narrow
+        terminal the panel is the part to fold away, as on the game screen.
+        """
         record = self.record
         player = next(iter(record.players), None)
         view = record.latest(player) if player else None
         if record.layout is None or view is None:
+            self.set_class(False, "-narrow")
             return 1
-        width, _ = board_need(record.layout, view)
-        return max(1, (self.size.width - SIDEBAR) // (width + 2))
+        wide, _ = board_need(record.layout, view, compact=False)
+        beside = (self.size.width - SIDEBAR) // (wide + 2)
+        self.set_class(beside < 1, "-narrow")
+        return max(1, beside if beside >= 1 else self.size.width // (wide + 2))
 
     def _redraw(self) -> None:
         if not self.composed:
@@ -176,6 +184,7 @@ class SpectateScreen(ServerScreen):
             seat.display = i < shown
             if i >= shown:
                 continue
+            seat.styles.margin = (0, 1 if i < shown - 1 else 0, 0, 0)  # a gap between seats only
             player = players[(self.first + i) % len(players)]
             view = record.latest(player)
             progress = record.progress.get(player, {})

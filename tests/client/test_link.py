@@ -77,6 +77,7 @@ async def test_a_refused_connection_is_named_while_the_app_keeps_trying() -> Non
     app = BallroomApp(f"ws://127.0.0.1:{free_port()}/", "Ann")
     async with app.run_test(size=(120, 24)) as pilot:
         await on_screen(pilot, "refused: is a server running there?")
+        await on_screen(pilot, "✗ Cannot reach ws://127.0.0.1:", "(still trying)")
         seen = app.link.last_error
         bar = app.screen.query_one(TopBar)
         attempt = bar.link
