@@ -107,8 +107,9 @@ RULES: dict[str, str] = {
         "each time and never stored. The variants differ in what becomes of the "
         "aces (taken out, discarded from the Parade, discarded as they reach a "
         "depot with or without a replacement card), Bergholt's reversed final "
-        "deal and Virginia Reel's head start and swap. Rulings on what the "
-        "sources leave open are in docs/rules/parade.md."
+        "deal and Virginia Reel's head start and its swaps and rotations of "
+        "misplaced base cards. Rulings on what the sources leave open are in "
+        "docs/rules/parade.md."
     ),
     "royal-parade-bergholt": (
         "Royal Parade with the aces in play to discard, and a reversible final "
@@ -126,8 +127,9 @@ RULES: dict[str, str] = {
         "never stored. The variants differ in what becomes of the aces (taken "
         "out, discarded from the Parade, discarded as they reach a depot with "
         "or without a replacement card), Bergholt's reversed final deal and "
-        "Virginia Reel's head start and swap. Rulings on what the sources leave "
-        "open are in docs/rules/parade.md."
+        "Virginia Reel's head start and its swaps and rotations of misplaced "
+        "base cards. Rulings on what the sources leave open are in "
+        "docs/rules/parade.md."
     ),
     "royal-rendezvous": (
         "Aces build by ones and by twos, deuces by twos; sixteen-card reserve, "
@@ -162,7 +164,8 @@ RULES: dict[str, str] = {
         "each time and never stored. The variants differ in what becomes of the "
         "aces (taken out, discarded from the Parade, discarded as they reach a "
         "depot with or without a replacement card), Bergholt's reversed final "
-        "deal and Virginia Reel's head start and swap. Rulings on what the "
-        "sources leave open are in docs/rules/parade.md."
+        "deal and Virginia Reel's head start and its swaps and rotations of "
+        "misplaced base cards. Rulings on what the sources leave open are in "
+        "docs/rules/parade.md."
     ),
 }

@@ -12,6 +12,7 @@ the engine's words change and the copy does not. Run from the project root::
 from __future__ import annotations
 
 import inspect
+import json
 import re
 import sys
 from pathlib import Path
@@ -56,6 +57,11 @@ def engine_rules(game: Game) -> str:
     return "\n\n".join(part for part in parts if part)
 
 
+def _literal(text: str) -> str:
+    """A string literal in the house format (double quotes), so ruff format keeps it."""
+    return json.dumps(text, ensure_ascii=False)
+
+
 def rules_module() -> str:
     lines = [
         '"""Each variant\'s rules in the engine\'s own words, for the rules screen (``?``).',
@@ -71,11 +77,11 @@ def rules_module() -> str:
         "RULES: dict[str, str] = {",
     ]
     for variant, game in sorted(VARIANTS.items()):
-        lines.append(f"    {variant!r}: (")
+        lines.append(f"    {_literal(variant)}: (")
         text = engine_rules(game)
         chunks = re.findall(r".{1,70}(?:\s+|$)|.{1,70}", text, re.S)
         for chunk in chunks:
-            lines.append(f"        {chunk!r}")
+            lines.append(f"        {_literal(chunk)}")
         lines.append("    ),")
     lines.append("}")
     return "\n".join(lines) + "\n"
