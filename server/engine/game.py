@@ -168,7 +168,14 @@ class Game:
         self, seed: int, moves: Iterable[Move | str], deal_version: int = DEAL_VERSION
     ) -> State:
         """Rebuild a game from its deal and move log."""
-        state = self.deal(seed, deal_version)
+        return self.advance(self.deal(seed, deal_version), moves)
+
+    def advance(self, state: State, moves: Iterable[Move | str]) -> State:
+        """The position after ``moves`` are played from ``state``, in order.
+
+        Boards are stored as the move log plus an occasional snapshot, so a
+        board is read as a snapshot advanced by the moves logged after it.
+        """
         for move in moves:
             state = self.apply(state, Move.parse(move) if isinstance(move, str) else move)
         return state

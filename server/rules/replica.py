@@ -66,9 +66,7 @@ class RaceReplica:
             return None
         view = self._views.get((player, seq))
         if view is None:
-            state = self._opening
-            for text in racer.moves[: seq + 1]:
-                state = self.game.apply(state, Move.parse(text))
+            state = self.game.advance(self._opening, racer.moves[: seq + 1])
             view = self._remember(player, seq, self.game.view(state))
         return view
 
@@ -77,9 +75,9 @@ class RaceReplica:
         racer = self._racer(player)
         if racer.moves != log[: len(racer.moves)]:
             return False
-        for text in log[len(racer.moves) :]:
-            racer.state = self.game.apply(racer.state, Move.parse(text))
-            racer.moves.append(text)
+        unseen = log[len(racer.moves) :]
+        racer.state = self.game.advance(racer.state, unseen)
+        racer.moves.extend(unseen)
         return True
 
     def _racer(self, player: str) -> _Racer:

@@ -37,7 +37,7 @@ from server.rules.races import (
 )
 from server.rules.replica import RaceReplica
 from server.settings import Settings
-from server.storage.store import MoveCommit, Store, pack, unpack
+from server.storage.store import MoveCommit, Store, StoredBoard, pack, unpack
 
 __all__ = ["MoveResult", "RaceService", "StartedRace", "variant_or_refusal"]
 
@@ -168,6 +168,8 @@ class RaceService:
 
     BOARD_CACHE = 20_000
     STARTED_CACHE = 10_000
+    #: A racer's board is stored as a snapshot after every this many moves.
+    SNAPSHOT_EVERY = 32
     #: Races whose boards this node replicates for its spectators at most.
     REPLICA_CACHE = 2_000
 
@@ -289,7 +291,6 @@ class RaceService:
             player,
             started_at=started_at,
             ends_at=ends_at,
-            snapshot=pack(opening.to_data()),
             payload=payload,
             force=force,
             home=game.home(opening),
@@ -337,10 +338,19 @@ class RaceService:
         board = await self.store.board(race, player)
         if board is None:
             raise RequestRefused(ErrorCode.NOT_A_RACER, "you are not racing in this race")
-        seq, snapshot, _, version = board
-        entry = (seq, version, State.from_data(unpack(snapshot)))
+        entry = (board.seq, board.version, self._rebuilt(await self.started(race), board))
         self._remember(key, entry)
         return entry
+
+    @staticmethod
+    def _rebuilt(started: StartedRace, board: StoredBoard) -> State:
+        """The position a stored board stands for: its snapshot advanced by its tail."""
+        game = started.game
+        if board.snapshot is None:
+            opening = game.deal(started.seed, started.deal_version)
+        else:
+            opening = State.from_data(unpack(board.snapshot))
+        return game.advance(opening, board.tail)
 
     def forget(self, race: str | None = None) -> None:
         """Drop what is cached of ``race`` (of every race: None): Redis may have lost writes."""
@@ -466,10 +476,12 @@ class RaceService:
         }
         payload = pack(event)
         new_version = f"{self._version_prefix}.{next(self._versions)}"
+        # A snapshot now and then bounds the log tail a cold read replays.
+        snapshot = pack(after.to_data()) if (seq + 1) % self.SNAPSHOT_EVERY == 0 else b""
         self.own_events.storing(payload, event)
         committed = self.store.batcher.send(
             MoveCommit(
-                race, player, seq, pack(after.to_data()), text, status,
+                race, player, seq, snapshot, text, status,
                 progress["home"], now, payload, version, new_version,
             )
         )  # fmt: skip
@@ -559,21 +571,27 @@ class RaceService:
         started, the racer's board as Redis now holds it and every racer's progress."""
         event, boards = await self.store.race_now(race)
         now: dict[str, Any] = {"race": race, "event": event}
-        if f"state:{player}" not in boards:
+        if f"seq:{player}" not in boards:
             return now
-        game = (await self.started(race)).game
+        started = await self.started(race)
+        game = started.game
         progress: dict[str, dict[str, Any]] = {}
-        for key, snapshot in boards.items():
-            if key.startswith("state:"):
-                racer = key.removeprefix("state:")
-                state = State.from_data(unpack(snapshot))
-                progress[racer] = game.progress(state)
-                if boards.get(f"status:{racer}") == b"resigned":
-                    progress[racer]["resigned"] = True
-                if racer == player:
-                    now["view"] = game.view(state)
-                    now["legal"] = game.legal_moves(state).texts()
-        now.update(seq=int(boards[f"seq:{player}"]), progress=progress)
+        for key in boards:
+            if not key.startswith("seq:"):
+                continue
+            racer = key.removeprefix("seq:")
+            board = await self.store.board(race, racer)
+            if board is None:
+                continue
+            state = self._rebuilt(started, board)
+            progress[racer] = game.progress(state)
+            if board.status == "resigned":
+                progress[racer]["resigned"] = True
+            if racer == player:
+                now.update(
+                    seq=board.seq, view=game.view(state), legal=game.legal_moves(state).texts()
+                )
+        now["progress"] = progress
         return now
 
     # -- the end -----------------------------------------------------------
@@ -627,7 +645,7 @@ class RaceService:
     async def is_playing(self, race: str, player: str) -> bool:
         """Whether ``player`` races in ``race`` and their game is still on."""
         board = await self.store.board(race, player)
-        return board is not None and board[2] == "playing"
+        return board is not None and board.status == "playing"
 
     async def has_results(self, race: str) -> bool:
         return await self.store.has_results(race)

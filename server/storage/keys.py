@@ -54,7 +54,8 @@ def race_players(race: str) -> str:
 
 
 def race_boards(race: str) -> str:
-    """Hash: per racer ``seq:P``, ``state:P``, ``status:P``, ``home:P``, ``at:P``, ``ver:P``."""
+    """Hash: per racer ``seq:P``, ``status:P``, ``home:P``, ``at:P``, ``ver:P``, and a
+    snapshot ``state:P`` of the board after move ``snap:P``, taken every few moves."""
     return f"race:{{{race}}}:boards"
 
 

@@ -102,6 +102,7 @@ class MoveCommit(NamedTuple):
     race: str
     player: str
     expected_seq: int
+    #: The packed board after the move, every few moves; empty otherwise.
     snapshot: bytes
     move: str
     status: str
@@ -109,9 +110,28 @@ class MoveCommit(NamedTuple):
     now: float
     payload: bytes
     #: The board version the move was checked against, and the one it writes:
-    #: see :meth:`Store.board`.
+    #: see :class:`StoredBoard`.
     expected_version: str = ""
     version: str = ""
+
+
+class StoredBoard(NamedTuple):
+    """One racer's board as Redis holds it: a snapshot and the moves logged after it.
+
+    The board itself is ``snapshot`` (the deal when None) advanced by ``tail``;
+    the service does that with the engine, which the store does not know.
+    """
+
+    seq: int
+    status: str
+    #: A token each move writes anew (empty before the first). A move commits
+    #: only if the board still has the version it was checked against, not
+    #: just the same seq: after Redis lost its latest writes, a board may be
+    #: back at a seq a node remembers, reached by other moves.
+    version: str
+    snapshot: bytes | None
+    snapshot_seq: int
+    tail: list[str]
 
 
 class FairConnectionPool(aioredis.ConnectionPool):
@@ -179,7 +199,7 @@ class Store:
     """Typed operations on the Redis model of races and sessions."""
 
     SCRIPTS = (
-        "join", "leave", "ready", "start", "move", "resign", "finish", "results",
+        "join", "leave", "ready", "start", "move", "board", "resign", "finish", "results",
         "seat", "tournament_save", "announce",
     )  # fmt: skip
 
@@ -356,7 +376,6 @@ class Store:
         *,
         started_at: float,
         ends_at: float,
-        snapshot: bytes,
         payload: bytes,
         force: bool,
         home: int = 0,
@@ -365,26 +384,23 @@ class Store:
             "start",
             [keys.race_meta(race), keys.race_players(race), keys.race_events(race),
              keys.race_boards(race), keys.OPEN_RACES, keys.LIVE_RACES],
-            [race, requester, repr(started_at), repr(ends_at), snapshot,
+            [race, requester, repr(started_at), repr(ends_at),
              keys.race_channel(race), payload, int(force), home],
         )  # fmt: skip
         return _text(status), int(event)
 
-    async def board(self, race: str, player: str) -> tuple[int, bytes, str, str] | None:
-        """(seq, snapshot, status, version) of one racer, or None if they are not racing.
-
-        The version is a token each move writes anew (empty before the first).
-        A move commits only if the board still has the version it was checked
-        against, not just the same seq: after Redis lost its latest writes, a
-        board may be back at a seq a node remembers, reached by other moves.
-        """
-        seq, snapshot, status, version = await self.redis.hmget(
-            keys.race_boards(race),
-            f"seq:{player}", f"state:{player}", f"status:{player}", f"ver:{player}",
-        )  # fmt: skip
-        if seq is None:
+    async def board(self, race: str, player: str) -> StoredBoard | None:
+        """One racer's stored board, or None if they are not racing."""
+        reply = await self.run(
+            "board", [keys.race_boards(race), keys.race_log(race, player)], [player]
+        )
+        if not reply:
             return None
-        return int(seq), _bytes(snapshot), _text(status), _text(version or b"")
+        seq, status, version, snapshot, snapshot_seq, *tail = reply
+        return StoredBoard(
+            int(seq), _text(status), _text(version), _bytes(snapshot) or None,
+            int(snapshot_seq), [_text(move) for move in tail],
+        )  # fmt: skip
 
     async def racer_seqs(self, race: str, players: list[str]) -> dict[str, int | None]:
         """How many moves each of ``players`` has made (None: not racing)."""
@@ -400,7 +416,8 @@ class Store:
         return int(events or 0), {_text(k): _bytes(v) for k, v in boards.items()}
 
     async def boards(self, race: str) -> dict[str, bytes]:
-        """The racers' boards hash: ``seq:P``, ``state:P``, ``status:P``, ``home:P``, ``at:P``."""
+        """The racers' boards hash: ``seq:P``, ``status:P``, ``home:P``, ``at:P``, ``ver:P``,
+        and every few moves a snapshot ``state:P`` taken after move ``snap:P``."""
         raw = await self.redis.hgetall(keys.race_boards(race))
         return {_text(k): _bytes(v) for k, v in raw.items()}
 

@@ -63,12 +63,13 @@ from protocol.messages import (
     TournamentInfo,
 )
 from protocol.version import PROTOCOL_VERSION
-from server.engine import State, find_variant
+from server.engine import find_variant
 from server.rules.record import verify
 from server.rules.tournaments import Status
 from server.settings import Limits
 from server.storage.store import Store
 from tests.server.conftest import NODES, TIMEOUT, NodeFactory
+from tests.server.faults import assert_snapshot_replays
 from tests.server.test_abuse import VARIANT, Clients, alive, lobby
 
 SENTINEL = MAX_ID  # the id of the ping that closes each connection's stream
@@ -376,11 +377,7 @@ async def verify_every_race(store: Store) -> int:
         boards = await store.boards(race)
         players = [name[len("seq:") :] for name in boards if name.startswith("seq:")]
         for player in players:
-            log = await store.log(race, player)
-            assert len(log) == int(boards[f"seq:{player}"])
-            replayed = game.replay(int(meta["seed"]), log, int(meta["deal_version"]))
-            stored = State.from_data(msgpack.unpackb(boards[f"state:{player}"], raw=False))
-            assert replayed == stored, (race, player, log)
+            assert_snapshot_replays(game, meta, boards, player, await store.log(race, player))
             boards_checked += 1
     return boards_checked
 

@@ -20,15 +20,17 @@ async def _started_race(store: Store) -> str:
     assert (await store.join(race, "p2", "Pat", pack({"k": "joined"})))[0] == "ok"
     now = time.time()
     status, _ = await store.start(
-        race, "host", started_at=now - 1, ends_at=now + 600, snapshot=b"s0",
+        race, "host", started_at=now - 1, ends_at=now + 600,
         payload=pack({"k": "start"}), force=True,
     )  # fmt: skip
     assert status == "ok"
     return race
 
 
-def _commit(race: str, player: str, seq: int, status: str = "playing") -> MoveCommit:
-    return MoveCommit(race, player, seq, b"snap", "deal", status, 0, time.time(), b"event")
+def _commit(
+    race: str, player: str, seq: int, status: str = "playing", snapshot: bytes = b""
+) -> MoveCommit:
+    return MoveCommit(race, player, seq, snapshot, f"m{seq}", status, 0, time.time(), b"event")
 
 
 async def test_join_refuses_a_full_race(store: Store) -> None:
@@ -43,7 +45,7 @@ async def test_start_needs_the_host_or_everyone_ready(store: Store) -> None:
     """Only the host forces a start; otherwise all players must be ready."""
     race = await _open_race(store)
     await store.join(race, "p2", "Pat", b"e")
-    args = {"started_at": 0.0, "ends_at": 1.0, "snapshot": b"s", "payload": b"e"}
+    args = {"started_at": 0.0, "ends_at": 1.0, "payload": b"e"}
     assert (await store.start(race, "p2", force=True, **args))[0] == "not_host"
     assert (await store.start(race, "p2", force=False, **args))[0] == "race_not_open"
     await store.set_ready(race, "host", True, b"e")
@@ -60,9 +62,25 @@ async def test_a_sequence_number_is_applied_once(store: Store) -> None:
         store.batcher.send(_commit(race, "host", 0)),
     )
     assert sorted([first[0], second[0]]) == ["bad_sequence", "ok"]
-    assert await store.log(race, "host") == ["deal"]
+    assert await store.log(race, "host") == ["m0"]
     board = await store.board(race, "host")
-    assert board is not None and board[0] == 1
+    assert board is not None and board.seq == 1
+
+
+async def test_a_board_is_its_latest_snapshot_and_the_moves_after_it(store: Store) -> None:
+    """Moves store no board; a snapshot, when sent, moves the start of the tail read."""
+    race = await _started_race(store)
+    assert await store.board(race, "nobody") is None
+    board = await store.board(race, "host")
+    assert board is not None
+    assert (board.seq, board.snapshot, board.snapshot_seq, board.tail) == (0, None, 0, [])
+    for seq in range(5):
+        snapshot = b"after m2" if seq == 2 else b""
+        assert (await store.batcher.send(_commit(race, "host", seq, snapshot=snapshot)))[0] == "ok"
+    board = await store.board(race, "host")
+    assert board is not None
+    assert (board.seq, board.status) == (5, "playing")
+    assert (board.snapshot, board.snapshot_seq, board.tail) == (b"after m2", 3, ["m3", "m4"])
 
 
 async def test_events_are_numbered_and_resumable(store: Store) -> None:
@@ -117,4 +135,4 @@ async def test_commits_go_on_after_their_connection_is_dropped(store: Store) -> 
     # Sent before the drop, it was applied; sent again after, its sequence was taken.
     assert outcome in ("ok", "bad_sequence")
     assert (await store.batcher.send(_commit(race, "host", 2)))[0] == "ok"
-    assert await store.redis.lrange(keys.race_log(race, "host"), 0, -1) == [b"deal"] * 3
+    assert await store.redis.lrange(keys.race_log(race, "host"), 0, -1) == [b"m0", b"m1", b"m2"]
