@@ -25,9 +25,10 @@ from typing import Any, Protocol
 
 from redis.exceptions import RedisError
 
+from server.rules.events import decode_event
 from server.storage import keys
 from server.storage.resp import Endpoint, Subscriber
-from server.storage.store import Store, unpack
+from server.storage.store import Store
 
 __all__ = ["Hub", "Watcher"]
 
@@ -233,7 +234,7 @@ class Hub:
                 continue
             if n == watcher.last_event + 1:
                 if event is None:
-                    event = self._own.get(payload) or unpack(payload)
+                    event = self._own.get(payload) or decode_event(payload)
                     self._passed_on(race, n, payload)
                 watcher.last_event = n
                 watcher.deliver(race, n, event)
@@ -262,7 +263,7 @@ class Hub:
                         return
                     watcher.last_event = n
                     self._passed_on(race, n, payload)
-                    watcher.deliver(race, n, unpack(payload))
+                    watcher.deliver(race, n, decode_event(payload))
         except RedisError as exc:
             log.warning("catching up on race %s failed: %s", race, exc)
         finally:

@@ -25,6 +25,7 @@ from protocol.moves import Move, MoveSyntaxError
 from server.engine import DEAL_VERSION, Game, IllegalMoveError, State, find_variant
 from server.engine.exceptions import UnknownVariantError
 from server.exceptions import RequestRefused, StateLost
+from server.rules.events import decode_event, encode_event, move_event
 from server.rules.races import (
     Phase,
     RacerResult,
@@ -246,18 +247,20 @@ class RaceService:
 
     async def join(self, player: str, name: str, race: str) -> None:
         status, _ = await self.store.join(
-            race, player, name, pack({"k": "joined", "player": player, "name": name})
+            race, player, name, encode_event({"k": "joined", "player": player, "name": name})
         )
         if status != "ok":
             raise _refuse(status)
 
     async def leave(self, player: str, race: str) -> None:
-        status, _ = await self.store.leave(race, player, pack({"k": "left", "player": player}))
+        status, _ = await self.store.leave(
+            race, player, encode_event({"k": "left", "player": player})
+        )
         if status != "ok":
             raise _refuse(status)
 
     async def set_ready(self, player: str, race: str, ready: bool) -> None:
-        payload = pack({"k": "ready", "player": player, "ready": ready})
+        payload = encode_event({"k": "ready", "player": player, "ready": ready})
         status, _, everyone = await self.store.set_ready(race, player, ready, payload)
         if status != "ok":
             raise _refuse(status)
@@ -274,7 +277,7 @@ class RaceService:
         opening = game.deal(seed, deal_version)
         started_at = time.time() + self.settings.timeouts.countdown
         ends_at = started_at + int(meta["time_limit"])
-        payload = pack(
+        payload = encode_event(
             {
                 "k": "starting",
                 "started_at": started_at,
@@ -466,15 +469,8 @@ class RaceService:
         status = "won" if progress["won"] else "stuck" if progress["over"] else "playing"
         # The event carries the move, not the board: nodes that show boards
         # replay it on their own copy (:meth:`replica`).
-        event = {
-            "k": "move",
-            "player": player,
-            "seq": seq,
-            "move": text,
-            "progress": progress,
-            "at": now,
-        }
-        payload = pack(event)
+        event = move_event(player, seq, text, progress, now)
+        payload = encode_event(event)
         new_version = f"{self._version_prefix}.{next(self._versions)}"
         # A snapshot now and then bounds the log tail a cold read replays.
         snapshot = pack(after.to_data()) if (seq + 1) % self.SNAPSHOT_EVERY == 0 else b""
@@ -542,7 +538,7 @@ class RaceService:
         _, _, state = await self._board(race, player, fresh=True)
         now = time.time()
         progress = {**started.game.progress(state), "resigned": True}
-        payload = pack({"k": "resigned", "player": player, "progress": progress, "at": now})
+        payload = encode_event({"k": "resigned", "player": player, "progress": progress, "at": now})
         status, _, left = await self.store.resign(race, player, now, payload)
         if status != "ok":
             raise _refuse(status)
@@ -623,7 +619,7 @@ class RaceService:
         # A tournament table's results (its seed) wait for the other tables
         # racing the same deal: the director announces them at the stage's end.
         hold = meta.get("hold_results") == "1"
-        payload = pack({"k": "results", **results})
+        payload = encode_event({"k": "results", **results})
         await self.store.record_results(race, pack(results), payload, hold=hold)
         await self.store.expire_race(race, self.settings.timeouts.keep_finished)
         return True
@@ -782,7 +778,7 @@ class RaceService:
         game = started.game
         states: dict[str, State] = {}
         for n, payload in await self.store.events_since(race, 0):
-            event = unpack(payload)
+            event = decode_event(payload)
             if event["k"] == "starting":
                 if hidden_until_the_end:
                     break

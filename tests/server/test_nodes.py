@@ -31,8 +31,9 @@ from protocol.messages import (
 from protocol.moves import Move
 from protocol.policy import GreedyPolicy
 from server.engine import find_variant
+from server.rules.events import decode_event
 from server.rules.races import commitment
-from server.storage.store import Store, unpack
+from server.storage.store import Store
 from tests.server.conftest import TIMEOUT, ProcessFactory
 from tests.server.secrecy import as_received
 
@@ -100,7 +101,7 @@ async def _start(host: ClientSession, sessions: list[ClientSession], race: str) 
 
 async def _move_events(store: Store, race: str) -> list[tuple[int, dict[str, Any]]]:
     """Every move event in the race's stream, oldest first."""
-    events = [(n, unpack(payload)) for n, payload in await store.events_since(race, 0)]
+    events = [(n, decode_event(p)) for n, p in await store.events_since(race, 0)]
     return [(n, event) for n, event in events if event["k"] == "move"]
 
 

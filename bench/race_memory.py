@@ -1,0 +1,112 @@
+"""What a finished race leaves in Redis, and what its moves send there: bytes by key.
+
+Run: ``.venv/bin/python -m bench.race_memory [--races N] [--racers K] [variant]``
+
+The race bench (:mod:`bench.race_load`) reads Redis's memory over a window in
+which most races are still running. This one plays whole races to the end
+through the race service itself (no sockets, one process, a real
+redis-server), greedy bots on seeded public deals so that runs compare, and
+then asks Redis for each remaining key's ``MEMORY USAGE``: the figure an
+operator sizes Redis by (finished races are kept for days; docs/reliability.md).
+It also prints the bytes Redis received per move (``INFO stats``), which
+does not depend on the machine's load as CPU figures do.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import re
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+from protocol.layout import Layout
+from protocol.moves import Move
+from protocol.policy import make_policy
+from server.services.races import RaceService
+from server.settings import Settings, Timeouts
+from server.storage.embedded import EmbeddedRedis
+from server.storage.store import Store, connect
+
+#: Keys of a race, grouped by what they hold (the race id is between braces).
+KINDS = re.compile(r"race:\{[^}]+\}:(\w+)")
+
+
+async def play_race(service: RaceService, variant: str, deal: int, racers: int) -> tuple[str, int]:
+    """One race of greedy bots on public deal ``deal``, played to the end; (race, moves)."""
+    players = [f"player-{deal}-{n}" for n in range(racers)]
+    request = {"variant": variant, "deal": deal, "max_players": racers, "time_limit": 3600,
+               "spectate": "live", "delay": 0}  # fmt: skip
+    race = await service.create(players[0], "host", request)
+    for player in players[1:]:
+        await service.join(player, player, race)
+    await service.start(players[0], race)
+    snapshot = await service.racer_snapshot(race, players[0])
+    layout = Layout.from_data(snapshot["layout"])
+    moves = 0
+    for player in players:
+        policy = make_policy("greedy", layout, seed=deal)
+        view, legal, seq = snapshot["view"], list(snapshot["legal"]), 0
+        while legal:
+            move = policy.choose(view, [Move.parse(text) for text in legal])
+            result = await service.move(player, race, seq, move.text())
+            view, legal, seq = result.view, list(result.legal), seq + 1
+        moves += seq
+    # The last move schedules the close on this loop; wait for its results (bounded).
+    for _ in range(500):
+        if await service.has_results(race):
+            return race, moves
+        await asyncio.sleep(0.01)
+    raise RuntimeError(f"race {race} did not close")
+
+
+async def measure(variant: str, races: int, racers: int) -> None:
+    with tempfile.TemporaryDirectory(prefix="ballroom-memory-") as data:
+        redis = EmbeddedRedis(Path(data))
+        redis.start()
+        try:
+            store = await connect(redis.url)
+            try:
+                await report(store, variant, races, racers)
+            finally:
+                await store.close()
+        finally:
+            redis.stop()
+
+
+async def report(store: Store, variant: str, races: int, racers: int) -> None:
+    settings = Settings(timeouts=Timeouts(countdown=0.0))
+    service = RaceService(store, settings)
+    before = int((await store.redis.info("stats"))["total_net_input_bytes"])
+    moves = 0
+    for deal in range(races):
+        moves += (await play_race(service, variant, deal, racers))[1]
+    sent = int((await store.redis.info("stats"))["total_net_input_bytes"]) - before
+    by_kind: Counter[str] = Counter()
+    async for key in store.redis.scan_iter(match="race:{*"):
+        kind = KINDS.match(key.decode())
+        usage = await store.redis.memory_usage(key, samples=0)
+        by_kind[kind.group(1) if kind else "other"] += int(usage or 0)
+    total = sum(by_kind.values())
+    print(f"{variant}: {races} finished races of {racers}, {moves / races:.0f} moves per race")
+    print(f"  Redis received {sent / moves:,.0f} bytes per move (requests of every kind)")
+    print(f"  Redis memory per finished race: {total / races / 1024:,.1f} KiB, by key:")
+    for kind, size in by_kind.most_common():
+        print(f"    {kind:<10} {size / races / 1024:8.1f} KiB")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("variant", nargs="?", default="contradance")
+    parser.add_argument("--races", type=int, default=20)
+    parser.add_argument("--racers", type=int, default=2)
+    args = parser.parse_args()
+    started = time.perf_counter()
+    asyncio.run(measure(args.variant, args.races, args.racers))
+    print(f"  ({time.perf_counter() - started:.1f} s)")
+
+
+if __name__ == "__main__":
+    main()
