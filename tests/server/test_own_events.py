@@ -18,7 +18,7 @@ from protocol.messages import (
     StartRace,
     SubmitMove,
 )
-from server.storage import store
+from server.rules import events
 from tests.server.conftest import TIMEOUT
 
 
@@ -50,13 +50,13 @@ async def test_own_events_are_delivered_once_in_order_without_unpacking(
     """Two racers moving at once on one node: each sees every move of the other exactly
     once and in order, and the node unpacks none of the events it stored itself."""
     unpacked: list[bytes] = []
-    real_unpack = store.unpack
+    real_decode = events.decode_event
 
-    def counting_unpack(payload: bytes) -> object:
+    def counting_decode(payload: bytes) -> dict[str, object]:
         unpacked.append(payload)
-        return real_unpack(payload)
+        return real_decode(payload)
 
-    monkeypatch.setattr("server.fanout.hub.unpack", counting_unpack)
+    monkeypatch.setattr("server.fanout.hub.decode_event", counting_decode)
     ann = await ClientSession.connect(node, "Ann")
     bo = await ClientSession.connect(node, "Bo")
     created = await ann.request(
@@ -76,6 +76,6 @@ async def test_own_events_are_delivered_once_in_order_without_unpacking(
 
     for watcher, mover, count in ((bo, ann, made[0]), (ann, bo, made[1])):
         await _check_saw_every_move(watcher, mover.player, count)
-    assert [payload for payload in unpacked if real_unpack(payload)["k"] == "move"] == []
+    assert [payload for payload in unpacked if real_decode(payload)["k"] == "move"] == []
     await ann.close()
     await bo.close()

@@ -1,6 +1,6 @@
-"""What a finished race leaves in Redis, and what its moves send there: bytes by key.
+"""What a race costs Redis: memory a finished race keeps, bytes and CPU per move.
 
-Run: ``.venv/bin/python -m bench.race_memory [--races N] [--racers K] [variant]``
+Run: ``.venv/bin/python -m bench.redis_cost [--races N] [--racers K] [variant]``
 
 The race bench (:mod:`bench.race_load`) reads Redis's memory over a window in
 which most races are still running. This one plays whole races to the end
@@ -9,7 +9,10 @@ redis-server), greedy bots on seeded public deals so that runs compare, and
 then asks Redis for each remaining key's ``MEMORY USAGE``: the figure an
 operator sizes Redis by (finished races are kept for days; docs/reliability.md).
 It also prints the bytes Redis received per move (``INFO stats``), which
-does not depend on the machine's load as CPU figures do.
+does not depend on the machine's load, and Redis's own CPU time per move
+(``INFO cpu``), which depends on it far less than wall-clock figures do. Moves
+go one at a time here, so no two share a round trip: the CPU per move is
+higher than under load, where commits are batched (:mod:`bench.race_load`).
 """
 
 from __future__ import annotations
@@ -79,22 +82,30 @@ async def measure(variant: str, races: int, racers: int) -> None:
 async def report(store: Store, variant: str, races: int, racers: int) -> None:
     settings = Settings(timeouts=Timeouts(countdown=0.0))
     service = RaceService(store, settings)
-    before = int((await store.redis.info("stats"))["total_net_input_bytes"])
+    before, cpu_before = await _counters(store)
     moves = 0
     for deal in range(races):
         moves += (await play_race(service, variant, deal, racers))[1]
-    sent = int((await store.redis.info("stats"))["total_net_input_bytes"]) - before
+    after, cpu_after = await _counters(store)
+    sent, cpu = after - before, cpu_after - cpu_before
     by_kind: Counter[str] = Counter()
     async for key in store.redis.scan_iter(match="race:{*"):
-        kind = KINDS.match(key.decode())
+        found = KINDS.match(key.decode())
         usage = await store.redis.memory_usage(key, samples=0)
-        by_kind[kind.group(1) if kind else "other"] += int(usage or 0)
+        by_kind[found.group(1) if found else "other"] += int(usage or 0)
     total = sum(by_kind.values())
     print(f"{variant}: {races} finished races of {racers}, {moves / races:.0f} moves per race")
     print(f"  Redis received {sent / moves:,.0f} bytes per move (requests of every kind)")
+    print(f"  Redis used {cpu / moves * 1e6:,.1f} us of CPU per move (requests of every kind)")
     print(f"  Redis memory per finished race: {total / races / 1024:,.1f} KiB, by key:")
     for kind, size in by_kind.most_common():
         print(f"    {kind:<10} {size / races / 1024:8.1f} KiB")
+
+
+async def _counters(store: Store) -> tuple[int, float]:
+    """Bytes Redis has received, and the CPU seconds it has used, so far."""
+    stats, cpu = await store.redis.info("stats"), await store.redis.info("cpu")
+    return int(stats["total_net_input_bytes"]), cpu["used_cpu_sys"] + cpu["used_cpu_user"]
 
 
 def main() -> None:
