@@ -66,9 +66,7 @@ def cluster_server_binary() -> str | None:
 def _command(port: int, *words: str | int, timeout: float = 2.0) -> bytes:
     """One command to the node on ``port``; its raw reply (enough for what is asked here)."""
     encoded = [str(w).encode() for w in words]
-    request = b"*%d\r\n" % len(encoded) + b"".join(
-        b"$%d\r\n%s\r\n" % (len(w), w) for w in encoded
-    )
+    request = b"*%d\r\n" % len(encoded) + b"".join(b"$%d\r\n%s\r\n" % (len(w), w) for w in encoded)
     with socket.create_connection(("127.0.0.1", port), timeout=timeout) as conn:
         conn.sendall(request)
         reply = conn.recv(65536)
@@ -131,7 +129,9 @@ class LocalCluster:
         self.start_timeout = start_timeout
         self.primaries = [self._node(f"p{i}") for i in range(primaries)]
         #: replicas[i] follow primaries[i].
-        self.replicas = [[self._node(f"p{i}r{j}") for j in range(replicas)] for i in range(primaries)]
+        self.replicas = [
+            [self._node(f"p{i}r{j}") for j in range(replicas)] for i in range(primaries)
+        ]
 
     def _node(self, name: str) -> ClusterNode:
         return ClusterNode(free_port(), free_port(), self.data_dir / name)

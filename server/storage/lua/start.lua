@@ -1,7 +1,8 @@
--- KEYS: meta, players, events, boards, open-races, live-races
+-- KEYS: meta, players, events, boards
 -- ARGV: race, requester, started_at, ends_at, snapshot, channel, payload, force, home
 -- Starts an open race: when the host asks (force=1), or when everyone is ready.
--- Every racer gets the same opening snapshot at sequence 0.
+-- Every racer gets the same opening snapshot at sequence 0. The lists of open
+-- and live races lie in other slots: the store moves the race between them.
 local status = redis.call('HGET', KEYS[1], 'status')
 if not status then return {'not_found', 0} end
 if status ~= 'open' then return {'race_not_open', 0} end
@@ -19,6 +20,4 @@ for _, p in ipairs(players) do
   redis.call('HSET', KEYS[4], 'seq:' .. p, 0, 'state:' .. p, ARGV[5], 'status:' .. p, 'playing',
     'home:' .. p, ARGV[9])
 end
-redis.call('ZREM', KEYS[5], ARGV[1])
-redis.call('ZADD', KEYS[6], ARGV[4], ARGV[1])
 return {'ok', emit(KEYS[1], KEYS[3], ARGV[6], ARGV[7])}
