@@ -287,11 +287,13 @@ class Store:
         stored: dict[str, str | int | float] = {
             k: ("" if v is None else v) for k, v in meta.items()
         }
-        # On a cluster these keys lie in several slots: the race is written
-        # first, so a listing never names a race that is not there yet.
         async with self.redis.pipeline(transaction=self.atomic_across_slots) as pipe:
             pipe.hset(keys.race_meta(race), mapping=stored)  # type: ignore[arg-type]
             pipe.hset(keys.race_players(race), host, name)
+            if not self.atomic_across_slots:
+                # A cluster: the code and the lists lie in other slots, written
+                # after the race, so a listing never finds a race not there.
+                await pipe.execute()
             pipe.set(keys.race_code(code), race)
             pipe.zadd(keys.OPEN_RACES, {race: now})
             pipe.sadd(keys.hosted_races(host), race)
