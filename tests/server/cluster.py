@@ -21,7 +21,14 @@ from server.storage.local_cluster import (
 )
 from server.storage.store import Store
 
-__all__ = ["NO_SERVER", "flushed", "need_cluster_server", "owner", "shard_channels", "start_cluster"]
+__all__ = [
+    "NO_SERVER",
+    "flushed",
+    "need_cluster_server",
+    "owner",
+    "shard_channels",
+    "start_cluster",
+]
 
 NO_SERVER = (
     "no Redis/Valkey 7+ server for the cluster tests: `make redis7` installs the OS "
