@@ -21,7 +21,7 @@ from collections.abc import Callable
 from typing import Protocol, TypeAlias
 
 import redis.asyncio as aioredis
-from redis.exceptions import SlotNotCoveredError
+from redis.exceptions import ClusterDownError, RedisClusterException
 
 from server.storage.resp import Endpoint, Subscriber
 
@@ -32,6 +32,7 @@ __all__ = [
     "Topology",
     "is_cluster_url",
     "is_redirection",
+    "read_slot_map",
     "redis_py_url",
 ]
 
@@ -60,6 +61,18 @@ def is_redirection(error_text: str) -> bool:
     return error_text.startswith(_REDIRECTIONS)
 
 
+async def read_slot_map(client: aioredis.RedisCluster) -> None:
+    """Have redis-py read the slot map again; a Redis error if it cannot.
+
+    redis-py raises a bare ``RedisClusterException`` when no node it knows
+    answers; callers expect Redis errors, which they treat as storage away.
+    """
+    try:
+        await client.nodes_manager.initialize()
+    except RedisClusterException as exc:
+        raise ClusterDownError(str(exc)) from exc
+
+
 class Topology:
     """Which Redis holds a key: always the same one, or on a cluster the slot's primary."""
 
@@ -77,16 +90,20 @@ class Topology:
     def endpoint_for(self, key: str) -> Endpoint:
         """Where the primary holding ``key`` listens, as the slot map last said.
 
-        Raises :class:`~redis.exceptions.SlotNotCoveredError` while the map
-        has no node for the slot (before :meth:`refresh`, or after redis-py
-        dropped a map it found stale).
+        Raises :class:`~redis.exceptions.ClusterDownError` (a Redis error,
+        which the node answers as storage unavailable) while the map has no
+        node for the slot: before :meth:`refresh`, or after redis-py dropped
+        a map it found stale.
         """
         if self._single is not None:
             return self._single
         assert isinstance(self.client, aioredis.RedisCluster)
-        node = self.client.get_node_from_key(key)
+        try:
+            node = self.client.get_node_from_key(key)
+        except RedisClusterException as exc:  # the slot is not covered
+            raise ClusterDownError(str(exc)) from exc
         if node is None:
-            raise SlotNotCoveredError(f"no node holds {key!r}")
+            raise ClusterDownError(f"no node holds {key!r}")
         endpoint = self._endpoints.get(node.name)
         if endpoint is None:
             settings = {**node.connection_kwargs, "host": node.host, "port": node.port}
@@ -94,9 +111,12 @@ class Topology:
         return endpoint
 
     async def refresh(self) -> None:
-        """Read the cluster's slot map again (after a failover, a resharding)."""
+        """Read the cluster's slot map again (after a failover, a resharding).
+
+        Raises :class:`~redis.exceptions.ClusterDownError` if no node answers.
+        """
         if isinstance(self.client, aioredis.RedisCluster):
-            await self.client.nodes_manager.initialize()
+            await read_slot_map(self.client)
 
 
 class Feed(Protocol):

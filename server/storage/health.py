@@ -33,7 +33,7 @@ from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.exceptions import RedisError
 
-from server.storage.cluster import RedisClient, is_cluster_url, redis_py_url
+from server.storage.cluster import RedisClient, is_cluster_url, read_slot_map, redis_py_url
 
 __all__ = ["StorageHealth"]
 
@@ -112,7 +112,7 @@ class StorageHealth:
     @staticmethod
     async def _probe_cluster(client: aioredis.RedisCluster) -> str | None:
         """The primaries' run_ids as one token, or None if a slot has no primary answering."""
-        await client.nodes_manager.initialize()
+        await read_slot_map(client)
         primaries = client.get_primaries()
         replies = await asyncio.gather(
             *(client.execute_command("INFO", "server", target_nodes=p) for p in primaries)

@@ -703,10 +703,13 @@ class CommitBatcher:
 
     async def _mend(self, errors: list[str]) -> Exception:
         """Do what the error replies ask: reload the scripts, read the slot map again."""
-        if any(e.startswith("NOSCRIPT") for e in errors):
-            await self._store.load_scripts()
-        if any(is_redirection(e) for e in errors):
+        forgot = any(e.startswith("NOSCRIPT") for e in errors)
+        if forgot or any(is_redirection(e) for e in errors):
+            # On a cluster a script is missing from a replica just promoted:
+            # the map first, so the scripts reach the new primary.
             await self._topology.refresh()
+        if forgot:
+            await self._store.load_scripts()
         return ResponseError(errors[0] if errors else "redis did not answer every commit")
 
 
