@@ -79,7 +79,8 @@ class Topology:
     def __init__(self, client: RedisClient) -> None:
         self.client = client
         self.sharded = isinstance(client, aioredis.RedisCluster)
-        self._single = None if isinstance(client, aioredis.RedisCluster) else Endpoint.of(client)
+        #: The one Redis, when it is not a cluster.
+        self.single = None if isinstance(client, aioredis.RedisCluster) else Endpoint.of(client)
         self._endpoints: dict[str, Endpoint] = {}
 
     def slot(self, key: str) -> int:
@@ -95,8 +96,8 @@ class Topology:
         node for the slot: before :meth:`refresh`, or after redis-py dropped
         a map it found stale.
         """
-        if self._single is not None:
-            return self._single
+        if self.single is not None:
+            return self.single
         assert isinstance(self.client, aioredis.RedisCluster)
         try:
             node = self.client.get_node_from_key(key)

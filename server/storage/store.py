@@ -24,6 +24,7 @@ import asyncio
 import contextlib
 import functools
 import logging
+import re
 import secrets
 import time
 from collections.abc import Callable, Sequence
@@ -77,6 +78,10 @@ class StoreUnavailable(Exception):
     """Redis cannot be reached right now; the request may be retried."""
 
 
+#: PUBLISH as a Lua script names it, quoted either way.
+_PUBLISH = re.compile(r"""(['"])PUBLISH\1""")
+
+
 def _script(name: str, *, sharded: bool = False) -> str:
     """A script's source, with the shared prelude if it emits events.
 
@@ -87,7 +92,7 @@ def _script(name: str, *, sharded: bool = False) -> str:
     if "emit(" in text:
         text = resources.files("server.storage").joinpath("lua", "_emit.lua").read_text() + text
     if sharded:
-        text = text.replace("redis.call('PUBLISH',", "redis.call('SPUBLISH',")
+        text = _PUBLISH.sub(r"\1SPUBLISH\1", text)
     return text
 
 
@@ -614,6 +619,8 @@ class CommitBatcher:
 
     def _by_endpoint(self, batch: Pending) -> dict[Endpoint, Pending]:
         """The batch split by the Redis that holds each race (one group on one Redis)."""
+        if self._topology.single is not None:
+            return {self._topology.single: batch}
         endpoint_for = self._topology.endpoint_for
         groups: dict[Endpoint, Pending] = {}
         for item in batch:
