@@ -2,16 +2,18 @@
 
 Replication is asynchronous: a primary acknowledges a write before its
 replica has it, so a primary that dies can take its last writes with it
-(docs/cluster.md). The test kills the primary once its replica has caught
-up, as the AOF tests crash Redis once its file holds every write: then no
-acknowledged move may be lost, and none is. What a node does when writes
-were lost (the check after a restart, rewinding what Redis no longer holds)
-is the same as after a restart of one Redis, and is tested there.
+(docs/cluster.md). The first test kills the primary once its replica has
+caught up, as the AOF tests crash Redis once its file holds every write:
+then no acknowledged move may be lost, and none is. The second cuts the
+replica's link first, so the replica promoted lacks the last moves: the
+nodes notice, as after a restart of one Redis from older files, and tell
+the racers.
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -43,14 +45,51 @@ def redis_url(redis_cluster: LocalCluster) -> str:
     return redis_cluster.url
 
 
+def _url_of(node: ClusterNode) -> str:
+    """The cluster's URL by a node still up (the usual one names the first primary)."""
+    return f"redis+cluster://127.0.0.1:{node.port}/"
+
+
+def _in_step(primary: ClusterNode, replica: ClusterNode) -> bool:
+    """Whether the replica has applied every write its primary acknowledged."""
+    offset = int(primary.info("replication")["master_repl_offset"])
+    return int(replica.info("replication")["master_repl_offset"]) >= offset
+
+
+def _cut_link(primary: ClusterNode, replica: ClusterNode) -> None:
+    """Cut the replica off its primary for good: it cannot log in again (a wrong
+    ``masterauth``) once the primary dropped its link."""
+    with redis.Redis(port=replica.port) as to_replica, redis.Redis(port=primary.port) as to_primary:
+        to_replica.config_set("masterauth", "not-the-password")
+        to_primary.execute_command("CLIENT", "KILL", "TYPE", "replica")
+    deadline = time.monotonic() + TIMEOUT
+    while replica.info("replication")["master_link_status"] != "down":
+        assert time.monotonic() < deadline, "the replica kept its link"
+        time.sleep(0.01)  # poll: the replica notices at once
+
+
 async def _caught_up(primary: ClusterNode, replica: ClusterNode) -> None:
-    """Until the replica has applied every write its primary acknowledged."""
+    await eventually(lambda: _in_step(primary, replica), "the replica to catch up")
 
-    def in_step() -> bool:
-        offset = int(primary.info("replication")["master_repl_offset"])
-        return int(replica.info("replication")["master_repl_offset"]) >= offset
 
-    await eventually(in_step, "the replica to catch up")
+async def _racing_on_one_shard(
+    cluster: LocalCluster, store: Store, clients: Clients, a: str, b: str
+) -> tuple[Racer, Racer, ClusterNode, ClusterNode]:
+    """Two racers on nodes ``a`` and ``b`` who made 4 and 3 moves, the race's primary and
+    its replica, in step."""
+    host = await clients.hello(a, "Host")
+    guest = await clients.hello(b, "Guest")
+    races = await _race_on_each_shard(cluster, store, clients, a)
+    race = next(iter(races.values()))
+    await guest.request(JoinRace(race=race), RaceInfo)
+    await host.request(StartRace(race=race), RaceInfo)
+    first, second = await Racer(host, race).started(), await Racer(guest, race).started()
+    await first.play(4)
+    await second.play(3)
+    primary = owner(cluster, store, keys.race_meta(race))
+    (replica,) = cluster.replicas[cluster.primaries.index(primary)]
+    await _caught_up(primary, replica)
+    return first, second, primary, replica
 
 
 async def test_primary_killed_mid_race(
@@ -60,19 +99,9 @@ async def test_primary_killed_mid_race(
     promoted, the nodes notice the new primary, and the racers carry on; every move
     acknowledged before and after is in the log, nothing rewound."""
     async with make_node(timeouts=QUICK_HEALTH) as a, make_node(timeouts=QUICK_HEALTH) as b:
-        host = await clients.hello(a, "Host")
-        guest = await clients.hello(b, "Guest")
-        races = await _race_on_each_shard(redis_cluster, store, clients, a)
-        race = next(iter(races.values()))
-        await guest.request(JoinRace(race=race), RaceInfo)
-        await host.request(StartRace(race=race), RaceInfo)
-        first, second = await Racer(host, race).started(), await Racer(guest, race).started()
-        await first.play(4)
-        await second.play(3)
-
-        primary = owner(redis_cluster, store, keys.race_meta(race))
-        (replica,) = redis_cluster.replicas[redis_cluster.primaries.index(primary)]
-        await _caught_up(primary, replica)
+        first, second, primary, replica = await _racing_on_one_shard(
+            redis_cluster, store, clients, a, b
+        )
         before = NODES[a].health.run_id
         redis_cluster.kill(primary)
 
@@ -82,11 +111,41 @@ async def test_primary_killed_mid_race(
         assert replica.info("replication")["role"] == "master"
         await eventually(lambda: NODES[a].health.run_id != before, "node a to see the failover")
         promoted = redis.Redis(port=replica.port)
-        assert promoted.exists(keys.race_meta(race))
+        assert promoted.exists(keys.race_meta(first.race))
         promoted.close()
 
-        logs = await assert_logs_replay_to_snapshots(redis_cluster.url, race)
+        logs = await assert_logs_replay_to_snapshots(_url_of(replica), first.race)
         assert logs[first.player] == first.acknowledged
         assert logs[second.player] == second.acknowledged
         assert len(first.acknowledged) == 7 and len(second.acknowledged) == 6
-        assert not told(host, Rewound) and not told(guest, Rewound)
+        assert not told(first.session, Rewound) and not told(second.session, Rewound)
+
+
+async def test_moves_the_replica_missed_are_reported_and_the_race_goes_on(
+    make_node: NodeFactory, clients: Clients, redis_cluster: LocalCluster, store: Store
+) -> None:
+    """The replica's link cut, the primary acknowledges moves alone and is killed: the
+    replica promoted lacks them; each racer is told what was lost, with the board the
+    new primary holds, and plays on from it; every log replays to its board."""
+    async with make_node(timeouts=QUICK_HEALTH) as a, make_node(timeouts=QUICK_HEALTH) as b:
+        first, second, primary, replica = await _racing_on_one_shard(
+            redis_cluster, store, clients, a, b
+        )
+        stored = len(first.acknowledged)
+        _cut_link(primary, replica)
+        await first.play(2)  # acknowledged by the primary alone
+        assert not _in_step(primary, replica)
+        redis_cluster.kill(primary)
+
+        to_first = await first.session.next(Rewound, timeout=3 * TIMEOUT)
+        assert to_first.seq is not None and stored <= to_first.seq < len(first.acknowledged)
+        assert to_first.lost == len(first.acknowledged) - to_first.seq
+        to_second = await second.session.next(Rewound, timeout=3 * TIMEOUT)
+        assert (to_second.seq, to_second.lost) == (3, 0)
+        first.rewound(to_first)
+        second.rewound(to_second)
+        async with asyncio.timeout(3 * TIMEOUT):
+            await first.play(3)
+            await second.play(3)
+        logs = await assert_logs_replay_to_snapshots(_url_of(replica), first.race)
+        assert logs == {first.player: first.acknowledged, second.player: second.acknowledged}
