@@ -1,8 +1,9 @@
 """Redis Cluster: its URL, which node holds a key, and pub/sub by shard.
 
 ``--redis redis+cluster://host:port`` (or ``rediss+cluster://``) names a
-cluster by any one of its nodes; the rest of the URL follows redis-py's
-conventions (``redis://user:password@host:port``), and redis-py's
+cluster by any one of its nodes, or by several (``host1:port,host2:port``);
+the rest of the URL follows redis-py's conventions
+(``redis://user:password@host:port``), and redis-py's
 :class:`~redis.asyncio.RedisCluster` is given it without the ``+cluster``.
 Every key of a race carries the race's hash tag (:mod:`server.storage.keys`),
 so a race lives in one slot, and so on one primary.
@@ -18,9 +19,10 @@ from the shard that stored it to the nodes that follow the race.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol, TypeAlias
+from typing import Any, Protocol, TypeAlias
 
 import redis.asyncio as aioredis
+from redis.asyncio.cluster import ClusterNode
 from redis.exceptions import ClusterDownError, RedisClusterException
 
 from server.storage.resp import Endpoint, Subscriber
@@ -30,6 +32,7 @@ __all__ = [
     "RedisClient",
     "ShardedSubscriber",
     "Topology",
+    "cluster_client",
     "is_cluster_url",
     "is_redirection",
     "read_slot_map",
@@ -54,6 +57,29 @@ def redis_py_url(url: str) -> str:
     """The URL as redis-py's clients take it: the scheme without ``+cluster``."""
     scheme, separator, rest = url.partition("://")
     return f"{scheme.lower().removesuffix('+cluster')}{separator}{rest}"
+
+
+def cluster_client(url: str, **settings: Any) -> aioredis.RedisCluster:
+    """redis-py's cluster client for ``url``, which may name several nodes.
+
+    ``redis+cluster://h1:7000,h2:7000,h3:7000/`` gives the client all three
+    to start from: a node started while the first is down still finds the
+    cluster. ``settings`` go to every node's connections.
+    """
+    scheme, _, rest = redis_py_url(url).partition("://")
+    netloc, slash, path = rest.partition("/")
+    credentials, at, hosts = netloc.rpartition("@")
+    first, *others = hosts.split(",")
+    extra = [_node(address) for address in others]
+    first_url = f"{scheme}://{credentials}{at}{first}{slash}{path}"
+    if extra:
+        settings = {**settings, "startup_nodes": extra}
+    return aioredis.RedisCluster.from_url(first_url, **settings)
+
+
+def _node(address: str) -> ClusterNode:
+    host, _, port = address.rpartition(":")
+    return ClusterNode(host or address, int(port) if host else 6379)
 
 
 def is_redirection(error_text: str) -> bool:

@@ -33,7 +33,7 @@ from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.exceptions import RedisError
 
-from server.storage.cluster import RedisClient, is_cluster_url, read_slot_map, redis_py_url
+from server.storage.cluster import RedisClient, cluster_client, is_cluster_url, read_slot_map
 
 __all__ = ["StorageHealth"]
 
@@ -62,9 +62,7 @@ class StorageHealth:
         }
         self._probe_client: RedisClient
         if is_cluster_url(url):
-            self._probe_client = aioredis.RedisCluster.from_url(
-                redis_py_url(url), require_full_coverage=False, **settings
-            )
+            self._probe_client = cluster_client(url, require_full_coverage=False, **settings)
         else:
             self._probe_client = aioredis.Redis.from_url(
                 url, health_check_interval=0, single_connection_client=True, **settings

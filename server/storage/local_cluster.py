@@ -142,8 +142,9 @@ class LocalCluster:
 
     @property
     def url(self) -> str:
-        """The URL a node is given: any one node of the cluster is enough to find the rest."""
-        return f"redis+cluster://127.0.0.1:{self.primaries[0].port}/"
+        """The URL a node is given: every primary, so that any one up finds the rest."""
+        nodes = ",".join(f"127.0.0.1:{node.port}" for node in self.primaries)
+        return f"redis+cluster://{nodes}/"
 
     def command_line(self, node: ClusterNode) -> list[str]:
         return [

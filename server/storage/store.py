@@ -45,10 +45,10 @@ from server.storage.cluster import (
     Feed,
     RedisClient,
     Topology,
+    cluster_client,
     is_cluster_url,
     is_redirection,
     open_feed,
-    redis_py_url,
 )
 from server.storage.resp import Endpoint, Pipe, ReplyError
 
@@ -196,8 +196,8 @@ async def connect(url: str, *, max_connections: int = 64) -> Store:
     }
     client: RedisClient
     if is_cluster_url(url):
-        client = aioredis.RedisCluster.from_url(
-            redis_py_url(url),
+        client = cluster_client(
+            url,
             max_connections=CLUSTER_CONNECTIONS_PER_NODE,
             require_full_coverage=False,  # one shard failing over leaves the others serving
             **settings,

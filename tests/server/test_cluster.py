@@ -20,7 +20,7 @@ from protocol.messages import (
 )
 from server.rules.record import verify
 from server.storage import keys
-from server.storage.cluster import is_cluster_url, redis_py_url
+from server.storage.cluster import cluster_client, is_cluster_url, redis_py_url
 from server.storage.local_cluster import LocalCluster
 from server.storage.store import Store
 from tests.server.cluster import flushed, owner, shard_channels, start_cluster
@@ -47,6 +47,18 @@ def test_cluster_urls_follow_redis_py() -> None:
     assert redis_py_url("redis+cluster://u:pw@h:7000/") == "redis://u:pw@h:7000/"
     assert redis_py_url("REDISS+CLUSTER://h:7000") == "rediss://h:7000"
     assert redis_py_url("redis://h:6379/0") == "redis://h:6379/0"
+
+
+async def test_a_cluster_url_may_name_several_nodes() -> None:
+    """`redis+cluster://u:pw@a:1,b:2,c/`: the client starts from all three (port 6379 where
+    none is given), with the credentials of the URL."""
+    client = cluster_client("redis+cluster://u:pw@a:1,b:2,c/", require_full_coverage=False)
+    starts = {(n.host, int(n.port)) for n in client.nodes_manager.startup_nodes.values()}
+    assert starts == {("a", 1), ("b", 2), ("c", 6379)}
+    for node in client.nodes_manager.startup_nodes.values():
+        kwargs = node.connection_kwargs
+        assert (kwargs["username"], kwargs["password"]) == ("u", "pw")
+    await client.aclose()
 
 
 async def _race_on_each_shard(
