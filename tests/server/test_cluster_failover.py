@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 import redis
 
-from protocol.messages import JoinRace, RaceInfo, Rewound, StartRace
+from protocol.messages import JoinRace, Progress, RaceInfo, Rewound, StartRace
 from server.settings import Timeouts
 from server.storage import keys
 from server.storage.local_cluster import ClusterNode, LocalCluster
@@ -87,6 +87,43 @@ async def _racing_on_one_shard(
     return first, second, primary, replica
 
 
+async def _heard(listener: Racer, mover: Racer) -> None:
+    """Until ``listener`` was told of all of ``mover``'s moves (from another node)."""
+    moves = len(mover.acknowledged)
+    await listener.session.next(
+        Progress,
+        lambda m: m.player == mover.player and m.progress["moves"] == moves,
+        timeout=TIMEOUT,
+    )
+
+
+async def test_a_manual_failover_moves_the_race_and_its_channel(
+    make_node: NodeFactory, clients: Clients, redis_cluster: LocalCluster, store: Store
+) -> None:
+    """CLUSTER FAILOVER of the race's shard (the old primary becomes its replica): the
+    nodes commit to the new primary, each racer still hears the other, and nothing is
+    lost or rewound. (A feed may stay subscribed on the old primary: Redis 7.0 keeps
+    shard subscriptions there and passes each SPUBLISH on to the shard's replicas.)"""
+    async with make_node(timeouts=QUICK_HEALTH) as a, make_node(timeouts=QUICK_HEALTH) as b:
+        first, second, primary, replica = await _racing_on_one_shard(
+            redis_cluster, store, clients, a, b
+        )
+        with redis.Redis(port=replica.port) as to_replica:
+            to_replica.execute_command("CLUSTER", "FAILOVER")
+        await eventually(
+            lambda: replica.info("replication")["role"] == "master", "the replica to take over"
+        )
+        assert primary.info("replication")["role"] == "slave"
+        async with asyncio.timeout(3 * TIMEOUT):
+            await first.play(3)
+            await second.play(3)
+        await _heard(second, first)
+        await _heard(first, second)
+        logs = await assert_logs_replay_to_snapshots(redis_cluster.url, first.race)
+        assert logs == {first.player: first.acknowledged, second.player: second.acknowledged}
+        assert not told(first.session, Rewound) and not told(second.session, Rewound)
+
+
 async def test_primary_killed_mid_race(
     make_node: NodeFactory, clients: Clients, redis_cluster: LocalCluster, store: Store
 ) -> None:
@@ -103,6 +140,7 @@ async def test_primary_killed_mid_race(
         async with asyncio.timeout(3 * TIMEOUT):
             await first.play(3)  # each move is tried again while the shard fails over
             await second.play(3)
+        await _heard(second, first)  # through the new primary's shard channel
         assert replica.info("replication")["role"] == "master"
         await eventually(lambda: NODES[a].health.run_id != before, "node a to see the failover")
         promoted = redis.Redis(port=replica.port)
