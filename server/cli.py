@@ -100,7 +100,12 @@ def register(commands: Commands) -> None:
     serve = commands.top.add_parser("serve", help="run a server node")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8765)
-    serve.add_argument("--redis", default=None, help="Redis URL (default: $REDIS_URL or embedded)")
+    serve.add_argument(
+        "--redis",
+        default=None,
+        help="Redis URL, or redis+cluster://host:port for a Redis Cluster "
+        "(default: $REDIS_URL or embedded)",
+    )
     serve.add_argument("--data-dir", default="var/redis", help="embedded Redis data directory")
     serve.set_defaults(run=_serve)
 

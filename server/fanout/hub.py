@@ -2,7 +2,9 @@
 
 Every event is numbered per race, stored in the race's stream and announced
 on the race's pub/sub channel. The hub holds one pub/sub connection per
-node and subscribes to the channels of the races its connections watch.
+node (on a cluster, one per primary that owns a race watched here, with
+sharded pub/sub) and subscribes to the channels of the races its
+connections watch.
 Pub/sub is fast but forgets: a watcher that sees a number jump (a message
 lost while Redis restarted, or events from before it subscribed) reads the
 missing ones from the stream first. So each watcher gets every event once,
@@ -27,7 +29,7 @@ from redis.exceptions import RedisError
 
 from server.rules.events import decode_event
 from server.storage import keys
-from server.storage.resp import Endpoint, Subscriber
+from server.storage.cluster import Feed
 from server.storage.store import Store
 
 __all__ = ["Hub", "Watcher"]
@@ -69,8 +71,7 @@ class Hub:
         self._missed: set[Watcher] = set()
         #: Payload -> event, of the events this node is storing (:meth:`storing`).
         self._own: dict[bytes, dict[str, Any]] = {}
-        self._endpoint = Endpoint.of(store.redis)
-        self._feed: Subscriber | None = None
+        self._feed: Feed | None = None
         self._reconnecting: asyncio.Task[None] | None = None
         # Set by close: loops stop on it too, since a Redis call can swallow a
         # cancellation (redis-py issues #2028, #2551) and leave close waiting.
@@ -279,9 +280,9 @@ class Hub:
 
     # -- the feed ----------------------------------------------------------
 
-    async def _connect_feed(self) -> Subscriber:
+    async def _connect_feed(self) -> Feed:
         """A new feed, subscribed to the channel of every topic watched here."""
-        feed = Subscriber(self._endpoint, self._heard, self._feed_lost)
+        feed = self.store.feed(self._heard, self._feed_lost)
         channels = [keys.channel(topic) for topic in self._watchers]
         try:
             await feed.open()

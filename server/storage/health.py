@@ -10,6 +10,11 @@ at every start, so a restart is noticed even when it was too quick for any
 probe to fail: after one, Redis may hold older data than the node saw
 (docs/reliability.md), and the node must check.
 
+On a cluster the probe asks every primary, reading the slot map first, and
+the ``run_id`` is the set of the primaries' ones: a replica promoted in
+place of a primary that died is a restart of that shard, with the same
+risk, since replication is asynchronous (docs/cluster.md).
+
 Changes go to one callback, ``on_change(up, restarted)``. If it raises a
 Redis error (Redis went away again while the node was recovering), the
 change is not taken as done, and the next probe offers it again.
@@ -21,11 +26,14 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 import redis.asyncio as aioredis
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.exceptions import RedisError
+
+from server.storage.cluster import RedisClient, cluster_client, is_cluster_url, read_slot_map
 
 __all__ = ["StorageHealth"]
 
@@ -47,14 +55,18 @@ class StorageHealth:
         self._on_change = on_change
         # One retry, at once: the first command after a Redis restart meets a
         # dead socket, and only the reconnection tells whether Redis is there.
-        self._probe_client = aioredis.Redis.from_url(
-            url,
-            socket_timeout=timeout,
-            socket_connect_timeout=timeout,
-            retry=Retry(NoBackoff(), 1),
-            health_check_interval=0,
-            single_connection_client=True,
-        )
+        settings: dict[str, Any] = {
+            "socket_timeout": timeout,
+            "socket_connect_timeout": timeout,
+            "retry": Retry(NoBackoff(), 1),
+        }
+        self._probe_client: RedisClient
+        if is_cluster_url(url):
+            self._probe_client = cluster_client(url, require_full_coverage=False, **settings)
+        else:
+            self._probe_client = aioredis.Redis.from_url(
+                url, health_check_interval=0, single_connection_client=True, **settings
+            )
         self._down_since = 0.0  # loop time of the probe that first found Redis down
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
@@ -84,13 +96,28 @@ class StorageHealth:
 
     async def probe(self) -> str | None:
         """Redis's run_id, or None if it does not answer in time."""
+        client = self._probe_client
         try:
             async with asyncio.timeout(3 * self.timeout):
-                info = await self._probe_client.info("server")
+                if isinstance(client, aioredis.RedisCluster):
+                    return await self._probe_cluster(client)
+                info = await client.info("server")
         except (RedisError, OSError, TimeoutError) as exc:
             log.debug("redis probe failed: %s", exc)
             return None
         return str(info.get("run_id", "")) or None
+
+    @staticmethod
+    async def _probe_cluster(client: aioredis.RedisCluster) -> str | None:
+        """The primaries' run_ids as one token, or None if a slot has no primary answering."""
+        await read_slot_map(client)
+        primaries = client.get_primaries()
+        replies = await asyncio.gather(
+            *(client.execute_command("INFO", "server", target_nodes=p) for p in primaries)
+        )
+        pairs = zip(primaries, replies, strict=True)
+        run_ids = sorted(f"{p.name}={reply.get('run_id', '')}" for p, reply in pairs)
+        return ",".join(run_ids) or None
 
     async def _run(self) -> None:
         while not self._closed:

@@ -12,9 +12,10 @@ its future straight from ``data_received`` with no task woken per command.
 
 Only what those two paths need is here: connecting (with the AUTH and SELECT
 of the node's redis-py settings), pipelines of commands, and SUBSCRIBE /
-UNSUBSCRIBE with a callback per message. Everything else the node says to
-Redis goes through redis-py. Failures raise redis-py's own exception types,
-so callers treat them exactly as they treat redis-py's.
+UNSUBSCRIBE (SSUBSCRIBE / SUNSUBSCRIBE on a cluster) with a callback per
+message. Everything else the node says to Redis goes through redis-py.
+Failures raise redis-py's own exception types, so callers treat them
+exactly as they treat redis-py's.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import logging
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import hiredis
 import redis.asyncio as aioredis
@@ -58,7 +59,11 @@ class Endpoint:
 
     @classmethod
     def of(cls, client: aioredis.Redis) -> Endpoint:
-        settings = client.connection_pool.connection_kwargs
+        return cls.from_settings(client.connection_pool.connection_kwargs)
+
+    @classmethod
+    def from_settings(cls, settings: dict[str, Any]) -> Endpoint:
+        """From redis-py's connection settings (a pool's, or a cluster node's)."""
         return cls(
             host=settings.get("host", "localhost"),
             port=int(settings.get("port", 6379)),
@@ -254,6 +259,18 @@ class Pipe:
             self._connection = None
 
 
+class _PushKinds(NamedTuple):
+    """The names of a pub/sub flavour's commands and of its messages."""
+
+    subscribe: bytes
+    unsubscribe: bytes
+    message: bytes
+
+
+_PLAIN_KINDS = _PushKinds(b"subscribe", b"unsubscribe", b"message")
+_SHARDED_KINDS = _PushKinds(b"ssubscribe", b"sunsubscribe", b"smessage")
+
+
 @dataclass(slots=True)
 class _Confirming:
     """A SUBSCRIBE or UNSUBSCRIBE waiting for Redis to confirm each of its channels."""
@@ -269,6 +286,12 @@ class Subscriber:
     it must not block, and what it raises is logged, not propagated.
     ``on_lost`` is told when the connection breaks (not when it is closed);
     the owner opens a new subscriber and subscribes again.
+
+    ``sharded`` subscribes to shard channels (SSUBSCRIBE, Redis 7+), which a
+    cluster node serves only for the slots it owns. When a slot leaves the
+    node (a failover, a resharding) Redis unsubscribes its channels on its
+    own; that counts as the connection lost, so the owner subscribes again
+    wherever the slot now lives.
     """
 
     def __init__(
@@ -276,7 +299,11 @@ class Subscriber:
         endpoint: Endpoint,
         on_message: Callable[[bytes, bytes], None],
         on_lost: Callable[[Exception], None],
+        *,
+        sharded: bool = False,
     ) -> None:
+        self._sharded = sharded
+        self._kinds = _SHARDED_KINDS if sharded else _PLAIN_KINDS
         self._on_message = on_message
         self._on_lost = on_lost
         self._connection = _Connection(endpoint, self._pushed, self._lost)
@@ -292,10 +319,11 @@ class Subscriber:
         await self._connection.open()
 
     async def subscribe(self, *channels: str) -> None:
-        await self._command(b"subscribe", channels)
+        """Subscribe; with ``sharded``, the channels must share one slot."""
+        await self._command(self._kinds.subscribe, channels)
 
     async def unsubscribe(self, *channels: str) -> None:
-        await self._command(b"unsubscribe", channels)
+        await self._command(self._kinds.unsubscribe, channels)
 
     def close(self) -> None:
         self._connection.close()
@@ -334,7 +362,7 @@ class Subscriber:
         if not isinstance(reply, list) or len(reply) != 3:
             return
         kind, channel, data = reply
-        if kind == b"message":
+        if kind == self._kinds.message:
             try:
                 self._on_message(channel, data)
             except Exception:
@@ -342,6 +370,9 @@ class Subscriber:
             return
         waiting = self._confirming.get((kind, channel))
         if not waiting:
+            if self._sharded and kind == self._kinds.unsubscribe:
+                # Not asked for: the channel's slot left this node.
+                self._connection.abort(RedisConnectionError(f"{channel!r} moved to another node"))
             return  # not a confirmation anyone waits for
         command = waiting.popleft()
         if not waiting:

@@ -9,15 +9,25 @@ on the race's channel (the fast path to other nodes).
 Move commits are the hot path: :class:`CommitBatcher` gathers the commits of
 all connections that arrive in the same event-loop turn and sends them as one
 pipeline, so a busy node pays one Redis round trip per batch, not per move.
+
+On a Redis Cluster (:mod:`server.storage.cluster`) every script touches the
+keys of one race or one tournament, which share a slot; the sorted sets
+that list races (open, live) live in slots of their own, so the scripts
+that change a race's phase leave them alone and the store updates them
+after the script, with commands that are safe to repeat. Events are
+announced with SPUBLISH on a cluster, PUBLISH on one Redis.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import functools
 import logging
+import re
 import secrets
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from importlib import resources
 from typing import Any, NamedTuple
 
@@ -31,6 +41,15 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from protocol.codec import pack_value as pack
 from server.storage import keys
+from server.storage.cluster import (
+    Feed,
+    RedisClient,
+    Topology,
+    cluster_client,
+    is_cluster_url,
+    is_redirection,
+    open_feed,
+)
 from server.storage.resp import Endpoint, Pipe, ReplyError
 
 __all__ = [
@@ -59,10 +78,21 @@ class StoreUnavailable(Exception):
     """Redis cannot be reached right now; the request may be retried."""
 
 
-def _script(name: str) -> str:
+#: PUBLISH as a Lua script names it, quoted either way.
+_PUBLISH = re.compile(r"""(['"])PUBLISH\1""")
+
+
+def _script(name: str, *, sharded: bool = False) -> str:
+    """A script's source, with the shared prelude if it emits events.
+
+    ``sharded``: events are announced on shard channels (SPUBLISH, Redis 7+),
+    which a cluster delivers only from the shard that owns the race.
+    """
     text = resources.files("server.storage").joinpath("lua", f"{name}.lua").read_text()
     if "emit(" in text:
         text = resources.files("server.storage").joinpath("lua", "_emit.lua").read_text() + text
+    if sharded:
+        text = _PUBLISH.sub(r"\1SPUBLISH\1", text)
     return text
 
 
@@ -169,23 +199,39 @@ class FairConnectionPool(aioredis.ConnectionPool):
                 self._slots.release()
 
 
+#: Connections a cluster client may open to each node. redis-py's cluster
+#: client fails a command outright when a node's are all busy, so the cap is
+#: set far above what a node keeps in flight.
+CLUSTER_CONNECTIONS_PER_NODE = 1024
+
+
 async def connect(url: str, *, max_connections: int = 64) -> Store:
-    """A store on ``url``; retries with backoff while Redis is starting."""
-    pool = FairConnectionPool.from_url(
-        url,
-        max_connections=max_connections,
-        retry=Retry(ExponentialBackoff(cap=1.0, base=0.05), retries=3),
-        retry_on_error=[RedisConnectionError, RedisTimeoutError],
-        socket_connect_timeout=2,
-        socket_timeout=5,
-        health_check_interval=15,
-    )
-    client = aioredis.Redis.from_pool(pool)
+    """A store on ``url`` (one Redis, or a cluster: ``redis+cluster://``);
+    retries with backoff while Redis is starting."""
+    settings: dict[str, Any] = {
+        "retry": Retry(ExponentialBackoff(cap=1.0, base=0.05), retries=3),
+        "retry_on_error": [RedisConnectionError, RedisTimeoutError],
+        "socket_connect_timeout": 2,
+        "socket_timeout": 5,
+    }
+    client: RedisClient
+    if is_cluster_url(url):
+        client = cluster_client(
+            url,
+            max_connections=CLUSTER_CONNECTIONS_PER_NODE,
+            require_full_coverage=False,  # one shard failing over leaves the others serving
+            **settings,
+        )
+    else:
+        pool = FairConnectionPool.from_url(
+            url, max_connections=max_connections, health_check_interval=15, **settings
+        )
+        client = aioredis.Redis.from_pool(pool)
     for attempt in range(1, 41):
         try:
             await client.ping()
             break
-        except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
+        except (RedisError, OSError) as exc:
             log.warning("redis at %s not answering (attempt %d): %s", url, attempt, exc)
             await asyncio.sleep(min(0.05 * attempt, 1.0))
     else:
@@ -203,9 +249,13 @@ class Store:
         "seat", "tournament_save", "announce",
     )  # fmt: skip
 
-    def __init__(self, client: aioredis.Redis) -> None:
+    def __init__(self, client: RedisClient) -> None:
         self.redis = client
-        self._source = {name: _script(name) for name in self.SCRIPTS}
+        self.topology = Topology(client)
+        #: One Redis runs a MULTI over any keys; a cluster only over one slot's.
+        self.atomic_across_slots = not self.topology.sharded
+        sharded = self.topology.sharded
+        self._source = {name: _script(name, sharded=sharded) for name in self.SCRIPTS}
         self._sha: dict[str, str] = {}
         self.batcher = CommitBatcher(self)
 
@@ -224,6 +274,12 @@ class Store:
     async def close(self) -> None:
         self.batcher.close()
         await self.redis.aclose()
+
+    def feed(
+        self, on_message: Callable[[bytes, bytes], None], on_lost: Callable[[Exception], None]
+    ) -> Feed:
+        """A new pub/sub feed of events: see :func:`server.storage.cluster.open_feed`."""
+        return open_feed(self.topology, on_message, on_lost)
 
     # -- sessions --------------------------------------------------------
 
@@ -256,9 +312,13 @@ class Store:
         stored: dict[str, str | int | float] = {
             k: ("" if v is None else v) for k, v in meta.items()
         }
-        async with self.redis.pipeline(transaction=True) as pipe:
+        async with self.redis.pipeline(transaction=self.atomic_across_slots) as pipe:
             pipe.hset(keys.race_meta(race), mapping=stored)  # type: ignore[arg-type]
             pipe.hset(keys.race_players(race), host, name)
+            if not self.atomic_across_slots:
+                # A cluster: the code and the lists lie in other slots, written
+                # after the race, so a listing never finds a race not there.
+                await pipe.execute()
             pipe.set(keys.race_code(code), race)
             pipe.zadd(keys.OPEN_RACES, {race: now})
             pipe.sadd(keys.hosted_races(host), race)
@@ -344,19 +404,19 @@ class Store:
     async def join(self, race: str, player: str, name: str, payload: bytes) -> tuple[str, int]:
         status, event = await self.run(
             "join",
-            [keys.race_meta(race), keys.race_players(race), keys.race_events(race),
-             keys.OPEN_RACES],
+            [keys.race_meta(race), keys.race_players(race), keys.race_events(race)],
             [race, player, name, keys.race_channel(race), payload],
-        )  # fmt: skip
+        )
         return _text(status), int(event)
 
     async def leave(self, race: str, player: str, payload: bytes) -> tuple[str, int]:
-        status, event = await self.run(
+        status, event, closed = await self.run(
             "leave",
-            [keys.race_meta(race), keys.race_players(race), keys.race_events(race),
-             keys.OPEN_RACES],
+            [keys.race_meta(race), keys.race_players(race), keys.race_events(race)],
             [race, player, keys.race_channel(race), payload],
-        )  # fmt: skip
+        )
+        if int(closed):
+            await self.redis.zrem(keys.OPEN_RACES, race)
         return _text(status), int(event)
 
     async def set_ready(
@@ -383,10 +443,15 @@ class Store:
         status, event = await self.run(
             "start",
             [keys.race_meta(race), keys.race_players(race), keys.race_events(race),
-             keys.race_boards(race), keys.OPEN_RACES, keys.LIVE_RACES],
+             keys.race_boards(race)],
             [race, requester, repr(started_at), repr(ends_at),
              keys.race_channel(race), payload, int(force), home],
         )  # fmt: skip
+        if _text(status) == "ok":
+            # Listed as live before it is no longer listed as open: a node
+            # lost between the two leaves it in both lists, never in neither.
+            await self.redis.zadd(keys.LIVE_RACES, {race: ends_at})
+            await self.redis.zrem(keys.OPEN_RACES, race)
         return _text(status), int(event)
 
     async def board(self, race: str, player: str) -> StoredBoard | None:
@@ -436,13 +501,18 @@ class Store:
 
     async def finish(self, race: str, now: float) -> bool:
         """Close the race if it is done; True for the one caller that closed it."""
-        result = await self.run(
-            "finish",
-            [keys.race_meta(race), keys.race_boards(race), keys.race_players(race),
-             keys.LIVE_RACES],
-            [race, repr(now)],
-        )  # fmt: skip
-        return _text(result) == "closed"
+        result = _text(
+            await self.run(
+                "finish",
+                [keys.race_meta(race), keys.race_boards(race), keys.race_players(race)],
+                [race, repr(now)],
+            )
+        )
+        if result in ("closed", "not_started"):
+            # Not live (any more): also mends the list after a node was lost
+            # between a race's close and this step.
+            await self.redis.zrem(keys.LIVE_RACES, race)
+        return result == "closed"
 
     async def record_results(
         self, race: str, results: bytes, payload: bytes, *, hold: bool = False
@@ -507,21 +577,26 @@ class Store:
         return _bytes(entries[0][1][b"d"]) if entries else None
 
 
+Pending = list[tuple[MoveCommit, "asyncio.Future[list[Any]]"]]
+
+
 class CommitBatcher:
     """Sends concurrent move commits to Redis as one pipeline per loop turn.
 
     Every commit that arrives in the same event-loop turn goes into one
-    pipeline on the node's lean commit connection (:mod:`server.storage.resp`).
-    Pipelines do not wait for each other: any number may be in flight on the
-    connection, and each pipeline's replies resolve its commits' futures as
-    they are parsed. Order between pipelines does not matter: each commit is
-    a compare-and-set on its racer's sequence, and a racer's next move waits
-    for the reply to its last.
+    pipeline on the node's lean commit connection (:mod:`server.storage.resp`)
+    to the Redis that holds the race: on a cluster, one pipeline per primary
+    among those the turn's races live on. Pipelines do not wait for each
+    other: any number may be in flight on a connection, and each pipeline's
+    replies resolve its commits' futures as they are parsed. Order between
+    pipelines does not matter: each commit is a compare-and-set on its
+    racer's sequence, and a racer's next move waits for the reply to its last.
 
     The rare cases take a slower path in a task: connecting (again), a Redis
-    that forgot its scripts (restarted), a connection lost mid-flight. A
-    commit sent twice that way is harmless: the second finds its sequence
-    taken and the service answers it as the resent move it is.
+    that forgot its scripts (restarted, or a replica just promoted), a
+    connection lost mid-flight, a cluster saying the slot moved. A commit
+    sent twice that way is harmless: the second finds its sequence taken and
+    the service answers it as the resent move it is.
     """
 
     #: Pauses before the attempts after a failed one (redis-py's retries, before).
@@ -529,8 +604,9 @@ class CommitBatcher:
 
     def __init__(self, store: Store) -> None:
         self._store = store
-        self._pipe = Pipe(Endpoint.of(store.redis))
-        self._pending: list[tuple[MoveCommit, asyncio.Future[list[Any]]]] = []
+        self._topology = store.topology
+        self._pipes: dict[Endpoint, Pipe] = {}
+        self._pending: Pending = []
         self._scheduled = False
         self._retrying: set[asyncio.Task[None]] = set()
 
@@ -548,16 +624,41 @@ class CommitBatcher:
         return future
 
     def close(self) -> None:
-        self._pipe.close()
+        for pipe in self._pipes.values():
+            pipe.close()
+        self._pipes.clear()
+
+    def _pipe(self, endpoint: Endpoint) -> Pipe:
+        pipe = self._pipes.get(endpoint)
+        if pipe is None:
+            pipe = self._pipes[endpoint] = Pipe(endpoint)
+        return pipe
+
+    def _by_endpoint(self, batch: Pending) -> dict[Endpoint, Pending]:
+        """The batch split by the Redis that holds each race (one group on one Redis)."""
+        if self._topology.single is not None:
+            return {self._topology.single: batch}
+        endpoint_for = self._topology.endpoint_for
+        groups: dict[Endpoint, Pending] = {}
+        for item in batch:
+            groups.setdefault(endpoint_for(keys.race_meta(item[0].race)), []).append(item)
+        return groups
 
     def _flush(self) -> None:
         self._scheduled = False
         batch, self._pending = self._pending, []
-        if not self._pipe.ready():
+        try:
+            groups = self._by_endpoint(batch)
+        except RedisError:  # the slot map has a hole: the slow path reads it again
             self._retry(batch)
             return
-        sent = self._pipe.send([self._command(c) for c, _ in batch])
-        sent.add_done_callback(lambda done: self._answered(batch, done))
+        for endpoint, group in groups.items():
+            pipe = self._pipe(endpoint)
+            if not pipe.ready():
+                self._retry(group)
+                continue
+            sent = pipe.send([self._command(c) for c, _ in group])
+            sent.add_done_callback(functools.partial(self._answered, group))
 
     def _command(self, c: MoveCommit) -> tuple[Any, ...]:
         return (
@@ -569,51 +670,74 @@ class CommitBatcher:
             c.expected_version, c.version,
         )  # fmt: skip
 
-    def _answered(
-        self,
-        batch: list[tuple[MoveCommit, asyncio.Future[list[Any]]]],
-        sent: asyncio.Future[list[Any]],
-    ) -> None:
+    def _answered(self, batch: Pending, sent: asyncio.Future[list[Any]]) -> None:
         if sent.cancelled() or sent.exception() is not None:
             self._retry(batch)  # the connection broke or timed out
-        elif any(_forgot_script(reply) for reply in sent.result()):
-            self._retry(batch)  # Redis restarted
-        else:
-            self._deliver(batch, sent.result())
+            return
+        again = self._deliver(batch, sent.result())
+        if again:
+            self._retry(again)  # Redis restarted, or the cluster moved a slot
 
-    def _deliver(
-        self, batch: list[tuple[MoveCommit, asyncio.Future[list[Any]]]], replies: list[Any]
-    ) -> None:
-        for (_, future), reply in zip(batch, replies, strict=True):
-            if not future.done():
-                if isinstance(reply, ReplyError):
-                    future.set_exception(ResponseError(str(reply)))
+    def _deliver(self, batch: Pending, replies: list[Any]) -> Pending:
+        """Resolve each commit with its reply; returns those to send again."""
+        again: Pending = []
+        for item, reply in zip(batch, replies, strict=True):
+            future = item[1]
+            if future.done():
+                continue
+            if isinstance(reply, ReplyError):
+                if _send_again(reply):
+                    again.append(item)
                 else:
-                    future.set_result([_text(reply[0]), int(reply[1]), int(reply[2])])
+                    future.set_exception(ResponseError(str(reply)))
+            else:
+                future.set_result([_text(reply[0]), int(reply[1]), int(reply[2])])
+        return again
 
-    def _retry(self, batch: list[tuple[MoveCommit, asyncio.Future[list[Any]]]]) -> None:
+    def _retry(self, batch: Pending) -> None:
         task = asyncio.get_running_loop().create_task(self._send_slowly(batch))
         self._retrying.add(task)
         task.add_done_callback(self._retrying.discard)
 
-    async def _send_slowly(self, batch: list[tuple[MoveCommit, asyncio.Future[list[Any]]]]) -> None:
-        """Connect, reload the scripts if Redis forgot them, and send; a few tries."""
+    async def _send_slowly(self, batch: Pending) -> None:
+        """Connect, reload the scripts if Redis forgot them, read the slot map again
+        if the cluster says it changed, and send; a few tries."""
         error: Exception = RedisConnectionError("redis is unreachable")
         for pause in (0.0, *self.RETRY_PAUSES):
             await asyncio.sleep(pause)
             try:
-                replies = await self._pipe.execute([self._command(c) for c, _ in batch])
-                if not any(_forgot_script(reply) for reply in replies):
-                    self._deliver(batch, replies)
+                errors: list[str] = []
+                for endpoint, group in self._by_endpoint(batch).items():
+                    replies = await self._pipe(endpoint).execute(
+                        [self._command(c) for c, _ in group]
+                    )
+                    errors += [str(reply) for reply in replies if isinstance(reply, ReplyError)]
+                    self._deliver(group, replies)
+                batch = [item for item in batch if not item[1].done()]
+                if not batch:
                     return
-                await self._store.load_scripts()
-                error = NoScriptError("redis forgot the move script")
+                error = await self._mend(errors)
             except (RedisError, OSError) as exc:
                 error = exc
+                with contextlib.suppress(RedisError, OSError):
+                    await self._topology.refresh()
         for _, future in batch:
             if not future.done():
                 future.set_exception(error)
 
+    async def _mend(self, errors: list[str]) -> Exception:
+        """Do what the error replies ask: reload the scripts, read the slot map again."""
+        forgot = any(e.startswith("NOSCRIPT") for e in errors)
+        if forgot or any(is_redirection(e) for e in errors):
+            # On a cluster a script is missing from a replica just promoted:
+            # the map first, so the scripts reach the new primary.
+            await self._topology.refresh()
+        if forgot:
+            await self._store.load_scripts()
+        return ResponseError(errors[0] if errors else "redis did not answer every commit")
 
-def _forgot_script(reply: Any) -> bool:
-    return isinstance(reply, ReplyError) and str(reply).startswith("NOSCRIPT")
+
+def _send_again(reply: ReplyError) -> bool:
+    """An error reply that a retry may cure: a forgotten script, a slot served elsewhere."""
+    text = str(reply)
+    return text.startswith("NOSCRIPT") or is_redirection(text)

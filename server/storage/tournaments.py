@@ -50,10 +50,14 @@ class TournamentStore:
         hashed = None
         if password is not None:
             hashed = await asyncio.to_thread(hash_password, password, secrets.token_hex(8))
-        async with self.redis.pipeline(transaction=True) as pipe:
+        async with self.redis.pipeline(transaction=self.store.atomic_across_slots) as pipe:
             pipe.hset(meta, "doc", pack(doc))
             if hashed is not None:
                 pipe.hset(meta, "password", hashed)
+            if not self.store.atomic_across_slots:
+                # A cluster: the code and the lists lie in other slots, written
+                # after the tournament, so a listing never finds one not there.
+                await pipe.execute()
             pipe.set(keys.tournament_code(code), tournament)
             pipe.zadd(keys.TOURNAMENTS, {tournament: doc["created"]})
             pipe.sadd(keys.hosted_tournaments(host), tournament)

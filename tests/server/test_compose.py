@@ -45,10 +45,60 @@ def _dockerfile() -> list[tuple[str, str]]:
     ]
 
 
+def _profile(compose: dict[str, Any], profile: str | None) -> dict[str, dict[str, Any]]:
+    """The services `docker compose [--profile P] up` starts beyond the default ones."""
+    return {
+        name: service
+        for name, service in compose["services"].items()
+        if (profile in service["profiles"] if "profiles" in service else profile is None)
+    }
+
+
 def test_services(compose: dict[str, Any]) -> None:
-    """Compose runs a Redis and the server, and nothing else."""
-    assert set(compose["services"]) == {"redis", "server"}
+    """Compose runs a Redis and the server, and nothing else, unless a profile is named."""
+    assert set(_profile(compose, None)) == {"redis", "server"}
     assert compose["services"]["redis"]["image"].startswith("redis:7")
+    assert set(compose["services"]) == {*_profile(compose, None), *_profile(compose, "cluster")}
+
+
+def test_cluster_profile(compose: dict[str, Any]) -> None:
+    """`--profile cluster`: three cluster-enabled Redis 7 (AOF on, each on its own volume),
+    a one-shot job that joins them once they answer, and two nodes on the cluster."""
+    cluster = _profile(compose, "cluster")
+    redises = sorted(name for name in cluster if name.startswith("redis-"))
+    assert len(redises) == 3
+    for name in redises:
+        service = cluster[name]
+        assert service["image"].startswith("redis:7")
+        words = _words(service["command"])
+        options = dict(zip(words[1::2], words[2::2], strict=True))
+        assert words[0] == "redis-server" and options["--cluster-enabled"] == "yes"
+        assert (options["--appendonly"], options["--appendfsync"]) == ("yes", "everysec")
+        assert _words(service["healthcheck"]["test"])[-2:] == ["redis-cli", "ping"]
+    volumes = [str(cluster[name]["volumes"][0]).split(":") for name in redises]
+    assert sorted(v[1] for v in volumes) == ["/data"] * 3
+    assert len({v[0] for v in volumes}) == 3 and {v[0] for v in volumes} <= set(compose["volumes"])
+
+    init = cluster["cluster-init"]
+    script = " ".join(_words(init["command"]))
+    assert "redis-cli --cluster create" in script and "cluster_state:ok" in script
+    for name in redises:
+        assert f"getent hosts {name}" in script
+        assert init["depends_on"][name]["condition"] == "service_healthy"
+
+    servers = sorted(name for name in cluster if name.startswith("server-"))
+    assert len(servers) == 2
+    ports = set()
+    for name in servers:
+        service = cluster[name]
+        url = urlsplit(_environment(service)["REDIS_URL"])
+        assert (url.scheme, url.port) == ("redis+cluster", 6379) and url.hostname in redises
+        assert service["depends_on"]["cluster-init"]["condition"] == (
+            "service_completed_successfully"
+        )
+        assert service["build"] == compose["services"]["server"]["build"]
+        ports |= {str(p).split(":")[0] for p in service["ports"]}
+    assert len(ports) == 2 and "8765" not in ports  # beside the default server, not on it
 
 
 def test_redis_keeps_an_append_only_file_on_a_volume(compose: dict[str, Any]) -> None:

@@ -1,8 +1,9 @@
--- KEYS: meta, boards, players, live-races
+-- KEYS: meta, boards, players
 -- ARGV: race, now
 -- Closes a started race once every racer is done or its clock has run out;
 -- racers still playing at the deadline are marked "timeout". Only one
--- caller ever gets 'closed': it must then record the results.
+-- caller ever gets 'closed': it must then record the results. The store
+-- takes the race off the live list (another slot).
 local meta, boards = KEYS[1], KEYS[2]
 if redis.call('HGET', meta, 'status') ~= 'started' then return 'not_started' end
 local now = tonumber(ARGV[2])
@@ -14,5 +15,4 @@ for _, p in ipairs(redis.call('HKEYS', KEYS[3])) do
   end
 end
 redis.call('HSET', meta, 'status', 'finished', 'unfinished', 0)
-redis.call('ZREM', KEYS[4], ARGV[1])
 return 'closed'

@@ -1,4 +1,4 @@
--- KEYS: meta, players, events, open-races
+-- KEYS: meta, players, events
 -- ARGV: race, player, name, channel, payload
 -- Adds a player to an open race that has room. Returns {status, event}.
 local status = redis.call('HGET', KEYS[1], 'status')

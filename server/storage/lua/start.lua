@@ -1,7 +1,9 @@
--- KEYS: meta, players, events, boards, open-races, live-races
+-- KEYS: meta, players, events, boards
 -- ARGV: race, requester, started_at, ends_at, channel, payload, force, home
 -- Starts an open race: when the host asks (force=1), or when everyone is ready.
--- Every racer starts at sequence 0 on the deal, which the seed gives: no board is stored.
+-- Every racer starts at sequence 0 on the deal, which the seed gives: no board
+-- is stored. The lists of open and live races lie in other slots: the store
+-- moves the race between them.
 local status = redis.call('HGET', KEYS[1], 'status')
 if not status then return {'not_found', 0} end
 if status ~= 'open' then return {'race_not_open', 0} end
@@ -18,6 +20,4 @@ redis.call('HSET', KEYS[1], 'status', 'started', 'started_at', ARGV[3], 'ends_at
 for _, p in ipairs(players) do
   redis.call('HSET', KEYS[4], 'seq:' .. p, 0, 'status:' .. p, 'playing', 'home:' .. p, ARGV[8])
 end
-redis.call('ZREM', KEYS[5], ARGV[1])
-redis.call('ZADD', KEYS[6], ARGV[4], ARGV[1])
 return {'ok', emit(KEYS[1], KEYS[3], ARGV[5], ARGV[6])}

@@ -1,0 +1,151 @@
+"""Two nodes on a real three-primary Redis Cluster: races and a tournament on every shard."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from protocol.messages import (
+    CreateRace,
+    GetTournamentRecord,
+    JoinRace,
+    LeaveRace,
+    Progress,
+    RaceInfo,
+    StartRace,
+    TournamentRecord,
+)
+from server.rules.record import verify
+from server.storage import keys
+from server.storage.cluster import cluster_client, is_cluster_url, redis_py_url
+from server.storage.local_cluster import LocalCluster
+from server.storage.store import Store
+from tests.server.cluster import flushed, owner, shard_channels, start_cluster
+from tests.server.conftest import Clients, NodeFactory
+from tests.server.faults import Racer, assert_logs_replay_to_snapshots
+from tests.server.test_tournament import FAST, host_tournament, run_bots
+
+
+@pytest.fixture(scope="module")
+def redis_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
+    yield from start_cluster(tmp_path_factory.mktemp("cluster"))
+
+
+@pytest.fixture
+def redis_url(redis_cluster: LocalCluster) -> str:
+    """Every node and store of these tests is on the cluster, emptied."""
+    return flushed(redis_cluster)
+
+
+def test_cluster_urls_follow_redis_py() -> None:
+    """`redis+cluster://` names a cluster; redis-py's client gets the URL without `+cluster`."""
+    assert is_cluster_url("redis+cluster://h:7000/") and is_cluster_url("rediss+cluster://h:1")
+    assert not is_cluster_url("redis://h:6379/0")
+    assert redis_py_url("redis+cluster://u:pw@h:7000/") == "redis://u:pw@h:7000/"
+    assert redis_py_url("REDISS+CLUSTER://h:7000") == "rediss://h:7000"
+    assert redis_py_url("redis://h:6379/0") == "redis://h:6379/0"
+
+
+async def test_a_cluster_url_may_name_several_nodes() -> None:
+    """`redis+cluster://u:pw@a:1,b:2,c/`: the client starts from all three (port 6379 where
+    none is given), with the credentials of the URL."""
+    client = cluster_client("redis+cluster://u:pw@a:1,b:2,c/", require_full_coverage=False)
+    starts = {(n.host, int(n.port)) for n in client.nodes_manager.startup_nodes.values()}
+    assert starts == {("a", 1), ("b", 2), ("c", 6379)}
+    for node in client.nodes_manager.startup_nodes.values():
+        kwargs = node.connection_kwargs
+        assert (kwargs["username"], kwargs["password"]) == ("u", "pw")
+    await client.aclose()
+
+
+async def _race_on_each_shard(
+    cluster: LocalCluster, store: Store, clients: Clients, url: str
+) -> dict[int, str]:
+    """Open races until each primary holds one; the others are left (closing them)."""
+    host = clients.open[0]
+    races: dict[int, str] = {}
+    for _ in range(60):
+        created = await host.request(
+            CreateRace(variant="gavotte", max_players=2, time_limit=600, spectate="live", deal=5),
+            RaceInfo,
+        )
+        race = str(created.race["id"])
+        port = owner(cluster, store, keys.race_meta(race)).port
+        if port in races:
+            await host.request(LeaveRace(race=race), RaceInfo)
+        else:
+            races[port] = race
+        if len(races) == len(cluster.primaries):
+            return races
+    raise AssertionError("60 races and still a primary without one")
+
+
+async def test_a_race_on_each_shard(
+    make_node: NodeFactory, clients: Clients, redis_cluster: LocalCluster, store: Store
+) -> None:
+    """A race on each primary, its racers on two nodes: every move is stored on the race's
+    shard, each racer hears the other's progress through that shard's channel only, and
+    the logs replay to the boards."""
+    async with make_node() as a, make_node() as b:
+        host = await clients.hello(a, "Host")
+        guest = await clients.hello(b, "Guest")
+        races = await _race_on_each_shard(redis_cluster, store, clients, a)
+        assert set(await store.open_races()) == set(races.values())  # the others left
+        racers: list[tuple[Racer, Racer]] = []
+        for race in races.values():
+            await guest.request(JoinRace(race=race), RaceInfo)
+            await host.request(StartRace(race=race), RaceInfo)
+            racers.append((await Racer(host, race).started(), await Racer(guest, race).started()))
+        assert await store.open_races() == []
+        assert set(await store.live_races()) == set(races.values())
+
+        for first, second in racers:
+            await first.play(3)
+            await second.play(2)
+            heard = await second.session.next(
+                Progress, lambda m, r=first: m.race == r.race and m.progress["moves"] == 3
+            )
+            assert heard.player == first.player
+            await first.session.next(
+                Progress, lambda m, r=second: m.race == r.race and m.progress["moves"] == 2
+            )
+
+        for port, race in races.items():
+            channel = keys.race_channel(race)
+            for node in redis_cluster.primaries:
+                assert (channel in shard_channels(node)) == (node.port == port), node.port
+            logs = await assert_logs_replay_to_snapshots(redis_cluster.url, race)
+            assert sorted(len(log) for log in logs.values()) == [2, 3]
+
+
+def _shards(cluster: LocalCluster, store: Store, races: list[str]) -> set[int]:
+    return {owner(cluster, store, keys.race_meta(race)).port for race in races}
+
+
+async def test_a_tournament_across_shards(
+    make_node: NodeFactory, clients: Clients, redis_cluster: LocalCluster, store: Store
+) -> None:
+    """A two-round tournament whose four races lie on at least two primaries, its entrants
+    on two nodes, is played to the end; every seed and log of its record verifies."""
+    async with make_node(timeouts=FAST) as a, make_node(timeouts=FAST) as b:
+        for _ in range(20):
+            host, doc = await host_tournament(a, format="rounds", variants=["gavotte"], rounds=2)
+            clients.open.append(host)
+            # A table's race id is fixed by the tournament: "<id>-<round>-<table>".
+            planned = [f"{doc['id'].lower()}-{n}-{t}" for n in (1, 2) for t in (1, 2)]
+            if len(_shards(redis_cluster, store, planned)) >= 2:
+                break
+        else:
+            raise AssertionError("20 tournaments, each on one shard")
+        finals: list[dict[str, Any]] = await run_bots([a, b], doc["code"], 10, host, doc["id"])
+        record = await host.request(GetTournamentRecord(code=doc["code"]), TournamentRecord)
+
+    assert finals[0]["status"] == "finished"
+    races = sorted(record.record["races"])
+    assert races == sorted(planned)
+    assert len(_shards(redis_cluster, store, races)) >= 2
+    assert verify(record.record) == []
+    await asyncio.sleep(0)
