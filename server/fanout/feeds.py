@@ -109,6 +109,27 @@ class RaceWatch:
         # race's boards is filled from the logs (:meth:`_fill_then_show`).
         self._unseen: list[tuple[int, dict[str, Any]]] | None = None
         self._gap = 0  # the last event whose board needed the logs
+        # Frames made while the reply to the request that opened this watch
+        # (``spectate``, ``resume``) has not gone out yet: they follow it.
+        self._before_reply: list[bytes] | None = None
+
+    def hold(self) -> None:
+        """Keep every frame for the client until :meth:`release`: the reply goes first."""
+        if self._before_reply is None:
+            self._before_reply = []
+
+    def release(self) -> None:
+        """Send what :meth:`hold` kept, in order; from now on frames go out at once."""
+        kept, self._before_reply = self._before_reply, None
+        for frame in kept or ():
+            self.conn.send_frame(frame)
+
+    def _emit(self, frame: bytes) -> None:
+        """Send a frame to the client, or keep it while the reply is still to go."""
+        if self._before_reply is not None:
+            self._before_reply.append(frame)
+        else:
+            self.conn.send_frame(frame)
 
     def deliver(self, race: str, n: int, event: dict[str, Any]) -> None:
         if self._unseen is not None:
@@ -125,7 +146,7 @@ class RaceWatch:
         elif kind == "resigned":
             self._progress(n, event)
         elif kind == "results":
-            self.conn.send_frame(
+            self._emit(
                 _shared_frame(
                     event,
                     "results",
@@ -148,7 +169,7 @@ class RaceWatch:
     def _starting(self, n: int, event: dict[str, Any]) -> None:
         wait = event["started_at"] - time.time()
         if self.role == "racer":
-            self.conn.send(Countdown(race=self.race, seconds=max(0, math.ceil(wait))))
+            self._emit(encode(Countdown(race=self.race, seconds=max(0, math.ceil(wait)))))
             started = encode_trusted(
                 RaceStarted,
                 race=self.race,
@@ -171,7 +192,7 @@ class RaceWatch:
             if "seq" in event:
                 self.acknowledged = max(self.acknowledged, event["seq"] + 1)
             return
-        self.conn.send_frame(
+        self._emit(
             _shared_frame(
                 event,
                 "progress",
@@ -265,13 +286,13 @@ class RaceWatch:
 
     def _later(self, wait: float, frame: bytes) -> None:
         if wait <= 0:
-            self.conn.send_frame(frame)
+            self._emit(frame)
         else:
             asyncio.get_running_loop().call_later(wait, self._send_if_watching, frame)
 
     def _send_if_watching(self, frame: bytes) -> None:
         if self.conn.watches.get(self.race) is self:
-            self.conn.send_frame(frame)
+            self._emit(frame)
 
     def _stop_following(self) -> None:
         self._spawn(self.conn.unwatch(self.race, self))
@@ -302,8 +323,8 @@ class RaceWatch:
             if self.role == "spectator":
                 snapshot = await service.spectator_snapshot(self.race, player)
                 self._shown = int(snapshot["event"])  # numbers after it are new events now
-                self.conn.send(Rewound(race=self.race, event=snapshot["event"]))
-                self.conn.send(Spectating(**snapshot))
+                self._emit(encode(Rewound(race=self.race, event=snapshot["event"])))
+                self._emit(encode(Spectating(**snapshot)))
                 return int(snapshot["event"])
             assert player is not None
             now = await service.board_now(self.race, player)
@@ -312,14 +333,14 @@ class RaceWatch:
         if "seq" in now:
             now["lost"] = max(0, self.acknowledged - now["seq"])
             self.acknowledged = now["seq"]
-        self.conn.send(Rewound(**now))
+        self._emit(encode(Rewound(**now)))
         self._spawn(self._send_race_state())
         return int(now["event"])
 
     async def _send_race_state(self, info: Awaitable[dict[str, Any]] | None = None) -> None:
         """Send the race's info: read now, or the read shared by this event's watchers."""
         race = await (self.races.info(self.race) if info is None else info)
-        self.conn.send(RaceState(race=race))
+        self._emit(encode(RaceState(race=race)))
 
     async def _send_spectating(self, n: int, wait: float) -> None:
         """Push the opening boards, then the boards held meanwhile that they lack."""
@@ -329,8 +350,9 @@ class RaceWatch:
             if self.conn.watches.get(self.race) is not self or self.policy is Spectate.AFTER:
                 return
             service = self.races
-            snapshot = await service.spectator_snapshot(self.race, self.conn.player)
-            self.conn.send(Spectating(**snapshot))
+            # The opening boards, as of the start: each move after it comes as its board.
+            snapshot = await service.spectator_snapshot(self.race, self.conn.player, upto=n)
+            self._emit(encode(Spectating(**snapshot)))
             shown = self._shown = snapshot["event"]
         finally:
             if self._held is held:

@@ -746,14 +746,18 @@ class RaceService:
             self._replicas.pop(race, None)
         raise RequestRefused(ErrorCode.INTERNAL, "the race's logs changed while being read")
 
-    async def spectator_snapshot(self, race: str, player: str | None) -> dict[str, Any]:
-        """Boards as the race's policy lets spectators see them now, and the number of
-        the last event they reflect. Racers may not spectate their own race."""
+    async def spectator_snapshot(
+        self, race: str, player: str | None, upto: int | None = None
+    ) -> dict[str, Any]:
+        """Boards as the race's policy lets spectators see them now (and no later than
+        event ``upto``), and the number of the last event they reflect. Racers may
+        not spectate their own race."""
         info = await self.info(race)
         if player is not None and player in info["players"]:
             raise RequestRefused(ErrorCode.NOT_ALLOWED, "racers cannot spectate their own race")
         if info["phase"] == "open":
             last = await self.store.event_count(race)
+            last = last if upto is None else min(upto, last)
             return {"race": info, "layout": None, "boards": {}, "event": last}
         started = await self.started(race)
         last = 0
@@ -764,6 +768,8 @@ class RaceService:
         game = started.game
         states: dict[str, State] = {}
         for n, payload in await self.store.events_since(race, 0):
+            if upto is not None and n > upto:
+                break
             event = unpack(payload)
             if event["k"] == "starting":
                 if hidden_until_the_end:
