@@ -353,6 +353,8 @@ PlayerName = Annotated[str, check_player_name]
 Token = Annotated[str, Str(1, 64)]
 Seq = Annotated[int, Int(0, MAX_SEQ)]
 EventNumber = Annotated[int, Int(0, MAX_EVENT)]
+#: The event a push about a race reports; absent from a reply that reports none.
+PushedEvent = Annotated[int | None, Opt(Int(0, MAX_EVENT))]
 MoveString = Annotated[str, Str(1, 40)]
 LegalMoves = Annotated[Sequence[str], ListOf(Str(1, 40), MAX_LEGAL)]
 Digest = Annotated[str, Hex(64)]
@@ -763,6 +765,7 @@ class RaceState(ServerMessage):
 
     t: ClassVar[str] = "race_state"
     race: Data
+    event: PushedEvent = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -770,6 +773,7 @@ class Countdown(ServerMessage):
     t: ClassVar[str] = "countdown"
     race: RaceId
     seconds: Annotated[int, Int(0, 3600)]
+    event: PushedEvent = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -785,6 +789,7 @@ class RaceStarted(ServerMessage):
     deal_version: DealVersion
     started_at: Timestamp
     ends_at: Timestamp
+    event: PushedEvent = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -798,6 +803,7 @@ class Moved(ServerMessage):
     view: Data
     legal: LegalMoves
     progress: Data
+    event: PushedEvent = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -857,6 +863,7 @@ class RaceFinished(ServerMessage):
         dict[str, Sequence[str]],
         MapOf(Str(1, 40), ListOf(Str(1, 40), MAX_SEQ + 1), MAX_PLAYERS),
     ]
+    event: PushedEvent = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

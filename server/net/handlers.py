@@ -193,6 +193,7 @@ def moved(conn: Connection, msg: SubmitMove, result: MoveResult) -> bytes:
         view=result.view,
         legal=result.legal,
         progress=result.progress,
+        event=result.event,
     )
 
 
