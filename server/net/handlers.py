@@ -109,7 +109,7 @@ async def on_create_race(conn: Connection, msg: CreateRace) -> ServerMessage:
         "max_players": msg.max_players,
         "time_limit": msg.time_limit,
         "spectate": msg.spectate.value,
-        "delay": msg.delay,
+        "delay": msg.spectate_delay,
     }
     race = await service.create(_me(conn), conn.name or "", request)
     await conn.watch(race, "racer", since=0)
@@ -293,7 +293,7 @@ async def on_create_tournament(conn: Connection, msg: CreateTournament) -> Serve
         "table_size": msg.table_size,
         "time_limit": msg.time_limit,
         "spectate": msg.spectate.value,
-        "delay": msg.delay,
+        "delay": msg.spectate_delay,
         "break_seconds": msg.break_seconds,
         "grace": msg.grace,
         "password": msg.password,
