@@ -125,8 +125,8 @@ __all__ = [
     "check_player_name",
     "client_from_wire",
     "deal_commitment",
-    "spectate_delay",
     "server_from_wire",
+    "spectate_delay",
 ]
 
 MAX_ID = 2**31 - 1  # request ids, versions, deal versions

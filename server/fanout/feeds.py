@@ -214,18 +214,16 @@ class RaceWatch:
         self._emit(self._progress_frame(n, event))
 
     def _progress_frame(self, n: int, event: dict[str, Any]) -> bytes:
-        return (
-            _shared_frame(
-                event,
-                "progress",
-                lambda: encode_trusted(
-                    Progress,
-                    race=self.race,
-                    player=event["player"],
-                    progress=event["progress"],
-                    event=n,
-                ),
-            )
+        return _shared_frame(
+            event,
+            "progress",
+            lambda: encode_trusted(
+                Progress,
+                race=self.race,
+                player=event["player"],
+                progress=event["progress"],
+                event=n,
+            ),
         )
 
     def _move(self, n: int, event: dict[str, Any]) -> None:

@@ -78,7 +78,11 @@ def _numbers_rise(frames: Sequence[Frame]) -> None:
         assert isinstance(frame.get("event"), int), frame
         if previous is not None:
             same_start = previous["t"] == "countdown" and frame["t"] == "race_started"
-            assert frame["event"] == previous["event"] if same_start else frame["event"] > previous["event"], (previous, frame)
+            assert (
+                frame["event"] == previous["event"]
+                if same_start
+                else frame["event"] > previous["event"]
+            ), (previous, frame)
         previous = frame
 
 
@@ -255,8 +259,10 @@ async def test_the_lobby_as_the_page_tells_it(node_processes: ProcessFactory) ->
 async def _race_with_spectators(
     host: Peer, guest: Peer, spectators: Sequence[Peer], **settings: Any
 ) -> tuple[str, Racer, Racer]:
-    """A started race of ``host`` and ``guest`` (settings as given), watched from before the start."""
-    info = (await host.ask("create_race", variant=VARIANT, max_players=2, time_limit=600, **settings))["race"]
+    """A started race of ``host`` and ``guest`` (``settings`` as given), watched from the lobby."""
+    info = (
+        await host.ask("create_race", variant=VARIANT, max_players=2, time_limit=600, **settings)
+    )["race"]
     race = info["id"]
     await guest.ask("join_race", code=info["code"])
     for spectator in spectators:
@@ -280,7 +286,9 @@ async def test_a_default_race_shows_no_board_before_its_delay(
     late = await _hello(one, "Dee")
     made = [*await ann_racer.play(4), *await bo_racer.play(2)]
     joined = await late.ask("spectate", race=race)
-    assert joined["event"] == ann_racer.start_event and all(b["moves"] == 0 for b in joined["boards"].values())
+    assert joined["event"] == ann_racer.start_event and all(
+        b["moves"] == 0 for b in joined["boards"].values()
+    )
     await ann.ask("resign", race=race)
     await bo.push("progress", lambda m: m["progress"].get("resigned") is True)
     assert (await cy.ask("ping"))["t"] == "pong"

@@ -43,9 +43,13 @@ async def _live_race(ann: Peer, bo: Peer, cy: Peer) -> tuple[str, Racer, Racer]:
     """Ann and Bo racing the public deal, Cy watching live."""
     info = (
         await ann.ask(
-            "create_race", variant=VARIANT, max_players=2, time_limit=600, spectate="live",
+            "create_race",
+            variant=VARIANT,
+            max_players=2,
+            time_limit=600,
+            spectate="live",
             deal=DEAL,
-        )  # fmt: skip
+        )
     )["race"]
     race = info["id"]
     await bo.ask("join_race", code=info["code"])

@@ -121,10 +121,9 @@ class Peer:
     ) -> Frame:
         """The first pushed (id-less) frame of type ``t`` (about ``race``) matching ``where``."""
         return await self.wait(
-            lambda m: m["t"] == t
-            and "id" not in m
-            and (race is None or about(m, race))
-            and where(m)
+            lambda m: (
+                m["t"] == t and "id" not in m and (race is None or about(m, race)) and where(m)
+            )
         )
 
     def pushed(self, race: str, *kinds: str) -> list[Frame]:
@@ -132,9 +131,7 @@ class Peer:
         return [
             m
             for m in self.frames
-            if "id" not in m
-            and (not kinds or m["t"] in kinds)
-            and about(m, race)
+            if "id" not in m and (not kinds or m["t"] in kinds) and about(m, race)
         ]
 
     def index(self, frame: Frame) -> int:
@@ -144,10 +141,7 @@ class Peer:
     def last_event(self, race: str) -> int:
         """The highest event number received about ``race``: the page's ``since``."""
         numbers = [
-            m["event"]
-            for m in self.frames
-            if isinstance(m.get("event"), int)
-            and about(m, race)
+            m["event"] for m in self.frames if isinstance(m.get("event"), int) and about(m, race)
         ]
         return max(numbers, default=0)
 
