@@ -1,7 +1,11 @@
 """What each watcher of a race is told about each event.
 
-Racers see other racers only as progress; spectators see boards, as late as
-the race's spectating policy says; everyone sees lobby changes and results.
+Racers see other racers only as progress; spectators see boards (and
+resignations), as late as the race's spectating policy says; everyone sees
+lobby changes and results, and the results last: a delayed spectator's owed
+boards are sent first, since nothing is secret once the race is over. A
+watch opened by a request (``spectate``, ``resume``) holds its frames until
+the reply has gone out, so the reply always comes first.
 Views in events were made by the engine's ``view``, so they never hold a
 face-down card; the seed travels only in the results. Since every event was
 written by this server, the messages of each move and of the start
