@@ -158,28 +158,26 @@ class RaceWatch:
         elif kind == "resigned":
             self._resigned(n, event)
         elif kind == "results":
-            results = (
-                _shared_frame(
-                    event,
-                    "results",
-                    lambda: encode(
-                        RaceFinished(
-                            race=race,
-                            standings=event["standings"],
-                            seed=event["seed"],
-                            commitment=event["commitment"],
-                            deal_version=event["deal_version"],
-                            logs=event["logs"],
-                            event=n,
-                        )
-                    ),
+            results = _shared_frame(
+                event,
+                "results",
+                lambda: encode(
+                    RaceFinished(
+                        race=race,
+                        standings=event["standings"],
+                        seed=event["seed"],
+                        commitment=event["commitment"],
+                        deal_version=event["deal_version"],
+                        logs=event["logs"],
+                        event=n,
+                    )
                 ),
             )
             if self.role == "racer":
-                self._emit(results[0])
+                self._emit(results)
                 self._stop_following()  # nothing follows the results
             else:
-                self._spawn(self._finish_spectating(results[0]))
+                self._spawn(self._finish_spectating(results))
 
     def _starting(self, n: int, event: dict[str, Any]) -> None:
         wait = event["started_at"] - time.time()
