@@ -37,7 +37,7 @@ Server to client::
     replay_views Replay         error        ErrorMessage
     tournament   TournamentInfo tournaments  Tournaments    tournament_record TournamentRecord
 
-Optional fields default to ``None`` (``delay`` to 0); a missing optional
+Optional fields default to ``None`` (``spectate`` to ``delayed``); a missing optional
 field and an explicit nil mean the same, and :meth:`Message.to_wire` leaves
 ``None`` out. Lists arrive as tuples. ``docs/protocol.md`` describes each
 message in words; the classes here are the authority.
@@ -68,6 +68,7 @@ from protocol.version import SUPPORTED_VERSIONS
 
 __all__ = [
     "CLIENT_MESSAGES",
+    "DEFAULT_DELAY",
     "MAX_EVENT",
     "MAX_ID",
     "MAX_PLAYERS",
@@ -125,6 +126,7 @@ __all__ = [
     "client_from_wire",
     "deal_commitment",
     "server_from_wire",
+    "spectate_delay",
 ]
 
 MAX_ID = 2**31 - 1  # request ids, versions, deal versions
@@ -353,6 +355,8 @@ PlayerName = Annotated[str, check_player_name]
 Token = Annotated[str, Str(1, 64)]
 Seq = Annotated[int, Int(0, MAX_SEQ)]
 EventNumber = Annotated[int, Int(0, MAX_EVENT)]
+#: The event a push about a race reports; absent from a reply that reports none.
+PushedEvent = Annotated[int | None, Opt(Int(0, MAX_EVENT))]
 MoveString = Annotated[str, Str(1, 40)]
 LegalMoves = Annotated[Sequence[str], ListOf(Str(1, 40), MAX_LEGAL)]
 Digest = Annotated[str, Hex(64)]
@@ -494,6 +498,34 @@ class ServerMessage(Message):
 
 
 # ----------------------------------------------------------------------
+# The spectating delay, shared by races and tournaments.
+
+#: Seconds spectators are kept behind under the ``delayed`` policy when the
+#: host names none.
+DEFAULT_DELAY = 30
+
+#: ``delay``: 1..600 under ``delayed``, 0 otherwise; left out, the policy's default.
+SpectateDelay = Annotated[int | None, Opt(Int(0, 600))]
+
+
+def spectate_delay(policy: SpectatePolicy, delay: int | None) -> int:
+    """The spectating delay in seconds: ``delay`` as sent, or the policy's default."""
+    if delay is not None:
+        return delay
+    return DEFAULT_DELAY if policy is SpectatePolicy.DELAYED else 0
+
+
+def _check_spectate_delay(message: Message, policy: SpectatePolicy, delay: int | None) -> None:
+    """A delay sent must suit the policy: some under ``delayed``, none otherwise."""
+    if delay is None:
+        return
+    if policy is SpectatePolicy.DELAYED and delay == 0:
+        raise message._invalid("delay", "must be 1..600 when spectate is 'delayed'")
+    if policy is not SpectatePolicy.DELAYED and delay != 0:
+        raise message._invalid("delay", "must be 0 unless spectate is 'delayed'")
+
+
+# ----------------------------------------------------------------------
 # Client to server.
 
 
@@ -530,15 +562,17 @@ class CreateRace(ClientMessage):
     variant: Annotated[str, Str(1, 40)]
     max_players: Annotated[int, Int(1, MAX_PLAYERS)]
     time_limit: Annotated[int, Int(30, 7200)]
-    spectate: Annotated[SpectatePolicy, Choice(SpectatePolicy)]
+    spectate: Annotated[SpectatePolicy, Choice(SpectatePolicy)] = SpectatePolicy.DELAYED
     deal: Annotated[int | None, Opt(Int(0, MAX_SEED))] = None
-    delay: Annotated[int, Int(0, 600)] = 0
+    delay: SpectateDelay = None
 
     def _check_together(self) -> None:
-        if self.spectate is SpectatePolicy.DELAYED and self.delay == 0:
-            raise self._invalid("delay", "must be 1..600 when spectate is 'delayed'")
-        if self.spectate is not SpectatePolicy.DELAYED and self.delay != 0:
-            raise self._invalid("delay", "must be 0 unless spectate is 'delayed'")
+        _check_spectate_delay(self, self.spectate, self.delay)
+
+    @property
+    def spectate_delay(self) -> int:
+        """The delay in seconds: the one sent, or the policy's default."""
+        return spectate_delay(self.spectate, self.delay)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -646,7 +680,7 @@ class CreateTournament(ClientMessage):
     best_of: Annotated[int, Int(1, 9)] = 1
     table_size: Annotated[int, Int(2, MAX_PLAYERS)] = MAX_PLAYERS
     spectate: Annotated[SpectatePolicy, Choice(SpectatePolicy)] = SpectatePolicy.DELAYED
-    delay: Annotated[int, Int(0, 600)] = 30
+    delay: SpectateDelay = None
     break_seconds: Annotated[int, Int(0, 600)] = 20
     grace: Annotated[int, Int(0, 3600)] = 60
     password: Annotated[str | None, Opt(Str(1, 64))] = None
@@ -656,10 +690,12 @@ class CreateTournament(ClientMessage):
             raise self._invalid("variants", "must name at least one variant")
         if self.best_of % 2 == 0:
             raise self._invalid("best_of", "must be odd, so that every match has a winner")
-        if self.spectate is SpectatePolicy.DELAYED and self.delay == 0:
-            raise self._invalid("delay", "must be 1..600 when spectate is 'delayed'")
-        if self.spectate is not SpectatePolicy.DELAYED and self.delay != 0:
-            raise self._invalid("delay", "must be 0 unless spectate is 'delayed'")
+        _check_spectate_delay(self, self.spectate, self.delay)
+
+    @property
+    def spectate_delay(self) -> int:
+        """The delay in seconds: the one sent, or the policy's default."""
+        return spectate_delay(self.spectate, self.delay)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -763,6 +799,7 @@ class RaceState(ServerMessage):
 
     t: ClassVar[str] = "race_state"
     race: Data
+    event: PushedEvent = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -770,6 +807,7 @@ class Countdown(ServerMessage):
     t: ClassVar[str] = "countdown"
     race: RaceId
     seconds: Annotated[int, Int(0, 3600)]
+    event: PushedEvent = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -785,6 +823,7 @@ class RaceStarted(ServerMessage):
     deal_version: DealVersion
     started_at: Timestamp
     ends_at: Timestamp
+    event: PushedEvent = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -798,6 +837,7 @@ class Moved(ServerMessage):
     view: Data
     legal: LegalMoves
     progress: Data
+    event: PushedEvent = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -857,6 +897,7 @@ class RaceFinished(ServerMessage):
         dict[str, Sequence[str]],
         MapOf(Str(1, 40), ListOf(Str(1, 40), MAX_SEQ + 1), MAX_PLAYERS),
     ]
+    event: PushedEvent = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

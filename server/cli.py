@@ -17,7 +17,7 @@ from server.engine import DEAL_VERSION, VARIANTS, find_variant
 from server.engine.prng import MAX_SEED
 from server.rules.odds import measure_odds
 
-__all__ = ["register"]
+__all__ = ["legal_line", "register"]
 
 
 def _seed(text: str) -> int:
@@ -30,12 +30,18 @@ def _seed(text: str) -> int:
     return value
 
 
+def legal_line(moves: list[str]) -> str:
+    """The ``legal:`` line: moves separated by ", ", since one move may hold spaces
+    (Virginia Reel's ``swap p4 p19``) but never a comma."""
+    return "legal: " + ", ".join(moves)
+
+
 def _deal(args: argparse.Namespace) -> int:
     game = find_variant(args.variant)
     state = game.deal(args.seed, args.deal_version)
     print(f"{game.title}, deal {args.seed} (deal version {args.deal_version})")
     print(render_view(game.layout, game.view(state)))
-    print("legal:", " ".join(game.legal_moves(state).texts()))
+    print(legal_line(game.legal_moves(state).texts()))
     return 0
 
 

@@ -24,6 +24,18 @@ def test_deal_prints_the_face_up_cards_and_hides_the_stock(
         assert card_text(card) in out
 
 
+def test_deal_legal_line_splits_back_into_the_legal_moves(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The `legal:` line gives one item per move, even for Virginia Reel's swaps with spaces."""
+    assert main(["deal", "virginia-reel", "--seed", "10"]) == 0
+    (line,) = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("legal: ")]
+    game = find_variant("virginia-reel")
+    legal = game.legal_moves(game.deal(10)).texts()
+    assert any(" " in move for move in legal)  # the case the separator is for
+    assert line.removeprefix("legal: ").split(", ") == legal
+
+
 def test_odds_plays_every_variant_to_the_end(capsys: pytest.CaptureFixture[str]) -> None:
     """The greedy bot finishes deals of all twelve variants and reports a rate with an interval."""
     assert main(["odds", "all", "-n", "3"]) == 0

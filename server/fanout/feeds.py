@@ -1,7 +1,11 @@
 """What each watcher of a race is told about each event.
 
-Racers see other racers only as progress; spectators see boards, as late as
-the race's spectating policy says; everyone sees lobby changes and results.
+Racers see other racers only as progress; spectators see boards (and
+resignations), as late as the race's spectating policy says; everyone sees
+lobby changes and results, and the results last: a delayed spectator's owed
+boards are sent first, since nothing is secret once the race is over. A
+watch opened by a request (``spectate``, ``resume``) holds its frames until
+the reply has gone out, so the reply always comes first.
 Views in events were made by the engine's ``view``, so they never hold a
 face-down card; the seed travels only in the results. Since every event was
 written by this server, the messages of each move and of the start
@@ -15,9 +19,11 @@ of the race.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import math
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
@@ -95,8 +101,14 @@ class RaceWatch:
         self.delay = 0.0
         #: How many of a racer's moves they were told are stored (moved replies, own events).
         self.acknowledged = 0
-        #: Bumped at each rewind, so that boards held back from before it are dropped.
-        self.generation = 0
+        # Frames owed to a delayed spectator, (due, event, frame) in event
+        # order, and the timer that shows the first when it is due.
+        self._owed: deque[tuple[float, int, bytes]] = deque()
+        self._owed_timer: asyncio.TimerHandle | None = None
+        # The push of the opening boards, while it waits for the race's delay,
+        # and what cuts that wait short when the race ends first.
+        self._opening: asyncio.Task[None] | None = None
+        self._hurry = asyncio.Event()
         self._tasks: set[asyncio.Task[None]] = set()
         # Boards held back while the opening boards pushed at the start are
         # read, so that no board reaches a spectator before them.
@@ -109,6 +121,27 @@ class RaceWatch:
         # race's boards is filled from the logs (:meth:`_fill_then_show`).
         self._unseen: list[tuple[int, dict[str, Any]]] | None = None
         self._gap = 0  # the last event whose board needed the logs
+        # Frames made while the reply to the request that opened this watch
+        # (``spectate``, ``resume``) has not gone out yet: they follow it.
+        self._before_reply: list[bytes] | None = None
+
+    def hold(self) -> None:
+        """Keep every frame for the client until :meth:`release`: the reply goes first."""
+        if self._before_reply is None:
+            self._before_reply = []
+
+    def release(self) -> None:
+        """Send what :meth:`hold` kept, in order; from now on frames go out at once."""
+        kept, self._before_reply = self._before_reply, None
+        for frame in kept or ():
+            self.conn.send_frame(frame)
+
+    def _emit(self, frame: bytes) -> None:
+        """Send a frame to the client, or keep it while the reply is still to go."""
+        if self._before_reply is not None:
+            self._before_reply.append(frame)
+        else:
+            self.conn.send_frame(frame)
 
     def deliver(self, race: str, n: int, event: dict[str, Any]) -> None:
         if self._unseen is not None:
@@ -117,38 +150,39 @@ class RaceWatch:
         kind = event["k"]
         if kind in LOBBY_EVENTS:
             info = _shared_info(event, lambda: self.races.info(race))
-            self._spawn(self._send_race_state(info))
+            self._spawn(self._send_race_state(info, n))
         elif kind == "starting":
             self._starting(n, event)
         elif kind == "move":
             self._move(n, event)
         elif kind == "resigned":
-            self._progress(n, event)
+            self._resigned(n, event)
         elif kind == "results":
-            self.conn.send_frame(
-                _shared_frame(
-                    event,
-                    "results",
-                    lambda: encode(
-                        RaceFinished(
-                            race=race,
-                            standings=event["standings"],
-                            seed=event["seed"],
-                            commitment=event["commitment"],
-                            deal_version=event["deal_version"],
-                            logs=event["logs"],
-                        )
-                    ),
-                )
+            results = _shared_frame(
+                event,
+                "results",
+                lambda: encode(
+                    RaceFinished(
+                        race=race,
+                        standings=event["standings"],
+                        seed=event["seed"],
+                        commitment=event["commitment"],
+                        deal_version=event["deal_version"],
+                        logs=event["logs"],
+                        event=n,
+                    )
+                ),
             )
-            # Nothing follows the results: stop following the race, once a
-            # delayed spectator has had the boards still owed to them.
-            asyncio.get_running_loop().call_later(self.delay, self._stop_following)
+            if self.role == "racer":
+                self._emit(results)
+                self._stop_following()  # nothing follows the results
+            else:
+                self._spawn(self._finish_spectating(results))
 
     def _starting(self, n: int, event: dict[str, Any]) -> None:
         wait = event["started_at"] - time.time()
         if self.role == "racer":
-            self.conn.send(Countdown(race=self.race, seconds=max(0, math.ceil(wait))))
+            self._emit(encode(Countdown(race=self.race, seconds=max(0, math.ceil(wait)), event=n)))
             started = encode_trusted(
                 RaceStarted,
                 race=self.race,
@@ -159,11 +193,19 @@ class RaceWatch:
                 deal_version=event["deal_version"],
                 started_at=event["started_at"],
                 ends_at=event["ends_at"],
+                event=n,
             )
             self._later(wait, started)
         else:
             self._held = []
-            self._spawn(self._send_spectating(n, wait))
+            self._opening = self._spawn(self._send_spectating(n, wait))
+
+    def _resigned(self, n: int, event: dict[str, Any]) -> None:
+        """A resignation: the other racers learn it now, spectators as they would a board."""
+        if self.role == "racer":
+            self._progress(n, event)
+        elif self.policy is not Spectate.AFTER:
+            self._show_at(event["at"] + self.delay, n, self._progress_frame(n, event))
 
     def _progress(self, n: int, event: dict[str, Any]) -> None:
         """Tell a racer how another racer is doing (the mover has had its own reply)."""
@@ -171,18 +213,19 @@ class RaceWatch:
             if "seq" in event:
                 self.acknowledged = max(self.acknowledged, event["seq"] + 1)
             return
-        self.conn.send_frame(
-            _shared_frame(
-                event,
-                "progress",
-                lambda: encode_trusted(
-                    Progress,
-                    race=self.race,
-                    player=event["player"],
-                    progress=event["progress"],
-                    event=n,
-                ),
-            )
+        self._emit(self._progress_frame(n, event))
+
+    def _progress_frame(self, n: int, event: dict[str, Any]) -> bytes:
+        return _shared_frame(
+            event,
+            "progress",
+            lambda: encode_trusted(
+                Progress,
+                race=self.race,
+                player=event["player"],
+                progress=event["progress"],
+                event=n,
+            ),
         )
 
     def _move(self, n: int, event: dict[str, Any]) -> None:
@@ -245,17 +288,57 @@ class RaceWatch:
                 event=n,
             ),
         )
-        wait = event["at"] + self.delay - time.time()
-        if wait <= 0:
-            self._show(n, board)
-        else:
-            loop = asyncio.get_running_loop()
-            loop.call_later(wait, self._show, n, board, self.generation)
+        self._show_at(event["at"] + self.delay, n, board)
 
-    def _show(self, n: int, frame: bytes, generation: int | None = None) -> None:
+    def _show_at(self, due: float, n: int, frame: bytes) -> None:
+        """Show the frame of event ``n`` at Unix time ``due``, after those owed before it.
+
+        Owed frames wait in one queue, in event order, so that no frame
+        overtakes an earlier one whose node's clock ran a little ahead.
+        """
+        if not self._owed and due <= time.time():
+            self._show(n, frame)
+            return
+        self._owed.append((due, n, frame))
+        if self._owed_timer is None:
+            self._owe()
+
+    def _owe(self) -> None:
+        wait = max(0.0, self._owed[0][0] - time.time())
+        self._owed_timer = asyncio.get_running_loop().call_later(wait, self._pay)
+
+    def _pay(self, everything: bool = False) -> None:
+        """Show the owed frames that are due (``everything``: all of them, now)."""
+        if self._owed_timer is not None:
+            self._owed_timer.cancel()
+            self._owed_timer = None
+        now = time.time()
+        while self._owed and (everything or self._owed[0][0] <= now):
+            _, n, frame = self._owed.popleft()
+            self._show(n, frame)
+        if self._owed:
+            self._owe()
+
+    def _forget_owed(self) -> None:
+        """Drop the frames owed from before a rewind: their events may never have been."""
+        if self._owed_timer is not None:
+            self._owed_timer.cancel()
+            self._owed_timer = None
+        self._owed.clear()
+
+    async def _finish_spectating(self, results: bytes) -> None:
+        """The results, after the opening boards and every frame still owed: the race
+        is over, so nothing is secret any more and nothing need wait for the delay."""
+        self._hurry.set()
+        opening = self._opening
+        if opening is not None:
+            await asyncio.wait([opening])
+        self._pay(everything=True)
+        self._emit(results)
+        await self.conn.unwatch(self.race, self)
+
+    def _show(self, n: int, frame: bytes) -> None:
         """Send board ``n`` now, or hold it while the opening boards are being read."""
-        if generation is not None and generation != self.generation:
-            return  # held back from before a rewind: that board may never have been
         if n <= self._shown:
             return  # the opening boards already showed it
         if self._held is not None:
@@ -265,21 +348,22 @@ class RaceWatch:
 
     def _later(self, wait: float, frame: bytes) -> None:
         if wait <= 0:
-            self.conn.send_frame(frame)
+            self._emit(frame)
         else:
             asyncio.get_running_loop().call_later(wait, self._send_if_watching, frame)
 
     def _send_if_watching(self, frame: bytes) -> None:
         if self.conn.watches.get(self.race) is self:
-            self.conn.send_frame(frame)
+            self._emit(frame)
 
     def _stop_following(self) -> None:
         self._spawn(self.conn.unwatch(self.race, self))
 
-    def _spawn(self, work: Any) -> None:
+    def _spawn(self, work: Any) -> asyncio.Task[None]:
         task = asyncio.get_running_loop().create_task(self._guarded(work))
         self._tasks.add(task)  # the loop keeps only a weak reference to a task
         task.add_done_callback(self._tasks.discard)
+        return task
 
     async def _guarded(self, work: Any) -> None:
         try:
@@ -296,14 +380,14 @@ class RaceWatch:
 
     async def rewound(self) -> int:
         """Tell the client what Redis holds now; returns the event number to go on from."""
-        self.generation += 1
+        self._forget_owed()
         service, player = self.races, self.conn.player
         try:
             if self.role == "spectator":
                 snapshot = await service.spectator_snapshot(self.race, player)
                 self._shown = int(snapshot["event"])  # numbers after it are new events now
-                self.conn.send(Rewound(race=self.race, event=snapshot["event"]))
-                self.conn.send(Spectating(**snapshot))
+                self._emit(encode(Rewound(race=self.race, event=snapshot["event"])))
+                self._emit(encode(Spectating(**snapshot)))
                 return int(snapshot["event"])
             assert player is not None
             now = await service.board_now(self.race, player)
@@ -312,25 +396,32 @@ class RaceWatch:
         if "seq" in now:
             now["lost"] = max(0, self.acknowledged - now["seq"])
             self.acknowledged = now["seq"]
-        self.conn.send(Rewound(**now))
+        self._emit(encode(Rewound(**now)))
         self._spawn(self._send_race_state())
         return int(now["event"])
 
-    async def _send_race_state(self, info: Awaitable[dict[str, Any]] | None = None) -> None:
-        """Send the race's info: read now, or the read shared by this event's watchers."""
+    async def _send_race_state(
+        self, info: Awaitable[dict[str, Any]] | None = None, n: int | None = None
+    ) -> None:
+        """Send the race's info (after event ``n``): read now, or the read shared by
+        this event's watchers."""
         race = await (self.races.info(self.race) if info is None else info)
-        self.conn.send(RaceState(race=race))
+        self._emit(encode(RaceState(race=race, event=n)))
 
     async def _send_spectating(self, n: int, wait: float) -> None:
         """Push the opening boards, then the boards held meanwhile that they lack."""
         held, shown = self._held, 0
         try:
-            await asyncio.sleep(max(0.0, wait + self.delay))
+            # Cut short when the race ends first: its results follow these boards.
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(max(0.0, wait + self.delay)):
+                    await self._hurry.wait()
             if self.conn.watches.get(self.race) is not self or self.policy is Spectate.AFTER:
                 return
             service = self.races
-            snapshot = await service.spectator_snapshot(self.race, self.conn.player)
-            self.conn.send(Spectating(**snapshot))
+            # The opening boards, as of the start: each move after it comes as its board.
+            snapshot = await service.spectator_snapshot(self.race, self.conn.player, upto=n)
+            self._emit(encode(Spectating(**snapshot)))
             shown = self._shown = snapshot["event"]
         finally:
             if self._held is held:

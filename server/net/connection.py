@@ -34,6 +34,7 @@ from server.fanout.feeds import RaceWatch
 from server.fanout.tournament_feed import TournamentWatch
 from server.net.handlers import HANDLERS, move_now, moved
 from server.net.websocket import PushConnection
+from server.rules.races import Spectate as SpectatePolicy
 from server.services.races import MoveResult
 
 if TYPE_CHECKING:
@@ -278,12 +279,29 @@ class Connection:
             del self.watches[race]
             await self.hub.unwatch(race, watch)
 
-    async def watch(self, race: str, role: str, since: int) -> RaceWatch:
-        """Follow a race's events after number ``since`` as racer or spectator."""
+    async def watch(
+        self,
+        race: str,
+        role: str,
+        since: int,
+        *,
+        policy: SpectatePolicy | None = None,
+        delay: float = 0.0,
+        held: bool = False,
+    ) -> RaceWatch:
+        """Follow a race's events after number ``since`` as racer or spectator.
+
+        A spectator's watch knows the race's ``policy`` and ``delay`` before
+        its first event. ``held``: the events wait until ``watch.release()``,
+        so that the reply to the request that asked for them can go first.
+        """
         old = self.watches.pop(race, None)
         if old is not None:
             await self.hub.unwatch(race, old)
         watch = RaceWatch(self, self.services.races, race, role, since)
+        watch.policy, watch.delay = policy, delay
+        if held:
+            watch.hold()
         self.watches[race] = watch
         await self.hub.watch(race, watch)
         return watch

@@ -8,6 +8,7 @@ that into an ``error`` frame carrying the request's id.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
@@ -56,6 +57,7 @@ from server.rules.races import Spectate as SpectatePolicy
 from server.services.races import MoveResult
 
 if TYPE_CHECKING:
+    from server.fanout.feeds import RaceWatch
     from server.net.connection import Connection
 
 __all__ = ["HANDLERS", "move_now", "moved"]
@@ -107,7 +109,7 @@ async def on_create_race(conn: Connection, msg: CreateRace) -> ServerMessage:
         "max_players": msg.max_players,
         "time_limit": msg.time_limit,
         "spectate": msg.spectate.value,
-        "delay": msg.delay,
+        "delay": msg.spectate_delay,
     }
     race = await service.create(_me(conn), conn.name or "", request)
     await conn.watch(race, "racer", since=0)
@@ -191,6 +193,7 @@ def moved(conn: Connection, msg: SubmitMove, result: MoveResult) -> bytes:
         view=result.view,
         legal=result.legal,
         progress=result.progress,
+        event=result.event,
     )
 
 
@@ -200,40 +203,60 @@ async def on_resign(conn: Connection, msg: Resign) -> ServerMessage:
     return RaceInfo(id=msg.id, race=await service.info(msg.race))
 
 
-async def on_spectate(conn: Connection, msg: Spectate) -> ServerMessage:
-    service = conn.services.races
-    await conn.services.tournaments.check_onlooker(msg.race, conn.player)
-    snapshot = await service.spectator_snapshot(msg.race, conn.player)
-    watch = await conn.watch(msg.race, "spectator", since=snapshot["event"])
+async def on_spectate(conn: Connection, msg: Spectate) -> None:
+    await _spectate(conn, msg.id, msg.race, upto=None)
+
+
+async def _spectate(conn: Connection, request: int | None, race: str, upto: int | None) -> None:
+    """Reply ``spectating`` with the boards as of event ``upto`` (None: as late as the
+    policy allows), then push every later event, each once, in order."""
+    await conn.services.tournaments.check_onlooker(race, conn.player)
+    snapshot = await conn.services.races.spectator_snapshot(race, conn.player, upto=upto)
     meta = snapshot["race"]
-    watch.policy = SpectatePolicy(meta["spectate"])
-    watch.delay = float(meta["delay"])
-    return Spectating(id=msg.id, **snapshot)
+    watch = await conn.watch(
+        race,
+        "spectator",
+        since=snapshot["event"],
+        policy=SpectatePolicy(meta["spectate"]),
+        delay=float(meta["delay"]),
+        held=True,
+    )
+    _reply_then_release(conn, Spectating(id=request, **snapshot), watch)
 
 
-async def on_resume(conn: Connection, msg: Resume) -> ServerMessage:
-    """Replay what a reconnecting client missed, then resend its board."""
+def _reply_then_release(conn: Connection, reply: ServerMessage, watch: RaceWatch) -> None:
+    """Send the reply, then the events the watch held meanwhile: the reply always comes first."""
+    conn.send(reply)
+    watch.release()
+
+
+async def on_resume(conn: Connection, msg: Resume) -> None:
+    """The client's picture of the race now, then every event after ``since`` it missed."""
     service = conn.services.races
     info = await service.info(msg.race)
-    if _me(conn) not in info["players"]:
-        return await on_spectate(conn, Spectate(id=msg.id, race=msg.race))
-    since, events = msg.since, await conn.services.races.event_count(msg.race)
+    racer = _me(conn) in info["players"]
+    since, events = msg.since, await service.event_count(msg.race)
     if since > events:  # the client saw events that Redis no longer has
         log.warning(
             "redis lost the latest writes of race %s: a client resumes from event %d of %d",
             msg.race, since, events,
         )  # fmt: skip
-        try:
-            now = await service.board_now(msg.race, _me(conn))
-        except RequestRefused:
-            now = {"race": msg.race, "event": events}
+        now: dict[str, Any] = {"race": msg.race, "event": events}
+        if racer:
+            with contextlib.suppress(RequestRefused):
+                now = await service.board_now(msg.race, _me(conn))
         conn.send(Rewound(**now))
         since = now["event"]
-    await conn.watch(msg.race, "racer", since=since)
+    if not racer:
+        # A spectator's picture is the boards as of ``since``: every later
+        # board then comes as a push, the move of each event included.
+        await _spectate(conn, msg.id, msg.race, upto=since)
+        return
+    reply: ServerMessage = RaceInfo(id=msg.id, race=info)
     if info["phase"] in ("running", "finished") or info["started_at"] is not None:
-        snapshot = await service.racer_snapshot(msg.race, _me(conn))
-        return RaceStarted(id=msg.id, **snapshot)
-    return RaceInfo(id=msg.id, race=info)
+        reply = RaceStarted(id=msg.id, **await service.racer_snapshot(msg.race, _me(conn)))
+    watch = await conn.watch(msg.race, "racer", since=since, held=True)
+    _reply_then_release(conn, reply, watch)
 
 
 async def on_replay(conn: Connection, msg: GetReplay) -> ServerMessage:
@@ -270,7 +293,7 @@ async def on_create_tournament(conn: Connection, msg: CreateTournament) -> Serve
         "table_size": msg.table_size,
         "time_limit": msg.time_limit,
         "spectate": msg.spectate.value,
-        "delay": msg.delay,
+        "delay": msg.spectate_delay,
         "break_seconds": msg.break_seconds,
         "grace": msg.grace,
         "password": msg.password,

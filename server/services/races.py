@@ -44,6 +44,9 @@ __all__ = ["MoveResult", "RaceService", "StartedRace", "variant_or_refusal"]
 
 log = logging.getLogger(__name__)
 
+#: Most events one race's stream is read for at once.
+MAX_EVENTS = 1_000_000
+
 #: The keys of ``Game.progress``, which every view also carries.
 PROGRESS_KEYS = ("home", "target", "moves", "won", "over")
 
@@ -133,6 +136,8 @@ class MoveResult(NamedTuple):
     view: dict[str, Any]
     legal: list[str]
     progress: dict[str, Any]
+    #: The number of the move's event in the race (None: not found in the stream).
+    event: int | None
 
 
 class OwnEvents(Protocol):
@@ -498,7 +503,7 @@ class RaceService:
                     if left == 0:
                         self.close_soon(race)
                     legal = game.legal_moves(after).texts()
-                    reply = MoveResult(seq, text, view, legal, progress)
+                    reply = MoveResult(seq, text, view, legal, progress, number)
                 else:
                     reply = None if outcome == "bad_sequence" else _refuse(str(outcome))
             if result.done():
@@ -530,8 +535,20 @@ class RaceService:
             state = game.replay(started.seed, log[: seq + 1], started.deal_version)
         return MoveResult(
             seq, move.text(), game.view(state), game.legal_moves(state).texts(),
-            game.progress(state),
+            game.progress(state), await self._move_event(started.race, player, seq),
         )  # fmt: skip
+
+    async def _move_event(self, race: str, player: str, seq: int) -> int | None:
+        """The number of the event of ``player``'s move ``seq``, for the reply to a resend.
+
+        Resends are rare (a lost reply), so the race's stream is read rather
+        than an index kept for every move.
+        """
+        for n, payload in await self.store.events_since(race, 0, limit=MAX_EVENTS):
+            event = decode_event(payload)
+            if event["k"] == "move" and event["player"] == player and event["seq"] == seq:
+                return n
+        return None
 
     async def resign(self, player: str, race: str) -> None:
         started = await self.started(race)
@@ -760,14 +777,18 @@ class RaceService:
             self._replicas.pop(race, None)
         raise RequestRefused(ErrorCode.INTERNAL, "the race's logs changed while being read")
 
-    async def spectator_snapshot(self, race: str, player: str | None) -> dict[str, Any]:
-        """Boards as the race's policy lets spectators see them now, and the number of
-        the last event they reflect. Racers may not spectate their own race."""
+    async def spectator_snapshot(
+        self, race: str, player: str | None, upto: int | None = None
+    ) -> dict[str, Any]:
+        """Boards as the race's policy lets spectators see them now (and no later than
+        event ``upto``), and the number of the last event they reflect. Racers may
+        not spectate their own race."""
         info = await self.info(race)
         if player is not None and player in info["players"]:
             raise RequestRefused(ErrorCode.NOT_ALLOWED, "racers cannot spectate their own race")
         if info["phase"] == "open":
             last = await self.store.event_count(race)
+            last = last if upto is None else min(upto, last)
             return {"race": info, "layout": None, "boards": {}, "event": last}
         started = await self.started(race)
         last = 0
@@ -778,6 +799,8 @@ class RaceService:
         game = started.game
         states: dict[str, State] = {}
         for n, payload in await self.store.events_since(race, 0):
+            if upto is not None and n > upto:
+                break
             event = decode_event(payload)
             if event["k"] == "starting":
                 if hidden_until_the_end:
