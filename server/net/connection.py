@@ -25,7 +25,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from redis.exceptions import RedisError
-from websockets.asyncio.server import broadcast
 
 from protocol.codec import encode, error_frame
 from protocol.exceptions import ErrorCode
@@ -106,13 +105,12 @@ class Connection:
     def send_frame(self, frame: bytes) -> None:
         """Write one frame now; drop the client if too much is still unsent.
 
-        ``broadcast`` is websockets' synchronous write (it skips a connection
-        that is closing); it never waits for the client, so the size of the
-        transport's buffer is checked here instead.
+        The write never waits for the client, so the size of the transport's
+        buffer is checked here instead.
         """
         if self.core.closing:
             return
-        broadcast((self.ws,), frame)
+        self.ws.write(frame)
         too_slow = self.core.unsent(self.ws.transport.get_write_buffer_size())
         if too_slow is not None:
             log.info("dropping a client that reads too slowly")
