@@ -57,6 +57,24 @@ class PushConnection(asyncio.Protocol):
     handler's start) are kept and handed over by it.
     """
 
+    __slots__ = (
+        "_closing",
+        "_early",
+        "_fragments",
+        "_held",
+        "_lost",
+        "_ping",
+        "_sink",
+        "_timer",
+        "latency",
+        "loop",
+        "protocol",
+        "request",
+        "server",
+        "serving",
+        "transport",
+    )
+
     def __init__(self, server: WebSocketServer) -> None:
         self.server = server
         self.loop = server.loop
