@@ -4,13 +4,18 @@
   frame and packs it straight back. Nothing a real server could do per
   message is cheaper, so its round trips/s are the ceiling of this stack
   (asyncio, websockets, msgpack) on this machine.
-* ``naive``: the same, plus exactly one Redis round trip per message (an
+* ``push``: the same echo through the node's own websocket layer
+  (:class:`server.net.websocket.WebSocketServer`: websockets' Sans-I/O
+  protocol, each message pushed to a callback and answered with a
+  synchronous write). Against ``echo`` it measures what that layer saves
+  over websockets' asyncio server.
+* ``naive``: the same as ``echo``, plus exactly one Redis round trip per message (an
   EVALSHA of a one-line INCR script, awaited before the reply), with a
   redis.asyncio client configured like the server's own
   (:func:`server.storage.store.connect`'s retry and timeouts). It is the design the
   server's commit batching must beat: one awaited Redis call per move.
 
-Both use the server's websocket options (no compression, same frame cap,
+All use the server's websocket options (no compression, same frame cap,
 same keepalive pings). Run: ``python -m bench.baselines echo --port 9001``
 or ``python -m bench.baselines naive --port 9002 --redis redis://127.0.0.1:6379/0``.
 """
@@ -32,9 +37,10 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 
+from server.net.websocket import PushConnection, WebSocketServer
 from server.settings import Limits, Timeouts
 
-__all__ = ["main", "run_echo", "run_naive"]
+__all__ = ["main", "run_echo", "run_naive", "run_push"]
 
 _INCR = "return redis.call('INCR', KEYS[1])"
 
@@ -72,6 +78,30 @@ async def run_echo(host: str, port: int) -> None:
         await _until_signalled(host, port, "echo")
 
 
+async def run_push(host: str, port: int) -> None:
+    """Serve the echo through the node's websocket layer until SIGINT or SIGTERM."""
+
+    async def echo(ws: PushConnection) -> None:
+        def answer(frame: bytes | str) -> None:
+            ws.write(msgpack.packb(msgpack.unpackb(frame, raw=False), use_bin_type=True))
+
+        ws.attach(answer)
+        await ws.lost()
+
+    options = _serve_options()
+    server = WebSocketServer(
+        echo,
+        host,
+        port,
+        max_size=options["max_size"],
+        ping_interval=options["ping_interval"],
+        ping_timeout=options["ping_timeout"],
+        close_timeout=2,
+    )
+    async with server:
+        await _until_signalled(host, port, "push")
+
+
 async def run_naive(host: str, port: int, redis_url: str, max_connections: int) -> None:
     """Serve the one-Redis-call-per-message baseline until SIGINT or SIGTERM."""
     client = aioredis.Redis.from_url(
@@ -102,7 +132,7 @@ async def run_naive(host: str, port: int, redis_url: str, max_connections: int) 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("kind", choices=["echo", "naive"])
+    parser.add_argument("kind", choices=["echo", "push", "naive"])
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--redis", help="Redis URL (naive only)")
@@ -116,6 +146,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.kind == "echo":
         asyncio.run(run_echo(args.host, args.port))
+    elif args.kind == "push":
+        asyncio.run(run_push(args.host, args.port))
     else:
         if not args.redis:
             parser.error("naive needs --redis")

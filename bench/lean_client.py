@@ -18,16 +18,15 @@ smoke test uses so the bench notices a server that speaks the protocol wrong.
 from __future__ import annotations
 
 import asyncio
-import itertools
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 import msgpack
 from picows import WSFrame, WSListener, WSMsgType, WSTransport, ws_connect
 
+from protocol.client_core import ClientCore, Reply
 from protocol.codec import SERVER_LIMITS, encode, unpack
-from protocol.messages import ClientMessage, Hello, server_from_wire
-from protocol.version import PROTOCOL_VERSION
+from protocol.messages import ClientMessage, server_from_wire
 
 __all__ = ["LIBRARY", "LeanClient", "RequestError", "connect"]
 
@@ -61,8 +60,9 @@ class LeanClient(WSListener):
         self.player = ""
         self.on_push: Callable[[Wire], None] | None = None
         self.pushes = 0
-        self._ids = itertools.count(1)
-        self._replies: dict[int, asyncio.Future[Wire]] = {}
+        self.core: ClientCore[Wire, asyncio.Future[Wire]] = ClientCore(
+            _read_strictly if strict else _read, _id_of
+        )
         self._expected: dict[tuple[str, str], asyncio.Future[Wire]] = {}
         self._parts: list[bytes] = []
         self.closed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
@@ -89,10 +89,9 @@ class LeanClient(WSListener):
 
     def on_ws_disconnected(self, transport: WSTransport) -> None:
         error = ConnectionError("connection closed")
-        for future in [*self._replies.values(), *self._expected.values()]:
+        for future in [*self.core.lost(), *self._expected.values()]:
             if not future.done():
                 future.set_exception(error)
-        self._replies.clear()
         self._expected.clear()
         if not self.closed.done():
             self.closed.set_result(None)
@@ -100,18 +99,12 @@ class LeanClient(WSListener):
     # -- receiving ---------------------------------------------------------
 
     def _receive(self, data: bytes) -> None:
-        if self.strict:
-            message: Wire = unpack(data, SERVER_LIMITS)
-            server_from_wire(message)  # raises on anything the protocol does not allow
-        else:
-            message = msgpack.unpackb(data, raw=False)
-        request_id = message.get("id")
-        if request_id is not None:
-            future = self._replies.pop(request_id, None)
-            if future is not None:
-                if not future.done():
-                    future.set_result(message)
-                return
+        event = self.core.receive(data)
+        message = event.message
+        if type(event) is Reply:
+            if not event.waiter.done():
+                event.waiter.set_result(message)
+            return
         self.pushes += 1
         race = message.get("race", "")
         if type(race) is dict:  # race_state and spectating carry the race info map
@@ -139,11 +132,20 @@ class LeanClient(WSListener):
 
         The reply may be an ``error`` map: see :meth:`call` for one that raises.
         """
-        request_id = next(self._ids)
         future: asyncio.Future[Wire] = asyncio.get_running_loop().create_future()
-        self._replies[request_id] = future
-        self.send(kind(id=request_id, **fields))
+        self.send(kind(id=self.core.expect(future), **fields))
         return future
+
+    async def hello(self, name: str) -> Wire:
+        """Say hello as ``name``; the client learns its player id from the welcome."""
+        future: asyncio.Future[Wire] = asyncio.get_running_loop().create_future()
+        assert self.transport is not None
+        self.transport.send(WSMsgType.BINARY, self.core.hello(name, None, future))
+        welcome = await future
+        if welcome["t"] == "error":
+            raise RequestError(welcome)
+        self.player = welcome["player"]
+        return welcome
 
     async def call(self, kind: type[M], **fields: Any) -> Wire:
         """:meth:`request`, raising :class:`RequestError` on an ``error`` reply."""
@@ -172,6 +174,22 @@ async def connect(
     )
     assert isinstance(client, LeanClient)
     if name is not None:
-        welcome = await asyncio.wait_for(client.call(Hello, v=PROTOCOL_VERSION, name=name), timeout)
-        client.player = welcome["player"]
+        await asyncio.wait_for(client.hello(name), timeout)
     return client
+
+
+def _read(frame: bytes | str) -> Wire:
+    message: Wire = msgpack.unpackb(frame, raw=False)
+    return message
+
+
+def _read_strictly(frame: bytes | str) -> Wire:
+    """The map in ``frame``, checked as :func:`protocol.codec.decode_server` checks it."""
+    message: Wire = unpack(frame, SERVER_LIMITS)
+    server_from_wire(message)  # raises on anything the protocol does not allow
+    return message
+
+
+def _id_of(message: Wire) -> int | None:
+    request_id: int | None = message.get("id")
+    return request_id

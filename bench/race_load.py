@@ -16,10 +16,11 @@ Scenarios (each selectable with ``--scenario``):
 * ``saturation``: racers move back to back, each waiting for its ``moved``
   before sending the next, in races of ``--race-size``; a racer whose game
   is over waits for its race-mates and the group starts a new race. The
-  same number of clients then drive two baselines (:mod:`bench.baselines`)
+  same number of clients then drive three baselines (:mod:`bench.baselines`)
   with one real ``move`` frame each, back to back: a bare websockets+msgpack
-  echo server (the ceiling) and a server that makes one Redis call per
-  message. Figures are reported as ratios of the echo's round trips/s.
+  echo server (the ceiling), a server that makes one Redis call per
+  message, and the echo through the node's own websocket layer. Figures
+  are reported as ratios of the echo's round trips/s.
 * ``human``: racers at a steady ``--rate`` moves/s each (random phase) in
   quadrille races of 8, with spectators; reports move acknowledgement
   latency and spectator delivery latency (the mover's send to a
@@ -489,7 +490,7 @@ async def run_saturation(args: argparse.Namespace, bench: Bench) -> None:
     )
     runs: list[Run] = []
     if not args.no_baselines:
-        for kind in ("echo", "naive"):
+        for kind in ("echo", "naive", "push"):
             with child(kind, baseline_argv(kind, bench.redis_url), bench.log_dir) as proc:
                 runs.append(
                     await baseline_load(
@@ -517,6 +518,7 @@ async def run_saturation(args: argparse.Namespace, bench: Bench) -> None:
     if ceiling:
         ratio, naive = ballroom.rate / ceiling, ballroom.rate / runs[1].rate
         summary["ratio_to_echo"], summary["ratio_to_naive"] = round(ratio, 3), round(naive, 3)
+        summary["push_to_echo"] = round(runs[2].rate / ceiling, 3)
         verdict = "PASS" if ratio >= 0.35 else "FAIL"
         print(
             f"  ballroom/echo {ratio:.1%} (target >= 35%) {verdict}; ballroom/naive {naive:.2f}x",

@@ -45,7 +45,6 @@ from protocol.exceptions import ErrorCode
 from protocol.messages import (
     Board,
     ClientMessage,
-    Hello,
     Progress,
     Resume,
     Rewound,
@@ -55,9 +54,7 @@ from protocol.messages import (
     Spectating,
     TournamentInfo,
     WatchTournament,
-    Welcome,
 )
-from protocol.version import PROTOCOL_VERSION
 
 __all__ = [
     "LinkChanged",
@@ -267,8 +264,7 @@ class ServerLink:
         ws = await connect(self.url, compression=None, max_size=MAX_SERVER_FRAME, open_timeout=None)
         session = ClientSession(ws)
         try:
-            hello = Hello(v=PROTOCOL_VERSION, name=self.name, token=self.token)
-            session.welcome = await session.request(hello, Welcome)
+            await session.hello(self.name, self.token)
         except BaseException:
             with contextlib.suppress(Exception):
                 await session.close()

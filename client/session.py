@@ -8,18 +8,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
-import itertools
 from collections.abc import Callable
 from typing import TypeVar
 
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
+from protocol.client_core import ClientCore, Reply
 from protocol.codec import decode_server, encode
 from protocol.exceptions import ErrorCode
-from protocol.messages import ClientMessage, ErrorMessage, Hello, ServerMessage, Welcome
-from protocol.version import PROTOCOL_VERSION
+from protocol.messages import ClientMessage, ErrorMessage, ServerMessage, Welcome
 
 __all__ = ["ClientSession", "RequestFailed"]
 
@@ -42,8 +40,9 @@ class ClientSession:
         self.ws = ws
         self.welcome: Welcome | None = None
         self.received: list[ServerMessage] = []
-        self._ids = itertools.count(1)
-        self._replies: dict[int, asyncio.Future[ServerMessage]] = {}
+        self.core: ClientCore[ServerMessage, asyncio.Future[ServerMessage]] = ClientCore(
+            decode_server, _id_of
+        )
         self._arrived = asyncio.Condition()
         self._reader = asyncio.get_running_loop().create_task(self._read())
 
@@ -56,13 +55,18 @@ class ClientSession:
         session = cls(ws)
         try:
             async with asyncio.timeout(10):
-                session.welcome = await session.request(
-                    Hello(v=PROTOCOL_VERSION, name=name, token=token), Welcome
-                )
+                await session.hello(name, token)
         except BaseException:
             await session.close()
             raise
         return session
+
+    async def hello(self, name: str, token: str | None = None) -> Welcome:
+        """Say hello (``token``: as the session it names); raises :class:`RequestFailed`."""
+        future = self._waiter()
+        await self.ws.send(self.core.hello(name, token, future))
+        self.welcome = _reply(await future, Welcome)
+        return self.welcome
 
     @property
     def player(self) -> str:
@@ -72,19 +76,18 @@ class ClientSession:
     async def _read(self) -> None:
         try:
             async for frame in self.ws:
-                message = decode_server(frame)
-                if message.id is not None and message.id in self._replies:
-                    future = self._replies.pop(message.id)
-                    if not future.done():
-                        future.set_result(message)
+                event = self.core.receive(frame)
+                if type(event) is Reply:
+                    if not event.waiter.done():
+                        event.waiter.set_result(event.message)
                     continue
                 async with self._arrived:
-                    self.received.append(message)
+                    self.received.append(event.message)
                     self._arrived.notify_all()
         except ConnectionClosed:
             pass
         finally:
-            for future in self._replies.values():
+            for future in self.core.lost():
                 if not future.done():
                     future.set_exception(ConnectionError("connection closed"))
             async with self._arrived:
@@ -92,16 +95,12 @@ class ClientSession:
 
     async def request(self, message: ClientMessage, expect: type[M]) -> M:
         """Send ``message`` with a fresh id and wait for the reply of that id."""
-        request_id = next(self._ids)
-        future: asyncio.Future[ServerMessage] = asyncio.get_running_loop().create_future()
-        self._replies[request_id] = future
-        await self.ws.send(encode(_with_id(message, request_id)))
-        reply = await future
-        if isinstance(reply, ErrorMessage):
-            raise RequestFailed(reply)
-        if not isinstance(reply, expect):
-            raise TypeError(f"expected {expect.t}, got {reply.t}")
-        return reply
+        future = self._waiter()
+        await self.ws.send(self.core.request(message, future))
+        return _reply(await future, expect)
+
+    def _waiter(self) -> asyncio.Future[ServerMessage]:
+        return asyncio.get_running_loop().create_future()
 
     async def send(self, message: ClientMessage) -> None:
         await self.ws.send(encode(message))
@@ -129,5 +128,14 @@ class ClientSession:
             await self._reader
 
 
-def _with_id(message: ClientMessage, request_id: int) -> ClientMessage:
-    return dataclasses.replace(message, id=request_id)
+def _id_of(message: ServerMessage) -> int | None:
+    return message.id
+
+
+def _reply(reply: ServerMessage, expect: type[M]) -> M:
+    """``reply`` if it is an ``expect``; raises :class:`RequestFailed` for an ``error``."""
+    if isinstance(reply, ErrorMessage):
+        raise RequestFailed(reply)
+    if not isinstance(reply, expect):
+        raise TypeError(f"expected {expect.t}, got {reply.t}")
+    return reply

@@ -1,37 +1,47 @@
-"""One websocket connection: decode, check, dispatch, encode.
+"""One websocket connection: the asyncio driver of :class:`~server.net.core.ConnectionCore`.
 
-The handler is thin on purpose. Each message comes straight from the socket
-(:class:`~server.net.websocket.PushConnection`), is decoded by :mod:`protocol`
-(which refuses anything malformed with a typed error), rate limited, then
-passed to one handler function per message type in :mod:`server.net.handlers`.
-Messages are handled one at a time, in the order they came: one that has to
-wait runs in a task and holds back those behind it. The usual move does not
-need a task: it is checked and its commit sent at once, and the reply goes
-out when Redis answers (together about 5 % of a busy node's CPU per move).
-Replies and pushed events are written at once, with no queue
-and no writer task; a client whose unsent bytes pass ``limits.outbox`` reads
-too slowly and is disconnected instead of growing the server's memory.
+The rules of a connection (hello first, the rate bucket, one message at a
+time in order, reading held while messages pile up, silence and slow
+readers closed, refusals carrying the request's id) live in the core,
+which has no I/O. This class carries out what the core decides: it hands
+each message from the socket (:class:`~server.net.websocket.PushConnection`)
+to the core with the loop's time, and each :class:`~server.net.core.Handle`
+to one handler function per message type in :mod:`server.net.handlers`. A
+message that has to wait runs in a task and holds back those behind it.
+The usual move does not need a task: it is checked and its commit sent at
+once, and the reply goes out when Redis answers (together about 5 % of a
+busy node's CPU per move). Replies and pushed events are written at once,
+with no queue and no writer task; a client whose unsent bytes pass
+``limits.outbox`` reads too slowly and is disconnected instead of growing
+the server's memory.
 """
 
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import functools
 import logging
-import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from redis.exceptions import RedisError
-from websockets.asyncio.server import broadcast
 
-from protocol.codec import CLIENT_LIMITS, decode_client, encode, error_frame
-from protocol.exceptions import ErrorCode, RemoteProtocolError
-from protocol.messages import ClientMessage, Hello, ServerMessage, SubmitMove
+from protocol.codec import encode, error_frame
+from protocol.exceptions import ErrorCode
+from protocol.messages import ClientMessage, ServerMessage, SubmitMove
 from server.exceptions import RequestRefused
 from server.fanout.feeds import RaceWatch
 from server.fanout.tournament_feed import TournamentWatch
+from server.net.core import (
+    CLOSE_POLICY,
+    CLOSE_TRY_AGAIN,
+    Action,
+    Close,
+    ConnectionCore,
+    Handle,
+    Hold,
+    Send,
+)
 from server.net.handlers import HANDLERS, move_now, moved
 from server.net.websocket import PushConnection
 from server.rules.races import Spectate as SpectatePolicy
@@ -43,36 +53,13 @@ if TYPE_CHECKING:
     from server.services import Services
     from server.settings import Settings
 
-__all__ = ["Connection", "TokenBucket"]
+__all__ = ["CLOSE_POLICY", "CLOSE_TRY_AGAIN", "Connection"]
 
 log = logging.getLogger(__name__)
-
-CLOSE_POLICY = 1008  # flood, or too slow
-CLOSE_TRY_AGAIN = 1013
-
-
-class TokenBucket:
-    """``rate`` messages a second on average, ``burst`` at once."""
-
-    def __init__(self, rate: float, burst: int) -> None:
-        self.rate, self.burst = rate, float(burst)
-        self._tokens, self._at = float(burst), time.monotonic()
-
-    def take(self) -> bool:
-        now = time.monotonic()
-        self._tokens = min(self.burst, self._tokens + (now - self._at) * self.rate)
-        self._at = now
-        if self._tokens >= 1:
-            self._tokens -= 1
-            return True
-        return False
 
 
 class Connection:
     """A client's connection to this node, and what it has said so far."""
-
-    #: Messages waiting to be handled above which the socket is not read.
-    INBOX_HIGH = 16
 
     def __init__(
         self,
@@ -91,21 +78,25 @@ class Connection:
         self.history = history
         #: Called when Redis failed a request: the node's health probe looks sooner.
         self.storage_failed = storage_failed
-        limits = settings.limits
-        self.player: str | None = None
+        self.loop = asyncio.get_running_loop()
+        self.core = ConnectionCore(
+            limits=settings.limits, timeouts=settings.timeouts, now=self.loop.time()
+        )
         self.name: str | None = None
         self.watches: dict[str, RaceWatch] = {}
         self.tournaments: dict[str, TournamentWatch] = {}
-        self.outbox = limits.outbox
-        self.bucket = TokenBucket(limits.rate, limits.burst)
-        self.strikes = 0
-        self.decode_limits = dataclasses.replace(CLIENT_LIMITS, max_frame=limits.max_frame)
-        self._closing = False
         self._close_task: asyncio.Task[None] | None = None
-        self._heard = 0.0  # loop time of the last frame received
         self._silence: asyncio.TimerHandle | None = None
-        self._inbox: list[bytes | str] = []  # received, not yet handled (a deque is 10× bigger)
         self._working: asyncio.Future[Any] | None = None  # the message in hand, if it waits
+
+    @property
+    def player(self) -> str | None:
+        """The player this connection said hello as (None before): kept by the core."""
+        return self.core.player
+
+    @player.setter
+    def player(self, player: str | None) -> None:
+        self.core.player = player
 
     # -- sending -----------------------------------------------------------
 
@@ -115,40 +106,42 @@ class Connection:
     def send_frame(self, frame: bytes) -> None:
         """Write one frame now; drop the client if too much is still unsent.
 
-        ``broadcast`` is websockets' synchronous write (it skips a connection
-        that is closing); it never waits for the client, so the size of the
-        transport's buffer is checked here instead.
+        The write never waits for the client, so the size of the transport's
+        buffer is checked here instead.
         """
-        if self._closing:
+        if self.core.closing:
             return
-        broadcast((self.ws,), frame)
-        if self.ws.transport.get_write_buffer_size() > self.outbox:
+        self.ws.write(frame)
+        too_slow = self.core.unsent(self.ws.transport.get_write_buffer_size())
+        if too_slow is not None:
             log.info("dropping a client that reads too slowly")
-            self.close(CLOSE_POLICY, "too slow: read your messages")
+            self._close(too_slow)
 
     def refuse(self, code: ErrorCode, message: str, request_id: int | None = None) -> None:
         self.send_frame(error_frame(code, message, request_id))
 
     def close(self, code: int, reason: str) -> None:
         """Close from synchronous code; the task is kept so it cannot be collected early."""
-        if not self._closing:
-            self._closing = True
-            self._close_task = asyncio.get_running_loop().create_task(self.ws.close(code, reason))
+        if not self.core.closing:
+            self.core.closed()
+            self._close(Close(code, reason))
+
+    def _close(self, close: Close) -> None:
+        if self._close_task is None:
+            self._close_task = self.loop.create_task(self.ws.close(close.code, close.reason))
 
     # -- receiving ---------------------------------------------------------
 
     async def run(self) -> None:
         """Serve the client until the connection closes, then stop following what it followed."""
-        loop = asyncio.get_running_loop()
-        self._heard = loop.time()
         # One timer per connection checks for silence, rather than a timeout
         # around every frame: arming and cancelling a timer per frame cost
         # about 5% of a busy node's CPU.
-        self._silence = loop.call_later(self.settings.timeouts.hello, self._check_silence)
+        self._silence = self.loop.call_later(self.settings.timeouts.hello, self._check_silence)
         self.ws.attach(self._received)
         try:
             await self.ws.lost()
-            self._inbox.clear()
+            self.core.closed()
             while self._working is not None:  # the message in hand finishes first
                 await asyncio.wait([self._working])
         finally:
@@ -159,35 +152,34 @@ class Connection:
                 await self.hub.unwatch(tournament, follower)
 
     def _check_silence(self) -> None:
-        """Close a connection silent for too long (before hello: ``timeouts.hello``)."""
-        timeouts = self.settings.timeouts
-        limit = timeouts.idle if self.player else timeouts.hello
-        loop = asyncio.get_running_loop()
-        silent = loop.time() - self._heard
-        if silent >= limit:
-            self.close(CLOSE_POLICY, "idle for too long")
+        verdict = self.core.silence(self.loop.time())
+        if isinstance(verdict, Close):
+            self._close(verdict)
         else:
-            self._silence = loop.call_later(limit - silent, self._check_silence)
+            self._silence = self.loop.call_later(verdict, self._check_silence)
 
     def _received(self, frame: bytes | str) -> None:
-        """A message from the client, straight from the socket: handled in order of arrival."""
-        self._heard = asyncio.get_running_loop().time()
-        self._inbox.append(frame)
-        if len(self._inbox) > self.INBOX_HIGH:
-            self.ws.hold(True)  # the client sends faster than its messages are handled
-        self._next()
+        """A message from the client, straight from the socket."""
+        self._act(self.core.receive(frame, self.loop.time()))
 
-    def _next(self) -> None:
-        """Handle waiting messages until one needs to wait (for Redis, say)."""
-        while self._working is None and self._inbox:
-            self._take(self._inbox.pop(0))
-        if not self._inbox:
-            self.ws.hold(False)
+    def _act(self, actions: list[Action]) -> None:
+        """Carry out what the core decided, and what it decides when a message ends at once."""
+        while actions:
+            more: list[Action] = []
+            for action in actions:
+                if type(action) is Handle:  # always the last of a batch
+                    if self._take(action.message):
+                        more = self.core.handled(self.loop.time())
+                elif type(action) is Send:
+                    self.send_frame(action.frame)
+                elif type(action) is Hold:
+                    self.ws.hold(action.held)
+                elif type(action) is Close:
+                    self._close(action)
+            actions = more
 
-    def _take(self, frame: bytes | str) -> None:
-        message = self._admit(frame)
-        if message is None:
-            return
+    def _take(self, message: ClientMessage) -> bool:
+        """Start handling ``message``; True if it was answered already."""
         if type(message) is SubmitMove:
             # The hot path: the usual move is checked and its commit sent here
             # and now, and answered from the commit's reply, with no task.
@@ -195,40 +187,17 @@ class Connection:
                 pending = move_now(self, message)
             except Exception as exc:
                 self._failed(message, exc)
-                return
+                return True
             if pending is not None:
                 self._working = pending
                 pending.add_done_callback(functools.partial(self._moved, message))
-                return
+                return False
         self._work_on(message)
-
-    def _admit(self, frame: bytes | str) -> ClientMessage | None:
-        """The message in a frame, if it may be handled now; else refused (or the flood closed)."""
-        try:
-            message = decode_client(frame, limits=self.decode_limits)
-        except RemoteProtocolError as exc:
-            message = None
-            refusal = (exc.code, exc.message, exc.request_id)
-        if not self.bucket.take():
-            self.strikes += 1
-            if self.strikes >= self.settings.limits.flood_strikes:
-                self.close(CLOSE_POLICY, "flooding")
-            else:
-                request_id = None if message is None else message.id
-                self.refuse(ErrorCode.RATE_LIMITED, "too many messages; slow down", request_id)
-            return None
-        self.strikes = 0
-        if message is None:
-            self.refuse(*refusal)
-            return None
-        if self.player is None and not isinstance(message, Hello):
-            self.refuse(ErrorCode.NOT_AUTHENTICATED, "say hello first", message.id)
-            return None
-        return message
+        return False
 
     def _work_on(self, message: ClientMessage) -> None:
         """Handle ``message`` in a task; later messages wait for it."""
-        self._working = task = asyncio.get_running_loop().create_task(self.dispatch(message))
+        self._working = task = self.loop.create_task(self.dispatch(message))
         task.add_done_callback(self._done)
 
     def _moved(self, message: SubmitMove, pending: asyncio.Future[MoveResult | None]) -> None:
@@ -246,7 +215,7 @@ class Connection:
 
     def _done(self, _: asyncio.Future[Any]) -> None:
         self._working = None
-        self._next()
+        self._act(self.core.handled(self.loop.time()))
 
     async def dispatch(self, message: ClientMessage) -> None:
         try:

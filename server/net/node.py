@@ -20,14 +20,13 @@ from collections import Counter
 from collections.abc import AsyncIterator
 
 from redis.exceptions import RedisError
-from websockets.asyncio.server import Server, ServerConnection, serve
 
 from protocol.codec import encode
 from protocol.messages import Service, ServiceState
 from server.fanout.history import History
 from server.fanout.hub import Hub
 from server.net.connection import CLOSE_TRY_AGAIN, Connection
-from server.net.websocket import PushConnection
+from server.net.websocket import PushConnection, WebSocketServer
 from server.services import Services
 from server.services.races import RaceService
 from server.services.sessions import Sessions
@@ -116,9 +115,8 @@ class Node:
                 told += 1
         log.info("told %d clients the service is %s", told, state.value)
 
-    async def handle(self, ws: ServerConnection) -> None:
-        """The websockets handler: one call per connection."""
-        assert isinstance(ws, PushConnection)  # websocket_server makes them
+    async def handle(self, ws: PushConnection) -> None:
+        """The websocket server's handler: one call per connection."""
         address = str(ws.remote_address[0]) if ws.remote_address else "?"
         if self._per_address[address] >= self.settings.limits.connections_per_address:
             await ws.close(CLOSE_TRY_AGAIN, "too many connections from your address")
@@ -165,17 +163,14 @@ class Node:
                     here.setdefault(tournament, set()).add(conn.player)
         return here
 
-    def websocket_server(self) -> contextlib.AbstractAsyncContextManager[Server]:
+    def websocket_server(self) -> WebSocketServer:
         limits, timeouts = self.settings.limits, self.settings.timeouts
-        return serve(
+        # No compression extension is offered: msgpack frames are small and
+        # rarely compress, so deflate would cost CPU and memory for nothing.
+        return WebSocketServer(
             self.handle,
             self.settings.host,
             self.settings.port,
-            # Messages go straight from the socket to the connection's handling.
-            create_connection=PushConnection,
-            # msgpack frames are small and rarely compress: deflate would cost
-            # CPU and memory per connection for nothing.
-            compression=None,
             # Hard cap for the websocket layer; the codec refuses frames above
             # limits.max_frame with a typed error and keeps the connection.
             max_size=4 * limits.max_frame,

@@ -1,6 +1,6 @@
 """A connection's messages reach the server straight from the socket, and are handled in order.
 
-The node reads messages in websockets' ``data_received`` (:mod:`server.net.websocket`)
+The node reads messages in its protocol's ``data_received`` (:mod:`server.net.websocket`)
 and handles them one at a time (:class:`server.net.connection.Connection`): a
 message that must wait (for Redis, say) holds back the ones behind it,
 however quickly the client sends them, and a usual move needs no task.
@@ -14,11 +14,8 @@ from typing import Any
 
 import pytest
 from websockets.asyncio.client import ClientConnection, connect
-from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
 from websockets.frames import BINARY, CONT, TEXT, Frame
-from websockets.http11 import Request
-from websockets.server import ServerProtocol
 
 from protocol.codec import decode_server, encode
 from protocol.exceptions import ErrorCode
@@ -39,7 +36,7 @@ from protocol.messages import (
     Welcome,
 )
 from protocol.version import PROTOCOL_VERSION
-from server.net.websocket import PushConnection
+from server.net.websocket import PushConnection, WebSocketServer
 from server.services.races import RaceService
 from server.settings import Timeouts
 from tests.server.conftest import NODES, TIMEOUT, Clients, NodeFactory
@@ -244,13 +241,20 @@ async def test_keepalive_pongs_still_reach_websockets_and_a_silent_peer_is_dropp
 
 async def test_messages_parsed_before_the_handler_attaches_are_handed_over_in_order() -> None:
     """A message can be parsed between the handshake and the handler's start: it is kept."""
-    conn = PushConnection(ServerProtocol(), server=None)  # type: ignore[arg-type]
-    conn.request = Request("/", Headers())  # the handshake is done
-    conn.process_event(Frame(BINARY, b"early"))
-    conn.process_event(Frame(TEXT, b"fra", fin=False))
-    conn.process_event(Frame(CONT, b"gmented"))
+    server = WebSocketServer(
+        _never_called, "127.0.0.1", 0, max_size=1024, ping_interval=None, ping_timeout=None,
+        close_timeout=1,
+    )  # fmt: skip
+    conn = PushConnection(server)
+    conn.frame_received(Frame(BINARY, b"early"))
+    conn.frame_received(Frame(TEXT, b"fra", fin=False))
+    conn.frame_received(Frame(CONT, b"gmented"))
     got: list[bytes | str] = []
     conn.attach(got.append)
     assert got == [b"early", "fragmented"]
-    conn.process_event(Frame(BINARY, b"late"))
+    conn.frame_received(Frame(BINARY, b"late"))
     assert got == [b"early", "fragmented", b"late"]
+
+
+async def _never_called(_: PushConnection) -> None:
+    raise AssertionError("no connection is served")
