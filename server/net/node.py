@@ -21,12 +21,15 @@ from collections.abc import AsyncIterator
 
 from redis.exceptions import RedisError
 from websockets.asyncio.server import Server, ServerConnection, serve
+from websockets.datastructures import Headers
+from websockets.http11 import Request, Response
 
 from protocol.codec import encode
 from protocol.messages import Service, ServiceState
 from server.fanout.history import History
 from server.fanout.hub import Hub
 from server.net.connection import CLOSE_TRY_AGAIN, Connection
+from server.net.web import Site
 from server.net.websocket import PushConnection
 from server.services import Services
 from server.services.races import RaceService
@@ -64,6 +67,8 @@ class Node:
         )
         self.degraded = False
         self.connections: set[Connection] = set()
+        #: The watching page, answered on the websocket's port (docs/web.md).
+        self.site = Site.load(allowed_origins=settings.allowed_origins)
         self._per_address: Counter[str] = Counter()
         self._sweeper: asyncio.Task[None] | None = None
         # Set by stop: the sweeper stops on it too, since a Redis call can
@@ -141,6 +146,14 @@ class Node:
             if not self._per_address[address]:
                 del self._per_address[address]
 
+    def answer_http(self, _: ServerConnection, request: Request) -> Response | None:
+        """websockets' ``process_request``: the page's answer, or None to go on upgrading."""
+        answer = self.site.answer(request.method, request.path, request.headers.raw_items())
+        if answer is None:
+            return None
+        status = answer.status
+        return Response(status.value, status.phrase, Headers(answer.headers), answer.body)
+
     async def _sweep(self) -> None:
         while not self._stopping:
             await asyncio.sleep(self.settings.timeouts.sweep)
@@ -173,6 +186,8 @@ class Node:
             self.settings.port,
             # Messages go straight from the socket to the connection's handling.
             create_connection=PushConnection,
+            # Plain GETs get the watching page; browsers' upgrades have their origin checked.
+            process_request=self.answer_http,
             # msgpack frames are small and rarely compress: deflate would cost
             # CPU and memory per connection for nothing.
             compression=None,

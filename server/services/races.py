@@ -765,6 +765,8 @@ class RaceService:
         states: dict[str, State] = {}
         for n, payload in await self.store.events_since(race, 0):
             event = unpack(payload)
+            if event["k"] == "results":
+                break  # left for the watch, so a late spectator gets race_finished too
             if event["k"] == "starting":
                 if hidden_until_the_end:
                     break
