@@ -65,7 +65,7 @@ export function progressText(view) {
 }
 
 /** The whole board of one racer: a grid of piles, with its name and progress above. */
-export function drawBoard(layout, view, title) {
+export function drawBoard(layout, view, title, lastMove) {
   const columns = Math.max(...layout.piles.map((p) => p.col)) + 1;
   const piles = layout.piles.map((spec) =>
     pile(spec, view.piles[spec.id] ?? [], Number(view.hidden?.[spec.id] ?? 0)),
@@ -79,6 +79,7 @@ export function drawBoard(layout, view, title) {
       {},
       h("h3", {}, title),
       h("span", { class: "progress-text" }, progressText(view)),
+      lastMove ? h("span", { class: "last-move" }, `last move ${lastMove}`) : null,
       h(
         "div",
         {

@@ -13,11 +13,16 @@ async function resolveRace(wire, key) {
   return byCode ? byCode.id : key;
 }
 
+/** What the race's spectating policy means for this page, or null when it shows all at once. */
+function policyNote(info) {
+  if (info.phase === "finished" || info.spectate === "live") return null;
+  if (info.spectate === "after") return "Boards are shown once the race is over.";
+  return `Moves are shown ${Number(info.delay)} s after they are made.`;
+}
+
 function waitingText(info) {
   if (info.phase === "open") return "The race has not started yet: boards appear at the start.";
-  if (info.spectate === "after") return "Boards are shown once the race is over.";
-  if (info.spectate === "delayed") return `Boards are shown ${Number(info.delay)} s behind the race.`;
-  return "Waiting for the first boards.";
+  return policyNote(info) ? "No boards yet." : "Waiting for the first boards.";
 }
 
 function clockText(info, now) {
@@ -86,9 +91,10 @@ export async function showRace(wire, main, stop, key) {
   const title = h("h1", {});
   const status = h("p", { class: "status" });
   const clockLine = h("p", { class: "clock", "aria-live": "off" });
+  const note = h("p", { class: "policy-note" });
   const boards = h("div", { class: "boards" });
   const results = h("div", {});
-  fill(main, title, status, clockLine, boards, results);
+  fill(main, title, status, clockLine, note, boards, results);
 
   const drawHeader = () => {
     const info = state.info;
@@ -101,6 +107,8 @@ export async function showRace(wire, main, stop, key) {
       info.deal === null || info.deal === undefined || info.deal === "" ? "" : ` · practice deal ${String(info.deal)}`,
     );
     fill(clockLine, clockText(info, Date.now() / 1000));
+    fill(note, policyNote(info));
+    note.hidden = !policyNote(info);
   };
   const drawBoards = () => {
     const shown = state.info.players.filter((p) => state.boards[p]);
@@ -110,10 +118,7 @@ export async function showRace(wire, main, stop, key) {
     }
     fill(
       boards,
-      shown.map((p) => {
-        const move = state.moves[p];
-        return drawBoard(state.layout, state.boards[p], nameOf(state.info, p) + (move ? ` · ${move}` : ""));
-      }),
+      shown.map((p) => drawBoard(state.layout, state.boards[p], nameOf(state.info, p), state.moves[p])),
     );
   };
   const take = (snapshot) => {

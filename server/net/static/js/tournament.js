@@ -9,7 +9,17 @@ function names(doc) {
   return (player) => (player ? map.get(player) ?? player : "bye");
 }
 
+function entrants(doc) {
+  return h(
+    "section",
+    { class: "entrants" },
+    h("h2", {}, `Entrants (${doc.entrants.length})`),
+    doc.entrants.length ? h("ol", {}, doc.entrants.map((e) => h("li", {}, e.name))) : h("p", { class: "quiet" }, "Nobody has entered yet."),
+  );
+}
+
 function standings(doc) {
+  if (!doc.standings.length) return entrants(doc);
   const rows = doc.standings.map((s) =>
     h(
       "tr",
