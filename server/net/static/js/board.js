@@ -60,7 +60,15 @@ function pile(spec, cards, hidden) {
 /** The progress numbers of a view as a line of text. */
 export function progressText(view) {
   if (!view) return "";
-  const status = view.won ? "won" : view.resigned ? "resigned" : view.over ? "stuck" : "racing";
+  const status = view.won
+    ? "won"
+    : view.resigned
+      ? "resigned"
+      : view.over
+        ? "stuck"
+        : view.timeout
+          ? "out of time"
+          : "racing";
   return `${view.home}/${view.target} home · ${view.moves} moves · ${status}`;
 }
 

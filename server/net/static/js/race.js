@@ -33,7 +33,7 @@ function clockText(info, now) {
 }
 
 export function standingsTable(standings, replayOf) {
-  return h(
+  const table = h(
     "table",
     { class: "standings" },
     h("thead", {}, h("tr", {}, ["#", "racer", "status", "home", "moves", "time", ""].map((c) => h("th", { scope: "col" }, c)))),
@@ -55,6 +55,7 @@ export function standingsTable(standings, replayOf) {
       ),
     ),
   );
+  return h("div", { class: "table-wrap" }, table);
 }
 
 async function resultsBlock(info, results) {
@@ -87,7 +88,7 @@ async function resultsBlock(info, results) {
 
 export async function showRace(wire, main, stop, key) {
   const id = await resolveRace(wire, key);
-  const state = { info: null, layout: null, boards: {}, moves: {} };
+  const state = { info: null, layout: null, boards: {}, moves: {}, finals: {} };
   const title = h("h1", {});
   const status = h("p", { class: "status" });
   const clockLine = h("p", { class: "clock", "aria-live": "off" });
@@ -118,7 +119,10 @@ export async function showRace(wire, main, stop, key) {
     }
     fill(
       boards,
-      shown.map((p) => drawBoard(state.layout, state.boards[p], nameOf(state.info, p), state.moves[p])),
+      shown.map((p) => {
+        const view = state.finals[p] ? { ...state.boards[p], ...state.finals[p] } : state.boards[p];
+        return drawBoard(state.layout, view, nameOf(state.info, p), state.moves[p]);
+      }),
     );
   };
   const take = (snapshot) => {
@@ -146,7 +150,10 @@ export async function showRace(wire, main, stop, key) {
     wire.on("race_finished", async (m) => {
       if (m.race !== id || !state.info) return;
       state.info = { ...state.info, phase: "finished" };
+      // A resignation or the clock ends a game without a move: the standings say how.
+      for (const s of m.standings) state.finals[s.player] = { resigned: s.status === "resigned", timeout: s.status === "timeout" };
       drawHeader();
+      drawBoards();
       fill(results, await resultsBlock(state.info, m));
     }),
   );

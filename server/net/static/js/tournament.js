@@ -37,16 +37,20 @@ function standings(doc) {
     { class: "tournament-standings" },
     h("h2", {}, doc.status === "finished" ? "Final standings" : "Standings"),
     h(
-      "table",
-      { class: "standings" },
-      h("thead", {}, h("tr", {}, ["#", "entrant", "points", "wins", "home", "time"].map((c) => h("th", { scope: "col" }, c)))),
-      h("tbody", {}, rows),
+      "div",
+      { class: "table-wrap" },
+      h(
+        "table",
+        { class: "standings" },
+        h("thead", {}, h("tr", {}, ["#", "entrant", "points", "wins", "home", "time"].map((c) => h("th", { scope: "col" }, c)))),
+        h("tbody", {}, rows),
+      ),
     ),
   );
 }
 
 function bracket(doc, nameOf) {
-  if (!doc.bracket) return null;
+  if (!doc.bracket?.length) return null;
   const rounds = doc.bracket.map((matches, r) =>
     h(
       "ol",
@@ -103,7 +107,7 @@ function tables(doc, nameOf) {
 
 function schedule(doc, now) {
   const played = doc.stages.filter((s) => s.status === "done").length;
-  const planned = doc.format === "rounds" ? ` of ${Number(doc.rounds)} rounds` : " stages";
+  const planned = doc.format === "rounds" ? ` of ${Number(doc.rounds)} rounds` : played === 1 ? " race" : " races";
   let next = "";
   if (doc.status === "paused") next = "Paused by the host: the stage under way finishes, no new one starts.";
   else if (doc.next_at) next = `Break: the next round starts in ${clock(Number(doc.next_at) - now)}.`;
