@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test lint typecheck unit play bench clean
+.PHONY: test lint typecheck unit play bench clean browser
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,8 +22,24 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-unit: $(STAMP)
+unit: $(STAMP) browser
 	$(BIN)/pytest
+
+# The watching page's tests drive a real Chromium: the system's own package
+# (Playwright's browser download is never used). Installed here when absent
+# and we are root on a Debian-like system; otherwise a person is told how.
+browser:
+	@if [ -n "$$BALLROOM_CHROMIUM" ] || command -v chromium >/dev/null 2>&1 \
+		|| command -v chromium-browser >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "installing chromium (the browser tests need it)"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; \
+	else \
+		echo "The browser tests need Chromium. Install it as root, e.g." >&2; \
+		echo "    sudo apt-get install chromium" >&2; \
+		echo "or set BALLROOM_CHROMIUM=/path/to/chromium (Chrome works too)." >&2; \
+		exit 1; \
+	fi
 
 play: $(STAMP)
 	$(BIN)/ballroom play
