@@ -171,7 +171,9 @@ async def test_lobby_lists_a_live_race_whose_boards_change(node: str, browser: B
         assert await page.locator(".card.red").count() > 0
         before = await boards_text(page)
         await page.wait_for_function(
-            "old => document.querySelector('.boards').innerText !== old", arg=before, timeout=WAIT_MS
+            "old => document.querySelector('.boards').innerText !== old",
+            arg=before,
+            timeout=WAIT_MS,
         )
         assert re.search(r"\d+:\d\d left", await page.inner_text(".clock"))
         for width, height in (PHONE, WIDE):
