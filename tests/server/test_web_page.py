@@ -380,3 +380,30 @@ async def test_a_knockout_shows_its_bracket_and_tables_racing_now(
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         await host.close()
+
+
+async def test_a_finished_knockout_shows_its_champion(node: str, browser: Browser) -> None:
+    """Four fast bots play a knockout out: the whole bracket, the champion, final standings."""
+    host, doc = await host_tournament(node, format="knockout", variants=["gavotte"])
+    bots = [TournamentBot(node, name=f"Bot {i}", speed=0, seed=i, patience=QUICK) for i in range(4)]
+    tasks = [asyncio.create_task(b.run(code=doc["code"])) for b in bots]
+    try:
+        async with asyncio.timeout(TIMEOUT):
+            await asyncio.gather(*(b.joined.wait() for b in bots))
+        watcher = await Watcher.open(browser)
+        page = watcher.page
+        await page.goto(page_url(node, f"/tournament/{doc['code']}"))
+        await host.request(ManageTournament(tournament=doc["id"], action="start"), TournamentInfo)
+        await expect(page.locator(".champion")).to_contain_text(
+            "Champion: Bot", timeout=4 * WAIT_MS
+        )
+        await expect(page.locator(".bracket-round")).to_have_count(2)
+        await expect(page.locator(".tournament-standings h2")).to_have_text("Final standings")
+        for width, height in (PHONE, WIDE):
+            await watcher.screenshot("tournament-champion", width, height)
+        assert_clean(watcher)
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        await host.close()

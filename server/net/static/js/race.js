@@ -26,7 +26,7 @@ function waitingText(info) {
 }
 
 function clockText(info, now) {
-  if (info.phase === "finished") return "finished";
+  if (info.phase === "finished") return "The race is over.";
   if (info.phase === "open") return `waiting for racers (${info.players.length}/${info.max_players})`;
   if (info.phase === "countdown") return "starting";
   return `${clock(Number(info.ends_at) - now)} left`;

@@ -90,11 +90,11 @@ export async function showReplay(wire, main, stop, raceId, player) {
     h(
       "div",
       { class: "controls" },
-      button("⏮", () => show(0), "first (Home)"),
+      button("First", () => show(0), "first (Home)"),
       button("◀", () => show(at - 1), "back (←)"),
       playButton,
       button("▶", () => show(at + 1), "forward (→)"),
-      button("⏭", () => show(last), "last (End)"),
+      button("Last", () => show(last), "last (End)"),
       speedPicker,
       slider,
     ),
