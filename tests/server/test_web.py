@@ -22,7 +22,7 @@ from server.net.web import (
     origin_allowed,
 )
 from server.serve import page_url
-from tests.server.conftest import TIMEOUT, NodeFactory
+from tests.server.conftest import TIMEOUT, NodeFactory, ProcessFactory
 
 SITE = Site.load()
 HOST = ("Host", "127.0.0.1:8765")
@@ -217,3 +217,17 @@ async def test_a_node_serves_the_page_and_guards_its_websocket(make_node: NodeFa
         assert refused.value.response.status_code == HTTPStatus.FORBIDDEN
         own = await ws_connect(url, origin=Origin(f"http://127.0.0.1:{port}"))
         await own.close()
+
+
+async def test_serve_prints_the_page_url(node_processes: ProcessFactory) -> None:
+    """`ballroom serve` says where to watch, and that address answers with the page."""
+    [served] = node_processes(1)
+    deadline = asyncio.get_running_loop().time() + TIMEOUT
+    line = f"watch in a browser: http://127.0.0.1:{served.port}/"
+    while line not in served.output():
+        assert asyncio.get_running_loop().time() < deadline, served.output()
+        await asyncio.sleep(0.05)
+    reply = await _http(
+        served.port, f"GET /race/AB12CD HTTP/1.1\r\nHost: x:{served.port}\r\n\r\n".encode()
+    )
+    assert reply.startswith(b"HTTP/1.1 200 OK") and reply.endswith(get("/").body)
