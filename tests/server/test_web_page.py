@@ -145,6 +145,28 @@ async def running(race: BotRace) -> AsyncIterator[BotRace]:
         await race.stop()
 
 
+@contextlib.asynccontextmanager
+async def tournament_with_bots(
+    url: str, entrants: int, speed: float, **settings: Any
+) -> AsyncIterator[tuple[ClientSession, dict[str, Any]]]:
+    """A tournament hosted by "Host" with ``entrants`` bots joined; all stopped after."""
+    host, doc = await host_tournament(url, **settings)
+    bots = [
+        TournamentBot(url, name=f"Bot {i}", speed=speed, seed=i, patience=QUICK)
+        for i in range(entrants)
+    ]
+    tasks = [asyncio.create_task(b.run(code=doc["code"])) for b in bots]
+    try:
+        async with asyncio.timeout(TIMEOUT):
+            await asyncio.gather(*(b.joined.wait() for b in bots))
+        yield host, doc
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        await host.close()
+
+
 async def boards_text(page: Page) -> str:
     return await page.inner_text(".boards")
 
@@ -326,13 +348,10 @@ async def _standings_points(page: Page) -> list[int]:
 
 
 async def test_tournament_standings_update_after_a_round(node: str, browser: Browser) -> None:
-    """A rounds tournament's page: entrants at 0 points, then points after round one, then final."""
-    host, doc = await host_tournament(node, format="rounds", variants=["gavotte"], rounds=2)
-    bots = [TournamentBot(node, name=f"Bot {i}", speed=0, seed=i, patience=QUICK) for i in range(3)]
-    tasks = [asyncio.create_task(b.run(code=doc["code"])) for b in bots]
-    try:
-        async with asyncio.timeout(TIMEOUT):
-            await asyncio.gather(*(b.joined.wait() for b in bots))
+    """A rounds tournament's page: its entrants, then points after round one, then the final."""
+    async with tournament_with_bots(
+        node, 3, 0, format="rounds", variants=["gavotte"], rounds=2
+    ) as (host, doc):
         watcher = await Watcher.open(browser)
         page = watcher.page
         await page.goto(page_url(node, f"/tournament/{doc['code']}"))
@@ -344,23 +363,15 @@ async def test_tournament_standings_update_after_a_round(node: str, browser: Bro
         assert sum(await _standings_points(page)) == 2 * (3 + 2 + 1)
         await watcher.screenshot("tournament-final", *PHONE)
         assert_clean(watcher)
-    finally:
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        await host.close()
 
 
 async def test_a_knockout_shows_its_bracket_and_tables_racing_now(
     node: str, browser: Browser
 ) -> None:
     """A knockout under way: the bracket's first round, and its tables, one click from watching."""
-    host, doc = await host_tournament(node, format="knockout", variants=["royal-cotillion"])
-    bots = [TournamentBot(node, name=f"Bot {i}", speed=2, seed=i, patience=QUICK) for i in range(4)]
-    tasks = [asyncio.create_task(b.run(code=doc["code"])) for b in bots]
-    try:
-        async with asyncio.timeout(TIMEOUT):
-            await asyncio.gather(*(b.joined.wait() for b in bots))
+    async with tournament_with_bots(
+        node, 4, 2, format="knockout", variants=["royal-cotillion"]
+    ) as (host, doc):
         watcher = await Watcher.open(browser)
         page = watcher.page
         await page.goto(page_url(node, f"/tournament/{doc['code']}"))
@@ -375,21 +386,14 @@ async def test_a_knockout_shows_its_bracket_and_tables_racing_now(
         await page.locator(".board").nth(1).wait_for(timeout=WAIT_MS)
         assert_clean(watcher)
         await host.request(ManageTournament(tournament=doc["id"], action="cancel"), TournamentInfo)
-    finally:
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        await host.close()
 
 
 async def test_a_finished_knockout_shows_its_champion(node: str, browser: Browser) -> None:
     """Four fast bots play a knockout out: the whole bracket, the champion, final standings."""
-    host, doc = await host_tournament(node, format="knockout", variants=["gavotte"])
-    bots = [TournamentBot(node, name=f"Bot {i}", speed=0, seed=i, patience=QUICK) for i in range(4)]
-    tasks = [asyncio.create_task(b.run(code=doc["code"])) for b in bots]
-    try:
-        async with asyncio.timeout(TIMEOUT):
-            await asyncio.gather(*(b.joined.wait() for b in bots))
+    async with tournament_with_bots(node, 4, 0, format="knockout", variants=["gavotte"]) as (
+        host,
+        doc,
+    ):
         watcher = await Watcher.open(browser)
         page = watcher.page
         await page.goto(page_url(node, f"/tournament/{doc['code']}"))
@@ -402,8 +406,3 @@ async def test_a_finished_knockout_shows_its_champion(node: str, browser: Browse
         for width, height in (PHONE, WIDE):
             await watcher.screenshot("tournament-champion", width, height)
         assert_clean(watcher)
-    finally:
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        await host.close()
