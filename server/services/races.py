@@ -765,8 +765,6 @@ class RaceService:
         states: dict[str, State] = {}
         for n, payload in await self.store.events_since(race, 0):
             event = unpack(payload)
-            if event["k"] == "results":
-                break  # left for the watch, so a late spectator gets race_finished too
             if event["k"] == "starting":
                 if hidden_until_the_end:
                     break
@@ -777,6 +775,8 @@ class RaceService:
                     break
                 player = event["player"]
                 states[player] = game.apply(states[player], Move.parse(event["move"]))
+            elif event["k"] == "results":
+                break  # left for the watch, so a late spectator gets race_finished too
             last = n
         return {
             "race": info,
