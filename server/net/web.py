@@ -29,6 +29,7 @@ Why each rule:
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import re
 from collections.abc import Iterable, Mapping
@@ -118,9 +119,33 @@ class WebResponse:
 
 @dataclass(frozen=True, slots=True)
 class _File:
+    """One servable file, as it is and gzipped (when that is smaller)."""
+
     body: bytes
     content_type: str
     etag: str
+    gzipped: bytes | None
+
+    @classmethod
+    def of(cls, body: bytes, content_type: str) -> _File:
+        digest = hashlib.sha256(body).hexdigest()[:32]
+        # mtime=0: the same bytes on every node and every start, so one ETag.
+        packed = gzip.compress(body, compresslevel=9, mtime=0)
+        return cls(body, content_type, f'"{digest}"', packed if len(packed) < len(body) else None)
+
+    def encoded(self, gzip_accepted: bool) -> _Encoded:
+        """The bytes to send and their headers: gzipped for a client that takes it."""
+        if gzip_accepted and self.gzipped is not None:
+            etag = self.etag[:-1] + '-gz"'  # another representation, another tag
+            return _Encoded(self.gzipped, etag, (("Content-Encoding", "gzip"),))
+        return _Encoded(self.body, self.etag, ())
+
+
+@dataclass(frozen=True, slots=True)
+class _Encoded:
+    body: bytes
+    etag: str
+    extra: tuple[tuple[str, str], ...]
 
 
 def origin_allowed(origin: str, host: str | None, allowed: Iterable[str]) -> bool:
@@ -165,9 +190,7 @@ class Site:
             content_type = CONTENT_TYPES.get(path.suffix)
             if content_type is None or path.is_symlink() or not path.is_file():
                 continue
-            body = path.read_bytes()
-            etag = '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
-            files[path.relative_to(root).as_posix()] = _File(body, content_type, etag)
+            files[path.relative_to(root).as_posix()] = _File.of(path.read_bytes(), content_type)
         return cls(files, allowed_origins)
 
     def names(self) -> list[str]:
@@ -209,20 +232,21 @@ class Site:
         else:
             return _plain(HTTPStatus.NOT_FOUND, "not found")
         file = self._files[name]
-        headers = (*_SECURITY_HEADERS, *_file_headers(file))
-        if file.etag in values.get("if-none-match", ()):
+        accepted = ",".join(values.get("accept-encoding", ())).lower()
+        sent = file.encoded(gzip_accepted="gzip" in accepted)
+        headers = (
+            *_SECURITY_HEADERS,
+            ("Content-Type", file.content_type),
+            ("Content-Length", str(len(sent.body))),
+            *sent.extra,
+            ("Vary", "Accept-Encoding"),
+            ("ETag", sent.etag),
+            # Always ask again (a cheap 304): a node's upgrade is seen at once.
+            ("Cache-Control", "no-cache"),
+        )
+        if sent.etag in values.get("if-none-match", ()):
             return WebResponse(HTTPStatus.NOT_MODIFIED, headers, b"")
-        return WebResponse(HTTPStatus.OK, headers, b"" if method == "HEAD" else file.body)
-
-
-def _file_headers(file: _File) -> tuple[tuple[str, str], ...]:
-    return (
-        ("Content-Type", file.content_type),
-        ("Content-Length", str(len(file.body))),
-        ("ETag", file.etag),
-        # Always ask again (a cheap 304): a node's upgrade is seen at once.
-        ("Cache-Control", "no-cache"),
-    )
+        return WebResponse(HTTPStatus.OK, headers, b"" if method == "HEAD" else sent.body)
 
 
 def _plain(status: HTTPStatus, text: str) -> WebResponse:

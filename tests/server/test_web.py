@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gzip
 import hashlib
 from http import HTTPStatus
 from pathlib import Path
@@ -231,3 +232,19 @@ async def test_serve_prints_the_page_url(node_processes: ProcessFactory) -> None
         served.port, f"GET /race/AB12CD HTTP/1.1\r\nHost: x:{served.port}\r\n\r\n".encode()
     )
     assert reply.startswith(b"HTTP/1.1 200 OK") and reply.endswith(get("/").body)
+
+
+def test_text_files_go_gzipped_to_clients_that_take_it() -> None:
+    """With Accept-Encoding: gzip a file comes compressed, with its own ETag; without, as is."""
+    plain = get("/assets/vendor/msgpack/Decoder.mjs")
+    packed = get("/assets/vendor/msgpack/Decoder.mjs", ("Accept-Encoding", "gzip, deflate, br"))
+    assert packed.header("Content-Encoding") == "gzip" and plain.header("Content-Encoding") is None
+    assert gzip.decompress(packed.body) == plain.body and len(packed.body) < len(plain.body) / 2
+    assert packed.header("Vary") == "Accept-Encoding"
+    assert packed.header("ETag") != plain.header("ETag")
+    etag = packed.header("ETag")
+    assert etag is not None
+    again = get(
+        "/assets/vendor/msgpack/Decoder.mjs", ("Accept-Encoding", "gzip"), ("If-None-Match", etag)
+    )
+    assert again.status is HTTPStatus.NOT_MODIFIED
