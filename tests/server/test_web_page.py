@@ -183,6 +183,7 @@ async def test_lobby_lists_a_live_race_whose_boards_change(node: str, browser: B
         await page.goto(page_url(node))
         link = page.locator(f'li.race[data-race="{race.race}"] a')
         await link.wait_for(timeout=WAIT_MS)
+        await watcher.screenshot("lobby", *PHONE)
         await link.focus()
         await page.keyboard.press("Enter")  # the keyboard is enough to get there
         await page.wait_for_url(re.compile(f"/race/{race.race}$"), timeout=WAIT_MS)
@@ -338,6 +339,7 @@ async def test_a_replay_steps_to_the_last_move(node: str, browser: Browser) -> N
         await expect(where).to_have_text(f"Move 0 of {len(host_log)}: the deal")
         await page.keyboard.press("End")
         await expect(where).to_have_text(f"Move {len(host_log)} of {len(host_log)}: {host_log[-1]}")
+        await expect(page.locator(".progress-text")).to_contain_text("resigned")  # Ann resigned
         await watcher.screenshot("replay", *WIDE)
         assert_clean(watcher)
 

@@ -8,6 +8,18 @@ import { fill, h, nameOf } from "/assets/js/dom.js";
 const SPEEDS = [0.5, 1, 2, 4, 8, 16]; // moves per second
 
 export async function showReplay(wire, main, stop, raceId, player) {
+  // The results follow the snapshot of a finished race: they say how a game
+  // that ended without a move (resigned, out of time) ended.
+  let final = null;
+  let redraw = () => {};
+  stop.push(
+    wire.on("race_finished", (m) => {
+      const standing = m.race === raceId && m.standings.find((s) => s.player === player);
+      if (!standing) return;
+      final = { resigned: standing.status === "resigned", timeout: standing.status === "timeout" };
+      redraw();
+    }),
+  );
   const snapshot = await wire.request({ t: "spectate", race: raceId });
   const info = snapshot.race;
   const replay = await wire.request({ t: "replay", race: raceId, player });
@@ -26,7 +38,8 @@ export async function showReplay(wire, main, stop, raceId, player) {
     slider.value = String(at);
     const move = at ? replay.moves[at - 1] : "the deal";
     fill(where, `Move ${at} of ${last}: ${move}`);
-    fill(boardSlot, drawBoard(snapshot.layout, replay.views[at], nameOf(info, player)));
+    const view = at === last && final ? { ...replay.views[at], ...final } : replay.views[at];
+    fill(boardSlot, drawBoard(snapshot.layout, view, nameOf(info, player)));
     if (at === last) pause();
   };
   const pause = () => {
@@ -102,4 +115,5 @@ export async function showReplay(wire, main, stop, raceId, player) {
     boardSlot,
   );
   show(0);
+  redraw = () => show(at);
 }
