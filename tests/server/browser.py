@@ -41,10 +41,10 @@ def chromium_path() -> str | None:
 
 
 @contextlib.asynccontextmanager
-async def launched(executable: str) -> AsyncIterator[Browser]:
-    """A headless Chromium for one test."""
+async def launched(executable: str, *options: str) -> AsyncIterator[Browser]:
+    """A headless Chromium for one test, with these command-line options."""
     # Chromium's sandbox needs user namespaces, which root in a container lacks.
-    args = ["--no-sandbox"] if os.geteuid() == 0 else []
+    args = [*options, "--no-sandbox"] if os.geteuid() == 0 else list(options)
     async with async_playwright() as playwright:
         browser = await playwright.chromium.launch(executable_path=executable, args=args)
         try:

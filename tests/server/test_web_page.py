@@ -49,15 +49,19 @@ WIDE = (1440, 900)
 expect.set_options(timeout=WAIT_MS)
 
 
-@pytest.fixture
-async def browser() -> AsyncIterator[Browser]:
+def system_chromium() -> str:
     executable = chromium_path()
     if executable is None:
         pytest.fail(
             "no Chromium found: `make browser` installs Debian's chromium package "
             "(needs root), or set BALLROOM_CHROMIUM to a Chromium or Chrome binary"
         )
-    async with launched(executable) as opened:
+    return executable
+
+
+@pytest.fixture
+async def browser() -> AsyncIterator[Browser]:
+    async with launched(system_chromium()) as opened:
         yield opened
 
 
@@ -264,6 +268,23 @@ async def test_results_check_the_commitment_and_no_frame_holds_the_seed_before(
         await cold.page.locator('.commit-check[data-ok="true"]').wait_for(timeout=WAIT_MS)
         await cold.screenshot("finished-race", *PHONE)
         assert_clean(cold)
+
+
+async def test_plain_http_from_another_host_checks_with_the_shipped_sha256(node: str) -> None:
+    """No secure context (plain HTTP, not localhost): no Web Crypto, and still a ✓."""
+    async with running(await bot_race(node, speed=0, moves=5, pace=0)) as race:
+        await race.results()
+        # watch.test is this machine under another name: to the browser, another host.
+        to_here = "--host-resolver-rules=MAP watch.test 127.0.0.1"
+        async with launched(system_chromium(), to_here) as browser:
+            watcher = await Watcher.open(browser, *PHONE)
+            port = node.rsplit(":", 1)[1].strip("/")
+            await watcher.page.goto(f"http://watch.test:{port}/race/{race.race}")
+            assert await watcher.page.evaluate("isSecureContext") is False
+            verdict = watcher.page.locator('.commit-check[data-ok="true"]')
+            await verdict.wait_for(timeout=WAIT_MS)
+            assert "@noble/hashes" in await watcher.page.inner_text(".results")
+            assert_clean(watcher)
 
 
 def _tamper(frame: bytes | str) -> bytes | str:
