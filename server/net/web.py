@@ -230,22 +230,26 @@ class Site:
             name = route[len(_ASSETS) :]
         else:
             return _plain(HTTPStatus.NOT_FOUND, "not found")
-        file = self._files[name]
-        accepted = ",".join(values.get("accept-encoding", ())).lower()
-        sent = file.encoded(gzip_accepted="gzip" in accepted)
-        headers = (
-            *_SECURITY_HEADERS,
-            ("Content-Type", file.content_type),
-            ("Content-Length", str(len(sent.body))),
-            *sent.extra,
-            ("Vary", "Accept-Encoding"),
-            ("ETag", sent.etag),
-            # Always ask again (a cheap 304): a node's upgrade is seen at once.
-            ("Cache-Control", "no-cache"),
-        )
-        if sent.etag in values.get("if-none-match", ()):
-            return WebResponse(HTTPStatus.NOT_MODIFIED, headers, b"")
-        return WebResponse(HTTPStatus.OK, headers, b"" if method == "HEAD" else sent.body)
+        return _file_answer(self._files[name], method, values)
+
+
+def _file_answer(file: _File, method: str, request: Mapping[str, list[str]]) -> WebResponse:
+    """One file, gzipped if the client takes it; 304 if it has this version already."""
+    accepted = ",".join(request.get("accept-encoding", ())).lower()
+    sent = file.encoded(gzip_accepted="gzip" in accepted)
+    headers = (
+        *_SECURITY_HEADERS,
+        ("Content-Type", file.content_type),
+        ("Content-Length", str(len(sent.body))),
+        *sent.extra,
+        ("Vary", "Accept-Encoding"),
+        ("ETag", sent.etag),
+        # Always ask again (a cheap 304): a node's upgrade is seen at once.
+        ("Cache-Control", "no-cache"),
+    )
+    if sent.etag in request.get("if-none-match", ()):
+        return WebResponse(HTTPStatus.NOT_MODIFIED, headers, b"")
+    return WebResponse(HTTPStatus.OK, headers, b"" if method == "HEAD" else sent.body)
 
 
 def _plain(status: HTTPStatus, text: str) -> WebResponse:
