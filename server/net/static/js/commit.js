@@ -21,9 +21,15 @@ function hex(bytes) {
 export async function sha256Hex(text) {
   const bytes = new TextEncoder().encode(text);
   if (globalThis.isSecureContext && globalThis.crypto?.subtle) {
-    return { digest: hex(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes))), by: "Web Crypto" };
+    return {
+      digest: hex(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes))),
+      by: "Web Crypto",
+    };
   }
-  return { digest: hex(sha256(bytes)), by: "the page's SHA-256 (@noble/hashes; no Web Crypto over plain HTTP)" };
+  return {
+    digest: hex(sha256(bytes)),
+    by: "the page's SHA-256 (@noble/hashes; no Web Crypto over plain HTTP)",
+  };
 }
 
 /** Whether the revealed seed matches the commitment published at the start. */

@@ -12,8 +12,7 @@ export function h(tag, attributes = {}, ...children) {
       for (const [property, setting] of Object.entries(value)) {
         element.style.setProperty(property, String(setting));
       }
-    }
-    else element.setAttribute(name, value === true ? "" : String(value));
+    } else element.setAttribute(name, value === true ? "" : String(value));
   }
   for (const child of children.flat()) {
     if (child === undefined || child === null || child === false) continue;

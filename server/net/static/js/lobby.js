@@ -13,7 +13,11 @@ function raceRow(info, now) {
     "li",
     { class: `race phase-${info.phase}`, "data-race": info.id },
     h("a", { href: `/race/${info.id}` }, `${info.variant} · ${info.code}`),
-    h("span", { class: "meta" }, `${info.phase}${left} · ${players} · watch ${policyText(info.spectate, info.delay)}`),
+    h(
+      "span",
+      { class: "meta" },
+      `${info.phase}${left} · ${players} · watch ${policyText(info.spectate, info.delay)}`,
+    ),
   );
 }
 
@@ -25,13 +29,23 @@ function tournamentRow(summary) {
     h(
       "span",
       { class: "meta" },
-      `${summary.status} · ${summary.format} · ${Number(summary.entrants)} entrants · ${summary.variants.join(", ")}`,
+      [
+        summary.status,
+        summary.format,
+        `${Number(summary.entrants)} entrants`,
+        summary.variants.join(", "),
+      ].join(" · "),
     ),
   );
 }
 
 function section(title, rows, empty) {
-  return h("section", { class: "listing" }, h("h2", {}, title), rows.length ? h("ul", {}, rows) : h("p", { class: "quiet" }, empty));
+  return h(
+    "section",
+    { class: "listing" },
+    h("h2", {}, title),
+    rows.length ? h("ul", {}, rows) : h("p", { class: "quiet" }, empty),
+  );
 }
 
 export async function showLobby(wire, main, stop) {
@@ -49,9 +63,17 @@ export async function showLobby(wire, main, stop) {
     fill(
       main,
       h("h1", {}, "Ballroom: watch a race"),
-      section("Races under way", underWay.map((r) => raceRow(r, now)), "No race is under way."),
+      section(
+        "Races under way",
+        underWay.map((r) => raceRow(r, now)),
+        "No race is under way.",
+      ),
       section("Tournaments", tournaments.tournaments.map(tournamentRow), "No tournaments."),
-      section("Open races", open.map((r) => raceRow(r, now)), "No race is waiting for racers."),
+      section(
+        "Open races",
+        open.map((r) => raceRow(r, now)),
+        "No race is waiting for racers.",
+      ),
     );
     if (focused) main.querySelector(`a[href="${CSS.escape(focused)}"]`)?.focus();
   };

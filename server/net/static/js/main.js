@@ -20,8 +20,10 @@ let retries = 0;
 function route(path) {
   const parts = path.split("/").filter(Boolean).map(decodeURIComponent);
   if (parts[0] === "race" && parts.length === 2) return (w, m, s) => showRace(w, m, s, parts[1]);
-  if (parts[0] === "tournament" && parts.length === 2) return (w, m, s) => showTournament(w, m, s, parts[1]);
-  if (parts[0] === "replay" && parts.length === 3) return (w, m, s) => showReplay(w, m, s, parts[1], parts[2]);
+  if (parts[0] === "tournament" && parts.length === 2)
+    return (w, m, s) => showTournament(w, m, s, parts[1]);
+  if (parts[0] === "replay" && parts.length === 3)
+    return (w, m, s) => showReplay(w, m, s, parts[1], parts[2]);
   return showLobby;
 }
 
@@ -45,7 +47,12 @@ async function show() {
     await view(wire, main, stops);
   } catch (error) {
     if (error.code === "closed") return; // lost() takes over
-    fill(main, h("h1", {}, "Cannot show this"), h("p", { class: "error" }, error.message), h("p", {}, h("a", { href: "/" }, "Back to the lobby")));
+    fill(
+      main,
+      h("h1", {}, "Cannot show this"),
+      h("p", { class: "error" }, error.message),
+      h("p", {}, h("a", { href: "/" }, "Back to the lobby")),
+    );
   }
 }
 
@@ -61,7 +68,8 @@ document.addEventListener("click", (event) => {
   const link = event.target.closest("a[href^='/']");
   if (!link || event.ctrlKey || event.metaKey || event.shiftKey || event.button !== 0) return;
   event.preventDefault();
-  if (link.getAttribute("href") !== location.pathname) history.pushState(null, "", link.getAttribute("href"));
+  if (link.getAttribute("href") !== location.pathname)
+    history.pushState(null, "", link.getAttribute("href"));
   show();
   main.focus();
 });

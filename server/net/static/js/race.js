@@ -27,7 +27,8 @@ function waitingText(info) {
 
 function clockText(info, now) {
   if (info.phase === "finished") return "The race is over.";
-  if (info.phase === "open") return `waiting for racers (${info.players.length}/${info.max_players})`;
+  if (info.phase === "open")
+    return `waiting for racers (${info.players.length}/${info.max_players})`;
   if (info.phase === "countdown") return "starting";
   return `${clock(Number(info.ends_at) - now)} left`;
 }
@@ -36,7 +37,17 @@ export function standingsTable(standings, replayOf) {
   const table = h(
     "table",
     { class: "standings" },
-    h("thead", {}, h("tr", {}, ["#", "racer", "status", "home", "moves", "time", ""].map((c) => h("th", { scope: "col" }, c)))),
+    h(
+      "thead",
+      {},
+      h(
+        "tr",
+        {},
+        ["#", "racer", "status", "home", "moves", "time", ""].map((c) =>
+          h("th", { scope: "col" }, c),
+        ),
+      ),
+    ),
     h(
       "tbody",
       {},
@@ -61,7 +72,13 @@ export function standingsTable(standings, replayOf) {
 async function resultsBlock(info, results) {
   // The commitment to hold the seed to is the one published at the start.
   const published = info.commitment ?? results.commitment;
-  const check = await checkCommitment(info.variant, results.deal_version, results.seed, info.id, published);
+  const check = await checkCommitment(
+    info.variant,
+    results.deal_version,
+    results.seed,
+    info.id,
+    published,
+  );
   const ok = check.ok && String(results.commitment) === String(published);
   const verdict = ok
     ? `✓ the seed matches the commitment published at the start`
@@ -79,7 +96,11 @@ async function resultsBlock(info, results) {
       h("dt", {}, "commitment"),
       h("dd", { class: "hash" }, String(published)),
       h("dt", {}, "check"),
-      h("dd", { class: ok ? "commit-check good" : "commit-check bad", "data-ok": String(ok) }, verdict),
+      h(
+        "dd",
+        { class: ok ? "commit-check good" : "commit-check bad", "data-ok": String(ok) },
+        verdict,
+      ),
       h("dt", {}, "how"),
       h("dd", { class: "quiet" }, `SHA-256 of “${check.text}”, computed by ${check.by}`),
     ),
@@ -104,8 +125,14 @@ export async function showRace(wire, main, stop, key) {
     fill(title, `${name} `, h("span", { class: "code" }, info.code));
     fill(
       status,
-      `${info.phase} · ${info.players.map((p) => nameOf(info, p)).join(" vs ")} · watching ${policyText(info.spectate, info.delay)}`,
-      info.deal === null || info.deal === undefined || info.deal === "" ? "" : ` · practice deal ${String(info.deal)}`,
+      [
+        info.phase,
+        info.players.map((p) => nameOf(info, p)).join(" vs "),
+        `watching ${policyText(info.spectate, info.delay)}`,
+      ].join(" · "),
+      info.deal === null || info.deal === undefined || info.deal === ""
+        ? ""
+        : ` · practice deal ${String(info.deal)}`,
     );
     fill(clockLine, clockText(info, Date.now() / 1000));
     fill(note, policyNote(info));
@@ -151,13 +178,20 @@ export async function showRace(wire, main, stop, key) {
       if (m.race !== id || !state.info) return;
       state.info = { ...state.info, phase: "finished" };
       // A resignation or the clock ends a game without a move: the standings say how.
-      for (const s of m.standings) state.finals[s.player] = { resigned: s.status === "resigned", timeout: s.status === "timeout" };
+      for (const s of m.standings)
+        state.finals[s.player] = {
+          resigned: s.status === "resigned",
+          timeout: s.status === "timeout",
+        };
       drawHeader();
       drawBoards();
       fill(results, await resultsBlock(state.info, m));
     }),
   );
   take(await wire.request({ t: "spectate", race: id }));
-  const timer = setInterval(() => state.info && fill(clockLine, clockText(state.info, Date.now() / 1000)), 1000);
+  const timer = setInterval(
+    () => state.info && fill(clockLine, clockText(state.info, Date.now() / 1000)),
+    1000,
+  );
   stop.push(() => clearInterval(timer));
 }

@@ -30,7 +30,13 @@ export async function showReplay(wire, main, stop, raceId, player) {
 
   const boardSlot = h("div", { class: "boards single" });
   const where = h("p", { class: "where", "aria-live": "polite" });
-  const slider = h("input", { type: "range", min: 0, max: last, value: 0, "aria-label": "position" });
+  const slider = h("input", {
+    type: "range",
+    min: 0,
+    max: last,
+    value: 0,
+    "aria-label": "position",
+  });
   const playButton = h("button", { type: "button", class: "play" }, "Play");
 
   const show = (n) => {
@@ -74,11 +80,16 @@ export async function showReplay(wire, main, stop, raceId, player) {
     "nav",
     { class: "racers", "aria-label": "racer" },
     info.players.map((p) =>
-      h("a", { href: `/replay/${raceId}/${p}`, "aria-current": p === player ? "page" : null }, nameOf(info, p)),
+      h(
+        "a",
+        { href: `/replay/${raceId}/${p}`, "aria-current": p === player ? "page" : null },
+        nameOf(info, p),
+      ),
     ),
   );
   const onKey = (event) => {
-    if (event.target instanceof HTMLInputElement || event.target instanceof HTMLSelectElement) return;
+    if (event.target instanceof HTMLInputElement || event.target instanceof HTMLSelectElement)
+      return;
     const keys = {
       ArrowLeft: () => show(at - 1),
       ArrowRight: () => show(at + 1),

@@ -6,7 +6,7 @@ import { clock, fill, h } from "/assets/js/dom.js";
 
 function names(doc) {
   const map = new Map(doc.entrants.map((e) => [e.player, e.name]));
-  return (player) => (player ? map.get(player) ?? player : "bye");
+  return (player) => (player ? (map.get(player) ?? player) : "bye");
 }
 
 function entrants(doc) {
@@ -14,7 +14,13 @@ function entrants(doc) {
     "section",
     { class: "entrants" },
     h("h2", {}, `Entrants (${doc.entrants.length})`),
-    doc.entrants.length ? h("ol", {}, doc.entrants.map((e) => h("li", {}, e.name))) : h("p", { class: "quiet" }, "Nobody has entered yet."),
+    doc.entrants.length
+      ? h(
+          "ol",
+          {},
+          doc.entrants.map((e) => h("li", {}, e.name)),
+        )
+      : h("p", { class: "quiet" }, "Nobody has entered yet."),
   );
 }
 
@@ -42,7 +48,17 @@ function standings(doc) {
       h(
         "table",
         { class: "standings" },
-        h("thead", {}, h("tr", {}, ["#", "entrant", "points", "wins", "home", "time"].map((c) => h("th", { scope: "col" }, c)))),
+        h(
+          "thead",
+          {},
+          h(
+            "tr",
+            {},
+            ["#", "entrant", "points", "wins", "home", "time"].map((c) =>
+              h("th", { scope: "col" }, c),
+            ),
+          ),
+        ),
         h("tbody", {}, rows),
       ),
     ),
@@ -96,7 +112,11 @@ function tables(doc, nameOf) {
           h(
             "li",
             { class: "table", "data-race": race.race },
-            h("a", { href: `/race/${race.race}` }, `Table ${race.table}: ${race.players.map(nameOf).join(" vs ")}`),
+            h(
+              "a",
+              { href: `/race/${race.race}` },
+              `Table ${race.table}: ${race.players.map(nameOf).join(" vs ")}`,
+            ),
             h("span", { class: "meta" }, ` · ${stage.variant}`),
           ),
         ),
@@ -107,14 +127,26 @@ function tables(doc, nameOf) {
 
 function schedule(doc, now) {
   const played = doc.stages.filter((s) => s.status === "done").length;
-  const planned = doc.format === "rounds" ? ` of ${Number(doc.rounds)} rounds` : played === 1 ? " race" : " races";
+  const planned =
+    doc.format === "rounds"
+      ? ` of ${Number(doc.rounds)} rounds`
+      : played === 1
+        ? " race"
+        : " races";
   let next = "";
-  if (doc.status === "paused") next = "Paused by the host: the stage under way finishes, no new one starts.";
-  else if (doc.next_at) next = `Break: the next round starts in ${clock(Number(doc.next_at) - now)}.`;
-  else if (doc.status === "open") next = `Waiting for the host to start (${doc.entrants.length} entrants).`;
+  if (doc.status === "paused")
+    next = "Paused by the host: the stage under way finishes, no new one starts.";
+  else if (doc.next_at)
+    next = `Break: the next round starts in ${clock(Number(doc.next_at) - now)}.`;
+  else if (doc.status === "open")
+    next = `Waiting for the host to start (${doc.entrants.length} entrants).`;
   else if (doc.status === "running") next = "A round is under way.";
   else next = `The tournament is ${doc.status}.`;
-  return h("section", { class: "schedule" }, h("p", {}, `${played}${planned} played. `, h("span", { class: "next" }, next)));
+  return h(
+    "section",
+    { class: "schedule" },
+    h("p", {}, `${played}${planned} played. `, h("span", { class: "next" }, next)),
+  );
 }
 
 function pastStages(doc, nameOf) {
@@ -131,8 +163,11 @@ function pastStages(doc, nameOf) {
         h(
           "li",
           {},
-          `Round ${stage.round}${doc.format === "knockout" ? `, game ${stage.game}` : ""} · ${stage.variant} · ${stage.status}: `,
-          stage.races.map((race) => h("a", { href: `/race/${race.race}`, class: "stage-race" }, `table ${race.table}`)),
+          `Round ${stage.round}${doc.format === "knockout" ? `, game ${stage.game}` : ""}`,
+          ` · ${stage.variant} · ${stage.status}: `,
+          stage.races.map((race) =>
+            h("a", { href: `/race/${race.race}`, class: "stage-race" }, `table ${race.table}`),
+          ),
           " ",
           Object.entries(stage.results ?? {})
             .sort((a, b) => a[1].place - b[1].place)
@@ -153,7 +188,11 @@ export async function showTournament(wire, main, stop, key) {
     fill(
       main,
       h("h1", {}, `${doc.name} `, h("span", { class: "code" }, doc.code)),
-      h("p", { class: "status" }, `${doc.status} · ${doc.format} · ${doc.variants.join(", ")} · hosted by ${doc.host_name}`),
+      h(
+        "p",
+        { class: "status" },
+        [doc.status, doc.format, doc.variants.join(", "), `hosted by ${doc.host_name}`].join(" · "),
+      ),
       schedule(doc, now),
       tables(doc, nameOf),
       bracket(doc, nameOf),
@@ -176,7 +215,8 @@ export async function showTournament(wire, main, stop, key) {
   }
   doc = reply.tournament;
   draw();
-  const tick = () => doc?.next_at && main.querySelector(".schedule")?.replaceWith(schedule(doc, Date.now() / 1000));
+  const tick = () =>
+    doc?.next_at && main.querySelector(".schedule")?.replaceWith(schedule(doc, Date.now() / 1000));
   const timer = setInterval(tick, 1000);
   stop.push(() => clearInterval(timer));
 }
