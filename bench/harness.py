@@ -15,7 +15,7 @@ import os
 import platform
 import resource
 import sys
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from importlib import metadata
 from pathlib import Path
 from typing import Any, TypeVar
@@ -170,16 +170,21 @@ async def connect_many(
     strict: bool,
     hello: bool = True,
     limit: int = 64,
+    headers: Mapping[str, str] | None = None,
 ) -> list[LeanClient]:
     """``count`` connected clients, named ``prefix``-N, ``limit`` handshakes at a time.
 
-    With several URLs, client N connects to ``url[N % len(url)]``.
+    With several URLs, client N connects to ``url[N % len(url)]``. ``headers``
+    go on every handshake.
     """
     urls = [url] if isinstance(url, str) else list(url)
 
     def factory(i: int) -> Callable[[], Awaitable[LeanClient]]:
         return lambda: connect(
-            urls[i % len(urls)], name=f"{prefix}{i}" if hello else None, strict=strict
+            urls[i % len(urls)],
+            name=f"{prefix}{i}" if hello else None,
+            strict=strict,
+            headers=headers,
         )
 
     return await gather_limited([factory(i) for i in range(count)], limit)

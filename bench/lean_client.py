@@ -18,7 +18,7 @@ smoke test uses so the bench notices a server that speaks the protocol wrong.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 import msgpack
@@ -161,12 +161,21 @@ class LeanClient(WSListener):
 
 
 async def connect(
-    url: str, *, name: str | None = None, strict: bool = False, timeout: float = 30
+    url: str,
+    *,
+    name: str | None = None,
+    strict: bool = False,
+    timeout: float = 30,
+    headers: Mapping[str, str] | None = None,
 ) -> LeanClient:
-    """A connected client; with ``name``, it has said hello and knows its player id."""
+    """A connected client; with ``name``, it has said hello and knows its player id.
+
+    ``headers`` go on the handshake (a browser-like client's ``Origin``).
+    """
     _, client = await ws_connect(
         lambda: LeanClient(strict=strict),
         url,
+        extra_headers=headers,
         websocket_handshake_timeout=timeout,
         max_frame_size=4 * 2**20,
         read_buffer_init_size=4096,

@@ -54,6 +54,7 @@ from typing import Any
 import redis
 
 from bench import harness
+from bench.browser_like import browser_headers, load_page, page_paths
 from bench.harness import (
     Child,
     child,
@@ -303,7 +304,14 @@ async def human(url: str, args: argparse.Namespace, pids: dict[str, int]) -> tup
     races = args.racers // size
     per_race = args.spectators // races if races else 0
     racers = await connect_many(url, races * size, "racer", strict=args.strict)
-    spectators = await connect_many(url, races * per_race, "fan", strict=args.strict)
+    browsers = min(args.browser_like, races * per_race)
+    page = await open_pages(url, browsers)
+    spectators = [
+        *await connect_many(
+            url, browsers, "browser", strict=args.strict, headers=browser_headers(url)
+        ),
+        *await connect_many(url, races * per_race - browsers, "fan", strict=args.strict),
+    ]
     boards = Run("spectator boards")
     racing = Racing(
         variant=args.variant, window=Window(math.inf, math.inf), moves=Run("move acks"),
@@ -354,9 +362,25 @@ async def human(url: str, args: argparse.Namespace, pids: dict[str, int]) -> tup
         "offered_per_second": len(racers) * args.rate,
         "cpu": await cpu,
     }
-    boards.extra = {"spectators": len(spectators)}
+    boards.extra = {"spectators": len(spectators), "browser_like": browsers, **page}
     await close_all(racers + spectators)
     return racing.moves, boards
+
+
+async def open_pages(url: str, count: int) -> dict[str, float]:
+    """``count`` page loads over HTTP, as browsers opening a shared link (bench.browser_like)."""
+    if not count:
+        return {}
+    paths = page_paths()
+    started = time.perf_counter()
+    loaded = await gather_limited([lambda: load_page(url, paths) for _ in range(count)], 64)
+    seconds = time.perf_counter() - started
+    print(
+        f"  {count} page loads of {len(paths)} files ({sum(loaded) / count / 1024:.0f} KiB each)"
+        f" in {seconds:.1f} s",
+        flush=True,
+    )
+    return {"page_files": len(paths), "page_kib": sum(loaded) / count / 1024, "pages_s": seconds}
 
 
 async def capacity(url: str, pid: int, args: argparse.Namespace) -> Run:
@@ -531,7 +555,8 @@ async def run_saturation(args: argparse.Namespace, bench: Bench) -> None:
 
 async def run_human(args: argparse.Namespace, bench: Bench) -> None:
     print(
-        f"human: {args.racers} racers at {args.rate:g} moves/s + {args.spectators} spectators, "
+        f"human: {args.racers} racers at {args.rate:g} moves/s + {args.spectators} spectators"
+        f" ({args.browser_like} browser-like), "
         f"races of {args.race_size} ({args.variant}), {args.seconds:g} s after "
         f"{args.warmup:g} s warm-up",
         flush=True,
@@ -656,6 +681,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--variant", help="saturation contradance, human quadrille")
     parser.add_argument("--spectators", type=int, help="human: spectators in all (500)")
     parser.add_argument("--rate", type=float, default=2.0, help="human: moves/s per racer (2)")
+    parser.add_argument(
+        "--browser-like",
+        type=int,
+        default=0,
+        metavar="N",
+        help="human: N of the spectators load the page over HTTP and connect as a browser (0)",
+    )
     parser.add_argument(
         "--countdown", type=float, default=3.0, help="human: seconds before a race starts (3)"
     )

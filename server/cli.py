@@ -60,7 +60,11 @@ def _serve(args: argparse.Namespace) -> int:
     from server.settings import Settings
 
     settings = Settings.from_env(
-        host=args.host, port=args.port, redis_url=args.redis, data_dir=args.data_dir
+        host=args.host,
+        port=args.port,
+        redis_url=args.redis,
+        data_dir=args.data_dir,
+        allowed_origins=tuple(args.allowed_origin) or None,
     )
     run_server(settings)
     return 0
@@ -113,6 +117,14 @@ def register(commands: Commands) -> None:
         "(default: $REDIS_URL or embedded)",
     )
     serve.add_argument("--data-dir", default="var/redis", help="embedded Redis data directory")
+    serve.add_argument(
+        "--allowed-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="a site (e.g. https://watch.example.org) whose pages may connect; repeatable "
+        "(the node's own page always may)",
+    )
     serve.set_defaults(run=_serve)
 
     check = commands.tournament.add_parser(

@@ -17,7 +17,7 @@ from server.net.node import running_node
 from server.settings import Settings
 from server.storage.embedded import EmbeddedRedis
 
-__all__ = ["run_server", "serve_forever"]
+__all__ = ["page_url", "run_server", "serve_forever"]
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +39,16 @@ async def serve_forever(settings: Settings) -> None:
             f"(redis {settings.redis_url})",
             flush=True,
         )
+        print(f"watch in a browser: {page_url(settings.host, settings.port)}", flush=True)
         await stop.wait()
+
+
+def page_url(host: str, port: int) -> str:
+    """The watching page's address for a node bound to ``host``: a wildcard reads as localhost."""
+    shown = "localhost" if host in ("", "0.0.0.0", "::") else host
+    if ":" in shown:
+        shown = f"[{shown}]"
+    return f"http://{shown}:{port}/"
 
 
 def _tune_garbage_collector() -> None:

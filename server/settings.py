@@ -48,6 +48,9 @@ class Settings:
     redis_url: str | None = None  # None: start an embedded redis-server
     data_dir: str = "var/redis"  # for the embedded redis-server
     node: str = field(default_factory=lambda: secrets.token_hex(3))
+    # Origins (``https://watch.example.org``) whose pages may open websockets
+    # here, besides the node's own page (docs/web.md).
+    allowed_origins: tuple[str, ...] = ()
     limits: Limits = field(default_factory=Limits)
     timeouts: Timeouts = field(default_factory=Timeouts)
 
@@ -55,7 +58,8 @@ class Settings:
     def from_env(cls, **overrides: object) -> Settings:
         """Settings with these from the environment, when set.
 
-        ``REDIS_URL``; ``BALLROOM_COUNTDOWN`` (seconds); and the per-client
+        ``REDIS_URL``; ``BALLROOM_COUNTDOWN`` (seconds);
+        ``BALLROOM_ALLOWED_ORIGINS`` (space-separated origins); and the per-client
         limits ``BALLROOM_RATE`` (messages/s), ``BALLROOM_BURST`` (messages)
         and ``BALLROOM_CONNECTIONS_PER_ADDRESS``, which a load test from one
         loopback address must raise (docs/performance.md).
@@ -63,6 +67,8 @@ class Settings:
         values: dict[str, object] = {}
         if url := os.environ.get("REDIS_URL"):
             values["redis_url"] = url
+        if origins := os.environ.get("BALLROOM_ALLOWED_ORIGINS"):
+            values["allowed_origins"] = tuple(origins.split())
         if countdown := os.environ.get("BALLROOM_COUNTDOWN"):
             values["timeouts"] = Timeouts(countdown=float(countdown))
         limits: dict[str, float | int] = {}

@@ -20,12 +20,15 @@ from collections import Counter
 from collections.abc import AsyncIterator
 
 from redis.exceptions import RedisError
+from websockets.datastructures import Headers
+from websockets.http11 import Request, Response
 
 from protocol.codec import encode
 from protocol.messages import Service, ServiceState
 from server.fanout.history import History
 from server.fanout.hub import Hub
 from server.net.connection import CLOSE_TRY_AGAIN, Connection
+from server.net.web import Site
 from server.net.websocket import PushConnection, WebSocketServer
 from server.services import Services
 from server.services.races import RaceService
@@ -63,6 +66,8 @@ class Node:
         )
         self.degraded = False
         self.connections: set[Connection] = set()
+        #: The watching page, answered on the websocket's port (docs/web.md).
+        self.site = Site.load(allowed_origins=settings.allowed_origins)
         self._per_address: Counter[str] = Counter()
         self._sweeper: asyncio.Task[None] | None = None
         # Set by stop: the sweeper stops on it too, since a Redis call can
@@ -139,6 +144,15 @@ class Node:
             if not self._per_address[address]:
                 del self._per_address[address]
 
+    def answer_http(self, request: Request) -> Response | None:
+        """The websocket server's ``process_request``: the page's answer, or None to go on
+        upgrading."""
+        answer = self.site.answer(request.method, request.path, request.headers.raw_items())
+        if answer is None:
+            return None
+        status = answer.status
+        return Response(status.value, status.phrase, Headers(answer.headers), answer.body)
+
     async def _sweep(self) -> None:
         while not self._stopping:
             await asyncio.sleep(self.settings.timeouts.sweep)
@@ -171,6 +185,8 @@ class Node:
             self.handle,
             self.settings.host,
             self.settings.port,
+            # Plain GETs get the watching page; browsers' upgrades have their origin checked.
+            process_request=self.answer_http,
             # Hard cap for the websocket layer; the codec refuses frames above
             # limits.max_frame with a typed error and keeps the connection.
             max_size=4 * limits.max_frame,

@@ -812,6 +812,8 @@ class RaceService:
                     break
                 player = event["player"]
                 states[player] = game.apply(states[player], Move.parse(event["move"]))
+            elif event["k"] == "results":
+                break  # left for the watch, so a late spectator gets race_finished too
             last = n
         return {
             "race": info,

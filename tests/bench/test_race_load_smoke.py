@@ -16,6 +16,7 @@ def test_race_bench_runs_every_part_briefly(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "bench.race_load", "--scenario", "saturation",
          "--scenario", "human", "--racers", "8", "--race-size", "4", "--spectators", "4",
+         "--browser-like", "2",
          "--seconds", "1", "--warmup", "0.3", "--countdown", "0", "--strict",
          "--json", str(out)],
         cwd=ROOT, capture_output=True, text=True, timeout=120, check=False,
@@ -31,3 +32,4 @@ def test_race_bench_runs_every_part_briefly(tmp_path: Path) -> None:
     human = report["human"]
     assert human["acks"]["count"] > 0 and human["acks"]["errors"] == {}
     assert human["boards"]["count"] > 0 and human["boards"]["errors"] == {}
+    assert human["boards"]["browser_like"] == 2  # page loaded, Origin checked

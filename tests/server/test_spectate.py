@@ -168,3 +168,19 @@ async def test_races_under_way_are_listed_for_spectators(node: str) -> None:
     watcher = await ClientSession.connect(node, "Wendy")
     listed = await watcher.request(ListRaces(), Races)
     assert [(r["id"], r["phase"]) for r in listed.races] == [(race, "running")]
+
+
+async def test_a_spectator_who_comes_after_the_end_gets_the_results(node: str) -> None:
+    """Spectating a finished race: the boards, then race_finished with the seed, as at the end."""
+    alice, bob, race = await _race(node)
+    await alice.request(StartRace(race=race), RaceInfo)
+    started = await alice.next(RaceStarted)
+    await _play(alice, race, started, 3)
+    for racer in (alice, bob):
+        await racer.request(Resign(race=race), RaceInfo)
+    at_the_end = await alice.next(RaceFinished)
+    late = await ClientSession.connect(node, "Lou")
+    snapshot = await late.request(Spectate(race=race), Spectating)
+    assert set(snapshot.boards) == {alice.player, bob.player}
+    results = await late.next(RaceFinished)
+    assert results == at_the_end

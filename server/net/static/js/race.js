@@ -1,0 +1,197 @@
+// One race, watched as any spectator watches it: the `spectating` snapshot,
+// then `board` pushes as racers move, under the race's own policy (live,
+// delayed, after), then `race_finished` with the seed, checked here.
+
+import { drawBoard } from "/assets/js/board.js";
+import { checkCommitment } from "/assets/js/commit.js";
+import { clock, fill, h, nameOf, policyText } from "/assets/js/dom.js";
+
+/** A race id from a link's last part, which may also be the race's join code. */
+async function resolveRace(wire, key) {
+  const listed = await wire.request({ t: "list_races" });
+  const byCode = listed.races.find((r) => String(r.code).toUpperCase() === key.toUpperCase());
+  return byCode ? byCode.id : key;
+}
+
+/** What the race's spectating policy means for this page, or null when it shows all at once. */
+function policyNote(info) {
+  if (info.phase === "finished" || info.spectate === "live") return null;
+  if (info.spectate === "after") return "Boards are shown once the race is over.";
+  return `Moves are shown ${Number(info.delay)} s after they are made.`;
+}
+
+function waitingText(info) {
+  if (info.phase === "open") return "The race has not started yet: boards appear at the start.";
+  return policyNote(info) ? "No boards yet." : "Waiting for the first boards.";
+}
+
+function clockText(info, now) {
+  if (info.phase === "finished") return "The race is over.";
+  if (info.phase === "open")
+    return `waiting for racers (${info.players.length}/${info.max_players})`;
+  if (info.phase === "countdown") return "starting";
+  return `${clock(Number(info.ends_at) - now)} left`;
+}
+
+export function standingsTable(standings, replayOf) {
+  const table = h(
+    "table",
+    { class: "standings" },
+    h(
+      "thead",
+      {},
+      h(
+        "tr",
+        {},
+        ["#", "racer", "status", "home", "moves", "time", ""].map((c) =>
+          h("th", { scope: "col" }, c),
+        ),
+      ),
+    ),
+    h(
+      "tbody",
+      {},
+      standings.map((s) =>
+        h(
+          "tr",
+          {},
+          h("td", {}, String(s.place)),
+          h("td", {}, s.name),
+          h("td", {}, s.status),
+          h("td", {}, String(s.home)),
+          h("td", {}, String(s.moves)),
+          h("td", {}, clock(Number(s.time))),
+          h("td", {}, replayOf ? h("a", { href: replayOf(s.player) }, "replay") : null),
+        ),
+      ),
+    ),
+  );
+  return h("div", { class: "table-wrap" }, table);
+}
+
+async function resultsBlock(info, results) {
+  // The commitment to hold the seed to is the one published at the start.
+  const published = info.commitment ?? results.commitment;
+  const check = await checkCommitment(
+    info.variant,
+    results.deal_version,
+    results.seed,
+    info.id,
+    published,
+  );
+  const ok = check.ok && String(results.commitment) === String(published);
+  const verdict = ok
+    ? `✓ the seed matches the commitment published at the start`
+    : `✗ the seed does not match the commitment published at the start`;
+  return h(
+    "section",
+    { class: "results", "aria-live": "polite" },
+    h("h2", {}, "Results"),
+    standingsTable(results.standings, (player) => `/replay/${info.id}/${player}`),
+    h(
+      "dl",
+      { class: "fair" },
+      h("dt", {}, "seed"),
+      h("dd", { class: "seed" }, String(results.seed)),
+      h("dt", {}, "commitment"),
+      h("dd", { class: "hash" }, String(published)),
+      h("dt", {}, "check"),
+      h(
+        "dd",
+        { class: ok ? "commit-check good" : "commit-check bad", "data-ok": String(ok) },
+        verdict,
+      ),
+      h("dt", {}, "how"),
+      h("dd", { class: "quiet" }, `SHA-256 of “${check.text}”, computed by ${check.by}`),
+    ),
+  );
+}
+
+export async function showRace(wire, main, stop, key) {
+  const id = await resolveRace(wire, key);
+  const state = { info: null, layout: null, boards: {}, moves: {}, finals: {} };
+  const title = h("h1", {});
+  const status = h("p", { class: "status" });
+  const clockLine = h("p", { class: "clock", "aria-live": "off" });
+  const note = h("p", { class: "policy-note" });
+  const boards = h("div", { class: "boards" });
+  const results = h("div", {});
+  fill(main, title, status, clockLine, note, boards, results);
+
+  const drawHeader = () => {
+    const info = state.info;
+    const name = state.layout?.title ?? info.variant;
+    document.title = `${name} · ${info.code} · Ballroom`;
+    fill(title, `${name} `, h("span", { class: "code" }, info.code));
+    fill(
+      status,
+      [
+        info.phase,
+        info.players.map((p) => nameOf(info, p)).join(" vs "),
+        `watching ${policyText(info.spectate, info.delay)}`,
+      ].join(" · "),
+      info.deal === null || info.deal === undefined || info.deal === ""
+        ? ""
+        : ` · practice deal ${String(info.deal)}`,
+    );
+    fill(clockLine, clockText(info, Date.now() / 1000));
+    fill(note, policyNote(info));
+    note.hidden = !policyNote(info);
+  };
+  const drawBoards = () => {
+    const shown = state.info.players.filter((p) => state.boards[p]);
+    if (!state.layout || !shown.length) {
+      fill(boards, h("p", { class: "waiting" }, waitingText(state.info)));
+      return;
+    }
+    fill(
+      boards,
+      shown.map((p) => {
+        const view = state.finals[p] ? { ...state.boards[p], ...state.finals[p] } : state.boards[p];
+        return drawBoard(state.layout, view, nameOf(state.info, p), state.moves[p]);
+      }),
+    );
+  };
+  const take = (snapshot) => {
+    state.info = snapshot.race;
+    if (snapshot.layout) state.layout = snapshot.layout;
+    state.boards = { ...snapshot.boards };
+    drawHeader();
+    drawBoards();
+  };
+
+  stop.push(
+    wire.on("board", (m) => {
+      if (m.race !== id || !state.info) return;
+      state.boards[m.player] = m.view;
+      state.moves[m.player] = m.move;
+      drawBoards();
+    }),
+    wire.on("spectating", (m) => m.race.id === id && take(m)),
+    wire.on("race_state", (m) => {
+      if (m.race.id !== id) return;
+      state.info = m.race;
+      drawHeader();
+      drawBoards();
+    }),
+    wire.on("race_finished", async (m) => {
+      if (m.race !== id || !state.info) return;
+      state.info = { ...state.info, phase: "finished" };
+      // A resignation or the clock ends a game without a move: the standings say how.
+      for (const s of m.standings)
+        state.finals[s.player] = {
+          resigned: s.status === "resigned",
+          timeout: s.status === "timeout",
+        };
+      drawHeader();
+      drawBoards();
+      fill(results, await resultsBlock(state.info, m));
+    }),
+  );
+  take(await wire.request({ t: "spectate", race: id }));
+  const timer = setInterval(
+    () => state.info && fill(clockLine, clockText(state.info, Date.now() / 1000)),
+    1000,
+  );
+  stop.push(() => clearInterval(timer));
+}

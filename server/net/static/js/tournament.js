@@ -1,0 +1,222 @@
+// A tournament, followed with `watch_tournament`: the whole document comes
+// again at every change, so the page redraws it whole (docs/protocol.md,
+// "The tournament document").
+
+import { clock, fill, h } from "/assets/js/dom.js";
+
+function names(doc) {
+  const map = new Map(doc.entrants.map((e) => [e.player, e.name]));
+  return (player) => (player ? (map.get(player) ?? player) : "bye");
+}
+
+function entrants(doc) {
+  return h(
+    "section",
+    { class: "entrants" },
+    h("h2", {}, `Entrants (${doc.entrants.length})`),
+    doc.entrants.length
+      ? h(
+          "ol",
+          {},
+          doc.entrants.map((e) => h("li", {}, e.name)),
+        )
+      : h("p", { class: "quiet" }, "Nobody has entered yet."),
+  );
+}
+
+function standings(doc) {
+  if (!doc.standings.length) return entrants(doc);
+  const rows = doc.standings.map((s) =>
+    h(
+      "tr",
+      { class: s.removed ? "removed" : "" },
+      h("td", {}, String(s.place)),
+      h("td", {}, s.name),
+      h("td", {}, String(s.points)),
+      h("td", {}, String(s.wins)),
+      h("td", {}, String(s.home)),
+      h("td", {}, clock(Number(s.time))),
+    ),
+  );
+  return h(
+    "section",
+    { class: "tournament-standings" },
+    h("h2", {}, doc.status === "finished" ? "Final standings" : "Standings"),
+    h(
+      "div",
+      { class: "table-wrap" },
+      h(
+        "table",
+        { class: "standings" },
+        h(
+          "thead",
+          {},
+          h(
+            "tr",
+            {},
+            ["#", "entrant", "points", "wins", "home", "time"].map((c) =>
+              h("th", { scope: "col" }, c),
+            ),
+          ),
+        ),
+        h("tbody", {}, rows),
+      ),
+    ),
+  );
+}
+
+function bracket(doc, nameOf) {
+  if (!doc.bracket?.length) return null;
+  const rounds = doc.bracket.map((matches, r) =>
+    h(
+      "ol",
+      { class: "bracket-round", "aria-label": `round ${r + 1}` },
+      matches.map((m) =>
+        h(
+          "li",
+          { class: "match" },
+          [m.a, m.b].map((p, side) =>
+            h(
+              "div",
+              { class: p && p === m.winner ? "side winner" : "side" },
+              h("span", {}, nameOf(p)),
+              h("span", { class: "wins" }, String(m.wins?.[side] ?? 0)),
+            ),
+          ),
+          m.forfeit ? h("div", { class: "quiet" }, "forfeit") : null,
+        ),
+      ),
+    ),
+  );
+  return h(
+    "section",
+    { class: "bracket" },
+    h("h2", {}, "Bracket"),
+    doc.champion ? h("p", { class: "champion" }, `Champion: ${nameOf(doc.champion)}`) : null,
+    h("div", { class: "bracket-rounds" }, rounds),
+  );
+}
+
+function tables(doc, nameOf) {
+  const running = doc.stages.filter((s) => s.status === "running");
+  if (!running.length) return null;
+  return h(
+    "section",
+    { class: "tables" },
+    h("h2", {}, "Racing now"),
+    running.map((stage) =>
+      h(
+        "ul",
+        { "aria-label": `round ${stage.round}, game ${stage.game}` },
+        stage.races.map((race) =>
+          h(
+            "li",
+            { class: "table", "data-race": race.race },
+            h(
+              "a",
+              { href: `/race/${race.race}` },
+              `Table ${race.table}: ${race.players.map(nameOf).join(" vs ")}`,
+            ),
+            h("span", { class: "meta" }, ` · ${stage.variant}`),
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
+function schedule(doc, now) {
+  const played = doc.stages.filter((s) => s.status === "done").length;
+  const planned =
+    doc.format === "rounds"
+      ? ` of ${Number(doc.rounds)} rounds`
+      : played === 1
+        ? " race"
+        : " races";
+  let next = "";
+  if (doc.status === "paused")
+    next = "Paused by the host: the stage under way finishes, no new one starts.";
+  else if (doc.next_at)
+    next = `Break: the next round starts in ${clock(Number(doc.next_at) - now)}.`;
+  else if (doc.status === "open")
+    next = `Waiting for the host to start (${doc.entrants.length} entrants).`;
+  else if (doc.status === "running") next = "A round is under way.";
+  else next = `The tournament is ${doc.status}.`;
+  return h(
+    "section",
+    { class: "schedule" },
+    h("p", {}, `${played}${planned} played. `, h("span", { class: "next" }, next)),
+  );
+}
+
+function pastStages(doc, nameOf) {
+  const done = doc.stages.filter((s) => s.status !== "running");
+  if (!done.length) return null;
+  return h(
+    "section",
+    { class: "stages" },
+    h("h2", {}, "Rounds played"),
+    h(
+      "ol",
+      {},
+      done.map((stage) =>
+        h(
+          "li",
+          {},
+          `Round ${stage.round}${doc.format === "knockout" ? `, game ${stage.game}` : ""}`,
+          ` · ${stage.variant} · ${stage.status}: `,
+          stage.races.map((race) =>
+            h("a", { href: `/race/${race.race}`, class: "stage-race" }, `table ${race.table}`),
+          ),
+          " ",
+          Object.entries(stage.results ?? {})
+            .sort((a, b) => a[1].place - b[1].place)
+            .map(([p, r]) => `${r.place}. ${nameOf(p)} (${r.points})`)
+            .join(" · "),
+        ),
+      ),
+    ),
+  );
+}
+
+export async function showTournament(wire, main, stop, key) {
+  let doc = null;
+  const draw = () => {
+    const nameOf = names(doc);
+    const now = Date.now() / 1000;
+    document.title = `${doc.name} · Ballroom`;
+    fill(
+      main,
+      h("h1", {}, `${doc.name} `, h("span", { class: "code" }, doc.code)),
+      h(
+        "p",
+        { class: "status" },
+        [doc.status, doc.format, doc.variants.join(", "), `hosted by ${doc.host_name}`].join(" · "),
+      ),
+      schedule(doc, now),
+      tables(doc, nameOf),
+      bracket(doc, nameOf),
+      standings(doc),
+      pastStages(doc, nameOf),
+    );
+  };
+  stop.push(
+    wire.on("tournament", (m) => {
+      if (!doc || m.tournament.id !== doc.id) return;
+      doc = m.tournament;
+      draw();
+    }),
+  );
+  let reply;
+  try {
+    reply = await wire.request({ t: "watch_tournament", code: key });
+  } catch {
+    reply = await wire.request({ t: "watch_tournament", tournament: key });
+  }
+  doc = reply.tournament;
+  draw();
+  const tick = () =>
+    doc?.next_at && main.querySelector(".schedule")?.replaceWith(schedule(doc, Date.now() / 1000));
+  const timer = setInterval(tick, 1000);
+  stop.push(() => clearInterval(timer));
+}

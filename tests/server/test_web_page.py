@@ -1,0 +1,431 @@
+"""The watching page in a real browser (headless Chromium), against a real node and bots.
+
+Each test opens the page as an audience would, by its address, and checks
+what a person would see. Screenshots at a phone's size (390×844) and a wide
+screen's (1440×900) go to ``var/test-artifacts/``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import re
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+import msgpack
+import pytest
+from playwright.async_api import Browser, Page, WebSocketRoute, expect
+
+from client.bot import Bot, start_bot
+from client.session import ClientSession
+from client.tournament_bot import TournamentBot
+from protocol.layout import Layout
+from protocol.messages import (
+    CreateRace,
+    ManageTournament,
+    Moved,
+    Progress,
+    RaceInfo,
+    RaceStarted,
+    Resign,
+    StartRace,
+    SubmitMove,
+    TournamentInfo,
+)
+from protocol.moves import Move
+from protocol.policy import GreedyPolicy
+from tests.server.browser import Watcher, chromium_path, launched
+from tests.server.conftest import TIMEOUT, NodeFactory
+from tests.server.secrecy import carries_seed
+from tests.server.test_tournament import FAST, QUICK, host_tournament
+
+WAIT_MS = TIMEOUT * 1000
+PHONE = (390, 844)
+WIDE = (1440, 900)
+
+expect.set_options(timeout=WAIT_MS)
+
+
+def system_chromium() -> str:
+    executable = chromium_path()
+    if executable is None:
+        pytest.fail(
+            "no Chromium found: `make browser` installs Debian's chromium package "
+            "(needs root), or set BALLROOM_CHROMIUM to a Chromium or Chrome binary"
+        )
+    return executable
+
+
+@pytest.fixture
+async def browser() -> AsyncIterator[Browser]:
+    async with launched(system_chromium()) as opened:
+        yield opened
+
+
+@pytest.fixture
+async def node(make_node: NodeFactory) -> AsyncIterator[str]:
+    async with make_node(timeouts=FAST) as url:
+        yield url
+
+
+def page_url(node: str, path: str = "/") -> str:
+    return node.replace("ws://", "http://").rstrip("/") + path
+
+
+@dataclass
+class BotRace:
+    """A race between a paced host ("Ann", played here) and a protocol bot ("Bob")."""
+
+    race: str
+    code: str
+    host: ClientSession
+    bot: Bot
+    host_moves: asyncio.Task[int]
+
+    async def stop(self) -> None:
+        for task in (self.host_moves, self.bot.task):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
+        await self.host.close()
+
+    async def results(self) -> dict[str, Any]:
+        """The race_finished map, once the bot has played to the end."""
+        assert self.bot.task is not None
+        async with asyncio.timeout(4 * TIMEOUT):
+            await self.host_moves
+            finished = await self.bot.task
+        assert finished is not None
+        return finished
+
+
+async def _host_plays(
+    host: ClientSession, race: str, started: RaceStarted, moves: int, pace: float
+) -> int:
+    """Greedy moves at one per ``pace`` seconds, then resign; returns the moves made."""
+    policy = GreedyPolicy(Layout.from_data(started.layout))
+    view, legal, made = started.view, started.legal, 0
+    while legal and made < moves:
+        move = policy.choose(view, [Move.parse(text) for text in legal])
+        reply = await host.request(SubmitMove(race=race, seq=made, move=move.text()), Moved)
+        view, legal, made = reply.view, reply.legal, made + 1
+        await asyncio.sleep(pace)  # a person's pace, so the page has moves to follow
+    if legal:
+        await host.request(Resign(race=race), RaceInfo)
+    return made
+
+
+async def bot_race(
+    url: str, *, spectate: str = "live", delay: int = 0, speed: float, moves: int, pace: float
+) -> BotRace:
+    host = await ClientSession.connect(url, "Ann")
+    created = await host.request(
+        CreateRace(
+            variant="royal-cotillion",
+            max_players=2,
+            time_limit=600,
+            spectate=spectate,
+            delay=delay,
+        ),
+        RaceInfo,
+    )
+    race, code = created.race["id"], created.race["code"]
+    bot = await start_bot(url, race=race, name="Bob", speed=speed)
+    await host.request(StartRace(race=race), RaceInfo)
+    started = await host.next(RaceStarted, timeout=TIMEOUT)
+    task = asyncio.create_task(_host_plays(host, race, started, moves, pace))
+    return BotRace(race, code, host, bot, task)
+
+
+@contextlib.asynccontextmanager
+async def running(race: BotRace) -> AsyncIterator[BotRace]:
+    try:
+        yield race
+    finally:
+        await race.stop()
+
+
+@contextlib.asynccontextmanager
+async def tournament_with_bots(
+    url: str, entrants: int, speed: float, **settings: Any
+) -> AsyncIterator[tuple[ClientSession, dict[str, Any]]]:
+    """A tournament hosted by "Host" with ``entrants`` bots joined; all stopped after."""
+    host, doc = await host_tournament(url, **settings)
+    bots = [
+        TournamentBot(url, name=f"Bot {i}", speed=speed, seed=i, patience=QUICK)
+        for i in range(entrants)
+    ]
+    tasks = [asyncio.create_task(b.run(code=doc["code"])) for b in bots]
+    try:
+        async with asyncio.timeout(TIMEOUT):
+            await asyncio.gather(*(b.joined.wait() for b in bots))
+        yield host, doc
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        await host.close()
+
+
+async def boards_text(page: Page) -> str:
+    return await page.inner_text(".boards")
+
+
+def assert_clean(watcher: Watcher) -> None:
+    assert not watcher.errors, watcher.errors
+
+
+async def test_lobby_lists_a_live_race_whose_boards_change(node: str, browser: Browser) -> None:
+    """The lobby lists a live bot race; its page draws both boards and redraws them as bots move."""
+    async with running(await bot_race(node, speed=3, moves=200, pace=0.3)) as race:
+        watcher = await Watcher.open(browser)
+        page = watcher.page
+        await page.goto(page_url(node))
+        link = page.locator(f'li.race[data-race="{race.race}"] a')
+        await link.wait_for(timeout=WAIT_MS)
+        await watcher.screenshot("lobby", *PHONE)
+        await link.focus()
+        await page.keyboard.press("Enter")  # the keyboard is enough to get there
+        await page.wait_for_url(re.compile(f"/race/{race.race}$"), timeout=WAIT_MS)
+        await page.locator(".board").nth(1).wait_for(timeout=WAIT_MS)
+        assert await page.locator(".board").count() == 2
+        assert await page.locator(".card.back .count").count() >= 2  # the stocks, face down
+        assert await page.locator(".role-foundation .label").count() == 16
+        assert await page.locator(".card.red").count() > 0
+        before = await boards_text(page)
+        await page.wait_for_function(
+            "old => document.querySelector('.boards').innerText !== old",
+            arg=before,
+            timeout=WAIT_MS,
+        )
+        assert re.search(r"\d+:\d\d left", await page.inner_text(".clock"))
+        for width, height in (PHONE, WIDE):
+            await watcher.screenshot("live-race", width, height)
+        assert_clean(watcher)
+
+
+async def test_a_race_opens_cold_by_its_join_code(node: str, browser: Browser) -> None:
+    """/race/CODE, pasted into a fresh browser, shows that race."""
+    async with running(await bot_race(node, speed=2, moves=100, pace=0.5)) as race:
+        watcher = await Watcher.open(browser, *PHONE)
+        await watcher.page.goto(page_url(node, f"/race/{race.code}"))
+        await watcher.page.locator(".board").nth(1).wait_for(timeout=WAIT_MS)
+        assert race.code in await watcher.page.inner_text("h1")
+        assert_clean(watcher)
+
+
+async def test_a_delayed_race_shows_no_board_before_its_delay(node: str, browser: Browser) -> None:
+    """Delayed by 30 s: the page says so, and gets no board after a move while racers move."""
+    async with running(
+        await bot_race(node, spectate="delayed", delay=30, speed=5, moves=200, pace=0.1)
+    ) as race:
+        watcher = await Watcher.open(browser)
+        page = watcher.page
+        await page.goto(page_url(node, f"/race/{race.race}"))
+        await expect(page.locator(".policy-note")).to_have_text(
+            "Moves are shown 30 s after they are made."
+        )
+        # Both racers are well under way while the page waits.
+        await race.host.next(Progress, lambda p: p.progress["moves"] >= 10, timeout=TIMEOUT)
+        # The deal is shown at the start; no move is, until its 30 s have passed.
+        progress = await page.locator(".board .progress-text").all_inner_texts()
+        assert len(progress) == 2 and all("· 0 moves ·" in line for line in progress), progress
+        assert not [m for m in watcher.messages() if m["t"] == "board"]
+        spectating = [m for m in watcher.messages() if m["t"] == "spectating"]
+        assert spectating
+        assert all(view["moves"] == 0 for m in spectating for view in m["boards"].values())
+        assert_clean(watcher)
+
+
+async def test_results_check_the_commitment_and_no_frame_holds_the_seed_before(
+    node: str, browser: Browser
+) -> None:
+    """Watching to the end: ✓ on the revealed seed, and no frame before the results holds it."""
+    async with running(await bot_race(node, speed=0, moves=30, pace=0.05)) as race:
+        watcher = await Watcher.open(browser)
+        page = watcher.page
+        await page.goto(page_url(node, f"/race/{race.race}"))
+        await page.locator(".board").nth(1).wait_for(timeout=WAIT_MS)
+        results = await race.results()
+        verdict = page.locator(".commit-check")
+        await verdict.wait_for(timeout=WAIT_MS)
+        assert (await verdict.get_attribute("data-ok")) == "true"
+        assert (await verdict.inner_text()).startswith("✓")
+        assert "Web Crypto" in await page.inner_text(".results")  # 127.0.0.1 is a secure context
+        assert await page.inner_text(".seed") == str(results["seed"])
+        kinds = [m["t"] for m in watcher.messages()]
+        first_result = kinds.index("race_finished")
+        assert not [f for f in watcher.frames[:first_result] if carries_seed(f, results["seed"])]
+        assert_clean(watcher)
+
+        # Opened cold afterwards, the race still shows its results, checked.
+        cold = await Watcher.open(browser, *PHONE)
+        await cold.page.goto(page_url(node, f"/race/{race.race}"))
+        await cold.page.locator('.commit-check[data-ok="true"]').wait_for(timeout=WAIT_MS)
+        await cold.screenshot("finished-race", *PHONE)
+        assert_clean(cold)
+
+
+async def test_plain_http_from_another_host_checks_with_the_shipped_sha256(node: str) -> None:
+    """No secure context (plain HTTP, not localhost): no Web Crypto, and still a ✓."""
+    async with running(await bot_race(node, speed=0, moves=5, pace=0)) as race:
+        await race.results()
+        # watch.test is this machine under another name: to the browser, another host.
+        to_here = "--host-resolver-rules=MAP watch.test 127.0.0.1"
+        async with launched(system_chromium(), to_here) as browser:
+            watcher = await Watcher.open(browser, *PHONE)
+            port = node.rsplit(":", 1)[1].strip("/")
+            await watcher.page.goto(f"http://watch.test:{port}/race/{race.race}")
+            assert await watcher.page.evaluate("isSecureContext") is False
+            verdict = watcher.page.locator('.commit-check[data-ok="true"]')
+            await verdict.wait_for(timeout=WAIT_MS)
+            assert "@noble/hashes" in await watcher.page.inner_text(".results")
+            assert_clean(watcher)
+
+
+def _tamper(frame: bytes | str) -> bytes | str:
+    """A race_finished frame with another seed; anything else unchanged."""
+    if isinstance(frame, str):
+        return frame
+    message = msgpack.unpackb(frame, raw=False)
+    if message.get("t") != "race_finished":
+        return frame
+    message["seed"] += 1
+    packed: bytes = msgpack.packb(message, use_bin_type=True)
+    return packed
+
+
+async def test_a_tampered_record_gets_a_cross(node: str, browser: Browser) -> None:
+    """Results whose seed was changed on the way do not match the commitment: ✗."""
+    async with running(await bot_race(node, speed=0, moves=5, pace=0)) as race:
+        await race.results()
+        watcher = await Watcher.open(browser)
+        page = watcher.page
+
+        def between(socket: WebSocketRoute) -> None:
+            server = socket.connect_to_server()
+            server.on_message(lambda frame: socket.send(_tamper(frame)))
+
+        await page.route_web_socket(re.compile(".*"), between)
+        await page.goto(page_url(node, f"/race/{race.race}"))
+        verdict = page.locator(".commit-check")
+        await verdict.wait_for(timeout=WAIT_MS)
+        assert (await verdict.get_attribute("data-ok")) == "false"
+        assert (await verdict.inner_text()).startswith("✗")
+        assert_clean(watcher)
+
+
+async def test_the_fallback_sha256_gives_the_documented_commitment(
+    node: str, browser: Browser
+) -> None:
+    """Over plain HTTP from another host there is no Web Crypto: the shipped SHA-256 agrees."""
+    watcher = await Watcher.open(browser)
+    await watcher.page.goto(page_url(node))
+    text = "ballroom-commit/v1/royal-cotillion/1/42/abc"
+    digest = await watcher.page.evaluate(
+        """async (text) => {
+            const { sha256 } = await import("/assets/vendor/noble-hashes/sha2.js");
+            const bytes = sha256(new TextEncoder().encode(text));
+            return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+        }""",
+        text,
+    )
+    assert digest == hashlib.sha256(text.encode()).hexdigest()
+    assert digest == "4d6e849a086faab42cb34325f4aee53ca2fae9e4b0f50cbcf7e32cb5dea5cc99"
+
+
+async def test_a_replay_steps_to_the_last_move(node: str, browser: Browser) -> None:
+    """/replay/RACE/PLAYER opens cold; End shows the last move, ← steps back, racers switch."""
+    async with running(await bot_race(node, speed=0, moves=8, pace=0)) as race:
+        results = await race.results()
+        bob = race.bot.player
+        assert bob is not None
+        log = results["logs"][bob]
+        watcher = await Watcher.open(browser)
+        page = watcher.page
+        await page.goto(page_url(node, f"/replay/{race.race}/{bob}"))
+        where = page.locator(".where")
+        await expect(where).to_have_text(f"Move 0 of {len(log)}: the deal")
+        await page.keyboard.press("End")
+        await expect(where).to_have_text(f"Move {len(log)} of {len(log)}: {log[-1]}")
+        await page.keyboard.press("ArrowLeft")
+        await expect(where).to_have_text(f"Move {len(log) - 1} of {len(log)}: {log[-2]}")
+        await page.get_by_role("link", name="Ann").click()
+        await page.wait_for_url(re.compile(f"/replay/{race.race}/{race.host.player}$"))
+        host_log = results["logs"][race.host.player]
+        await expect(where).to_have_text(f"Move 0 of {len(host_log)}: the deal")
+        await page.keyboard.press("End")
+        await expect(where).to_have_text(f"Move {len(host_log)} of {len(host_log)}: {host_log[-1]}")
+        await expect(page.locator(".progress-text")).to_contain_text("resigned")  # Ann resigned
+        await watcher.screenshot("replay", *WIDE)
+        assert_clean(watcher)
+
+
+async def _standings_points(page: Page) -> list[int]:
+    cells = await page.locator(".tournament-standings tbody tr td:nth-child(3)").all_inner_texts()
+    return [int(cell) for cell in cells]
+
+
+async def test_tournament_standings_update_after_a_round(node: str, browser: Browser) -> None:
+    """A rounds tournament's page: its entrants, then points after round one, then the final."""
+    async with tournament_with_bots(
+        node, 3, 0, format="rounds", variants=["gavotte"], rounds=2
+    ) as (host, doc):
+        watcher = await Watcher.open(browser)
+        page = watcher.page
+        await page.goto(page_url(node, f"/tournament/{doc['code']}"))
+        await expect(page.locator(".entrants li")).to_have_count(3)
+        await host.request(ManageTournament(tournament=doc["id"], action="start"), TournamentInfo)
+        await page.locator(".stages li").first.wait_for(timeout=4 * WAIT_MS)
+        assert sum(await _standings_points(page)) >= 3 + 2 + 1  # round one's points
+        await page.get_by_text("Final standings").wait_for(timeout=4 * WAIT_MS)
+        assert sum(await _standings_points(page)) == 2 * (3 + 2 + 1)
+        await watcher.screenshot("tournament-final", *PHONE)
+        assert_clean(watcher)
+
+
+async def test_a_knockout_shows_its_bracket_and_tables_racing_now(
+    node: str, browser: Browser
+) -> None:
+    """A knockout under way: the bracket's first round, and its tables, one click from watching."""
+    async with tournament_with_bots(
+        node, 4, 2, format="knockout", variants=["royal-cotillion"]
+    ) as (host, doc):
+        watcher = await Watcher.open(browser)
+        page = watcher.page
+        await page.goto(page_url(node, f"/tournament/{doc['code']}"))
+        await host.request(ManageTournament(tournament=doc["id"], action="start"), TournamentInfo)
+        tables = page.locator(".tables li.table a")
+        await tables.nth(1).wait_for(timeout=WAIT_MS)
+        assert await page.locator(".bracket .match").count() >= 2
+        for width, height in (PHONE, WIDE):
+            await watcher.screenshot("tournament-knockout", width, height)
+        await tables.first.click()
+        await page.wait_for_url(re.compile("/race/"), timeout=WAIT_MS)
+        await page.locator(".board").nth(1).wait_for(timeout=WAIT_MS)
+        assert_clean(watcher)
+        await host.request(ManageTournament(tournament=doc["id"], action="cancel"), TournamentInfo)
+
+
+async def test_a_finished_knockout_shows_its_champion(node: str, browser: Browser) -> None:
+    """Four fast bots play a knockout out: the whole bracket, the champion, final standings."""
+    async with tournament_with_bots(node, 4, 0, format="knockout", variants=["gavotte"]) as (
+        host,
+        doc,
+    ):
+        watcher = await Watcher.open(browser)
+        page = watcher.page
+        await page.goto(page_url(node, f"/tournament/{doc['code']}"))
+        await host.request(ManageTournament(tournament=doc["id"], action="start"), TournamentInfo)
+        await expect(page.locator(".champion")).to_contain_text(
+            "Champion: Bot", timeout=4 * WAIT_MS
+        )
+        await expect(page.locator(".bracket-round")).to_have_count(2)
+        await expect(page.locator(".tournament-standings h2")).to_have_text("Final standings")
+        for width, height in (PHONE, WIDE):
+            await watcher.screenshot("tournament-champion", width, height)
+        assert_clean(watcher)
