@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 import pytest
 import redis
+from redis.exceptions import ConnectionError as RedisConnectionError
 
 from protocol.messages import (
     CreateRace,
@@ -191,3 +193,24 @@ async def test_a_shard_channel_whose_slot_moves_counts_as_the_feed_lost(
     finally:
         subscriber.close()
         await asyncio.to_thread(_move_slot, redis_cluster, slot, target, source)
+
+
+async def test_a_shard_channel_asked_of_the_wrong_primary_fails_at_once(
+    redis_cluster: LocalCluster, store: Store
+) -> None:
+    """SSUBSCRIBE sent to a primary that does not own the channel's slot (a stale slot
+    map) fails at once and counts as the feed lost, instead of waiting for a timeout."""
+    channel = keys.race_channel("0wrongnode")
+    right = owner(redis_cluster, store, channel)
+    wrong = next(n for n in redis_cluster.primaries if n is not right)
+    lost: asyncio.Queue[Exception] = asyncio.Queue()
+    endpoint = replace(store.topology.endpoint_for(channel), port=wrong.port)
+    subscriber = Subscriber(endpoint, lambda *_: None, lost.put_nowait, sharded=True)
+    await subscriber.open()
+    try:
+        async with asyncio.timeout(2.5):  # well under the 5 s reply timeout
+            with pytest.raises(RedisConnectionError, match="MOVED"):
+                await subscriber.subscribe(channel)
+        assert "MOVED" in str(await asyncio.wait_for(lost.get(), TIMEOUT))
+    finally:
+        subscriber.close()
