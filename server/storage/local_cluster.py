@@ -15,6 +15,7 @@ commands are sent with a plain socket.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import re
 import shutil
@@ -22,6 +23,7 @@ import signal
 import socket
 import subprocess
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -78,6 +80,11 @@ def _command(port: int, *words: str | int, timeout: float = 2.0) -> bytes:
                     break
                 reply += more
         return reply
+
+
+def _follow(replica: ClusterNode, primary: ClusterNode) -> bool:
+    """Make ``replica`` a replica of ``primary``; False while it does not know it yet."""
+    return _command(replica.port, "CLUSTER", "REPLICATE", primary.node_id).startswith(b"+OK")
 
 
 @dataclass(slots=True)
@@ -188,12 +195,8 @@ class LocalCluster:
             self._until(self._all_known, "the nodes to know each other")
             for primary, group in zip(self.primaries, self.replicas, strict=True):
                 for replica in group:
-                    self._until(
-                        lambda r=replica, p=primary: _command(
-                            r.port, "CLUSTER", "REPLICATE", p.node_id
-                        ).startswith(b"+OK"),
-                        "a replica to follow its primary",
-                    )
+                    follow = functools.partial(_follow, replica, primary)
+                    self._until(follow, "a replica to follow its primary")
             self.wait_healthy()
         except BaseException:
             self.stop()
@@ -281,8 +284,7 @@ class LocalCluster:
                 return False
         return True
 
-    def _until(self, check: object, what: str, timeout: float | None = None) -> None:
-        assert callable(check)
+    def _until(self, check: Callable[[], bool], what: str, timeout: float | None = None) -> None:
         deadline = time.monotonic() + (timeout or self.start_timeout)
         while True:
             try:

@@ -359,6 +359,11 @@ class Subscriber:
         self._on_lost(error)
 
     def _pushed(self, reply: Any) -> None:
+        if self._sharded and isinstance(reply, ReplyError):
+            # SSUBSCRIBE on a node that does not own the slot (MOVED): the
+            # owner must read the slot map again and subscribe there.
+            self._connection.abort(RedisConnectionError(f"redis refused: {reply}"))
+            return
         if not isinstance(reply, list) or len(reply) != 3:
             return
         kind, channel, data = reply

@@ -20,6 +20,7 @@ from server.storage.local_cluster import (
     cluster_server_binary,
 )
 from server.storage.store import Store
+from tests.server.conftest import TIMEOUT
 
 __all__ = [
     "NO_SERVER",
@@ -44,7 +45,9 @@ def need_cluster_server() -> None:
 def start_cluster(data_dir: Path, *, replicas: int = 0) -> Iterator[LocalCluster]:
     """Three primaries (each with ``replicas`` replicas) for as long as the generator runs."""
     need_cluster_server()
-    with LocalCluster(data_dir, primaries=3, replicas=replicas) as cluster:
+    with LocalCluster(
+        data_dir, primaries=3, replicas=replicas, start_timeout=3 * TIMEOUT
+    ) as cluster:
         yield cluster
 
 

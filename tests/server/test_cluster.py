@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 import pytest
+import redis
+from redis.exceptions import ConnectionError as RedisConnectionError
 
 from protocol.messages import (
     CreateRace,
@@ -21,10 +24,11 @@ from protocol.messages import (
 from server.rules.record import verify
 from server.storage import keys
 from server.storage.cluster import cluster_client, is_cluster_url, redis_py_url
-from server.storage.local_cluster import LocalCluster
+from server.storage.local_cluster import ClusterNode, LocalCluster
+from server.storage.resp import Subscriber
 from server.storage.store import Store
 from tests.server.cluster import flushed, owner, shard_channels, start_cluster
-from tests.server.conftest import Clients, NodeFactory
+from tests.server.conftest import TIMEOUT, Clients, NodeFactory
 from tests.server.faults import Racer, assert_logs_replay_to_snapshots
 from tests.server.test_tournament import FAST, host_tournament, run_bots
 
@@ -149,3 +153,64 @@ async def test_a_tournament_across_shards(
     assert len(_shards(redis_cluster, store, races)) >= 2
     assert verify(record.record) == []
     await asyncio.sleep(0)
+
+
+def _move_slot(cluster: LocalCluster, slot: int, source: ClusterNode, target: ClusterNode) -> None:
+    """Hand an empty slot from one primary to another, as a resharding does."""
+    with redis.Redis(port=source.port) as old, redis.Redis(port=target.port) as new:
+        new.execute_command("CLUSTER", "SETSLOT", slot, "IMPORTING", source.node_id)
+        old.execute_command("CLUSTER", "SETSLOT", slot, "MIGRATING", target.node_id)
+        for client in (new, old):
+            client.execute_command("CLUSTER", "SETSLOT", slot, "NODE", target.node_id)
+    cluster.wait_healthy()
+
+
+async def test_a_shard_channel_whose_slot_moves_counts_as_the_feed_lost(
+    redis_cluster: LocalCluster, store: Store
+) -> None:
+    """A sharded subscriber hears SPUBLISH on its channel from the slot's primary; when
+    the slot moves to another primary, Redis unsubscribes it and the owner is told the
+    feed is lost (so the hub subscribes again where the slot now lives)."""
+    channel = keys.race_channel("0slotmove")
+    source = owner(redis_cluster, store, channel)
+    target = next(n for n in redis_cluster.primaries if n is not source)
+    slot = store.topology.slot(channel)
+    heard: asyncio.Queue[bytes] = asyncio.Queue()
+    lost: asyncio.Queue[Exception] = asyncio.Queue()
+    endpoint = store.topology.endpoint_for(channel)
+    subscriber = Subscriber(
+        endpoint, lambda _, data: heard.put_nowait(data), lost.put_nowait, sharded=True
+    )
+    await subscriber.open()
+    try:
+        await subscriber.subscribe(channel)
+        with redis.Redis(port=source.port) as publisher:
+            assert publisher.execute_command("SPUBLISH", channel, b"1|x") == 1
+        assert await asyncio.wait_for(heard.get(), TIMEOUT) == b"1|x"
+        await asyncio.to_thread(_move_slot, redis_cluster, slot, source, target)
+        assert "moved" in str(await asyncio.wait_for(lost.get(), TIMEOUT))
+        assert not subscriber.usable
+    finally:
+        subscriber.close()
+        await asyncio.to_thread(_move_slot, redis_cluster, slot, target, source)
+
+
+async def test_a_shard_channel_asked_of_the_wrong_primary_fails_at_once(
+    redis_cluster: LocalCluster, store: Store
+) -> None:
+    """SSUBSCRIBE sent to a primary that does not own the channel's slot (a stale slot
+    map) fails at once and counts as the feed lost, instead of waiting for a timeout."""
+    channel = keys.race_channel("0wrongnode")
+    right = owner(redis_cluster, store, channel)
+    wrong = next(n for n in redis_cluster.primaries if n is not right)
+    lost: asyncio.Queue[Exception] = asyncio.Queue()
+    endpoint = replace(store.topology.endpoint_for(channel), port=wrong.port)
+    subscriber = Subscriber(endpoint, lambda *_: None, lost.put_nowait, sharded=True)
+    await subscriber.open()
+    try:
+        async with asyncio.timeout(2.5):  # well under the 5 s reply timeout
+            with pytest.raises(RedisConnectionError, match="MOVED"):
+                await subscriber.subscribe(channel)
+        assert "MOVED" in str(await asyncio.wait_for(lost.get(), TIMEOUT))
+    finally:
+        subscriber.close()
