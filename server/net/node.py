@@ -16,8 +16,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import socket
 from collections import Counter
 from collections.abc import AsyncIterator
+from typing import Any
 
 from redis.exceptions import RedisError
 from websockets.asyncio.server import Server, ServerConnection, serve
@@ -165,12 +167,19 @@ class Node:
                     here.setdefault(tournament, set()).add(conn.player)
         return here
 
-    def websocket_server(self) -> contextlib.AbstractAsyncContextManager[Server]:
+    def websocket_server(
+        self, sock: socket.socket | None = None
+    ) -> contextlib.AbstractAsyncContextManager[Server]:
+        """Serve on ``sock`` (bound, maybe shared with other workers), else on host:port."""
         limits, timeouts = self.settings.limits, self.settings.timeouts
+        where: dict[str, Any] = (
+            {"sock": sock}
+            if sock is not None
+            else {"host": self.settings.host, "port": self.settings.port}
+        )
         return serve(
             self.handle,
-            self.settings.host,
-            self.settings.port,
+            **where,
             # Messages go straight from the socket to the connection's handling.
             create_connection=PushConnection,
             # msgpack frames are small and rarely compress: deflate would cost
@@ -187,14 +196,16 @@ class Node:
 
 
 @contextlib.asynccontextmanager
-async def running_node(settings: Settings) -> AsyncIterator[Node]:
-    """A started node serving on ``settings.host:port`` until the block exits."""
+async def running_node(
+    settings: Settings, sock: socket.socket | None = None
+) -> AsyncIterator[Node]:
+    """A started node serving on ``sock``, else ``settings.host:port``, until the block exits."""
     assert settings.redis_url is not None
     store = await connect(settings.redis_url)
     node = Node(settings, store)
     await node.start()
     try:
-        async with node.websocket_server():
+        async with node.websocket_server(sock):
             yield node
     finally:
         await node.stop()

@@ -1,0 +1,178 @@
+"""``ballroom serve --workers N``: N node processes on one listening socket.
+
+One ``ballroom serve`` is one process, so it uses one core. The supervisor
+binds the port once (in :mod:`server.serve`) and hands the socket to N
+worker processes, each a full node (``ballroom serve --listen-fd``); the
+kernel gives each new connection to whichever worker accepts first. The
+workers share nothing but Redis, exactly as nodes on several machines do, so
+any worker serves any request and a client needs to know nothing about them.
+
+The supervisor restarts a worker that dies, after a pause that doubles on
+each quick death (a worker that fails at start must not spin), and logs why.
+On SIGTERM or SIGINT it closes its copy of the socket, asks every worker to
+stop (each stops accepting, closes its clients with "going away" and its
+Redis connections), waits, kills any that does not stop in time, and
+returns, so that the caller stops an embedded Redis last. Workers run in a
+session of their own (a terminal's Ctrl-C reaches only the supervisor) and
+get SIGTERM if the supervisor itself is killed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import signal
+import socket
+import sys
+from pathlib import Path
+
+from server.lifetime import preexec_exit_with_parent
+from server.settings import Settings
+
+__all__ = ["Supervisor", "worker_count"]
+
+log = logging.getLogger(__name__)
+
+#: Where ``python -m server.cli`` finds the packages, however this one was installed.
+_PACKAGES_ROOT = Path(__file__).resolve().parents[1]
+
+
+def worker_count(text: str) -> int:
+    """``--workers``: a whole number of at least 1, or ``auto`` (the cores this process may use)."""
+    if text == "auto":
+        return (
+            len(os.sched_getaffinity(0))
+            if hasattr(os, "sched_getaffinity")
+            else os.cpu_count() or 1
+        )
+    try:
+        count = int(text)
+    except ValueError:
+        raise ValueError(f"--workers takes a number or 'auto', not {text!r}") from None
+    if count < 1:
+        raise ValueError("--workers must be at least 1")
+    return count
+
+
+class Supervisor:
+    """Keeps ``workers`` node processes serving on ``sock`` until told to stop."""
+
+    #: Pause before restarting a worker that died; doubles up to MOST_PAUSE.
+    FIRST_PAUSE = 0.2
+    MOST_PAUSE = 10.0
+    #: A worker that lived this long died of something new: back to FIRST_PAUSE.
+    STEADY = 30.0
+    #: How long workers get to close their clients before they are killed.
+    STOP_TIMEOUT = 15.0
+
+    def __init__(self, settings: Settings, sock: socket.socket, workers: int) -> None:
+        if settings.redis_url is None:
+            raise ValueError("workers need settings.redis_url")
+        self.settings = settings
+        self.sock = sock
+        self.workers = workers
+        self.running: dict[int, asyncio.subprocess.Process] = {}
+        self._stop = asyncio.Event()
+
+    def run(self) -> None:
+        """Blocking: serve until SIGINT or SIGTERM, then stop every worker."""
+        asyncio.run(self._supervise())
+
+    def command_line(self, index: int) -> list[str]:
+        """One worker: this node's settings, on the inherited socket, named after us."""
+        settings = self.settings
+        assert settings.redis_url is not None
+        return [
+            sys.executable, "-m", "server.cli", "serve",
+            "--host", settings.host,
+            "--port", str(settings.port),
+            "--redis", settings.redis_url,
+            "--node", f"{settings.node}.{index}",
+            "--listen-fd", str(self.sock.fileno()),
+            "--parent", str(os.getpid()),
+        ]  # fmt: skip
+
+    def _environment(self) -> dict[str, str]:
+        env = dict(os.environ)
+        paths = [str(_PACKAGES_ROOT), *filter(None, [env.get("PYTHONPATH")])]
+        env["PYTHONPATH"] = os.pathsep.join(paths)
+        return env
+
+    async def _supervise(self) -> None:
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, self._stop.set)
+        print(
+            f"ballroom serve: {self.workers} workers on ws://{self.settings.host}:"
+            f"{self.settings.port}/ (redis {self.settings.redis_url})",
+            flush=True,
+        )
+        keepers = [loop.create_task(self._keep(index)) for index in range(1, self.workers + 1)]
+        await self._stop.wait()
+        log.info("stopping %d workers", len(self.running))
+        self.sock.close()  # new connections wait for no one that is leaving
+        await self._stop_workers()
+        for keeper in keepers:
+            keeper.cancel()
+        await asyncio.gather(*keepers, return_exceptions=True)
+
+    async def _keep(self, index: int) -> None:
+        """Run worker ``index``, and again after it dies, until the supervisor stops."""
+        loop = asyncio.get_running_loop()
+        pause = self.FIRST_PAUSE
+        while not self._stop.is_set():
+            started = loop.time()
+            process = await asyncio.create_subprocess_exec(
+                *self.command_line(index),
+                stdin=asyncio.subprocess.DEVNULL,
+                env=self._environment(),
+                pass_fds=(self.sock.fileno(),),
+                start_new_session=True,
+                preexec_fn=preexec_exit_with_parent(),
+            )
+            self.running[index] = process
+            if self._stop.is_set():  # stopping began while it started: missed by _stop_workers
+                process.terminate()
+            code = await process.wait()
+            del self.running[index]
+            if self._stop.is_set():
+                return
+            lived = loop.time() - started
+            if lived >= self.STEADY:
+                pause = self.FIRST_PAUSE
+            log.warning(
+                "worker %d (pid %d) exited with %s after %.1f s; restarting it in %.1f s",
+                index, process.pid, _describe(code), lived, pause,
+            )  # fmt: skip
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(pause):
+                    await self._stop.wait()
+            pause = min(2 * pause, self.MOST_PAUSE)
+
+    async def _stop_workers(self) -> None:
+        """SIGTERM every worker; SIGKILL those still running after STOP_TIMEOUT."""
+        processes = list(self.running.values())
+        for process in processes:
+            with contextlib.suppress(ProcessLookupError):
+                process.send_signal(signal.SIGTERM)
+        waits = [asyncio.ensure_future(process.wait()) for process in processes]
+        if not waits:
+            return
+        _, late = await asyncio.wait(waits, timeout=self.STOP_TIMEOUT)
+        for process in processes:
+            if process.returncode is None:
+                log.warning("worker pid %d did not stop in time: killed", process.pid)
+                with contextlib.suppress(ProcessLookupError):
+                    process.kill()
+        if late:
+            await asyncio.gather(*late)
+
+
+def _describe(code: int) -> str:
+    """An exit status in words: ``status 1`` or ``SIGKILL``."""
+    if code < 0:
+        with contextlib.suppress(ValueError):
+            return signal.Signals(-code).name
+    return f"status {code}"
