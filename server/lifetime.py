@@ -1,4 +1,4 @@
-"""Child processes that end with their parent, and a data directory one server owns.
+"""Child processes that end with their parent, and what one server owns: its data dir, its port.
 
 A ``ballroom serve`` killed with SIGKILL runs no clean-up, so whatever it
 started (its embedded redis-server, its workers) must notice on its own. On
@@ -12,6 +12,10 @@ be started from a thread that lives as long as they should (the main one).
 
 Elsewhere (no ``prctl``) these do nothing, and the data-directory lock still
 keeps a second server off the same files.
+
+Workers share a port through ``SO_REUSEPORT``, which any process of the same
+user may join: :func:`claim_port` keeps a second ``ballroom serve --workers``
+from joining by mistake.
 """
 
 from __future__ import annotations
@@ -22,11 +26,19 @@ import errno
 import fcntl
 import os
 import signal
+import socket
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-__all__ = ["DataDirInUse", "exit_with_parent", "lock_data_dir", "preexec_exit_with_parent"]
+__all__ = [
+    "DataDirInUse",
+    "PortClaimed",
+    "claim_port",
+    "exit_with_parent",
+    "lock_data_dir",
+    "preexec_exit_with_parent",
+]
 
 #: ``PR_SET_PDEATHSIG`` from ``<linux/prctl.h>``.
 _PR_SET_PDEATHSIG = 1
@@ -98,3 +110,29 @@ def lock_data_dir(data_dir: Path) -> Iterator[Path]:
         yield path
     finally:
         os.close(fd)  # closing drops the lock
+
+
+class PortClaimed(RuntimeError):
+    """Another ``ballroom serve --workers`` serves this port."""
+
+
+@contextlib.contextmanager
+def claim_port(host: str, port: int) -> Iterator[None]:
+    """Hold a machine-wide claim on ``host:port`` for the block; :class:`PortClaimed` if held.
+
+    The claim is a Unix socket bound to an abstract name (Linux): the kernel
+    frees the name when its holder dies, however it dies.
+    """
+    claim = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        try:
+            claim.bind(f"\0ballroom-serve:{host}:{port}")
+        except OSError as exc:
+            if exc.errno != errno.EADDRINUSE:
+                raise
+            raise PortClaimed(
+                f"port {port} on {host} is served by another ballroom serve"
+            ) from None
+        yield
+    finally:
+        claim.close()

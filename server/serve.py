@@ -7,9 +7,10 @@ redis-server down last, after every node stopped; the redis-server also ends
 if this process is killed outright (:mod:`server.lifetime`).
 
 The listening socket is bound here, before anything else starts, so that a
-port in use is said in one line at once. With ``--workers N`` (N > 1) the
-socket is handed to N worker processes (:mod:`server.supervisor`); a worker
-is this same command with ``--listen-fd``.
+port in use is said in one line at once. With ``--workers N`` (N > 1) N
+sockets share the port (``SO_REUSEPORT``), one handed to each worker process
+(:mod:`server.supervisor`); a worker is this same command with
+``--listen-fd``.
 """
 
 from __future__ import annotations
@@ -17,16 +18,24 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
+import functools
 import gc
 import logging
 import os
 import shutil
 import signal
 import socket
+import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from server.lifetime import DataDirInUse, exit_with_parent, lock_data_dir
+from server.lifetime import (
+    DataDirInUse,
+    PortClaimed,
+    claim_port,
+    exit_with_parent,
+    lock_data_dir,
+)
 from server.net.node import running_node
 from server.settings import Settings
 from server.storage.embedded import EmbeddedRedis
@@ -50,8 +59,9 @@ class Launch:
 
     ``listen_fd`` makes it a worker on its supervisor's listening socket;
     ``parent`` makes it end (in order) when that process, its parent, ends;
-    ``temporary_dir`` is removed once everything stopped (``ballroom play``'s
-    private server, whose client may be killed before it can clean up).
+    ``temporary_dir`` is removed once everything stopped if that parent died
+    first (``ballroom play``'s private server, whose client may be killed
+    before it can clean up).
     """
 
     workers: int = 1
@@ -60,11 +70,13 @@ class Launch:
     temporary_dir: Path | None = None
 
 
-def listening_socket(host: str, port: int) -> socket.socket:
+def listening_socket(host: str, port: int, *, shared: bool = False) -> socket.socket:
     """A TCP socket bound to ``host:port``, not yet listening; :class:`ServeError` if taken.
 
-    Connections are refused until a node calls ``listen`` on it, which it
-    does once it is ready to serve them.
+    Connections are refused (or, ``shared``, given to the port's other
+    sockets) until a node calls ``listen`` on it, which it does once it is
+    ready to serve them. ``shared`` sockets split the port's new connections
+    evenly between them, by the kernel's hash of each connection's addresses.
     """
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
@@ -73,6 +85,8 @@ def listening_socket(host: str, port: int) -> socket.socket:
     family, kind, proto, _, address = infos[0]
     sock = socket.socket(family, kind, proto)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if shared:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
     try:
         sock.bind(address)
     except OSError as exc:
@@ -117,6 +131,30 @@ def _tune_garbage_collector() -> None:
     gc.set_threshold(GC_YOUNG_THRESHOLD, *gc.get_threshold()[1:])
 
 
+def _worker_sockets(
+    stack: contextlib.ExitStack, settings: Settings, workers: int
+) -> list[socket.socket]:
+    """One shared socket per worker, with the port claimed for this server alone."""
+    if not sys.platform.startswith("linux"):
+        raise ServeError("--workers above 1 needs Linux (SO_REUSEPORT balancing)")
+    try:
+        stack.enter_context(claim_port(settings.host, settings.port))
+    except PortClaimed as exc:
+        raise ServeError(str(exc)) from None
+    shared = functools.partial(listening_socket, settings.host, settings.port, shared=True)
+    return [stack.enter_context(shared()) for _ in range(workers)]
+
+
+def _remove_if_orphaned(directory: Path, parent: int | None) -> None:
+    """Remove ``directory`` if ``parent``, who would have, died first.
+
+    While the parent lives it removes the directory itself, after reading
+    the server's log there if the server failed.
+    """
+    if parent is None or os.getppid() != parent:
+        shutil.rmtree(directory, ignore_errors=True)
+
+
 def _exit_on_signal(signum: int, frame: object) -> None:
     raise SystemExit(128 + signum)
 
@@ -136,8 +174,10 @@ def run_server(settings: Settings, launch: Launch | None = None) -> None:
         exit_with_parent(launch.parent)
     with contextlib.ExitStack() as stack:
         if launch.temporary_dir is not None:  # first in, so removed last
-            stack.callback(shutil.rmtree, launch.temporary_dir, ignore_errors=True)
-        if launch.listen_fd is not None:
+            stack.callback(_remove_if_orphaned, launch.temporary_dir, launch.parent)
+        if launch.workers > 1:
+            sockets = _worker_sockets(stack, settings, launch.workers)
+        elif launch.listen_fd is not None:
             sock = socket.socket(fileno=launch.listen_fd)
         else:
             sock = stack.enter_context(listening_socket(settings.host, settings.port))
@@ -150,6 +190,7 @@ def run_server(settings: Settings, launch: Launch | None = None) -> None:
             redis_server = stack.enter_context(EmbeddedRedis(data_dir, tied_to_parent=True))
             settings = replace(settings, redis_url=redis_server.url)
         if launch.workers > 1:
-            Supervisor(settings, sock, launch.workers).run()
+            rebind = functools.partial(listening_socket, settings.host, settings.port, shared=True)
+            Supervisor(settings, sockets, rebind).run()
         else:
             asyncio.run(serve_forever(settings, sock))
