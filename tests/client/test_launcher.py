@@ -9,7 +9,11 @@ from __future__ import annotations
 
 import asyncio
 import os
+import select
 import signal
+import subprocess
+import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -18,7 +22,7 @@ import pytest
 from client.launcher import LocalServer, default_name, play
 from client.session import ClientSession
 from protocol.messages import CreateRace, RaceInfo
-from tests.processes import alive, children
+from tests.processes import alive, children, descendants, kill_left, wait_gone
 from tests.server.conftest import TIMEOUT
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
@@ -147,3 +151,49 @@ def test_local_server_stops_cleanly_on_sigterm(tmp_path: Path) -> None:
     pid = server.process.pid
     assert server.stop() == 0
     assert not alive(pid) and not _local_servers()
+
+
+#: A launcher whose client prints the local server's URL and then waits forever.
+_WAITING_PLAY = """
+import sys, threading
+from client.launcher import play
+
+def client(url, name):
+    print(url, flush=True)
+    threading.Event().wait()
+
+sys.exit(play(None, "Ann", run_app=client, start_timeout=float(sys.argv[1])))
+"""
+
+
+def test_a_killed_launcher_leaves_no_server_redis_or_directory() -> None:
+    """``kill -9`` of ``ballroom play`` (no clean-up runs in it): its local server, that
+    server's redis-server and the /tmp/ballroom-play-* directory all go anyway."""
+    launcher = subprocess.Popen(
+        [sys.executable, "-c", _WAITING_PLAY, str(3 * TIMEOUT)],
+        cwd=Path(__file__).resolve().parents[2],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    started: dict[int, list[str]] = {}
+    try:
+        assert launcher.stdout is not None
+        ready, _, _ = select.select([launcher.stdout], [], [], 4 * TIMEOUT)
+        assert ready and launcher.stdout.readline().startswith("ws://127.0.0.1:")
+        started = descendants(launcher.pid)
+        [server] = [c for c in started.values() if "server.cli" in c]
+        assert any("redis-server" in c[0] for c in started.values())
+        directory = Path(server[server.index("--temporary-dir") + 1])
+        assert directory.name.startswith("ballroom-play-") and directory.is_dir()
+        launcher.kill()
+        launcher.wait(TIMEOUT)
+        assert not wait_gone(started, 2 * TIMEOUT)
+        deadline = time.monotonic() + TIMEOUT
+        while directory.exists():
+            assert time.monotonic() < deadline, f"{directory} was left behind"
+            time.sleep(0.02)
+    finally:
+        launcher.kill()
+        launcher.wait(TIMEOUT)
+        kill_left(started)
