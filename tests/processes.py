@@ -10,30 +10,10 @@ import os
 import signal
 import time
 from collections.abc import Iterable
-from pathlib import Path
+
+from bench.processes import children, stat_fields
 
 __all__ = ["alive", "children", "descendants", "kill_left", "stat_fields", "wait_gone"]
-
-
-def stat_fields(pid: int | str) -> list[str]:
-    """The fields of /proc/PID/stat after the command name (state first, then ppid)."""
-    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-
-
-def children(pid: int) -> dict[int, list[str]]:
-    """The live children of ``pid``: their pids and command lines."""
-    found = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            parent = int(stat_fields(entry.name)[1])
-            command = (entry / "cmdline").read_bytes().decode(errors="replace").split("\0")
-        except (OSError, IndexError):
-            continue  # gone meanwhile
-        if parent == pid:
-            found[int(entry.name)] = command
-    return found
 
 
 def descendants(pid: int) -> dict[int, list[str]]:
