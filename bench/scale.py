@@ -125,14 +125,18 @@ def redis_for(shards: int, data_dir: Path) -> Iterator[Redis]:
 def nodes_for(
     count: int, workers: bool, redis_url: str, log_dir: Path
 ) -> Iterator[tuple[list[str], dict[str, int]]]:
-    """``count`` nodes serving (every one listening): their URLs and their pids by name."""
+    """``count`` nodes serving (every one listening): their URLs and their pids by name.
+
+    ``serve --workers 1`` is one process, the node itself, with no supervisor.
+    """
     env = server_env(BALLROOM_RATE="1000000", BALLROOM_BURST="1000000", BALLROOM_COUNTDOWN="0")
     with contextlib.ExitStack() as stack:
         if workers:
             argv = [*server_argv(redis_url), "--workers", str(count)]
             supervisor = stack.enter_context(child("serve", argv, log_dir, env))
             _wait_for_workers(supervisor, count)
-            pids = {f"worker{i}": pid for i, pid in enumerate(sorted(children(supervisor.pid)), 1)}
+            workers_pids = sorted(children(supervisor.pid)) if count > 1 else [supervisor.pid]
+            pids = {f"worker{i}": pid for i, pid in enumerate(workers_pids, 1)}
             yield [supervisor.url], pids
             return
         started = [
