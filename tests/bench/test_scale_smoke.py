@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize(
-    ("shape", "counts"), [([], "1,2"), (["--workers"], "2")], ids=["nodes", "workers"]
+    ("shape", "counts"), [([], "2"), (["--workers"], "1,2")], ids=["nodes", "workers"]
 )
 def test_scale_bench_measures_each_k_briefly(tmp_path: Path, shape: list[str], counts: str) -> None:
     """Every K moves real frames without errors, and every node (or worker) took load."""
