@@ -17,8 +17,10 @@ load process is pinned to its own core (the table says whether they were).
 
 Printed per K, as a table and (``--json``) JSON: moves/s; the nodes' CPU
 (cores used, and µs per move summed over the nodes); Redis's share of a
-core and µs per move; p50/p99 of a move's round trip; and the scaling
-efficiency, moves/s against K times the first K's per node. Every move
+core and µs per move; p50/p99 of a move's round trip; the scaling
+efficiency, moves/s against K times the first K's per node; and the memory
+Redis holds per race played (finished races are kept, for
+``timeouts.keep_finished``). Every move
 counted was committed in Redis before its ``moved`` came back.
 
 A Redis Cluster of S shards (``--shards S``) is the cluster work's to add, in
@@ -43,6 +45,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import redis
 
 from bench.harness import (
     Child,
@@ -86,6 +90,7 @@ async def load(args: argparse.Namespace) -> dict[str, Any]:
         "count": racing.moves.count,
         "latencies_us": [round(s * 1e6) for s in racing.moves.latencies],
         "errors": dict(racing.moves.errors),
+        "races": racing.races,
     }
 
 
@@ -180,6 +185,8 @@ class Measured:
     errors: Counter[str] = field(default_factory=Counter)
     cpu: dict[str, float] = field(default_factory=dict)  # process -> cores used
     shards: list[str] = field(default_factory=list)
+    races: int = 0  # opened in the whole run, warm-up and tail too
+    redis_bytes: int = 0  # Redis's used_memory grew by this in the whole run
 
     @property
     def rate(self) -> float:
@@ -210,6 +217,8 @@ class Measured:
             "p50_ms": round(percentile(self.latencies, 0.5) * 1000, 2),
             "p99_ms": round(percentile(self.latencies, 0.99) * 1000, 2),
             "efficiency": round(efficiency, 3),
+            "races": self.races,
+            "redis_bytes_per_race": round(self.redis_bytes / self.races) if self.races else None,
             "cpu": self.cpu,
             "errors": dict(self.errors),
         }
@@ -243,9 +252,10 @@ async def measure(args: argparse.Namespace, count: int, log_dir: Path) -> Measur
     cores = _cores(count, loads)
     racers = args.racers_per_node * count
     with (
-        redis_for(args.shards, log_dir / f"redis-{count}") as redis,
-        nodes_for(count, args.workers, redis.url, log_dir) as (urls, node_pids),
+        redis_for(args.shards, log_dir / f"redis-{count}") as store,
+        nodes_for(count, args.workers, store.url, log_dir) as (urls, node_pids),
     ):
+        memory_before = _used_memory(store.url)
         args.start_at = time.time() + args.setup
         processes = []
         for index, core in enumerate(cores):
@@ -260,11 +270,12 @@ async def measure(args: argparse.Namespace, count: int, log_dir: Path) -> Measur
             )
         start = args.start_at + args.warmup
         cpu = asyncio.ensure_future(
-            _cpu_in_window({**node_pids, **redis.shards}, start, start + args.seconds)
+            _cpu_in_window({**node_pids, **store.shards}, start, start + args.seconds)
         )
         outputs = await asyncio.gather(*(p.communicate() for p in processes))
         measured = Measured(count, loads, cores[0] is not None, args.seconds, cpu=await cpu)
-    measured.shards = list(redis.shards)
+        measured.redis_bytes = _used_memory(store.url) - memory_before
+    measured.shards = list(store.shards)
     for process, (out, err) in zip(processes, outputs, strict=True):
         if process.returncode != 0:
             raise RuntimeError(f"a load process failed:\n{err.decode(errors='replace')[-3000:]}")
@@ -272,7 +283,18 @@ async def measure(args: argparse.Namespace, count: int, log_dir: Path) -> Measur
         measured.moves += figures["count"]
         measured.latencies += [us / 1e6 for us in figures["latencies_us"]]
         measured.errors.update(figures["errors"])
+        measured.races += figures["races"]
     return measured
+
+
+def _used_memory(url: str) -> int:
+    """Redis's ``used_memory``: what its data takes (every shard's, summed, on a cluster)."""
+    client = redis.Redis.from_url(url)
+    try:
+        used: int = client.info("memory")["used_memory"]
+        return used
+    finally:
+        client.close()
 
 
 # ----------------------------------------------------------------------
@@ -313,7 +335,11 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             efficiency = measured.rate / (first.rate / first.nodes * count) if first.rate else 0.0
             rows.append((measured, efficiency))
             load = "pinned" if measured.pinned else "not pinned"
-            print(f"K={count}: {measured.loads} load processes ({load}), cpu {measured.cpu}")
+            per_race = measured.redis_bytes / max(1, measured.races) / 1024
+            print(
+                f"K={count}: {measured.loads} load processes ({load}), cpu {measured.cpu}; "
+                f"{measured.races} races, Redis memory {per_race:.1f} KiB per race"
+            )
     print(_table(rows), flush=True)
     return {
         "machine": machine(),
