@@ -8,6 +8,7 @@ everything in order, quietly.
 from __future__ import annotations
 
 import asyncio
+import base64
 import os
 import signal
 import socket
@@ -144,7 +145,8 @@ async def test_one_data_dir_one_server_and_a_killed_server_takes_its_redis(
 @pytest.mark.parametrize("workers", [1, 2])
 async def test_ctrl_c_in_a_terminal_stops_everything_in_order(tmp_path: Path, workers: int) -> None:
     """SIGINT to the whole process group, as a terminal's Ctrl-C sends it: the node
-    stops first and its Redis after it, so no "event feed lost" or "degraded" is logged."""
+    stops first and its Redis after it, so no "event feed lost" or "degraded" is logged,
+    even while a client that never answers the closing handshake holds the node up."""
     log_path = tmp_path / "serve.log"
     port = free_port()
     command = [
@@ -165,15 +167,30 @@ async def test_ctrl_c_in_a_terminal_stops_everything_in_order(tmp_path: Path, wo
                     CreateRace(variant="gavotte", max_players=2, time_limit=600, spectate="live"),
                     RaceInfo,
                 )
+            silent = await asyncio.to_thread(_silent_client, port)
         started = descendants(process.pid)
         assert len(started) == workers + (workers > 1)  # workers (if more than one) and Redis
         os.killpg(process.pid, signal.SIGINT)
         assert await asyncio.to_thread(process.wait, 3 * TIMEOUT) == 0
         assert not await asyncio.to_thread(wait_gone, started, TIMEOUT)
+        silent.close()
     finally:
         kill_left([process.pid, *started])
     output = log_path.read_text()
     assert "event feed lost" not in output and "degraded" not in output, output
+
+
+def _silent_client(port: int) -> socket.socket:
+    """A websocket client that opens and then never reads: a node closing it waits."""
+    sock = socket.create_connection(("127.0.0.1", port), timeout=TIMEOUT)
+    key = base64.b64encode(os.urandom(16)).decode()
+    sock.sendall(
+        f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
+        f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+        "Sec-WebSocket-Version: 13\r\n\r\n".encode()
+    )
+    assert sock.recv(4096).startswith(b"HTTP/1.1 101")
+    return sock
 
 
 async def _until_connected(url: str, name: str) -> ClientSession:
