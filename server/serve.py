@@ -26,6 +26,7 @@ import shutil
 import signal
 import socket
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -132,17 +133,16 @@ def _tune_garbage_collector() -> None:
 
 
 def _worker_sockets(
-    stack: contextlib.ExitStack, settings: Settings, workers: int
+    stack: contextlib.ExitStack, settings: Settings, workers: int, bind: Callable[[], socket.socket]
 ) -> list[socket.socket]:
-    """One shared socket per worker, with the port claimed for this server alone."""
+    """One socket from ``bind`` per worker, with the port claimed for this server alone."""
     if not sys.platform.startswith("linux"):
         raise ServeError("--workers above 1 needs Linux (SO_REUSEPORT balancing)")
     try:
         stack.enter_context(claim_port(settings.host, settings.port))
     except PortClaimed as exc:
         raise ServeError(str(exc)) from None
-    shared = functools.partial(listening_socket, settings.host, settings.port, shared=True)
-    return [stack.enter_context(shared()) for _ in range(workers)]
+    return [stack.enter_context(bind()) for _ in range(workers)]
 
 
 def _remove_if_orphaned(directory: Path, parent: int | None) -> None:
@@ -175,8 +175,9 @@ def run_server(settings: Settings, launch: Launch | None = None) -> None:
     with contextlib.ExitStack() as stack:
         if launch.temporary_dir is not None:  # first in, so removed last
             stack.callback(_remove_if_orphaned, launch.temporary_dir, launch.parent)
+        bind_shared = functools.partial(listening_socket, settings.host, settings.port, shared=True)
         if launch.workers > 1:
-            sockets = _worker_sockets(stack, settings, launch.workers)
+            sockets = _worker_sockets(stack, settings, launch.workers, bind_shared)
         elif launch.listen_fd is not None:
             sock = socket.socket(fileno=launch.listen_fd)
         else:
@@ -190,7 +191,6 @@ def run_server(settings: Settings, launch: Launch | None = None) -> None:
             redis_server = stack.enter_context(EmbeddedRedis(data_dir, tied_to_parent=True))
             settings = replace(settings, redis_url=redis_server.url)
         if launch.workers > 1:
-            rebind = functools.partial(listening_socket, settings.host, settings.port, shared=True)
-            Supervisor(settings, sockets, rebind).run()
+            Supervisor(settings, sockets, bind_shared).run()
         else:
             asyncio.run(serve_forever(settings, sock))

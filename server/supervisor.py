@@ -63,7 +63,7 @@ def worker_count(text: str) -> int:
 
 
 class Supervisor:
-    """Keeps ``workers`` node processes serving on ``sock`` until told to stop."""
+    """Keeps one worker node process serving on each of its sockets until told to stop."""
 
     #: Pause before restarting a worker that died; doubles up to MOST_PAUSE.
     FIRST_PAUSE = 0.2
