@@ -193,7 +193,10 @@ class Measured:
         return self.moves / self.seconds
 
     def node_cores(self) -> float:
-        return sum(v for k, v in self.cpu.items() if k not in self.shards and k != "other")
+        return sum(v for k, v in self.cpu.items() if k.startswith(("node", "worker")))
+
+    def load_cores(self) -> float:
+        return sum(v for k, v in self.cpu.items() if k.startswith("load"))
 
     def us_per_move(self, cores: float) -> float:
         return cores * 1e6 / self.rate if self.rate else float("nan")
@@ -207,6 +210,7 @@ class Measured:
             "moves_per_s": round(self.rate, 1),
             "node_cores": round(self.node_cores(), 3),
             "node_us_per_move": round(self.us_per_move(self.node_cores()), 1),
+            "load_cores": round(self.load_cores(), 3),
             "redis": {
                 shard: {
                     "core_share": round(self.cpu[shard], 3),
@@ -269,8 +273,9 @@ async def measure(args: argparse.Namespace, count: int, log_dir: Path) -> Measur
                 )
             )
         start = args.start_at + args.warmup
+        load_pids = {f"load{i}": p.pid for i, p in enumerate(processes, 1)}
         cpu = asyncio.ensure_future(
-            _cpu_in_window({**node_pids, **store.shards}, start, start + args.seconds)
+            _cpu_in_window({**node_pids, **store.shards, **load_pids}, start, start + args.seconds)
         )
         outputs = await asyncio.gather(*(p.communicate() for p in processes))
         measured = Measured(count, loads, cores[0] is not None, args.seconds, cpu=await cpu)
