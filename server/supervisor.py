@@ -91,7 +91,18 @@ class Supervisor:
 
     def run(self) -> None:
         """Blocking: serve until SIGINT or SIGTERM, then stop every worker."""
-        asyncio.run(self._supervise())
+
+        async def until_signalled() -> None:
+            loop = asyncio.get_running_loop()
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                loop.add_signal_handler(sig, self.stop)
+            await self.supervise()
+
+        asyncio.run(until_signalled())
+
+    def stop(self) -> None:
+        """Begin stopping: :meth:`supervise` then stops every worker and returns."""
+        self._stop.set()
 
     def command_line(self, index: int) -> list[str]:
         """One worker: this node's settings, on the inherited socket, named after us."""
@@ -113,10 +124,9 @@ class Supervisor:
         env["PYTHONPATH"] = os.pathsep.join(paths)
         return env
 
-    async def _supervise(self) -> None:
+    async def supervise(self) -> None:
+        """Keep the workers running until :meth:`stop`; then stop them all."""
         loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, self._stop.set)
         print(
             f"ballroom serve: {self.workers} workers on ws://{self.settings.host}:"
             f"{self.settings.port}/ (redis {self.settings.redis_url})",
