@@ -72,7 +72,8 @@ class Launch:
 
 
 def listening_socket(host: str, port: int, *, shared: bool = False) -> socket.socket:
-    """A TCP socket bound to ``host:port``, not yet listening; :class:`ServeError` if taken.
+    """A TCP socket bound to ``host:port`` (the first address ``host`` names), not yet
+    listening; :class:`ServeError` if taken.
 
     Connections are refused (or, ``shared``, given to the port's other
     sockets) until a node calls ``listen`` on it, which it does once it is
