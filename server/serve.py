@@ -72,8 +72,8 @@ class Launch:
 
 
 def listening_socket(host: str, port: int, *, shared: bool = False) -> socket.socket:
-    """A TCP socket bound to ``host:port`` (the first address ``host`` names), not yet
-    listening; :class:`ServeError` if taken.
+    """A TCP socket bound to ``host:port`` (one address of ``host``'s, IPv4 if it has
+    one), not yet listening; :class:`ServeError` if taken.
 
     Connections are refused (or, ``shared``, given to the port's other
     sockets) until a node calls ``listen`` on it, which it does once it is
@@ -84,7 +84,8 @@ def listening_socket(host: str, port: int, *, shared: bool = False) -> socket.so
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
     except socket.gaierror as exc:
         raise ServeError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
-    family, kind, proto, _, address = infos[0]
+    # One address: IPv4 first, where clients that name 127.0.0.1 or 0.0.0.0 look.
+    family, kind, proto, _, address = min(infos, key=lambda info: info[0] != socket.AF_INET)
     sock = socket.socket(family, kind, proto)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     if shared:
