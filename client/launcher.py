@@ -129,7 +129,10 @@ def default_name() -> str:
 class LocalServer:
     """``ballroom serve`` with its embedded Redis, as a background child process.
 
-    Use as a context manager, or :meth:`start` and :meth:`stop`.
+    Use as a context manager, or :meth:`start` and :meth:`stop`, from a thread
+    that lives as long as the server should (the main one): the server ends
+    when the thread that started it does, which is how it ends when this
+    process is killed.
     """
 
     def __init__(
