@@ -15,7 +15,7 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
-__all__ = ["ROOT", "Child"]
+__all__ = ["ROOT", "Child", "children", "stat_fields"]
 
 #: The repository root: where ``python -m server.cli`` finds the packages.
 ROOT = Path(__file__).resolve().parent.parent
@@ -82,3 +82,24 @@ class Child:
                 self.process.kill()
                 self.process.wait()
         return self.process.returncode
+
+
+def stat_fields(pid: int | str) -> list[str]:
+    """The fields of /proc/PID/stat after the command name (state first, then ppid)."""
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+
+
+def children(pid: int) -> dict[int, list[str]]:
+    """The live children of ``pid`` (Linux, from /proc): their pids and command lines."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            parent = int(stat_fields(entry.name)[1])
+            command = (entry / "cmdline").read_bytes().decode(errors="replace").split("\0")
+        except (OSError, IndexError):
+            continue  # gone meanwhile
+        if parent == pid:
+            found[int(entry.name)] = command
+    return found

@@ -18,7 +18,10 @@ passed on: a local practice server never touches a shared Redis.
 The server runs in its own session (process group), so Ctrl-C in the
 terminal reaches only the launcher, which then stops the server in order;
 if the server does not stop in time, the whole group (its redis-server too)
-is killed.
+is killed. If the launcher itself is killed (``kill -9``, where no clean-up
+runs), the server learns it from the kernel (``--parent``), stops its
+redis-server and removes its temporary directory itself
+(``--temporary-dir``).
 """
 
 from __future__ import annotations
@@ -126,7 +129,10 @@ def default_name() -> str:
 class LocalServer:
     """``ballroom serve`` with its embedded Redis, as a background child process.
 
-    Use as a context manager, or :meth:`start` and :meth:`stop`.
+    Use as a context manager, or :meth:`start` and :meth:`stop`, from a thread
+    that lives as long as the server should (the main one): the server ends
+    when the thread that started it does, which is how it ends when this
+    process is killed.
     """
 
     def __init__(
@@ -136,8 +142,12 @@ class LocalServer:
         port: int | None = None,
         start_timeout: float = 30.0,
         stop_timeout: float = 10.0,
+        remove_data_dir: bool = False,
     ) -> None:
+        """``remove_data_dir``: if this process is killed, the server removes
+        ``data_dir`` when it stops (else the caller does)."""
         self.data_dir = Path(data_dir)
+        self.remove_data_dir = remove_data_dir
         self.port = port or _free_port()
         self.start_timeout = start_timeout
         self.stop_timeout = stop_timeout
@@ -154,6 +164,8 @@ class LocalServer:
             "--host", "127.0.0.1",
             "--port", str(self.port),
             "--data-dir", str(self.data_dir / "redis"),
+            "--parent", str(os.getpid()),  # it stops when we die, however we die
+            *(["--temporary-dir", str(self.data_dir)] if self.remove_data_dir else []),
         ]  # fmt: skip
 
     def _environment(self) -> dict[str, str]:
@@ -295,10 +307,15 @@ def play(
         return 0
     with contextlib.ExitStack() as stack:
         stack.enter_context(_exit_on_termination())  # entered first, so it covers every clean-up
-        if data_dir is None:
-            data_dir = stack.enter_context(tempfile.TemporaryDirectory(prefix="ballroom-play-"))
+        temporary = data_dir is None
+        if data_dir is None:  # the server removes it too, if we are killed before we can
+            data_dir = stack.enter_context(
+                tempfile.TemporaryDirectory(prefix="ballroom-play-", ignore_cleanup_errors=True)
+            )
         print("Starting a local Ballroom server…", file=sys.stderr, flush=True)
-        local = stack.enter_context(LocalServer(data_dir, start_timeout=start_timeout))
+        local = stack.enter_context(
+            LocalServer(data_dir, start_timeout=start_timeout, remove_data_dir=temporary)
+        )
         if run_app is run_terminal_app:
             run_terminal_app(local.url, name, keep_session=False)
         else:

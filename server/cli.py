@@ -56,7 +56,9 @@ def _odds(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from server.serve import run_server
+    from pathlib import Path
+
+    from server.serve import Launch, ServeError, run_server
     from server.settings import Settings
 
     settings = Settings.from_env(
@@ -65,9 +67,29 @@ def _serve(args: argparse.Namespace) -> int:
         redis_url=args.redis,
         data_dir=args.data_dir,
         allowed_origins=tuple(args.allowed_origin) or None,
+        node=args.node,
     )
-    run_server(settings)
+    launch = Launch(
+        workers=args.workers,
+        listen_fd=args.listen_fd,
+        parent=args.parent,
+        temporary_dir=Path(args.temporary_dir) if args.temporary_dir else None,
+    )
+    try:
+        run_server(settings, launch)
+    except ServeError as exc:
+        print(f"ballroom serve: {exc}", file=sys.stderr)
+        return 1
     return 0
+
+
+def _workers(text: str) -> int:
+    from server.supervisor import worker_count
+
+    try:
+        return worker_count(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _tournament_verify(args: argparse.Namespace) -> int:
@@ -125,6 +147,18 @@ def register(commands: Commands) -> None:
         help="a site (e.g. https://watch.example.org) whose pages may connect; repeatable "
         "(the node's own page always may)",
     )
+    serve.add_argument(
+        "--workers",
+        type=_workers,
+        default=1,
+        help="node processes sharing the port: a number, or 'auto' for one per core (default 1)",
+    )
+    # Set by the supervisor for its workers and by `ballroom play` for its
+    # private server; not for people, so not in --help.
+    serve.add_argument("--node", default=None, help=argparse.SUPPRESS)
+    serve.add_argument("--listen-fd", type=int, default=None, help=argparse.SUPPRESS)
+    serve.add_argument("--parent", type=int, default=None, help=argparse.SUPPRESS)
+    serve.add_argument("--temporary-dir", default=None, help=argparse.SUPPRESS)
     serve.set_defaults(run=_serve)
 
     check = commands.tournament.add_parser(

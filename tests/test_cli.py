@@ -1,12 +1,15 @@
-"""The ``ballroom`` command's offline subcommands: deal and odds."""
+"""The ``ballroom`` command's offline subcommands (deal and odds), and serve's options."""
 
 from __future__ import annotations
+
+import os
 
 import pytest
 
 from protocol.cards import card_text
 from protocol.cli import main
 from server.engine import VARIANTS, find_variant
+from server.supervisor import worker_count
 
 
 def test_deal_prints_the_face_up_cards_and_hides_the_stock(
@@ -49,3 +52,21 @@ def test_unknown_variant_is_a_usage_error(capsys: pytest.CaptureFixture[str]) ->
     with pytest.raises(SystemExit) as exit_info:
         main(["deal", "whist", "--seed", "1"])
     assert exit_info.value.code == 2
+
+
+@pytest.mark.parametrize("workers", ["0", "-1", "many", "2.5"])
+def test_a_bad_worker_count_is_a_usage_error(
+    workers: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`ballroom serve --workers` takes a whole number of at least 1 or `auto`; anything else
+    is said in argparse's usage error (exit 2) before anything starts."""
+    with pytest.raises(SystemExit) as exit_info:
+        main(["serve", "--workers", workers])
+    assert exit_info.value.code == 2
+    assert "--workers" in capsys.readouterr().err
+
+
+def test_auto_workers_is_one_per_usable_core() -> None:
+    """`--workers auto` counts the cores this process may run on."""
+    assert worker_count("auto") == len(os.sched_getaffinity(0))
+    assert worker_count("3") == 3

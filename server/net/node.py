@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import socket
 from collections import Counter
 from collections.abc import AsyncIterator
 
@@ -177,7 +178,8 @@ class Node:
                     here.setdefault(tournament, set()).add(conn.player)
         return here
 
-    def websocket_server(self) -> WebSocketServer:
+    def websocket_server(self, sock: socket.socket | None = None) -> WebSocketServer:
+        """Serve on ``sock`` (bound, maybe shared with other workers), else on host:port."""
         limits, timeouts = self.settings.limits, self.settings.timeouts
         # No compression extension is offered: msgpack frames are small and
         # rarely compress, so deflate would cost CPU and memory for nothing.
@@ -185,6 +187,7 @@ class Node:
             self.handle,
             self.settings.host,
             self.settings.port,
+            sock=sock,
             # Plain GETs get the watching page; browsers' upgrades have their origin checked.
             process_request=self.answer_http,
             # Hard cap for the websocket layer; the codec refuses frames above
@@ -198,14 +201,16 @@ class Node:
 
 
 @contextlib.asynccontextmanager
-async def running_node(settings: Settings) -> AsyncIterator[Node]:
-    """A started node serving on ``settings.host:port`` until the block exits."""
+async def running_node(
+    settings: Settings, sock: socket.socket | None = None
+) -> AsyncIterator[Node]:
+    """A started node serving on ``sock``, else ``settings.host:port``, until the block exits."""
     assert settings.redis_url is not None
     store = await connect(settings.redis_url)
     node = Node(settings, store)
     await node.start()
     try:
-        async with node.websocket_server():
+        async with node.websocket_server(sock):
             yield node
     finally:
         await node.stop()

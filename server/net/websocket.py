@@ -28,6 +28,7 @@ import contextlib
 import http
 import logging
 import os
+import socket
 from collections.abc import Awaitable, Callable
 from types import TracebackType
 
@@ -339,9 +340,12 @@ class WebSocketServer:
         close_timeout: float,
         open_timeout: float = 10.0,
         process_request: RequestHook | None = None,
+        sock: socket.socket | None = None,
     ) -> None:
         self.handler = handler
         self.host, self.port = host, port
+        #: A socket already bound (``--workers`` share a port), listened on instead.
+        self.sock = sock
         self.max_size = max_size
         self.ping_interval, self.ping_timeout = ping_interval, ping_timeout
         self.close_timeout, self.open_timeout = close_timeout, open_timeout
@@ -353,9 +357,14 @@ class WebSocketServer:
         self._server: asyncio.Server | None = None
 
     async def __aenter__(self) -> WebSocketServer:
-        self._server = await self.loop.create_server(
-            lambda: PushConnection(self), self.host, self.port
-        )
+        if self.sock is not None:
+            self._server = await self.loop.create_server(
+                lambda: PushConnection(self), sock=self.sock
+            )
+        else:
+            self._server = await self.loop.create_server(
+                lambda: PushConnection(self), self.host, self.port
+            )
         return self
 
     async def __aexit__(

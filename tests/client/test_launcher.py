@@ -9,7 +9,11 @@ from __future__ import annotations
 
 import asyncio
 import os
+import select
 import signal
+import subprocess
+import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -18,45 +22,16 @@ import pytest
 from client.launcher import LocalServer, default_name, play
 from client.session import ClientSession
 from protocol.messages import CreateRace, RaceInfo
+from tests.processes import alive, children, descendants, kill_left, wait_gone
 from tests.server.conftest import TIMEOUT
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
 
 
-def _stat_fields(pid: int | str) -> list[str]:
-    """The fields of /proc/PID/stat after the command name (state first, then ppid)."""
-    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-
-
-def _children(pid: int) -> dict[int, list[str]]:
-    """The live children of ``pid``: their pids and command lines."""
-    found = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            parent = int(_stat_fields(entry.name)[1])
-            command = (entry / "cmdline").read_bytes().decode(errors="replace").split("\0")
-        except (OSError, IndexError):
-            continue  # gone meanwhile
-        if parent == pid:
-            found[int(entry.name)] = command
-    return found
-
-
-def _alive(pid: int) -> bool:
-    """Whether ``pid`` still runs (a zombie waiting for its parent does not count)."""
-    try:
-        os.kill(pid, 0)
-        return _stat_fields(pid)[0] != "Z"
-    except (ProcessLookupError, FileNotFoundError):
-        return False
-
-
 def _local_servers() -> dict[int, list[str]]:
     return {
         pid: command
-        for pid, command in _children(os.getpid()).items()
+        for pid, command in children(os.getpid()).items()
         if "server.cli" in command and "serve" in command
     }
 
@@ -77,7 +52,7 @@ class FakeClient:
         assert len(servers) == 1
         [(server, command)] = servers.items()
         self.data_dir = Path(command[command.index("--data-dir") + 1])
-        redis = [pid for pid, command in _children(server).items() if "redis-server" in command[0]]
+        redis = [pid for pid, command in children(server).items() if "redis-server" in command[0]]
         assert len(redis) == 1  # the server listens only once its Redis answers
         self.pids = [server, *redis]
         self.race = asyncio.run(self._create_race(url, name))
@@ -102,7 +77,7 @@ def test_play_runs_the_client_against_a_local_server_and_stops_it() -> None:
     assert url.startswith("ws://127.0.0.1:") and name == "Ann"
     assert client.race["phase"] == "open"
     assert len(client.pids) == 2
-    assert not [pid for pid in client.pids if _alive(pid)]
+    assert not [pid for pid in client.pids if alive(pid)]
     assert client.data_dir is not None and not client.data_dir.exists()  # temporary, removed
     assert not _local_servers()
 
@@ -136,7 +111,7 @@ def test_play_stops_the_server_however_the_client_ends(
         play(None, "Ann", run_app=client, data_dir=tmp_path / "play", start_timeout=3 * TIMEOUT)
     assert signal.getsignal(signal.SIGTERM) == previous
     assert len(client.pids) == 2
-    assert not [pid for pid in client.pids if _alive(pid)]
+    assert not [pid for pid in client.pids if alive(pid)]
     assert (tmp_path / "play" / "redis").is_dir()  # the embedded Redis kept its data here
     assert not _local_servers()
 
@@ -175,4 +150,50 @@ def test_local_server_stops_cleanly_on_sigterm(tmp_path: Path) -> None:
     assert server.process is not None
     pid = server.process.pid
     assert server.stop() == 0
-    assert not _alive(pid) and not _local_servers()
+    assert not alive(pid) and not _local_servers()
+
+
+#: A launcher whose client prints the local server's URL and then waits forever.
+_WAITING_PLAY = """
+import sys, threading
+from client.launcher import play
+
+def client(url, name):
+    print(url, flush=True)
+    threading.Event().wait()
+
+sys.exit(play(None, "Ann", run_app=client, start_timeout=float(sys.argv[1])))
+"""
+
+
+def test_a_killed_launcher_leaves_no_server_redis_or_directory() -> None:
+    """``kill -9`` of ``ballroom play`` (no clean-up runs in it): its local server, that
+    server's redis-server and the /tmp/ballroom-play-* directory all go anyway."""
+    launcher = subprocess.Popen(
+        [sys.executable, "-c", _WAITING_PLAY, str(3 * TIMEOUT)],
+        cwd=Path(__file__).resolve().parents[2],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    started: dict[int, list[str]] = {}
+    try:
+        assert launcher.stdout is not None
+        ready, _, _ = select.select([launcher.stdout], [], [], 4 * TIMEOUT)
+        assert ready and launcher.stdout.readline().startswith("ws://127.0.0.1:")
+        started = descendants(launcher.pid)
+        [server] = [c for c in started.values() if "server.cli" in c]
+        assert any("redis-server" in c[0] for c in started.values())
+        directory = Path(server[server.index("--temporary-dir") + 1])
+        assert directory.name.startswith("ballroom-play-") and directory.is_dir()
+        launcher.kill()
+        launcher.wait(TIMEOUT)
+        assert not wait_gone(started, 2 * TIMEOUT)
+        deadline = time.monotonic() + TIMEOUT
+        while directory.exists():
+            assert time.monotonic() < deadline, f"{directory} was left behind"
+            time.sleep(0.02)
+    finally:
+        launcher.kill()
+        launcher.wait(TIMEOUT)
+        kill_left(started)

@@ -1,39 +1,35 @@
-"""``ballroom serve`` with no Redis URL: its own redis-server, durable across restarts."""
+"""``ballroom serve`` with no Redis URL: its own redis-server, durable across restarts.
+
+And the clean-process promises: a port or data dir in use is said in one
+line; a killed server takes its redis-server with it; a Ctrl-C stops
+everything in order, quietly.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import base64
 import os
 import signal
+import socket
+import subprocess
+import sys
 import time
 from pathlib import Path
 
+import pytest
+
+from bench.processes import ROOT
 from client.session import ClientSession
 from protocol.messages import CreateRace, JoinRace, ListRaces, RaceInfo, Races
+from server.storage.embedded import free_port
+from tests.processes import children, descendants, kill_left, wait_gone
 from tests.server.conftest import TIMEOUT, ServerProcess
 
 
 def _redis_children(pid: int) -> list[int]:
-    """The redis-server processes whose parent is ``pid`` (read from /proc)."""
-    children = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-            command = (stat.parent / "cmdline").read_bytes()
-        except OSError:
-            continue  # gone meanwhile
-        if int(fields[1]) == pid and b"redis-server" in command:
-            children.append(int(stat.parent.name))
-    return children
-
-
-def _running(pid: int) -> bool:
-    """Whether ``pid`` is a live process (not gone, not a zombie)."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
+    """The redis-server processes whose parent is ``pid``."""
+    return [child for child, command in children(pid).items() if "redis-server" in command[0]]
 
 
 async def _stop(server: ServerProcess) -> None:
@@ -43,19 +39,9 @@ async def _stop(server: ServerProcess) -> None:
         started = time.monotonic()
         assert await asyncio.to_thread(server.stop, TIMEOUT) == 0, server.output()
         assert time.monotonic() - started < TIMEOUT
-        deadline = time.monotonic() + TIMEOUT
-        while any(_running(pid) for pid in redis_pids):
-            assert time.monotonic() < deadline, "redis-server outlived the node"
-            await asyncio.sleep(0.02)
+        assert not await asyncio.to_thread(wait_gone, redis_pids, TIMEOUT), "redis outlived it"
     finally:
-        _kill_left(redis_pids)
-
-
-def _kill_left(pids: list[int]) -> None:
-    """SIGKILL the embedded redis-servers a test started, if any was left running."""
-    for pid in pids:
-        if _running(pid):
-            os.kill(pid, signal.SIGKILL)
+        kill_left(redis_pids)
 
 
 async def _serve(tmp_path: Path, data_dir: Path) -> ServerProcess:
@@ -65,7 +51,7 @@ async def _serve(tmp_path: Path, data_dir: Path) -> ServerProcess:
     except BaseException:
         redis_pids = _redis_children(server.pid)
         await asyncio.to_thread(server.stop)
-        _kill_left(redis_pids)
+        kill_left(redis_pids)
         raise
 
 
@@ -102,3 +88,115 @@ async def test_serve_embeds_redis_with_aof_and_survives_restart(tmp_path: Path) 
         assert joined.race["players"] == [created.race["host"], guest.player]
     finally:
         await _stop(again)
+
+
+def _serve_once(*args: str) -> subprocess.CompletedProcess[str]:
+    """``ballroom serve`` with ``args``, expected to refuse at once: its status and output."""
+    command = [sys.executable, "-m", "server.cli", "serve", "--host", "127.0.0.1", *args]
+    return subprocess.run(
+        command, cwd=ROOT, capture_output=True, text=True, timeout=3 * TIMEOUT, check=False
+    )
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_a_port_in_use_is_said_in_one_line(tmp_path: Path, workers: str) -> None:
+    """Serving on a port something else listens on: one clear line, exit 1, no traceback,
+    and nothing started (no Redis, no data dir)."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = _serve_once(
+            "--port", str(port), "--workers", workers, "--data-dir", str(tmp_path / "r")
+        )
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines() == [
+        f"ballroom serve: port {port} on 127.0.0.1 is in use: stop what holds it or pass --port"
+    ]
+    assert not (tmp_path / "r").exists()
+
+
+async def test_one_data_dir_one_server_and_a_killed_server_takes_its_redis(
+    tmp_path: Path,
+) -> None:
+    """A second serve on a data dir in use is refused in one line; SIGKILL of the first
+    ends its redis-server too (nothing left on the AOF), and frees the dir for the next."""
+    data_dir = tmp_path / "redis"
+    first = await _serve(tmp_path, data_dir)
+    redis_pids = _redis_children(first.pid)
+    try:
+        second = await asyncio.to_thread(
+            _serve_once, "--port", str(free_port()), "--data-dir", str(data_dir)
+        )
+        assert second.returncode == 1
+        assert second.stderr.strip().splitlines() == [
+            f"ballroom serve: data dir {data_dir} is in use by another ballroom serve "
+            f"(pid {first.pid}); stop it or give another --data-dir"
+        ]
+        assert _redis_children(first.pid) == redis_pids  # and no second redis-server
+        await asyncio.to_thread(first.kill)
+        assert not await asyncio.to_thread(wait_gone, redis_pids, TIMEOUT), "redis outlived it"
+    finally:
+        kill_left(redis_pids)
+    again = await _serve(tmp_path, data_dir)
+    await _stop(again)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+async def test_ctrl_c_in_a_terminal_stops_everything_in_order(tmp_path: Path, workers: int) -> None:
+    """SIGINT to the whole process group, as a terminal's Ctrl-C sends it: the node
+    stops first and its Redis after it, so no "event feed lost" or "degraded" is logged,
+    even while a client that never answers the closing handshake holds the node up."""
+    log_path = tmp_path / "serve.log"
+    port = free_port()
+    command = [
+        sys.executable, "-m", "server.cli", "serve", "--host", "127.0.0.1",
+        "--port", str(port), "--workers", str(workers), "--data-dir", str(tmp_path / "redis"),
+    ]  # fmt: skip
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(
+            command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        )
+    started = descendants(process.pid)
+    try:
+        url = f"ws://127.0.0.1:{port}/"
+        async with asyncio.timeout(3 * TIMEOUT):
+            watchers = [await _until_connected(url, f"W{n}") for n in range(4)]
+            for watcher in watchers:  # each node's event feed has a channel to lose
+                await watcher.request(
+                    CreateRace(variant="gavotte", max_players=2, time_limit=600, spectate="live"),
+                    RaceInfo,
+                )
+            silent = await asyncio.to_thread(_silent_client, port)
+        started = descendants(process.pid)
+        assert len(started) == workers + (workers > 1)  # workers (if more than one) and Redis
+        os.killpg(process.pid, signal.SIGINT)
+        assert await asyncio.to_thread(process.wait, 3 * TIMEOUT) == 0
+        assert not await asyncio.to_thread(wait_gone, started, TIMEOUT)
+        silent.close()
+    finally:
+        kill_left([process.pid, *started])
+    output = log_path.read_text()
+    assert "event feed lost" not in output and "degraded" not in output, output
+
+
+def _silent_client(port: int) -> socket.socket:
+    """A websocket client that opens and then never reads: a node closing it waits."""
+    sock = socket.create_connection(("127.0.0.1", port), timeout=TIMEOUT)
+    key = base64.b64encode(os.urandom(16)).decode()
+    sock.sendall(
+        f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
+        f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+        "Sec-WebSocket-Version: 13\r\n\r\n".encode()
+    )
+    assert sock.recv(4096).startswith(b"HTTP/1.1 101")
+    return sock
+
+
+async def _until_connected(url: str, name: str) -> ClientSession:
+    """A session, once the server accepts (its port is bound before it listens)."""
+    while True:
+        try:
+            return await ClientSession.connect(url, name)
+        except OSError:
+            await asyncio.sleep(0.05)
