@@ -27,6 +27,7 @@ from protocol.messages import (
     Ready,
     Resign,
     Resume,
+    SpectatePolicy,
     StartRace,
     SubmitMove,
 )
@@ -45,7 +46,11 @@ async def _host(
     host = await ClientSession.connect(url, "Host")
     created = await host.request(
         CreateRace(
-            variant=variant, max_players=players, time_limit=600, spectate="live", deal=DEAL
+            variant=variant,
+            max_players=players,
+            time_limit=600,
+            spectate=SpectatePolicy.LIVE,
+            deal=DEAL,
         ),
         RaceInfo,
     )

@@ -48,7 +48,8 @@ async def test_question_mark_shows_the_variants_rules_and_the_race_goes_on(node:
         first_line = engine_rules(find_variant("gavotte")).splitlines()[0][:40]
         await on_screen(pilot, "Rules · Gavotte", first_line, "Foundations:", "f1 A♣ +2")
         await pilot.press("escape")
-        assert app.screen is game
+        back: object = app.screen
+        assert back is game
         await pilot.press("d")
         await until(pilot, lambda: game.seq == 1, "the race goes on")
 

@@ -28,7 +28,7 @@ PILOT = settings(
 )
 
 #: Any text a terminal can deliver to an input, long ones included.
-TYPED = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=90)
+TYPED = st.text(st.characters(exclude_categories=["Cs"]), min_size=1, max_size=90)
 
 
 async def test_a_long_typed_move_is_refused_on_screen_and_the_race_goes_on(node: str) -> None:

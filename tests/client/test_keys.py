@@ -29,7 +29,7 @@ def hold_requests(link: ServerLink) -> asyncio.Event:
         await gate.wait()
         return await send(message, expect)
 
-    link.request = held  # type: ignore[method-assign]
+    link.request = held  # type: ignore[method-assign,assignment]
     return gate
 
 

@@ -21,7 +21,7 @@ import pytest
 
 from client.launcher import LocalServer, default_name, play
 from client.session import ClientSession
-from protocol.messages import CreateRace, RaceInfo
+from protocol.messages import CreateRace, RaceInfo, SpectatePolicy
 from tests.processes import alive, children, descendants, kill_left, wait_gone
 from tests.server.conftest import TIMEOUT
 
@@ -62,7 +62,9 @@ class FakeClient:
     async def _create_race(self, url: str, name: str) -> dict[str, object]:
         session = await ClientSession.connect(url, name)
         created = await session.request(
-            CreateRace(variant="quadrille", max_players=2, time_limit=600, spectate="live"),
+            CreateRace(
+                variant="quadrille", max_players=2, time_limit=600, spectate=SpectatePolicy.LIVE
+            ),
             RaceInfo,
         )
         await session.close()

@@ -49,11 +49,11 @@ async def test_a_restarted_client_rejoins_its_race_where_it_was(node: str, tmp_p
         assert again.link.player == player
         await pilot.press("g")
         await until(pilot, lambda: isinstance(again.screen, GameScreen), "back in the race")
-        game = again.screen
-        assert isinstance(game, GameScreen)
-        assert game.seq == 2 and game.race == first.link.saved_races()[-1].race
+        resumed = again.screen
+        assert isinstance(resumed, GameScreen)
+        assert resumed.seq == 2 and resumed.race == first.link.saved_races()[-1].race
         await pilot.press("d")
-        await until(pilot, lambda: game.seq == 3, "the race goes on")
+        await until(pilot, lambda: resumed.seq == 3, "the race goes on")
         await pilot.press("x", "x")
         await until(pilot, lambda: isinstance(again.screen, ResultsScreen), "the race ends")
         assert again.link.saved_races() == ()  # nothing left to offer

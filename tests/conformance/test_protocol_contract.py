@@ -14,7 +14,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from tests.conformance.wire import Frame, Peer, commitment_of
+from tests.conformance.wire import Frame, Peer, commitment_of, event_is
 from tests.server.conftest import TIMEOUT, ProcessFactory
 
 VARIANT = "quadrille"
@@ -146,9 +146,9 @@ async def test_a_whole_race_across_two_nodes_as_the_page_tells_it(
     made = await ann_racer.play(5)
     for reply in made:
         _check_view(reply["view"], layout)
-        progress = await bo.push("progress", lambda m, n=reply["event"]: m["event"] == n)
+        progress = await bo.push("progress", event_is(reply["event"]))
         assert progress["player"] == ann.player and progress["progress"] == reply["progress"]
-        board = await cy.push("board", lambda m, n=reply["event"]: m["event"] == n)
+        board = await cy.push("board", event_is(reply["event"]))
         assert (board["player"], board["seq"], board["move"]) == (
             ann.player, reply["seq"], reply["move"],
         )  # fmt: skip
@@ -185,7 +185,7 @@ async def test_a_whole_race_across_two_nodes_as_the_page_tells_it(
     bo_racer.peer = bo
     bo_made = await bo_racer.play(3)
     for reply in bo_made:
-        await ann.push("progress", lambda m, n=reply["event"]: m["event"] == n)
+        await ann.push("progress", event_is(reply["event"]))
 
     # Resignations: the others learn them as progress; the resigned racer moves no more.
     assert (await ann.ask("resign", race=race))["t"] == "race"
@@ -333,7 +333,7 @@ async def test_delayed_and_after_policies_as_the_page_tells_them(
     opening = await cy.push("spectating", race=race)
     assert opening["event"] == ann_racer.start_event
     for event, moved_at in move_times.items():
-        await cy.push("board", lambda m, n=event: m["event"] == n, race=race)
+        await cy.push("board", event_is(event), race=race)
         assert time.time() - moved_at >= 0.9  # a board never comes before its delay
     for peer in (ann, bo):
         await peer.ask("resign", race=race)

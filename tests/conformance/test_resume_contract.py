@@ -19,7 +19,7 @@ from tests.conformance.test_protocol_contract import (
     _hello,
     _two_nodes,
 )
-from tests.conformance.wire import Frame, Peer
+from tests.conformance.wire import Frame, Peer, event_is
 from tests.server.conftest import TIMEOUT, ProcessFactory
 
 #: Resumes made at once while the race moves, and how many each makes.
@@ -142,7 +142,7 @@ async def test_a_spectator_resume_replays_the_move_of_a_killed_node(
     bo, cy = await _hello(two, "Bo"), await _hello(two, "Cy")
     race, ann_racer, bo_racer = await _live_race(ann, bo, cy)
     for reply in [*await ann_racer.play(3), *await bo_racer.play(3)]:
-        await cy.push("board", lambda m, n=reply["event"]: m["event"] == n)
+        await cy.push("board", event_is(reply["event"]))
     seen = cy.last_event(race)
     in_flight = {"t": "move", "race": race, "seq": bo_racer.seq, "move": bo_racer.legal[0]}
     await bo.send(in_flight)

@@ -149,3 +149,8 @@ class Peer:
         await self.ws.close()
         with contextlib.suppress(asyncio.CancelledError):
             await self._reader
+
+
+def event_is(number: int) -> Callable[[Frame], bool]:
+    """A ``where`` for :meth:`push`: the push of event ``number``."""
+    return lambda frame: frame.get("event") == number

@@ -66,7 +66,7 @@ def cards(state: State) -> list[int]:
 
 
 def packed(data: Any) -> bytes:
-    return msgpack.packb(data)  # type: ignore[no-any-return]
+    return bytes(msgpack.packb(data))
 
 
 def unpacked(blob: bytes) -> Any:

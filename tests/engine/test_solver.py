@@ -111,10 +111,10 @@ def small_position(game: Game, rng: random.Random, out: int) -> State:
     else:
         assert isinstance(game, RoyalParade)
         holders += list(game.depots)
-    for held in loose:
+    for taken in loose:
         free = [s for s in singles if not piles[s]]
         target = rng.choice(free) if free and rng.random() < 0.1 else rng.choice(holders)
-        piles[target].append(held)
+        piles[target].append(taken)
     if isinstance(game, StockWasteGame):
         for spot in game.reserve:  # a reserve is full while anything can refill it
             if not piles[spot] and piles[game.waste]:

@@ -420,8 +420,10 @@ def test_bounds_are_inclusive() -> None:
     Hello(v=0, name="A")
     Hello(v=1, name="x" * 24, token="t" * 64)
     Hello(v=1, name="Zoë ♠ 名前")  # printable beyond ASCII, inner spaces allowed
-    CreateRace(variant="g", max_players=1, time_limit=30, spectate="after", deal=0)
-    CreateRace(variant="g", max_players=8, time_limit=7200, spectate="delayed", delay=600)
+    CreateRace(variant="g", max_players=1, time_limit=30, spectate=SpectatePolicy.AFTER, deal=0)
+    CreateRace(
+        variant="g", max_players=8, time_limit=7200, spectate=SpectatePolicy.DELAYED, delay=600
+    )
     SubmitMove(race="r" * 40, seq=0, move="m" * 40, id=0)
     Resume(race="r7", since=2**63 - 1)
 
@@ -487,7 +489,8 @@ def test_from_wire_of_a_class_checks_its_type() -> None:
 
 def test_non_maps_are_refused() -> None:
     """Only a map can be a message."""
-    for value in ([], "ping", 5, None, True):
+    values: list[object] = [[], "ping", 5, None, True]
+    for value in values:
         with pytest.raises(NotAMap):
             client_from_wire(value)
 

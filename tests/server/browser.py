@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import msgpack
-from playwright.async_api import Browser, Page, WebSocket, async_playwright
+from playwright.async_api import Browser, ConsoleMessage, Page, WebSocket, async_playwright
 
 __all__ = ["ARTIFACTS", "Watcher", "chromium_path", "launched"]
 
@@ -67,11 +67,12 @@ class Watcher:
         watcher = cls(page)
         page.on("websocket", watcher._record)
         page.on("pageerror", lambda error: watcher.errors.append(str(error)))
-        page.on(
-            "console",
-            lambda message: message.type == "error" and watcher.errors.append(message.text),
-        )
+        page.on("console", watcher._console)
         return watcher
+
+    def _console(self, message: ConsoleMessage) -> None:
+        if message.type == "error":
+            self.errors.append(message.text)
 
     def _record(self, socket: WebSocket) -> None:
         def keep(payload: bytes | str) -> None:

@@ -27,6 +27,7 @@ from protocol.messages import (
     RaceStarted,
     Rewound,
     ServerMessage,
+    SpectatePolicy,
     StartRace,
     SubmitMove,
 )
@@ -157,7 +158,7 @@ async def start_race(host: ClientSession, *guests: ClientSession, deal: int = 3)
             variant="gavotte",
             max_players=1 + len(guests),
             time_limit=600,
-            spectate="live",
+            spectate=SpectatePolicy.LIVE,
             deal=deal,
         ),
         RaceInfo,

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import functools
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -570,7 +571,7 @@ async def test_flood_is_rate_limited_then_disconnected(
             for i in range(1, 11):
                 await flooder.send_raw(packed({"t": "list_races" if i % 2 else "ping", "id": i}))
             replies = [
-                await flooder.next(ServerMessage, lambda m, i=i: m.id == i, TIMEOUT)
+                await flooder.next(ServerMessage, functools.partial(_answers, i), TIMEOUT)
                 for i in range(1, 11)
             ]
             limited = [m for m in replies if isinstance(m, ErrorMessage)]
@@ -607,7 +608,7 @@ async def test_idle_connections_are_closed(make_node: NodeFactory, clients: Clie
         mute = await clients.raw(url)
         quiet = await clients.hello(url, "Quiet")
         codes = await asyncio.gather(close_code(mute), close_code(quiet))
-        assert codes == [CLOSE_POLICY, CLOSE_POLICY]
+        assert list(codes) == [CLOSE_POLICY, CLOSE_POLICY]
 
 
 # -- a client that vanishes ------------------------------------------------
@@ -641,3 +642,7 @@ async def test_vanished_racer_resumes_and_others_play_on(
     assert moved.seq == 1
     assert server_side not in node.connections
     assert await store.log(race.id, race.alice.player) == ["deal", last.legal[0]]
+
+
+def _answers(request: int, message: ServerMessage) -> bool:
+    return message.id == request

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
@@ -18,6 +19,7 @@ from protocol.messages import (
     LeaveRace,
     Progress,
     RaceInfo,
+    SpectatePolicy,
     StartRace,
     TournamentRecord,
 )
@@ -73,7 +75,13 @@ async def _race_on_each_shard(
     races: dict[int, str] = {}
     for _ in range(60):
         created = await host.request(
-            CreateRace(variant="gavotte", max_players=2, time_limit=600, spectate="live", deal=5),
+            CreateRace(
+                variant="gavotte",
+                max_players=2,
+                time_limit=600,
+                spectate=SpectatePolicy.LIVE,
+                deal=5,
+            ),
             RaceInfo,
         )
         race = str(created.race["id"])
@@ -110,12 +118,10 @@ async def test_a_race_on_each_shard(
             await first.play(3)
             await second.play(2)
             heard = await second.session.next(
-                Progress, lambda m, r=first: m.race == r.race and m.progress["moves"] == 3
+                Progress, functools.partial(_moves_made, first.race, 3)
             )
             assert heard.player == first.player
-            await first.session.next(
-                Progress, lambda m, r=second: m.race == r.race and m.progress["moves"] == 2
-            )
+            await first.session.next(Progress, functools.partial(_moves_made, second.race, 2))
 
         for port, race in races.items():
             channel = keys.race_channel(race)
@@ -214,3 +220,7 @@ async def test_a_shard_channel_asked_of_the_wrong_primary_fails_at_once(
         assert "MOVED" in str(await asyncio.wait_for(lost.get(), TIMEOUT))
     finally:
         subscriber.close()
+
+
+def _moves_made(race: str, moves: int, progress: Progress) -> bool:
+    return progress.race == race and progress.progress["moves"] == moves

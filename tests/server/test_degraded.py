@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
 import pytest
 
@@ -24,7 +25,7 @@ from tests.server.faults import Racer, own_redis, restart, serve, start_race
 __all__ = ["own_redis"]
 
 
-def _is(state: ServiceState) -> object:
+def _is(state: ServiceState) -> Callable[[Service], bool]:
     return lambda message: message.state is state
 
 

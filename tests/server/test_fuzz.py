@@ -68,9 +68,9 @@ from server.rules.record import verify
 from server.rules.tournaments import Status
 from server.settings import Limits
 from server.storage.store import Store
-from tests.server.conftest import NODES, TIMEOUT, NodeFactory
+from tests.server.conftest import NODES, TIMEOUT, Clients, NodeFactory
 from tests.server.faults import assert_snapshot_replays
-from tests.server.test_abuse import VARIANT, Clients, alive, lobby
+from tests.server.test_abuse import VARIANT, alive, lobby
 
 SENTINEL = MAX_ID  # the id of the ping that closes each connection's stream
 EXAMPLES, PER_EXAMPLE = 200, 50  # hypothesis-made frames: 10,000

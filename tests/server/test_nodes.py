@@ -24,6 +24,7 @@ from protocol.messages import (
     RaceStarted,
     Resume,
     Spectate,
+    SpectatePolicy,
     Spectating,
     StartRace,
     SubmitMove,
@@ -50,7 +51,7 @@ class Racer:
         self.commitment = started.commitment
         self.policy = GreedyPolicy(Layout.from_data(started.layout))
         self.view: dict[str, Any] = started.view
-        self.legal: list[str] = started.legal
+        self.legal: list[str] = list(started.legal)
         self.replies: dict[int, Moved] = {}
 
     @property
@@ -64,7 +65,7 @@ class Racer:
 
     def took(self, reply: Moved) -> None:
         self.replies[reply.seq] = reply
-        self.view, self.legal = reply.view, reply.legal
+        self.view, self.legal = reply.view, list(reply.legal)
 
     async def play(self, limit: int | None = None) -> None:
         """Play greedy moves until the game is over, or ``limit`` more moves."""
@@ -84,7 +85,11 @@ async def _open_race(host: ClientSession, others: list[ClientSession], players: 
     """A race on the public deal with ``host`` and ``others`` in it, not started yet."""
     created = await host.request(
         CreateRace(
-            variant=VARIANT, max_players=players, time_limit=600, spectate="live", deal=DEAL
+            variant=VARIANT,
+            max_players=players,
+            time_limit=600,
+            spectate=SpectatePolicy.LIVE,
+            deal=DEAL,
         ),
         RaceInfo,
     )

@@ -23,6 +23,7 @@ from protocol.messages import (
     RaceState,
     Replay,
     Resign,
+    SpectatePolicy,
     StartRace,
     SubmitMove,
 )
@@ -40,7 +41,10 @@ async def test_two_players_race_and_results_verify(node: str) -> None:
     alice = await ClientSession.connect(node, "Alice")
     bob = await ClientSession.connect(node, "Bob")
     created = await alice.request(
-        CreateRace(variant="quadrille", max_players=2, time_limit=600, spectate="live"), RaceInfo
+        CreateRace(
+            variant="quadrille", max_players=2, time_limit=600, spectate=SpectatePolicy.LIVE
+        ),
+        RaceInfo,
     )
     race = created.race["id"]
     await bob.request(JoinRace(code=created.race["code"]), RaceInfo)
@@ -89,7 +93,8 @@ async def test_time_limit_ends_the_race_for_everyone(node: str, store: Store) ->
 
     alice = await ClientSession.connect(node, "Alice")
     created = await alice.request(
-        CreateRace(variant="gavotte", max_players=1, time_limit=30, spectate="live"), RaceInfo
+        CreateRace(variant="gavotte", max_players=1, time_limit=30, spectate=SpectatePolicy.LIVE),
+        RaceInfo,
     )
     race = created.race["id"]
     await alice.request(StartRace(race=race), RaceInfo)
@@ -112,7 +117,9 @@ async def test_a_player_hosts_a_bounded_number_of_open_races(make_node: NodeFact
     """Creating more open races than the limit is refused; starting one frees a place."""
     async with make_node(limits=Limits(rate=10_000, burst=10_000, open_races_per_player=2)) as url:
         host = await ClientSession.connect(url, "Hana")
-        request = CreateRace(variant="quadrille", max_players=1, time_limit=600, spectate="live")
+        request = CreateRace(
+            variant="quadrille", max_players=1, time_limit=600, spectate=SpectatePolicy.LIVE
+        )
         first = await host.request(request, RaceInfo)
         await host.request(request, RaceInfo)
         with pytest.raises(RequestFailed) as refused:
@@ -127,7 +134,9 @@ async def test_an_older_resent_move_gets_its_original_reply(node: str) -> None:
     """Resending move n after later moves answers with the board after move n, applied once."""
     alice = await ClientSession.connect(node, "Alice")
     created = await alice.request(
-        CreateRace(variant="gavotte", max_players=1, time_limit=600, spectate="live", deal=9),
+        CreateRace(
+            variant="gavotte", max_players=1, time_limit=600, spectate=SpectatePolicy.LIVE, deal=9
+        ),
         RaceInfo,
     )
     race = created.race["id"]
@@ -145,7 +154,9 @@ async def test_a_racer_who_resigns_at_once_keeps_the_cards_laid_out_home(node: s
     """Cards that start on the foundations count for a racer who never moved."""
     alice = await ClientSession.connect(node, "Alice")
     created = await alice.request(
-        CreateRace(variant="royal-cotillion", max_players=1, time_limit=600, spectate="live"),
+        CreateRace(
+            variant="royal-cotillion", max_players=1, time_limit=600, spectate=SpectatePolicy.LIVE
+        ),
         RaceInfo,
     )
     await alice.request(StartRace(race=created.race["id"]), RaceInfo)
@@ -160,7 +171,9 @@ async def test_replay_opens_once_the_race_is_over(node: str) -> None:
     alice = await ClientSession.connect(node, "Alice")
     bob = await ClientSession.connect(node, "Bob")
     created = await alice.request(
-        CreateRace(variant="gavotte", max_players=2, time_limit=600, spectate="live", deal=5),
+        CreateRace(
+            variant="gavotte", max_players=2, time_limit=600, spectate=SpectatePolicy.LIVE, deal=5
+        ),
         RaceInfo,
     )
     race = created.race["id"]
@@ -202,7 +215,9 @@ async def test_the_lobby_lists_open_then_live_races_and_skips_one_gone(
     ids = []
     for _ in range(3):
         created = await host.request(
-            CreateRace(variant="gavotte", max_players=2, time_limit=60, spectate="live"),
+            CreateRace(
+                variant="gavotte", max_players=2, time_limit=60, spectate=SpectatePolicy.LIVE
+            ),
             RaceInfo,
         )
         ids.append(created.race["id"])
@@ -226,7 +241,8 @@ async def test_a_lobby_event_is_read_once_for_all_its_watchers_on_a_node(
     sessions = [await ClientSession.connect(node, name) for name in ("Ann", "Bo", "Cy", "Di")]
     host, *guests = sessions
     created = await host.request(
-        CreateRace(variant="gavotte", max_players=4, time_limit=60, spectate="live"), RaceInfo
+        CreateRace(variant="gavotte", max_players=4, time_limit=60, spectate=SpectatePolicy.LIVE),
+        RaceInfo,
     )
     race = created.race["id"]
     for guest in guests[:2]:

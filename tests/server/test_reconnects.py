@@ -9,6 +9,7 @@ from protocol.messages import (
     RaceInfo,
     RaceStarted,
     Resume,
+    SpectatePolicy,
     StartRace,
     SubmitMove,
 )
@@ -26,7 +27,9 @@ async def test_reconnecting_again_and_again_mid_move_applies_each_move_once(
     every reconnect the move in flight is resent; the log holds each move exactly once."""
     first = await clients.hello(node, "Ann")
     created = await first.request(
-        CreateRace(variant="gavotte", max_players=1, time_limit=600, spectate="live", deal=7),
+        CreateRace(
+            variant="gavotte", max_players=1, time_limit=600, spectate=SpectatePolicy.LIVE, deal=7
+        ),
         RaceInfo,
     )
     race = created.race["id"]

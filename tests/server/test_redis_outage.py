@@ -9,7 +9,15 @@ import pytest
 
 from client.session import ClientSession, RequestFailed
 from protocol.exceptions import ErrorCode
-from protocol.messages import CreateRace, Moved, RaceInfo, RaceStarted, StartRace, SubmitMove
+from protocol.messages import (
+    CreateRace,
+    Moved,
+    RaceInfo,
+    RaceStarted,
+    SpectatePolicy,
+    StartRace,
+    SubmitMove,
+)
 from server.net.node import running_node
 from server.settings import Limits, Settings, Timeouts
 from server.storage.embedded import EmbeddedRedis, free_port
@@ -38,7 +46,13 @@ async def test_moves_are_refused_while_redis_is_down_and_resume_after(
         url = f"ws://127.0.0.1:{port}/"
         alice = await ClientSession.connect(url, "Alice")
         created = await alice.request(
-            CreateRace(variant="gavotte", max_players=1, time_limit=600, spectate="live", deal=3),
+            CreateRace(
+                variant="gavotte",
+                max_players=1,
+                time_limit=600,
+                spectate=SpectatePolicy.LIVE,
+                deal=3,
+            ),
             RaceInfo,
         )
         race = created.race["id"]

@@ -21,7 +21,7 @@ import pytest
 
 from bench.processes import ROOT
 from client.session import ClientSession
-from protocol.messages import CreateRace, JoinRace, ListRaces, RaceInfo, Races
+from protocol.messages import CreateRace, JoinRace, ListRaces, RaceInfo, Races, SpectatePolicy
 from server.storage.embedded import free_port
 from tests.processes import children, descendants, kill_left, wait_gone
 from tests.server.conftest import TIMEOUT, ServerProcess
@@ -65,7 +65,9 @@ async def test_serve_embeds_redis_with_aof_and_survives_restart(tmp_path: Path) 
         async with asyncio.timeout(TIMEOUT):
             host = await ClientSession.connect(server.url, "Ann")
             created = await host.request(
-                CreateRace(variant="gavotte", max_players=2, time_limit=600, spectate="live"),
+                CreateRace(
+                    variant="gavotte", max_players=2, time_limit=600, spectate=SpectatePolicy.LIVE
+                ),
                 RaceInfo,
             )
             await host.close()
@@ -164,7 +166,12 @@ async def test_ctrl_c_in_a_terminal_stops_everything_in_order(tmp_path: Path, wo
             watchers = [await _until_connected(url, f"W{n}") for n in range(4)]
             for watcher in watchers:  # each node's event feed has a channel to lose
                 await watcher.request(
-                    CreateRace(variant="gavotte", max_players=2, time_limit=600, spectate="live"),
+                    CreateRace(
+                        variant="gavotte",
+                        max_players=2,
+                        time_limit=600,
+                        spectate=SpectatePolicy.LIVE,
+                    ),
                     RaceInfo,
                 )
             silent = await asyncio.to_thread(_silent_client, port)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import time
 
 from client.session import ClientSession
@@ -20,6 +21,7 @@ from protocol.messages import (
     Resign,
     ServerMessage,
     Spectate,
+    SpectatePolicy,
     Spectating,
     StartRace,
     SubmitMove,
@@ -42,7 +44,7 @@ async def _race(
             variant=variant,
             max_players=2,
             time_limit=600,
-            spectate=spectate,
+            spectate=SpectatePolicy(spectate),
             delay=delay,
             deal=DEAL,
         ),
@@ -77,7 +79,7 @@ async def test_live_spectator_sees_every_board(node: str) -> None:
     assert snapshot.boards[alice.player] == started.view
     replies = await _play(alice, race, started, 5)
     for reply in replies:
-        board = await watcher.next(Board, lambda b, seq=reply.seq: b.seq == seq)
+        board = await watcher.next(Board, functools.partial(_is_move, reply.seq))
         assert board.player == alice.player and board.view == reply.view
 
 
@@ -184,3 +186,7 @@ async def test_a_spectator_who_comes_after_the_end_gets_the_results(node: str) -
     assert set(snapshot.boards) == {alice.player, bob.player}
     results = await late.next(RaceFinished)
     assert results == at_the_end
+
+
+def _is_move(seq: int, board: Board) -> bool:
+    return board.seq == seq

@@ -19,6 +19,7 @@ from protocol.messages import (
     CreateTournament,
     GetTournamentRecord,
     ManageTournament,
+    TournamentAction,
     TournamentInfo,
     TournamentRecord,
 )
@@ -61,7 +62,9 @@ async def run_bots(
     tasks = [asyncio.create_task(bot.run(code=code)) for bot in bots]
     async with asyncio.timeout(TIMEOUT):
         await asyncio.gather(*(bot.joined.wait() for bot in bots))
-    await host.request(ManageTournament(tournament=tournament, action="start"), TournamentInfo)
+    await host.request(
+        ManageTournament(tournament=tournament, action=TournamentAction.START), TournamentInfo
+    )
     async with asyncio.timeout(6 * TIMEOUT):
         return list(await asyncio.gather(*tasks))
 
@@ -153,7 +156,9 @@ async def test_node_killed_mid_tournament(node_processes: ProcessFactory) -> Non
     tasks = [asyncio.create_task(bot.run(code=doc["code"])) for bot in bots]
     async with asyncio.timeout(TIMEOUT):
         await asyncio.gather(*(bot.joined.wait() for bot in bots))
-    await host.request(ManageTournament(tournament=doc["id"], action="start"), TournamentInfo)
+    await host.request(
+        ManageTournament(tournament=doc["id"], action=TournamentAction.START), TournamentInfo
+    )
     async with asyncio.timeout(4 * TIMEOUT):
         while True:
             pushed = await host.next(TournamentInfo, timeout=TIMEOUT)

@@ -25,7 +25,10 @@ from protocol.messages import (
     Resign,
     Resume,
     Spectate,
+    SpectatePolicy,
     Spectating,
+    TournamentAction,
+    TournamentFormat,
     TournamentInfo,
     Tournaments,
 )
@@ -83,7 +86,7 @@ async def test_entry_rules_password_and_host_only_controls(url: str, store: Stor
     assert joined.tournament["password"] is True
     assert not any(b"waltz" in value for value in meta.values())  # hashed, never kept plain
 
-    start = ManageTournament(tournament=tournament, action="start")
+    start = ManageTournament(tournament=tournament, action=TournamentAction.START)
     assert await refused(ann, start) is ErrorCode.NOT_HOST
     assert await refused(host, start) is ErrorCode.NOT_ALLOWED  # one entrant is no tournament
     await bo.request(JoinTournament(tournament=tournament, password="waltz"), TournamentInfo)
@@ -91,9 +94,9 @@ async def test_entry_rules_password_and_host_only_controls(url: str, store: Stor
     await bo.request(JoinTournament(tournament=tournament, password="waltz"), TournamentInfo)
     before = await store.redis.hget(f"tourn:{{{tournament}}}:meta", "doc")
     for action in ("pause", "resume", "cancel"):
-        assert await refused(bo, ManageTournament(tournament=tournament, action=action)) is (
-            ErrorCode.NOT_HOST
-        )
+        assert await refused(
+            bo, ManageTournament(tournament=tournament, action=TournamentAction(action))
+        ) is (ErrorCode.NOT_HOST)
     assert await store.redis.hget(f"tourn:{{{tournament}}}:meta", "doc") == before
 
     started = await host.request(start, TournamentInfo)
@@ -103,7 +106,9 @@ async def test_entry_rules_password_and_host_only_controls(url: str, store: Stor
         ErrorCode.RACE_NOT_OPEN
     )
     assert await refused(ann, LeaveTournament(tournament=tournament)) is ErrorCode.RACE_NOT_OPEN
-    await host.request(ManageTournament(tournament=tournament, action="cancel"), TournamentInfo)
+    await host.request(
+        ManageTournament(tournament=tournament, action=TournamentAction.CANCEL), TournamentInfo
+    )
     for session in (host, ann, bo, late):
         await session.close()
 
@@ -116,11 +121,17 @@ async def test_pause_holds_the_next_round_until_resumed(url: str) -> None:
     async with asyncio.timeout(TIMEOUT):
         await asyncio.gather(*(b.joined.wait() for b in bots))
     tournament = doc["id"]
-    await host.request(ManageTournament(tournament=tournament, action="start"), TournamentInfo)
-    await host.request(ManageTournament(tournament=tournament, action="pause"), TournamentInfo)
+    await host.request(
+        ManageTournament(tournament=tournament, action=TournamentAction.START), TournamentInfo
+    )
+    await host.request(
+        ManageTournament(tournament=tournament, action=TournamentAction.PAUSE), TournamentInfo
+    )
     paused = await pushed_until(host, lambda d: d["stages"] and d["stages"][0]["status"] == "done")
     assert paused["status"] == "paused" and len(paused["stages"]) == 1
-    await host.request(ManageTournament(tournament=tournament, action="resume"), TournamentInfo)
+    await host.request(
+        ManageTournament(tournament=tournament, action=TournamentAction.RESUME), TournamentInfo
+    )
     final = await pushed_until(host, lambda d: d["status"] == "finished")
     assert [s["status"] for s in final["stages"]] == ["done", "done"]
     async with asyncio.timeout(TIMEOUT):
@@ -138,25 +149,27 @@ async def test_removed_entrant_and_cancel(url: str) -> None:
     bo = await ClientSession.connect(url, "Bo")
     for session in (ann, bo):
         await session.request(JoinTournament(tournament=tournament), TournamentInfo)
-    await host.request(ManageTournament(tournament=tournament, action="start"), TournamentInfo)
+    await host.request(
+        ManageTournament(tournament=tournament, action=TournamentAction.START), TournamentInfo
+    )
     running = await pushed_until(ann, lambda d: bool(d["stages"]))
     race = running["stages"][0]["races"][0]["race"]
     await ann.request(Resume(race=race, since=0), RaceStarted)
 
     removed = await host.request(
-        ManageTournament(tournament=tournament, action="remove", player=bo.player),
+        ManageTournament(tournament=tournament, action=TournamentAction.REMOVE, player=bo.player),
         TournamentInfo,
     )
     standings = removed.tournament["standings"]
     assert standings[-1]["player"] == bo.player and standings[-1]["removed"]
     cancelled = await host.request(
-        ManageTournament(tournament=tournament, action="cancel"), TournamentInfo
+        ManageTournament(tournament=tournament, action=TournamentAction.CANCEL), TournamentInfo
     )
     assert cancelled.tournament["status"] == "cancelled"
     assert cancelled.tournament["stages"][0]["status"] == "cancelled"
-    assert await refused(host, ManageTournament(tournament=tournament, action="cancel")) is (
-        ErrorCode.RACE_OVER
-    )
+    assert await refused(
+        host, ManageTournament(tournament=tournament, action=TournamentAction.CANCEL)
+    ) is (ErrorCode.RACE_OVER)
     # Both seats were resigned, so the race closes at once rather than at its time limit.
     finished = await ann.next(RaceFinished, timeout=TIMEOUT)
     assert {s["status"] for s in finished.standings} == {"resigned"}
@@ -175,7 +188,9 @@ async def test_entrant_away_past_grace_scores_resigned(url: str) -> None:
     await zed.request(JoinTournament(code=doc["code"]), TournamentInfo)
     async with asyncio.timeout(TIMEOUT):
         await asyncio.gather(*(b.joined.wait() for b in bots))
-    await host.request(ManageTournament(tournament=doc["id"], action="start"), TournamentInfo)
+    await host.request(
+        ManageTournament(tournament=doc["id"], action=TournamentAction.START), TournamentInfo
+    )
     await pushed_until(zed, lambda d: bool(d["stages"]))
     await zed.close()  # and never comes back
 
@@ -201,7 +216,9 @@ async def test_knockout_match_forfeited_by_an_absent_entrant(url: str) -> None:
     async with asyncio.timeout(TIMEOUT):
         await ann.joined.wait()
     await zed.close()
-    await host.request(ManageTournament(tournament=doc["id"], action="start"), TournamentInfo)
+    await host.request(
+        ManageTournament(tournament=doc["id"], action=TournamentAction.START), TournamentInfo
+    )
     async with asyncio.timeout(2 * TIMEOUT):
         final = await task
     assert final["status"] == "finished"
@@ -217,11 +234,13 @@ async def test_open_tournaments_per_host_are_bounded(url: str) -> None:
     for _ in range(2):
         await host_tournament_as(host, format="rounds", variants=["gavotte"])
     request = CreateTournament(
-        name="One more", format="rounds", variants=["gavotte"], time_limit=60,
-        spectate="live", delay=0,
+        name="One more", format=TournamentFormat.ROUNDS, variants=["gavotte"], time_limit=60,
+        spectate=SpectatePolicy.LIVE, delay=0,
     )  # fmt: skip
     assert await refused(host, request) is ErrorCode.NOT_ALLOWED
-    await host.request(ManageTournament(tournament=first["id"], action="cancel"), TournamentInfo)
+    await host.request(
+        ManageTournament(tournament=first["id"], action=TournamentAction.CANCEL), TournamentInfo
+    )
     await host.request(request, TournamentInfo)
     await host.close()
 
@@ -241,19 +260,23 @@ async def test_a_tables_results_wait_for_the_other_tables_on_its_deal(url: str) 
             await fast[i].joined.wait()
         slow.append(await ClientSession.connect(url, f"Slow {i}"))
         await slow[i].request(JoinTournament(code=doc["code"]), TournamentInfo)
-    await host.request(ManageTournament(tournament=doc["id"], action="start"), TournamentInfo)
+    await host.request(
+        ManageTournament(tournament=doc["id"], action=TournamentAction.START), TournamentInfo
+    )
     running = await pushed_until(slow[0], lambda d: bool(d["stages"]))
     first, second = running["stages"][0]["races"]
     assert set(first["players"]) == {b.player for b in fast}
 
     wendy = await ClientSession.connect(url, "Wendy")
     await wendy.request(Spectate(race=first["race"]), Spectating)
+    fast_player = fast[0].player
+    assert fast_player is not None
     store = NODES[url].store
     async with asyncio.timeout(2 * TIMEOUT):  # table one plays on to its end: no event says so
         while not await store.results_held(first["race"]):
             await asyncio.sleep(0.05)
     with pytest.raises(RequestFailed) as early:
-        await wendy.request(GetReplay(race=first["race"], player=fast[0].player), Replay)
+        await wendy.request(GetReplay(race=first["race"], player=fast_player), Replay)
     assert early.value.code is ErrorCode.NOT_ALLOWED
     assert not [m for m in wendy.received if isinstance(m, RaceFinished)]
 
@@ -262,7 +285,7 @@ async def test_a_tables_results_wait_for_the_other_tables_on_its_deal(url: str) 
     finished = await wendy.next(RaceFinished, timeout=2 * TIMEOUT)
     final = await pushed_until(host, lambda d: d["status"] == "finished")
     assert finished.seed == final["stages"][0]["races"][0]["seed"]
-    await wendy.request(GetReplay(race=first["race"], player=fast[0].player), Replay)
+    await wendy.request(GetReplay(race=first["race"], player=fast_player), Replay)
     async with asyncio.timeout(TIMEOUT):
         await asyncio.gather(*tasks)
     for session in (host, wendy, *slow):

@@ -31,8 +31,10 @@ from protocol.messages import (
     RaceInfo,
     RaceStarted,
     Resign,
+    SpectatePolicy,
     StartRace,
     SubmitMove,
+    TournamentAction,
     TournamentInfo,
 )
 from protocol.moves import Move
@@ -128,7 +130,7 @@ async def bot_race(
             variant="royal-cotillion",
             max_players=2,
             time_limit=600,
-            spectate=spectate,
+            spectate=SpectatePolicy(spectate),
             delay=delay,
         ),
         RaceInfo,
@@ -379,7 +381,9 @@ async def test_tournament_standings_update_after_a_round(node: str, browser: Bro
         page = watcher.page
         await page.goto(page_url(node, f"/tournament/{doc['code']}"))
         await expect(page.locator(".entrants li")).to_have_count(3)
-        await host.request(ManageTournament(tournament=doc["id"], action="start"), TournamentInfo)
+        await host.request(
+            ManageTournament(tournament=doc["id"], action=TournamentAction.START), TournamentInfo
+        )
         await page.locator(".stages li").first.wait_for(timeout=4 * WAIT_MS)
         assert sum(await _standings_points(page)) >= 3 + 2 + 1  # round one's points
         await page.get_by_text("Final standings").wait_for(timeout=4 * WAIT_MS)
@@ -398,7 +402,9 @@ async def test_a_knockout_shows_its_bracket_and_tables_racing_now(
         watcher = await Watcher.open(browser)
         page = watcher.page
         await page.goto(page_url(node, f"/tournament/{doc['code']}"))
-        await host.request(ManageTournament(tournament=doc["id"], action="start"), TournamentInfo)
+        await host.request(
+            ManageTournament(tournament=doc["id"], action=TournamentAction.START), TournamentInfo
+        )
         tables = page.locator(".tables li.table a")
         await tables.nth(1).wait_for(timeout=WAIT_MS)
         assert await page.locator(".bracket .match").count() >= 2
@@ -408,7 +414,9 @@ async def test_a_knockout_shows_its_bracket_and_tables_racing_now(
         await page.wait_for_url(re.compile("/race/"), timeout=WAIT_MS)
         await page.locator(".board").nth(1).wait_for(timeout=WAIT_MS)
         assert_clean(watcher)
-        await host.request(ManageTournament(tournament=doc["id"], action="cancel"), TournamentInfo)
+        await host.request(
+            ManageTournament(tournament=doc["id"], action=TournamentAction.CANCEL), TournamentInfo
+        )
 
 
 async def test_a_finished_knockout_shows_its_champion(node: str, browser: Browser) -> None:
@@ -420,7 +428,9 @@ async def test_a_finished_knockout_shows_its_champion(node: str, browser: Browse
         watcher = await Watcher.open(browser)
         page = watcher.page
         await page.goto(page_url(node, f"/tournament/{doc['code']}"))
-        await host.request(ManageTournament(tournament=doc["id"], action="start"), TournamentInfo)
+        await host.request(
+            ManageTournament(tournament=doc["id"], action=TournamentAction.START), TournamentInfo
+        )
         await expect(page.locator(".champion")).to_contain_text(
             "Champion: Bot", timeout=4 * WAIT_MS
         )
