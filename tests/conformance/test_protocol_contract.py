@@ -154,6 +154,13 @@ async def test_a_whole_race_across_two_nodes_as_the_page_tells_it(
         )  # fmt: skip
         assert board["view"] == reply["view"]
 
+    # A spectator that saw nothing and resumes is answered as `spectate` is: the boards now.
+    fresh = await _hello(one, "Cy", token=cy.token)
+    now = await fresh.ask("resume", race=race, since=0)
+    assert now["t"] == "spectating" and now["event"] == made[-1]["event"]
+    assert now["boards"] == {ann.player: made[-1]["view"], bo.player: started["view"]}
+    await fresh.close()
+
     # Resends: the same move again is the same reply; another move, or a seq ahead, is
     # bad_sequence naming the expected seq; nothing changes.
     first = made[0]
