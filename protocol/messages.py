@@ -556,7 +556,11 @@ class ListRaces(ClientMessage):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CreateRace(ClientMessage):
-    """Open a new race hosted by the sender. ``deal`` None means a secret seed."""
+    """Open a new race hosted by the sender. ``deal`` None means a secret seed.
+
+    ``spectate`` left out is ``delayed``: boards never reach a racer's second
+    client while they could help (docs/protocol.md, *Fair spectating*).
+    """
 
     t: ClassVar[str] = "create_race"
     variant: Annotated[str, Str(1, 40)]

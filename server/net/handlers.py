@@ -249,8 +249,9 @@ async def on_resume(conn: Connection, msg: Resume) -> None:
         since = now["event"]
     if not racer:
         # A spectator's picture is the boards as of ``since``: every later
-        # board then comes as a push, the move of each event included.
-        await _spectate(conn, msg.id, msg.race, upto=since)
+        # board then comes as a push, the move of each event included. One
+        # that saw nothing (0) is answered as ``spectate`` is: the boards now.
+        await _spectate(conn, msg.id, msg.race, upto=since or None)
         return
     reply: ServerMessage = RaceInfo(id=msg.id, race=info)
     if info["phase"] in ("running", "finished") or info["started_at"] is not None:

@@ -44,9 +44,6 @@ __all__ = ["MoveResult", "RaceService", "StartedRace", "variant_or_refusal"]
 
 log = logging.getLogger(__name__)
 
-#: Most events one race's stream is read for at once.
-MAX_EVENTS = 1_000_000
-
 #: The keys of ``Game.progress``, which every view also carries.
 PROGRESS_KEYS = ("home", "target", "moves", "won", "over")
 
@@ -178,6 +175,8 @@ class RaceService:
     SNAPSHOT_EVERY = 32
     #: Races whose boards this node replicates for its spectators at most.
     REPLICA_CACHE = 2_000
+    #: Events read at a time when looking back for a resent move's event.
+    EVENTS_PAGE = 64
 
     def __init__(
         self, store: Store, settings: Settings, own_events: OwnEvents | None = None
@@ -541,14 +540,23 @@ class RaceService:
     async def _move_event(self, race: str, player: str, seq: int) -> int | None:
         """The number of the event of ``player``'s move ``seq``, for the reply to a resend.
 
-        Resends are rare (a lost reply), so the race's stream is read rather
-        than an index kept for every move.
+        Resends are rare (a lost reply) and nearly always of a recent move, so
+        the race's stream is read back from its newest event, a page at a
+        time, rather than an index kept for every move.
         """
-        for n, payload in await self.store.events_since(race, 0, limit=MAX_EVENTS):
-            event = decode_event(payload)
-            if event["k"] == "move" and event["player"] == player and event["seq"] == seq:
-                return n
-        return None
+        before: int | None = None
+        while True:
+            page = await self.store.events_before(race, before, self.EVENTS_PAGE)
+            for n, payload in page:
+                event = decode_event(payload)
+                if event["k"] == "move" and event["player"] == player:
+                    if event["seq"] == seq:
+                        return n
+                    if event["seq"] < seq:
+                        return None  # a rewind took it: the stream no longer has it
+            if len(page) < self.EVENTS_PAGE:
+                return None
+            before = page[-1][0]
 
     async def resign(self, player: str, race: str) -> None:
         started = await self.started(race)

@@ -571,6 +571,14 @@ class Store:
         )
         return [(int(_text(eid).split("-")[1]), _bytes(fields[b"d"])) for eid, fields in entries]
 
+    async def events_before(
+        self, race: str, before: int | None, limit: int
+    ) -> list[tuple[int, bytes]]:
+        """Up to ``limit`` events numbered below ``before`` (None: the newest), newest first."""
+        top = "+" if before is None else f"(0-{before}"
+        entries: Any = await self.redis.xrevrange(keys.events(race), max=top, min="-", count=limit)
+        return [(int(_text(eid).split("-")[1]), _bytes(fields[b"d"])) for eid, fields in entries]
+
     async def event(self, race: str, n: int) -> bytes | None:
         """Event ``n`` of a race or tournament, or None if its stream has no such event."""
         entries: Any = await self.redis.xrange(keys.events(race), min=f"0-{n}", max=f"0-{n}")

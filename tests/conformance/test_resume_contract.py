@@ -163,5 +163,16 @@ async def test_a_spectator_resume_replays_the_move_of_a_killed_node(
     assert [m["event"] for m in boards] == list(range(seen + 1, later[-1]["event"] + 1))
     bos = [m for m in boards if m["player"] == bo.player]
     assert [(m["seq"], m["move"]) for m in bos] == [(bo_racer.seq, in_flight["move"])][:committed]
+
+    # Any since keeps the promise: one further back replays the boards from there.
+    again = await _hello(one, "Cy", cy.token)
+    earlier = seen - 3
+    replayed = await again.ask("resume", race=race, since=earlier)
+    assert replayed["event"] == earlier and again.index(replayed) == 1
+    await again.push("board", lambda m: m["event"] == later[-1]["event"])
+    assert [m["event"] for m in again.pushed(race, "board")] == list(
+        range(earlier + 1, later[-1]["event"] + 1)
+    )
+    await again.close()
     for peer in (ann, bo, cy):
         await peer.close()
