@@ -3,8 +3,10 @@
 The websockets library's client costs about as much CPU per message as the
 server, so a load generator built on it (``client.session``) saturates its
 own core before the server's. This client uses picows (a Cython websocket
-implementation) and keeps Python work per frame to one ``msgpack`` unpack, a
-dict lookup and a future or a callback: no reader task, no queue, no
+implementation) and keeps Python work per frame to one ``msgpack`` unpack,
+the shared client core's sorting of replies from pushes
+(:class:`protocol.client_core.ClientCore`, which also numbers requests and
+writes the hello) and a future or a callback: no reader task, no queue, no
 coroutine per frame.
 
 Messages sent are real protocol messages built and encoded by

@@ -120,13 +120,8 @@ class Connection:
     def refuse(self, code: ErrorCode, message: str, request_id: int | None = None) -> None:
         self.send_frame(error_frame(code, message, request_id))
 
-    def close(self, code: int, reason: str) -> None:
-        """Close from synchronous code; the task is kept so it cannot be collected early."""
-        if not self.core.closing:
-            self.core.closed()
-            self._close(Close(code, reason))
-
     def _close(self, close: Close) -> None:
+        """Close as the core decided; the task is kept so it cannot be collected early."""
         if self._close_task is None:
             self._close_task = self.loop.create_task(self.ws.close(close.code, close.reason))
 

@@ -84,7 +84,7 @@ class PushConnection(asyncio.Protocol):
         self.request: Request | None = None
         #: Seconds from the last keepalive ping to its pong (0 before the first).
         self.latency = 0.0
-        # Few attributes, made when needed: every idle connection carries them.
+        # Slotted, few and small: every idle connection carries them.
         self._lost = self.loop.create_future()
         self._sink: Sink | None = None
         self._early: list[bytes | str] | None = None  # before attach
@@ -191,7 +191,13 @@ class PushConnection(asyncio.Protocol):
     # -- frames ----------------------------------------------------------------
 
     def frame_received(self, frame: Frame) -> None:
-        """One frame parsed by the protocol: data to the sink, pongs to the keepalive."""
+        """One frame parsed by the protocol: data to the sink, pongs to the keepalive.
+
+        Once the connection is closing (or failed, say on invalid UTF-8),
+        frames the same read brought are dropped: nothing handles them now.
+        """
+        if self._closing:
+            return
         opcode = frame.opcode
         if opcode is BINARY and frame.fin:
             self._deliver(bytes(frame.data))  # the usual case: one frame, one message

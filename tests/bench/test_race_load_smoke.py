@@ -11,7 +11,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_race_bench_runs_every_part_briefly(tmp_path: Path) -> None:
-    """Both baselines, saturation and paced racing with spectators all move real frames."""
+    """The baselines, saturation and paced racing with spectators all move real frames."""
     out = tmp_path / "figures.json"
     done = subprocess.run(
         [sys.executable, "-m", "bench.race_load", "--scenario", "saturation",
@@ -25,7 +25,7 @@ def test_race_bench_runs_every_part_briefly(tmp_path: Path) -> None:
     report = json.loads(out.read_text())
     assert "picows" in report["machine"]["client"]
     saturation = report["saturation"]
-    for name in ("echo baseline", "naive baseline", "ballroom"):
+    for name in ("echo baseline", "naive baseline", "push baseline", "ballroom"):
         assert saturation[name]["count"] > 0, name
         assert saturation[name]["errors"] == {}, name
     assert saturation["ratio_to_echo"] > 0

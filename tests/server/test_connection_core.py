@@ -8,8 +8,10 @@ readings and read what it answers.
 from __future__ import annotations
 
 import msgpack
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from protocol.codec import decode_server, encode
+from protocol.codec import decode_client, decode_server, encode
 from protocol.exceptions import ErrorCode
 from protocol.messages import ClientMessage, ErrorMessage, Hello, Ping
 from protocol.version import PROTOCOL_VERSION
@@ -193,3 +195,53 @@ def test_after_close_nothing_waiting_is_handled() -> None:
     core.receive(_ping(2), 0.0)
     core.closed()
     assert core.handled(0.0) == []
+
+
+# A frame the core must answer: a ping it lets through, or bytes it refuses.
+_FRAMES = st.one_of(
+    st.integers(min_value=1, max_value=10**6).map(_ping),
+    st.sampled_from([b"\xc1", b"\x90", "text", msgpack.packb({"t": "nope", "id": 3})]),
+)
+# Steps: a frame arrives, or the message in hand is answered.
+_STEPS = st.lists(st.one_of(_FRAMES, st.just(None)), max_size=80)
+
+
+@given(steps=_STEPS)
+@settings(max_examples=200, deadline=None)
+def test_every_frame_is_answered_once_in_order_one_at_a_time(
+    steps: list[bytes | str | None],
+) -> None:
+    """Whatever arrives, each frame gets exactly one Handle or refusal, in arrival order;
+    no Handle comes while one is in hand; holds and releases alternate."""
+    core = _greeted(Limits(rate=1e9, burst=10**9, flood_strikes=10**9))
+    arrived: list[bytes | str] = []
+    answered: list[bytes | str] = []
+    holds: list[bool] = []
+    in_hand = False
+
+    def take(actions: list[Action]) -> None:
+        nonlocal in_hand
+        for action in actions:
+            if isinstance(action, Hold):
+                holds.append(action.held)
+                continue
+            assert not in_hand, "a Handle while another message is in hand"
+            frame = arrived[len(answered)]
+            answered.append(frame)
+            if isinstance(action, Handle):
+                in_hand = True
+                assert action is actions[-1], "a Handle is the last action of its batch"
+                assert action.message == decode_client(frame)
+            else:
+                assert isinstance(action, Send) and _refusal(action).id in (None, 3)
+
+    for step in [*steps, *[None] * (len(steps) + 1)]:  # then answer whatever is left
+        if step is None:
+            if in_hand:
+                in_hand = False
+                take(core.handled(0.0))
+        else:
+            arrived.append(step)
+            take(core.receive(step, 0.0))
+    assert answered == arrived and not in_hand
+    assert holds == [i % 2 == 0 for i in range(len(holds))]
