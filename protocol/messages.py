@@ -533,6 +533,8 @@ class CreateRace(ClientMessage):
     spectate: Annotated[SpectatePolicy, Choice(SpectatePolicy)]
     deal: Annotated[int | None, Opt(Int(0, MAX_SEED))] = None
     delay: Annotated[int, Int(0, 600)] = 0
+    #: Seconds a racer may be away (disconnected) before being resigned as "left".
+    grace: Annotated[int, Int(1, 3600)] = 60
 
     def _check_together(self) -> None:
         if self.spectate is SpectatePolicy.DELAYED and self.delay == 0:
@@ -812,6 +814,21 @@ class Progress(ServerMessage):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class Presence(ServerMessage):
+    """To a race's other racers and spectators: ``player``'s connection came or went.
+
+    ``away`` is when they went away (unix seconds), None once they are back.
+    A racer away longer than the race's ``grace`` is resigned as ``left``.
+    """
+
+    t: ClassVar[str] = "presence"
+    race: RaceId
+    player: PlayerId
+    event: EventNumber
+    away: Annotated[float | None, Opt(Float())] = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Board(ServerMessage):
     """To spectators: one racer's board after ``move`` (None: a change without a move).
 
@@ -993,6 +1010,7 @@ SERVER_MESSAGES: Mapping[str, type[ServerMessage]] = MappingProxyType(
             RaceStarted,
             Moved,
             Progress,
+            Presence,
             Board,
             Spectating,
             RaceFinished,

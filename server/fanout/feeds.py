@@ -27,6 +27,7 @@ from protocol.codec import encode, encode_trusted
 from protocol.messages import (
     Board,
     Countdown,
+    Presence,
     Progress,
     RaceFinished,
     RaceStarted,
@@ -124,6 +125,8 @@ class RaceWatch:
             self._move(n, event)
         elif kind == "resigned":
             self._progress(n, event)
+        elif kind == "presence":
+            self._presence(n, event)
         elif kind == "results":
             self.conn.send_frame(
                 _shared_frame(
@@ -181,6 +184,20 @@ class RaceWatch:
                     player=event["player"],
                     progress=event["progress"],
                     event=n,
+                ),
+            )
+        )
+
+    def _presence(self, n: int, event: dict[str, Any]) -> None:
+        """Tell the others that a racer's connection came or went (never the racer)."""
+        if event["player"] == self.conn.player:
+            return
+        self.conn.send_frame(
+            _shared_frame(
+                event,
+                "presence",
+                lambda: encode_trusted(
+                    Presence, race=self.race, player=event["player"], away=event["away"], event=n
                 ),
             )
         )

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections import Counter
 from collections.abc import AsyncIterator
 
@@ -148,6 +149,7 @@ class Node:
                 continue  # the health probe says when Redis is back
             try:
                 await self.service.sweep()
+                await self.service.sweep_presence(self._racers_here(), time.time())
                 await self.director.heartbeat(self._entrants_here())
                 await self.director.tick()
             except (RedisError, OSError) as exc:
@@ -155,6 +157,16 @@ class Node:
                 self.health.suspect()
             except Exception:
                 log.exception("sweep failed")
+
+    def _racers_here(self) -> set[tuple[str, str]]:
+        """(race, player) of every racer connected to this node."""
+        return {
+            (race, conn.player)
+            for conn in self.connections
+            if conn.player is not None
+            for race, watch in conn.watches.items()
+            if watch.role == "racer"
+        }
 
     def _entrants_here(self) -> dict[str, set[str]]:
         """Tournament -> entrants connected to this node, following it."""

@@ -43,6 +43,9 @@ __all__ = ["MoveResult", "RaceService", "StartedRace", "variant_or_refusal"]
 
 log = logging.getLogger(__name__)
 
+#: Seconds a racer may be away (disconnected) before the server resigns them as "left".
+DEFAULT_GRACE = 60
+
 #: The keys of ``Game.progress``, which every view also carries.
 PROGRESS_KEYS = ("home", "target", "moves", "won", "over")
 
@@ -96,6 +99,8 @@ def _public_info(
         "time_limit": int(meta["time_limit"]),
         "spectate": meta["spectate"],
         "delay": int(meta["delay"] or 0),
+        "grace": int(meta.get("grace") or DEFAULT_GRACE),
+        "away": {p: float(meta[f"away:{p}"]) for p in players if f"away:{p}" in meta},
         "deal": int(meta["deal"]) if meta["deal"] else None,
         "commitment": commitment(
             meta["variant"], int(meta["deal_version"]), int(meta["seed"]), race
@@ -210,6 +215,7 @@ class RaceService:
             "time_limit": request["time_limit"],
             "spectate": request["spectate"],
             "delay": request.get("delay", 0),
+            "grace": request.get("grace", DEFAULT_GRACE),
         }
         return await self.store.create_race(player, name, settings)
 
@@ -526,16 +532,74 @@ class RaceService:
         )  # fmt: skip
 
     async def resign(self, player: str, race: str) -> None:
-        started = await self.started(race)
-        _, _, state = await self._board(race, player, fresh=True)
-        now = time.time()
-        progress = {**started.game.progress(state), "resigned": True}
-        payload = pack({"k": "resigned", "player": player, "progress": progress, "at": now})
-        status, _, left = await self.store.resign(race, player, now, payload)
+        status = await self._stop_playing(player, race, time.time(), how="resigned")
         if status != "ok":
             raise _refuse(status)
-        if left == 0:
+
+    async def _stop_playing(self, player: str, race: str, now: float, *, how: str) -> str:
+        """End a racer's game as ``resigned`` or ``left`` (away past the grace); the
+        script's status. Their progress goes with the event, marked with ``how``."""
+        started = await self.started(race)
+        _, _, state = await self._board(race, player, fresh=True)
+        progress = {**started.game.progress(state), "resigned": True}
+        if how == "left":
+            progress["left"] = True
+        payload = pack({"k": "resigned", "player": player, "progress": progress, "at": now})
+        status, _, left = await self.store.resign(race, player, now, payload, how=how)
+        if status == "ok" and left == 0:
             self.close_soon(race)
+        return status
+
+    # -- who is connected ----------------------------------------------------
+
+    async def came_back(self, race: str, player: str) -> None:
+        """A connection of ``player`` follows ``race`` as a racer: they are here."""
+        now = time.time()
+        await self.store.mark_here([(race, player)], now)
+        await self._back(race, player, now)
+
+    async def _back(self, race: str, player: str, now: float) -> None:
+        await self._presence(race, player, here=True, since=now)
+        # After the presence: a sweeper that resigns meanwhile finds them back.
+        await self.store.schedule_leaving(race, player, None)
+
+    async def went_away(self, race: str, player: str, since: float | None = None) -> None:
+        """``player``'s connection to ``race`` closed (or its node went silent at ``since``)."""
+        since = time.time() if since is None else since
+        await self.store.unmark_here(race, player)
+        changed, grace = await self._presence(race, player, here=False, since=since)
+        if changed:
+            await self.store.schedule_leaving(race, player, since + grace)
+
+    async def _presence(
+        self, race: str, player: str, *, here: bool, since: float
+    ) -> tuple[bool, int]:
+        payload = pack({"k": "presence", "player": player, "away": None if here else since})
+        return await self.store.presence(race, player, here=here, since=since, payload=payload)
+
+    async def sweep_presence(self, here: Iterable[tuple[str, str]], now: float) -> None:
+        """Keep the racers connected here marked as such, and resign those away too long.
+
+        Any node may do each step: a node whose heartbeat stopped (it died with
+        its connections) has its racers marked away, and the resign script
+        ends a game only for a racer still away past the grace, exactly once.
+        """
+        for race, player in await self.store.mark_here(list(here), now):
+            await self._back(race, player, now)
+        for race, player, seen in await self.store.unheard_since(now - self.settings.timeouts.unheard):
+            await self.went_away(race, player, since=seen)
+        for race, player in await self.store.leaving_due(now):
+            try:
+                status = await self._stop_playing(player, race, now, how="left")
+            except RequestRefused as exc:
+                status = "race_not_open" if exc.code is ErrorCode.RACE_NOT_OPEN else "gone"
+            if status == "race_not_open":  # away in the lobby: judged again once it starts
+                grace = int((await self.store.meta(race)).get("grace") or 60)
+                await self.store.schedule_leaving(race, player, now + grace)
+                continue
+            if status == "ok":
+                log.info("race %s: %s left (away past the grace period)", race, player)
+            await self.store.schedule_leaving(race, player, None)
 
     async def racer_snapshot(self, race: str, player: str) -> dict[str, Any]:
         """Everything a racer needs to (re)draw their game: the race_started fields."""

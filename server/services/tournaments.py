@@ -274,6 +274,7 @@ class Director:
                 "time_limit": doc["time_limit"],
                 "spectate": doc["spectate"],
                 "delay": doc["delay"],
+                "grace": doc["grace"],
                 "tournament": tournament,
                 # Tables racing one deal keep their results (and seed) to
                 # themselves until every table has finished.
