@@ -46,6 +46,7 @@ from protocol.messages import (
     Board,
     ClientMessage,
     Hello,
+    Presence,
     Progress,
     Resume,
     Rewound,
@@ -343,7 +344,7 @@ class ServerLink:
             if message.race in self.following:
                 self.following[message.race] = message.event
             return
-        if isinstance(message, Progress | Board):
+        if isinstance(message, Progress | Board | Presence):
             race, event = message.race, message.event
         elif isinstance(message, Spectating):
             race, event = str(message.race.get("id")), message.event

@@ -131,8 +131,23 @@ class RaceRecord:
         for player in self.players:
             progress = self.progress.get(player) or {"home": _opening_home(self), "moves": 0}
             progress = {"target": target, **progress}
-            lines.append(racer_line(self.name(player), progress, me=player == self.me))
+            away = self.away.get(player)
+            lines.append(racer_line(self.name(player), progress, me=player == self.me, away=away))
         return lines
+
+    @property
+    def away(self) -> dict[str, float]:
+        """Player → since when their connection is gone, for the racers away now."""
+        return dict(self.info.get("away") or {})
+
+    def set_presence(self, player: str, away: float | None) -> None:
+        """``player``'s connection went (at ``away``) or came back (None)."""
+        now_away = self.away
+        if away is None:
+            now_away.pop(player, None)
+        else:
+            now_away[player] = away
+        self.info = {**self.info, "away": now_away}
 
     def verdict(self) -> Verdict | None:
         """Recompute the commitment from the revealed seed (no server code needed)."""
@@ -145,7 +160,7 @@ class RaceRecord:
 
 
 def _progress_of(view: dict[str, Any]) -> dict[str, Any]:
-    keys = ("home", "target", "moves", "won", "over", "resigned")
+    keys = ("home", "target", "moves", "won", "over", "resigned", "left")
     return {key: view[key] for key in keys if key in view}
 
 

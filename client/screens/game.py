@@ -47,6 +47,7 @@ from protocol.exceptions import ErrorCode
 from protocol.layout import Layout
 from protocol.messages import (
     Moved,
+    Presence,
     Progress,
     RaceFinished,
     RaceInfo,
@@ -239,7 +240,7 @@ class GameScreen(ServerScreen):
         if self.composed:  # a push may come between the screen's push and its compose
             lines = self.record.racer_lines()
             self.query_one(RacersPanel).show(lines)
-            summary = progress_summary(lines, max(10, self.size.width - 2))
+            summary = progress_summary(lines, max(10, self.size.width - 2), time.time())
             self.query_one("#summary", Static).update(summary)
 
     def _show_position(self) -> None:
@@ -279,6 +280,8 @@ class GameScreen(ServerScreen):
             parts.append((3, f"redeals {view['redeals_left']}"))
         bar = self.query_one(TopBar)
         bar.text = hud_text(parts, bar.room)
+        if self.record.away:
+            self._show_racers()  # their "away 12s" counts on
 
     def on_resize(self, event: Resize) -> None:
         self._check_size()
@@ -321,6 +324,12 @@ class GameScreen(ServerScreen):
         race = self.race
         if isinstance(message, Progress) and message.race == race:
             self.record.update_progress(message.player, message.progress)
+            self._show_racers()
+            if message.progress.get("left"):
+                name = self.record.name(message.player)
+                self.notice = f"{name} was away too long and has left the race."
+        elif isinstance(message, Presence) and message.race == race:
+            self.record.set_presence(message.player, message.away)
             self._show_racers()
         elif isinstance(message, RaceStarted) and message.race == race:
             self._resumed(message)

@@ -1,0 +1,59 @@
+"""Racers see who is away from a race, and who left it, as it happens."""
+
+from __future__ import annotations
+
+from client.app import BallroomApp
+from client.session import ClientSession
+from client.models.racers import RacerLine, progress_summary
+from client.screens.game import GameScreen
+from client.screens.lobby import LobbyScreen
+from client.screens.room import RoomScreen
+from protocol.messages import CreateRace, JoinRace, RaceInfo, RaceStarted, SpectatePolicy
+from server.settings import Timeouts
+from tests.server.conftest import NodeFactory
+from tests.client.screen import on_screen, until
+
+
+def test_the_summary_line_says_who_is_away_and_for_how_long() -> None:
+    """An away racer still playing shows "away Ns"; one whose game is over does not."""
+    lines = [
+        RacerLine("Ann", 3, 52, 4, "racing", me=True),
+        RacerLine("Bob", 5, 52, 9, "racing", away=100.0),
+        RacerLine("Cy", 5, 52, 9, "left", away=90.0),
+    ]
+    assert progress_summary(lines, 80, now=112.4) == (
+        "Ann* 3/52 · Bob 5/52 away 12s · Cy 5/52 left"
+    )
+
+
+async def test_the_hud_shows_an_opponent_away_then_gone(make_node: NodeFactory) -> None:
+    """Bob's client dies: Ann's HUD says he is away, then that he left (grace 1 s)."""
+    async with make_node(timeouts=Timeouts(countdown=0.0, sweep=0.05)) as url:
+        app = BallroomApp(url, "Ann")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: app.link.online, "online")
+            lobby = app.screen
+            assert isinstance(lobby, LobbyScreen)
+            lobby.create_race(
+                CreateRace(
+                    variant="quadrille",
+                    max_players=2,
+                    time_limit=600,
+                    spectate=SpectatePolicy.AFTER,
+                    deal=7,
+                    grace=1,
+                )
+            )
+            await until(pilot, lambda: isinstance(app.screen, RoomScreen), "in the room")
+            room = app.screen
+            assert isinstance(room, RoomScreen)
+            bob = await ClientSession.connect(url, "Bob")
+            await bob.request(JoinRace(code=str(room.info["code"])), RaceInfo)
+            await on_screen(pilot, "Bob")
+            await pilot.press("s")
+            await until(pilot, lambda: isinstance(app.screen, GameScreen), "racing")
+            await bob.next(RaceStarted)
+            bob.ws.transport.abort()
+            await on_screen(pilot, "0 mv away")
+            await on_screen(pilot, "0 mv left", "Bob was away too long and has left")
+            await bob.close()
