@@ -157,9 +157,13 @@ class BallroomApp(App[None]):
         self.run_worker(self._bot(code), group="bots", exit_on_error=False)
 
     async def _bot(self, code: str) -> None:
-        from client.bot import Bot  # the bot is only needed once someone asks for one
+        from client.bot import Bot, Patience  # only needed once someone asks for a bot
 
-        bot = Bot(self.server_url, name="Bot", speed=self.bot_speed)
+        # It keeps trying as long as this app does: a bot that gave up during
+        # an outage would sit in the race while its human played on.
+        bot = Bot(
+            self.server_url, name="Bot", speed=self.bot_speed, patience=Patience(reconnects=None)
+        )
         self.bots.append(bot)
         try:
             await bot.run(code=code)
