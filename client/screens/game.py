@@ -145,6 +145,7 @@ class GameScreen(ServerScreen):
         Binding("f", "finish", "Finish"),
         Binding("D", "deal_reversed", "Deal reversed", show=False),
         Binding("escape", "clear", "Clear", show=False),
+        Binding("q", "leave", "Leave", show=False),
         Binding("colon", "type_move", "Type move"),
         Binding("x", "resign", "Resign"),
         Binding("v", "toggle_racers", "Racers panel", show=False),
@@ -489,19 +490,34 @@ class GameScreen(ServerScreen):
             return
         self._resumed(reply)
 
-    def _over(self) -> bool:
-        """Whether our game is over (won, stuck or resigned); says so, in those words, if it is."""
-        if self.picker.texts:
-            return False
+    def _game_over(self) -> bool:
+        return not self.picker.texts
+
+    def _over_words(self) -> str:
+        """How our game ended, in a player's words."""
         view = self.view
         if self.resigned:
-            over = "You resigned"
-        elif view.get("won"):
-            over = f"You won: all {view.get('target', 0)} cards home"
-        else:
-            over = f"No legal move left, with {view.get('home', 0)}/{view.get('target', 0)} home"
-        self.notice = f"{over}. Waiting for the other racers…"
+            return "You resigned"
+        if view.get("won"):
+            return f"You won: all {view.get('target', 0)} cards home"
+        return f"No legal move left, with {view.get('home', 0)}/{view.get('target', 0)} home"
+
+    def _over(self) -> bool:
+        """Whether our game is over (won, stuck or resigned); says so, in those words, if it is."""
+        if not self._game_over():
+            return False
+        self.notice = f"{self._over_words()}. Waiting for the others… (Esc or q: leave this board)"
         return True
+
+    def action_leave(self) -> None:
+        """Once our game is over: wait for the others on a screen of live standings."""
+        from client.screens.waiting import WaitingScreen
+
+        if not self._game_over():
+            self.notice = "Your game is still on: x x resigns, or play on."
+            return
+        if self.record.finished is None:
+            self.app.switch_screen(WaitingScreen(self.record, self._over_words(), self.ends_at))
 
     def _choose(self, pile: str, index: int | None) -> None:
         """Space or a click on ``pile``: pick its card, drop the picked card there, or deal."""
@@ -594,6 +610,9 @@ class GameScreen(ServerScreen):
             return
         if self._later(self.action_clear):
             return
+        if self.picked is None and self.highlight is None and self._game_over():
+            self.action_leave()
+            return
         self.picked = None
         self.highlight = None
         self.notice = ""
@@ -636,7 +655,7 @@ class GameScreen(ServerScreen):
         if me is not None:
             self.record.update_progress(me, {**self.record.progress.get(me, {}), "resigned": True})
         self._show_position()
-        self.notice = "You resigned. Waiting for the other racers…"
+        self.notice = "You resigned. Waiting for the others… (Esc or q: leave this board)"
 
 
 def _neighbour(layout: Layout, pile: str | None, dx: int, dy: int) -> str | None:
