@@ -533,8 +533,9 @@ class CreateRace(ClientMessage):
     spectate: Annotated[SpectatePolicy, Choice(SpectatePolicy)]
     deal: Annotated[int | None, Opt(Int(0, MAX_SEED))] = None
     delay: Annotated[int, Int(0, 600)] = 0
-    #: Seconds a racer may be away (disconnected) before being resigned as "left".
-    grace: Annotated[int, Int(1, 3600)] = 60
+    #: Seconds a racer may be away (disconnected) before being resigned as "left"
+    #: (None: the server's default, 60).
+    grace: Annotated[int | None, Opt(Int(1, 3600))] = None
 
     def _check_together(self) -> None:
         if self.spectate is SpectatePolicy.DELAYED and self.delay == 0:

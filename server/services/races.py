@@ -215,7 +215,7 @@ class RaceService:
             "time_limit": request["time_limit"],
             "spectate": request["spectate"],
             "delay": request.get("delay", 0),
-            "grace": request.get("grace", DEFAULT_GRACE),
+            "grace": request.get("grace") or DEFAULT_GRACE,
         }
         return await self.store.create_race(player, name, settings)
 

@@ -108,3 +108,23 @@ async def test_a_won_game_says_won_not_stuck() -> None:
         await pilot.press("d")
         shown = await on_screen(pilot, "You won: all 52 cards home")
         assert "no legal move" not in shown.lower()
+
+
+async def test_a_refused_drop_says_which_card_the_pile_needs(node: str) -> None:
+    """Pick the waste's card and drop it on a foundation that does not take it: the
+    notice gives the server's reason, naming the card that foundation needs."""
+    app = BallroomApp(node, "Ann")
+    async with app.run_test(size=(80, 24)) as pilot:
+        game = await solo_race(pilot, deal=7)
+        await pilot.press("d")
+        await until(pilot, lambda: game.seq == 1, "one deal")
+        target = next(
+            spec.id
+            for spec in game.table.piles
+            if spec.role.value == "foundation" and spec.id not in game.picker.targets("w", None)
+        )
+        game.clicked("w", None)
+        await on_screen(pilot, "w: no legal move from here now")
+        game.clicked(target, None)
+        await on_screen(pilot, f"{target} needs the ")
+        assert game.seq == 1
