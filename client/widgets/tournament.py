@@ -32,6 +32,7 @@ __all__ = [
     "running_stage",
     "stage_title",
     "standings_table",
+    "tie_break",
     "status_line",
 ]
 
@@ -289,6 +290,10 @@ def standings_table(doc: Doc, me: str | None) -> Table:
         {"place": "–", "player": e["player"], "name": e["name"], "removed": e.get("removed")}
         for e in doc.get("entrants") or []
     ]
+    # Where equal points (or rounds) left it to a tie-break, say which one did.
+    split = any(tie_break(row.get("by")) for row in rows)
+    if split:
+        table.add_column("By", no_wrap=True)
     bracket = doc.get("bracket") or []
     for row in rows:
         player = row.get("player")
@@ -307,9 +312,20 @@ def standings_table(doc: Doc, me: str | None) -> Table:
             cells.append(str(row.get("points", "–")))
         time = row.get("time")
         cells += [str(row.get("home", "–")), "–" if time is None else f"{float(time):.1f}s"]
+        if split:
+            cells.append(tie_break(row.get("by")))
         style = "dim strike" if row.get("removed") else "bold" if player == me else ""
         table.add_row(*cells, style=style)
     return table
+
+
+#: The tie-breaks a standing may name (``by``), in the table's words.
+TIE_BREAKS = {"cards home": "home", "time": "time", "tie": "tied"}
+
+
+def tie_break(by: object) -> str:
+    """What decided a place, when a tie-break did (else "")."""
+    return TIE_BREAKS.get(str(by), "")
 
 
 def _fit(name: str, width: int = NAME) -> str:

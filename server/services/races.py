@@ -726,19 +726,20 @@ class RaceService:
                     finished_at=float(boards.get(f"at:{player}") or started.ends_at),
                 )
             )
-        ranked = standings(racers)
         return {
             "standings": [
                 {
-                    "place": place,
+                    "place": placed.place,
                     "player": r.player,
                     "name": r.name,
                     "status": r.status,
                     "home": r.home,
                     "moves": r.moves,
-                    "time": max(0.0, r.finished_at - started.started_at),
+                    "time": round(max(0.0, r.finished_at - started.started_at), 1),
+                    "by": placed.decided_by,
                 }
-                for place, r in enumerate(ranked, 1)
+                for placed in standings(racers, started.started_at)
+                for r in (placed.item,)
             ],
             "seed": started.seed,
             "commitment": started.commitment,
