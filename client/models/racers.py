@@ -28,7 +28,7 @@ class RacerLine:
     away: float | None = None
 
     def presence(self, now: float) -> str:
-        """"away 12s" while their connection is gone (and their game still on), else ""."""
+        """``away 12s`` while their connection is gone (and their game still on), else ""."""
         if self.away is None or self.status != "racing":
             return ""
         return f"away {max(0, int(now - self.away))}s"

@@ -32,8 +32,8 @@ __all__ = [
     "running_stage",
     "stage_title",
     "standings_table",
-    "tie_break",
     "status_line",
+    "tie_break",
 ]
 
 Doc = Mapping[str, Any]

@@ -83,9 +83,6 @@ class Game:
     #: Card ids taken out before the shuffle (laid on the foundations, or
     #: out of play as Royal Parade's aces).
     taken_out: ClassVar[tuple[int, ...]] = ()
-    #: The foundations and what each builds through, for families that have them:
-    #: a refused move onto one says which card it needs.
-    foundation_set: FoundationSet | None = None
 
     def __init__(self) -> None:
         self.layout = Layout(self.id, self.title, tuple(self.pile_specs()))
@@ -96,6 +93,11 @@ class Game:
 
     # ------------------------------------------------------------------
     # What a family provides.
+
+    def built_foundations(self) -> FoundationSet | None:
+        """The foundations and the cards each builds through, for families that have
+        them: a refused move onto one then says which card it needs."""
+        return None
 
     def pile_specs(self) -> list[PileSpec]:
         """Every pile, in the order states and views list them."""
@@ -240,9 +242,9 @@ class Game:
         if move.index is not None and not 0 <= move.index < len(pile):
             return f"{move.src} has no card at position {move.index}"
         card = pile[-1 if move.index is None else move.index]
-        dst = self.index[move.dst]
-        if self.foundation_set is not None and self.foundation_set.has(dst):
-            wanted = self.foundation_set.next_kind(state.piles, dst)
+        dst, foundations = self.index[move.dst], self.built_foundations()
+        if foundations is not None and foundations.has(dst):
+            wanted = foundations.next_kind(state.piles, dst)
             if wanted is None:
                 return f"{move.dst} is complete"
             if wanted != card_kind(card):  # the right card may be refused for another reason

@@ -51,7 +51,9 @@ def rank(
         if above is None:
             placed.append(Placed(1, item, None))
         else:
-            differs = next((i for i, (a, b) in enumerate(zip(above, here)) if a != b), None)
+            differs = next(
+                (i for i, (a, b) in enumerate(zip(above, here, strict=True)) if a != b), None
+            )
             if differs is None:
                 placed.append(Placed(placed[-1].place, item, TIE))
             else:

@@ -586,7 +586,9 @@ class RaceService:
         """
         for race, player in await self.store.mark_here(list(here), now):
             await self._back(race, player, now)
-        for race, player, seen in await self.store.unheard_since(now - self.settings.timeouts.unheard):
+        for race, player, seen in await self.store.unheard_since(
+            now - self.settings.timeouts.unheard
+        ):
             await self.went_away(race, player, since=seen)
         for race, player in await self.store.leaving_due(now):
             try:

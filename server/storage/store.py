@@ -460,10 +460,14 @@ class Store:
 
     async def unheard_since(self, before: float, limit: int = 100) -> list[tuple[str, str, float]]:
         """Racers no node has said are connected since ``before``: their node is gone."""
-        found = await self.redis.zrangebyscore(
+        found: list[Any] = await self.redis.zrangebyscore(
             keys.RACERS_HERE, "-inf", before, start=0, num=limit, withscores=True
         )
-        return [(*_split_pair(member), float(score)) for member, score in found]
+        unheard = []
+        for member, score in found:
+            race, player = _split_pair(member)
+            unheard.append((race, player, float(score)))
+        return unheard
 
     async def schedule_leaving(self, race: str, player: str, at: float | None) -> None:
         """Resign a racer as having left at ``at`` unless they come back (None: they came back)."""

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 from client.app import BallroomApp
-from client.session import ClientSession
 from client.models.racers import RacerLine, progress_summary
 from client.screens.game import GameScreen
 from client.screens.lobby import LobbyScreen
 from client.screens.room import RoomScreen
+from client.session import ClientSession
 from protocol.messages import CreateRace, JoinRace, RaceInfo, RaceStarted, SpectatePolicy
 from server.settings import Timeouts
-from tests.server.conftest import NodeFactory
 from tests.client.screen import on_screen, until
+from tests.server.conftest import NodeFactory
 
 
 def test_the_summary_line_says_who_is_away_and_for_how_long() -> None:

@@ -564,7 +564,7 @@ def test_contradance_won_position_is_won_and_over() -> None:
 def test_a_refused_card_on_a_foundation_names_the_card_it_needs(game: Game) -> None:
     """Onto a foundation, the refusal says which card it takes next (or that it is full)."""
     state = game.apply(game.deal(7), Move.parse("deal"))  # something in the waste
-    foundations = game.foundation_set
+    foundations = game.built_foundations()
     assert foundations is not None
     for src in ("w", *(f"t{n}" for n in range(1, 13)), *(f"r{n}" for n in range(1, 13))):
         if src not in game.index or not state.piles[game.index[src]]:

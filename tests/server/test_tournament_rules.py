@@ -146,7 +146,8 @@ def test_a_round_where_nobody_scored_is_a_tie_for_everyone() -> None:
     made = doc("rounds", ["a", "b", "c"], rounds=1)
     play(made, rules.plan_stage(made, absent=()))
     rules.record_rounds_stage(
-        made, [row("a", "stuck", 0, 10.0), row("b", "stuck", 0, 20.0), row("c", "timeout", 0, 300.0)]
+        made,
+        [row("a", "stuck", 0, 10.0), row("b", "stuck", 0, 20.0), row("c", "timeout", 0, 300.0)],
     )
     results = made["stages"][0]["results"]
     assert {p: (r["place"], r["points"], r["by"]) for p, r in results.items()} == {
@@ -161,7 +162,8 @@ def test_times_a_person_cannot_tell_apart_are_a_tie() -> None:
     made = doc("rounds", ["a", "b", "c"], rounds=1)
     play(made, rules.plan_stage(made, absent=()))
     rules.record_rounds_stage(
-        made, [row("a", "won", 104, 79.341), row("b", "won", 104, 79.340), row("c", "won", 104, 79.45)]
+        made,
+        [row("a", "won", 104, 79.341), row("b", "won", 104, 79.340), row("c", "won", 104, 79.45)],
     )
     results = made["stages"][0]["results"]
     assert {p: (r["place"], r["points"], r["by"]) for p, r in results.items()} == {
