@@ -25,6 +25,7 @@ import contextlib
 import enum
 import logging
 import socket
+import time
 from typing import TypeVar
 
 from textual.message import Message
@@ -154,6 +155,10 @@ class TournamentLost(Message):
         self.reason = reason
 
 
+#: This machine's clock; tests replace it to play a client whose clock is off.
+clock = time.time
+
+
 class ServerLink:
     """One server, one session token, any number of connections over time."""
 
@@ -176,6 +181,8 @@ class ServerLink:
         #: The tournament to watch again after a reconnect (one at a time).
         self.tournament: str | None = None
         self.connections = 0  # how many times a connection was made
+        #: The server's clock less ours, as measured at the last welcome.
+        self.clock_offset = 0.0
         #: Why the latest attempt failed, in words (None once connected).
         self.last_error: str | None = None
 
@@ -269,12 +276,19 @@ class ServerLink:
         session = ClientSession(ws)
         try:
             hello = Hello(v=PROTOCOL_VERSION, name=self.name, token=self.token)
+            asked = clock()
             session.welcome = await session.request(hello, Welcome)
+            if session.welcome.now is not None:  # the server's time, halfway through the trip
+                self.clock_offset = session.welcome.now - (asked + clock()) / 2
         except BaseException:
             with contextlib.suppress(Exception):
                 await session.close()
             raise
         return session
+
+    def now(self) -> float:
+        """The time by the server's clock (unix seconds): what race clocks count by."""
+        return clock() + self.clock_offset
 
     async def _serve(self, session: ClientSession) -> None:
         """Use one connection until it drops."""

@@ -742,6 +742,9 @@ class Welcome(ServerMessage):
     player: PlayerId
     name: PlayerName
     node: Annotated[str, Str(1, 64)]
+    #: The server's clock (unix seconds) as it answered: a client whose own
+    #: clock is off counts a race's time left by the server's.
+    now: Annotated[float | None, Opt(Float())] = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

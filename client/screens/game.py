@@ -17,7 +17,6 @@ were aimed at a position that never came, and says how many were dropped.
 
 from __future__ import annotations
 
-import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -241,7 +240,7 @@ class GameScreen(ServerScreen):
         if self.composed:  # a push may come between the screen's push and its compose
             lines = self.record.racer_lines()
             self.query_one(RacersPanel).show(lines)
-            summary = progress_summary(lines, max(10, self.size.width - 2), time.time())
+            summary = progress_summary(lines, max(10, self.size.width - 2), self.link.now())
             self.query_one("#summary", Static).update(summary)
 
     def _show_position(self) -> None:
@@ -255,7 +254,7 @@ class GameScreen(ServerScreen):
         self._tick()
 
     def _tick(self) -> None:
-        now = time.time()
+        now = self.link.now()
         if self.record.finished is not None:
             clock = "finished"
         elif not self.link.online:

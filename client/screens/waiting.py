@@ -9,7 +9,6 @@ when they come, wherever the player is.
 
 from __future__ import annotations
 
-import time
 from typing import ClassVar
 
 from textual.app import ComposeResult
@@ -69,7 +68,7 @@ class WaitingScreen(ServerScreen):
     def _show(self) -> None:
         if not self.composed:
             return
-        left = max(0.0, self.ends_at - time.time())
+        left = max(0.0, self.ends_at - self.link.now())
         clock = f"{int(left) // 60}:{int(left) % 60:02d} left"
         self.query_one(TopBar).text = f"Waiting for the others · {self.record.called} · {clock}"
         self.query_one(RacersPanel).show(self.record.racer_lines())

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
@@ -92,6 +93,7 @@ async def on_hello(conn: Connection, msg: Hello) -> ServerMessage:
         player=player,
         name=name,
         node=conn.settings.node,
+        now=time.time(),
     )
 
 

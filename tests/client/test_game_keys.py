@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import pytest
 from textual.pilot import Pilot
 
 from client.app import BOT_SPEEDS, BallroomApp
@@ -128,3 +129,18 @@ async def test_a_refused_drop_says_which_card_the_pile_needs(node: str) -> None:
         game.clicked(target, None)
         await on_screen(pilot, f"{target} needs the ")
         assert game.seq == 1
+
+
+async def test_the_clock_counts_by_the_servers_time_when_ours_is_off(
+    node: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A client whose clock runs an hour fast still shows the race's time left, since it
+    counts from the server's clock (its welcome), not "time up"."""
+    import client.net
+
+    monkeypatch.setattr(client.net, "clock", lambda: time.time() + 3600)
+    app = BallroomApp(node, "Ann")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await solo_race(pilot)
+        assert abs(app.link.now() - time.time()) < 5
+        await on_screen(pilot, "⏱ 9:5")
