@@ -517,9 +517,11 @@ class Hello(ClientMessage):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ListRaces(ClientMessage):
-    """Ask for the races open to join."""
+    """Ask for the races open to join and under way; with ``follow``, get the list
+    pushed again whenever it changes (``follow`` false stops that)."""
 
     t: ClassVar[str] = "list_races"
+    follow: Annotated[bool | None, Opt(Bool())] = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -95,6 +95,8 @@ class Connection:
         self.name: str | None = None
         self.watches: dict[str, RaceWatch] = {}
         self.tournaments: dict[str, TournamentWatch] = {}
+        #: Whether the client asked to get the list of races pushed as it changes.
+        self.follows_lobby = False
         self.outbox = limits.outbox
         self.bucket = TokenBucket(limits.rate, limits.burst)
         self.strikes = 0

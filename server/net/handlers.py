@@ -98,6 +98,8 @@ async def on_hello(conn: Connection, msg: Hello) -> ServerMessage:
 
 
 async def on_list_races(conn: Connection, msg: ListRaces) -> ServerMessage:
+    if msg.follow is not None:
+        conn.follows_lobby = msg.follow  # the node pushes the list as it changes
     return Races(id=msg.id, races=await conn.services.races.listed_races())
 
 

@@ -24,7 +24,7 @@ from redis.exceptions import RedisError
 from websockets.asyncio.server import Server, ServerConnection, serve
 
 from protocol.codec import encode
-from protocol.messages import Service, ServiceState
+from protocol.messages import Races, Service, ServiceState
 from server.fanout.history import History
 from server.fanout.hub import Hub
 from server.net.connection import CLOSE_TRY_AGAIN, Connection
@@ -67,6 +67,8 @@ class Node:
         self.connections: set[Connection] = set()
         self._per_address: Counter[str] = Counter()
         self._sweeper: asyncio.Task[None] | None = None
+        #: The lobby's version when this node last pushed the list of races.
+        self._lobby_version = 0
         # Set by stop: the sweeper stops on it too, since a Redis call can
         # swallow a cancellation (redis-py issues #2028, #2551).
         self._stopping = False
@@ -150,6 +152,7 @@ class Node:
             try:
                 await self.service.sweep()
                 await self.service.sweep_presence(self._racers_here(), time.time())
+                await self._push_lobby()
                 await self.director.heartbeat(self._entrants_here())
                 await self.director.tick()
             except (RedisError, OSError) as exc:
@@ -157,6 +160,22 @@ class Node:
                 self.health.suspect()
             except Exception:
                 log.exception("sweep failed")
+
+    async def _push_lobby(self) -> None:
+        """Push the list of races to the clients following it here, once it changed.
+
+        One read of the list per change and node, one frame for everyone: every
+        client is shown the same list, at most a sweep after the change.
+        """
+        version = await self.store.lobby_version()
+        if version == self._lobby_version:
+            return
+        self._lobby_version = version
+        followers = [conn for conn in self.connections if conn.follows_lobby]
+        if followers:
+            frame = encode(Races(races=await self.service.listed_races()))
+            for conn in followers:
+                conn.send_frame(frame)
 
     def _racers_here(self) -> set[tuple[str, str]]:
         """(race, player) of every racer connected to this node."""

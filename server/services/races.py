@@ -100,6 +100,11 @@ def _public_info(
         "spectate": meta["spectate"],
         "delay": int(meta["delay"] or 0),
         "grace": int(meta.get("grace") or DEFAULT_GRACE),
+        # A tournament's table: its tournament, whose code and name stand in
+        # for the join code it has not and the host who is not a player.
+        "tournament": meta.get("tournament") or None,
+        "tournament_code": meta.get("tournament_code") or None,
+        "host_name": meta.get("host_name") or players.get(meta["host"], ""),
         "away": {p: float(meta[f"away:{p}"]) for p in players if f"away:{p}" in meta},
         "deal": int(meta["deal"]) if meta["deal"] else None,
         "commitment": commitment(
@@ -217,7 +222,9 @@ class RaceService:
             "delay": request.get("delay", 0),
             "grace": request.get("grace") or DEFAULT_GRACE,
         }
-        return await self.store.create_race(player, name, settings)
+        race = await self.store.create_race(player, name, settings)
+        await self.store.lobby_changed()
+        return race
 
     async def resolve(self, race: str | None, code: str | None) -> str:
         """A race id from an id or a join code."""
@@ -237,16 +244,18 @@ class RaceService:
         return _public_info(race, meta, players, time.time())
 
     async def listed_races(self) -> list[dict[str, Any]]:
-        """Races open to join, then races under way (to spectate)."""
+        """Races open to join, then races under way (to spectate); never a finished one,
+        even one whose clock ran out a moment before the sweeper closed it."""
         races = [*await self.store.open_races(), *await self.store.live_races()]
         now = time.time()
-        return [
+        infos = [
             _public_info(race, meta, players, now)
             for race, (meta, players) in zip(
                 races, await self.store.metas_and_players(races), strict=True
             )
             if meta  # else closed between the two reads
         ]
+        return [info for info in infos if info["phase"] != Phase.FINISHED.value]
 
     async def join(self, player: str, name: str, race: str) -> None:
         status, _ = await self.store.join(
@@ -254,11 +263,13 @@ class RaceService:
         )
         if status != "ok":
             raise _refuse(status)
+        await self.store.lobby_changed()
 
     async def leave(self, player: str, race: str) -> None:
         status, _ = await self.store.leave(race, player, pack({"k": "left", "player": player}))
         if status != "ok":
             raise _refuse(status)
+        await self.store.lobby_changed()
 
     async def set_ready(self, player: str, race: str, ready: bool) -> None:
         payload = pack({"k": "ready", "player": player, "ready": ready})
@@ -302,6 +313,8 @@ class RaceService:
         )
         if status != "ok" and force:
             raise _refuse(status)
+        if status == "ok":
+            await self.store.lobby_changed()
 
     # -- racing ------------------------------------------------------------
 
@@ -667,6 +680,8 @@ class RaceService:
             return False
         if not closed and await self.store.results(race) is not None:
             return False
+        if closed:
+            await self.store.lobby_changed()
         results = await self.results(race)
         # A tournament table's results (its seed) wait for the other tables
         # racing the same deal: the director announces them at the stage's end.

@@ -276,6 +276,8 @@ class Director:
                 "delay": doc["delay"],
                 "grace": doc["grace"],
                 "tournament": tournament,
+                "tournament_code": doc["code"],
+                "host_name": doc["name"],
                 # Tables racing one deal keep their results (and seed) to
                 # themselves until every table has finished.
                 "hold_results": int(len(plan["tables"]) > 1),

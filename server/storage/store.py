@@ -428,6 +428,15 @@ class Store:
         )
         return _text(status), int(event), int(left)
 
+    # -- the lobby --------------------------------------------------------
+
+    async def lobby_changed(self) -> None:
+        """Say that the list of races changed (a race opened, filled, started or ended)."""
+        await self.redis.incr(keys.LOBBY_VERSION)
+
+    async def lobby_version(self) -> int:
+        return int(await self.redis.get(keys.LOBBY_VERSION) or 0)
+
     # -- who is connected --------------------------------------------------
 
     async def presence(
