@@ -116,7 +116,7 @@ class BallroomApp(App[None]):
         """The results of a race the player left once their game was over."""
         from client.screens.results import ResultsScreen
 
-        record.finished = finished
+        record.finish(finished)
         self.link.forget(record.race)
         screen = self.screen
         if isinstance(screen, ServerScreen) and (screen.HOME or len(self.screen_stack) == 1):

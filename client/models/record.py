@@ -104,6 +104,20 @@ class RaceRecord:
         if known is None or int(known.get("moves", 0)) <= int(progress.get("moves", 0)):
             self.progress[player] = dict(progress)
 
+    def finish(self, finished: RaceFinished) -> None:
+        """The race is over: its results, and how each racer ended, from the standings
+        (a spectator's boards say nothing of a resignation)."""
+        self.finished = finished
+        for standing in finished.standings:
+            player, status = str(standing.get("player")), standing.get("status")
+            progress = {**self.progress.get(player, {}), "moves": standing.get("moves", 0)}
+            progress["home"] = standing.get("home", progress.get("home", 0))
+            if status in ("resigned", "left"):
+                progress["resigned"] = True
+                progress["left"] = status == "left"
+            progress["won"] = status == "won"
+            self.progress[player] = progress
+
     def rewind(self, player: str, moves: int, progress: dict[str, Any] | None = None) -> None:
         """The server lost ``player``'s moves after the first ``moves``: forget them."""
         self.views[player] = {s: v for s, v in self.views.get(player, {}).items() if s <= moves}

@@ -373,7 +373,7 @@ class GameScreen(ServerScreen):
     def _finished(self, finished: RaceFinished) -> None:
         from client.screens.results import ResultsScreen
 
-        self.record.finished = finished
+        self.record.finish(finished)
         self.link.forget(self.race)
         self.app.switch_screen(ResultsScreen(self.record))
 

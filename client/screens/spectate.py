@@ -27,6 +27,7 @@ from client.session import RequestFailed
 from client.widgets.board import BoardView, board_need
 from client.widgets.racers import RacersPanel
 from client.widgets.status import TopBar
+from protocol.exceptions import ErrorCode
 from protocol.layout import Layout
 from protocol.messages import (
     MAX_PLAYERS,
@@ -34,7 +35,9 @@ from protocol.messages import (
     Progress,
     RaceFinished,
     RaceInfo,
+    RaceStarted,
     RaceState,
+    Resume,
     Rewound,
     ServerMessage,
     Spectate,
@@ -64,6 +67,8 @@ class SpectateScreen(ServerScreen):
         self.race = race
         self.record = RaceRecord(race, {"id": race, "players": []}, label=label)
         self._rewound = False  # a rewound came: the next spectating replaces the boards
+        #: The race was over (for us) when we came: its results open by themselves.
+        self._ended_before = False
 
     def compose(self) -> ComposeResult:
         yield TopBar(id="top")
@@ -87,11 +92,48 @@ class SpectateScreen(ServerScreen):
     async def spectate(self) -> None:
         try:
             reply = await self.link.request(Spectate(race=self.race), Spectating)
-        except (RequestFailed, Offline) as exc:
-            self.notice = f"✗ Cannot watch this race: {exc}"
-            self.link.forget(self.race)
+        except RequestFailed as exc:
+            # A racer may not watch their own race: take it up as its racer instead.
+            if exc.code is not ErrorCode.NOT_ALLOWED or not await self._as_racer():
+                self._cannot_watch(exc)
+            return
+        except Offline as exc:
+            self._cannot_watch(exc)
             return
         self._snapshot(reply)
+
+    def _cannot_watch(self, why: Exception) -> None:
+        self.notice = f"✗ Cannot watch this race: {why}"
+        self.link.forget(self.race)
+
+    async def _as_racer(self) -> bool:
+        """Our own race, taken up as its racer; False if it is not ours.
+
+        The events replayed from the start end with the results when the race
+        is over: they open the results, here or on the game screen.
+        """
+        from client.screens.game import GameScreen
+
+        try:
+            reply = await self.link.request(Resume(race=self.race, since=0), ServerMessage)
+        except (RequestFailed, Offline):
+            return False
+        if not isinstance(reply, RaceStarted):
+            return False
+        record = self.record
+        record.me = self.link.player
+        record.start(reply.layout, reply.view)
+        if record.me is not None:
+            record.remember(record.me, reply.view)
+        self._ended_before = True
+        if record.finished is not None:  # the results came before the reply
+            self.action_results()
+        elif reply.ends_at > self.link.now():
+            self.app.switch_screen(GameScreen(record, reply))
+        else:
+            self.notice = "Your own race, over: its results open as soon as they come."
+            self._redraw()
+        return True
 
     def link_online(self) -> None:
         self._redraw()
@@ -121,10 +163,12 @@ class SpectateScreen(ServerScreen):
             record.update_progress(message.player, message.progress)
             self._redraw()
         elif isinstance(message, RaceFinished) and message.race == self.race:
-            record.finished = message
+            record.finish(message)
             self.link.forget(self.race)
             self.notice = "The race is over: Enter shows the results, r replays it."
             self._redraw()
+            if self._ended_before:
+                self.action_results()
 
     def _snapshot(self, snapshot: Spectating) -> None:
         record = self.record
@@ -134,7 +178,10 @@ class SpectateScreen(ServerScreen):
         for player, view in snapshot.boards.items():
             record.remember(player, view)
         phase = snapshot.race.get("phase")
-        if phase == "open":
+        self._ended_before = phase == "finished"
+        if phase == "finished" and record.finished is None:
+            self.notice = "This race is over: its results are on their way."
+        elif phase == "open":
             self.notice = "Waiting for the race to start…"
         elif not snapshot.boards and record.finished is None:
             self.notice = "This race shows its boards only after it ends."

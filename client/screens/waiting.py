@@ -84,7 +84,7 @@ class WaitingScreen(ServerScreen):
         elif isinstance(message, RaceFinished) and message.race == race:
             from client.screens.results import ResultsScreen
 
-            self.record.finished = message
+            self.record.finish(message)
             self.link.forget(race)
             self.app.switch_screen(ResultsScreen(self.record))
             return

@@ -847,6 +847,8 @@ class RaceService:
         states: dict[str, State] = {}
         for n, payload in await self.store.events_since(race, 0):
             event = unpack(payload)
+            if event["k"] == "results":
+                break  # not taken as seen: the watch delivers it, so a late spectator gets it
             if event["k"] == "starting":
                 if hidden_until_the_end:
                     break
