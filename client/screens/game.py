@@ -513,7 +513,7 @@ class GameScreen(ServerScreen):
         from client.screens.waiting import WaitingScreen
 
         if not self._game_over():
-            self.notice = "Your game is still on: x x resigns, or play on."
+            self.notice = "Your game is still on: play on, or press x twice to resign."
             return
         if self.record.finished is None:
             self.app.switch_screen(WaitingScreen(self.record, self._over_words(), self.ends_at))

@@ -68,3 +68,28 @@ async def test_w_on_your_own_finished_race_opens_its_results(node: str) -> None:
         app.push_screen(SpectateScreen(race))
         await until(pilot, lambda: isinstance(app.screen, ResultsScreen), "the results again")
         await on_screen(pilot, "Ann (you)", "resigned")
+
+
+async def test_w_on_your_own_running_race_takes_you_back_to_its_board(node: str) -> None:
+    """From the lobby, w on a race you race in (still on) opens your board again, with
+    your moves, although the events replayed from its start (Bob joining) arrive as it
+    is drawn."""
+    from client.screens.game import GameScreen
+    from tests.client.test_waiting import _race_with_bob
+
+    app = BallroomApp(node, "Ann")
+    async with app.run_test(size=(80, 24)) as pilot:
+        game, bob = await _race_with_bob(pilot, node)
+        code = str(game.record.info["code"])
+        await pilot.press("d")
+        await until(pilot, lambda: game.seq == 1, "a deal")
+        app.back_to_lobby()
+        await on_screen(pilot, code, "running")
+        await pilot.press("w")
+        await until(pilot, lambda: isinstance(app.screen, GameScreen), "the board again")
+        again = app.screen
+        assert isinstance(again, GameScreen) and again is not game
+        await on_screen(pilot, "moves 1", "Bob")
+        await pilot.press("d")
+        await until(pilot, lambda: again.seq == 2, "the race goes on")
+        await bob.close()
