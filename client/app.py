@@ -161,6 +161,12 @@ class BallroomApp(App[None]):
                 return name
         return f"{self.bot_speed:g} moves/s"
 
+    @property
+    def bot_speed_text(self) -> str:
+        """The bot speed in moves a second, in words: "1 move a second", "2.5 moves a second"."""
+        speed = self.bot_speed
+        return f"{speed:g} move{'' if speed == 1 else 's'} a second"
+
     def next_bot_speed(self) -> str:
         """Switch to the next speed (slow → normal → fast → slow), bots at play included.
 

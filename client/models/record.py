@@ -149,6 +149,19 @@ class RaceRecord:
             lines.append(racer_line(self.name(player), progress, me=player == self.me, away=away))
         return lines
 
+    def phase(self, now: float) -> str:
+        """The race's phase at ``now`` (server time): the info's, moved on by the clock
+        (nothing is pushed when a countdown ends or the time runs out)."""
+        if self.finished is not None:
+            return "finished"
+        phase = str(self.info.get("phase", "?"))
+        started_at, ends_at = self.info.get("started_at"), self.info.get("ends_at")
+        if phase in ("countdown", "running") and started_at is not None and ends_at is not None:
+            if now >= float(ends_at):
+                return "time up"
+            return "running" if now >= float(started_at) else "countdown"
+        return phase
+
     @property
     def away(self) -> dict[str, float]:
         """Player → since when their connection is gone, for the racers away now."""

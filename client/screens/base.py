@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, ClassVar, cast
 
 from textual.screen import Screen
+from textual.widget import Widget
 
 from client.net import ServerLink
 from protocol.messages import ServerMessage
@@ -30,7 +31,7 @@ class ServerScreen(Screen[None]):
         screen at once), may come while the screen is still being composed:
         a container's own children exist only once it is mounted.
         """
-        return bool(self.children) and all(w.is_mounted for w in self.walk_children())
+        return bool(self.children) and all(w.is_mounted for w in self.walk_children(Widget))
 
     @property
     def ballroom(self) -> BallroomApp:

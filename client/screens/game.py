@@ -303,7 +303,7 @@ class GameScreen(ServerScreen):
     def action_bot_speed(self) -> None:
         """The bots this app brought in play slower or faster, from their next move on."""
         name = self.ballroom.next_bot_speed()
-        self.notice = f"Bot speed: {name} ({self.ballroom.bot_speed:g} moves a second)."
+        self.notice = f"Bot speed: {name} ({self.ballroom.bot_speed_text})."
 
     def action_rules(self) -> None:
         """The variant's rules, its piles and the keys, over the game (the race goes on)."""

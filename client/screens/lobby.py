@@ -215,9 +215,7 @@ class LobbyScreen(ServerScreen):
     def action_bot_speed(self) -> None:
         """Slow, normal or fast: how quickly the practice bot (and bots added to races) play."""
         name = self.ballroom.next_bot_speed()
-        self.say(
-            f"Practice bot: {name} ({self.ballroom.bot_speed:g} moves a second); b changes it."
-        )
+        self.say(f"Practice bot: {name} ({self.ballroom.bot_speed_text}); b changes it.")
 
     def action_help(self) -> None:
         from client.screens.help import HelpScreen, lobby_help

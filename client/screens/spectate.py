@@ -32,6 +32,7 @@ from protocol.layout import Layout
 from protocol.messages import (
     MAX_PLAYERS,
     Board,
+    Presence,
     Progress,
     RaceFinished,
     RaceInfo,
@@ -87,6 +88,12 @@ class SpectateScreen(ServerScreen):
         self.watch_notice(self.notice)
         self._redraw()
         self.spectate()
+        self.set_interval(1.0, self._tick)
+
+    def _tick(self) -> None:
+        """The phase and anyone's "away" time move on with the clock alone."""
+        if self.record.finished is None:
+            self._redraw()
 
     @work(exclusive=True, group="spectate")
     async def spectate(self) -> None:
@@ -162,6 +169,9 @@ class SpectateScreen(ServerScreen):
         elif isinstance(message, Progress) and message.race == self.race:
             record.update_progress(message.player, message.progress)
             self._redraw()
+        elif isinstance(message, Presence) and message.race == self.race:
+            record.set_presence(message.player, message.away)
+            self._redraw()
         elif isinstance(message, RaceFinished) and message.race == self.race:
             record.finish(message)
             self.link.forget(self.race)
@@ -223,7 +233,8 @@ class SpectateScreen(ServerScreen):
             return
         record = self.record
         title = title_of(record.variant)
-        phase = record.info.get("phase", "?") if record.finished is None else "finished"
+        now = self.link.now()
+        phase = record.phase(now)
         self.query_one(TopBar).text = f"Watching {title} · {record.called} · {phase}"
         players = record.players
         shown = min(len(players), self._seats_that_fit()) if record.layout else 0
@@ -235,9 +246,13 @@ class SpectateScreen(ServerScreen):
             player = players[(self.first + i) % len(players)]
             view = record.latest(player)
             progress = record.progress.get(player, {})
+            away = record.away.get(player)
+            status = status_word(progress)
+            if away is not None and status == "racing":
+                status = f"away {max(0, int(now - away))}s"
             seat.query_one(".seat-title", Static).update(
                 f"{record.name(player)} · {progress.get('home', 0)}/{progress.get('target', 0)}"
-                f" · {progress.get('moves', 0)} moves · {status_word(progress)}"
+                f" · {progress.get('moves', 0)} moves · {status}"
             )
             board = seat.query_one(BoardView)
             board.table = record.layout

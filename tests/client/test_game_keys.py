@@ -67,7 +67,7 @@ async def test_b_changes_the_practice_bots_speed_while_it_plays(node: str) -> No
         await until(pilot, lambda: len(app.bots) == 1, "the bot plays")
         assert app.bots[0].speed == BOT_SPEEDS["fast"]
         await pilot.press("b")
-        await on_screen(pilot, "Bot speed: slow")
+        await on_screen(pilot, "Bot speed: slow (1 move a second)")
         assert app.bots[0].speed == BOT_SPEEDS["slow"]
 
 

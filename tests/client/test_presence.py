@@ -57,3 +57,39 @@ async def test_the_hud_shows_an_opponent_away_then_gone(make_node: NodeFactory) 
             await on_screen(pilot, "0 mv away")
             await on_screen(pilot, "0 mv left", "Bob was away too long and has left")
             await bob.close()
+
+
+async def test_a_spectator_sees_the_race_running_and_who_is_away(node: str) -> None:
+    """Watching from the countdown on: the header moves on to "running" by the clock,
+    and a racer whose client dies shows as away on their seat."""
+    from client.screens.spectate import SpectateScreen
+    from protocol.messages import Ready, StartRace
+
+    bob = await ClientSession.connect(node, "Bob")
+    cy = await ClientSession.connect(node, "Cy")
+    created = await bob.request(
+        CreateRace(variant="quadrille", max_players=2, time_limit=600, spectate="live"),
+        RaceInfo,
+    )
+    race = str(created.race["id"])
+    await cy.request(JoinRace(code=str(created.race["code"])), RaceInfo)
+    await cy.request(Ready(race=race, ready=True), RaceInfo)
+    app = BallroomApp(node, "Ann")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.link.online, "online")
+        await bob.request(StartRace(race=race), RaceInfo)
+        await bob.next(RaceStarted)
+        app.push_screen(SpectateScreen(race))
+        await on_screen(pilot, "running", "Bob · 0/52")
+        bob.ws.transport.abort()
+        await on_screen(pilot, "Bob · 0/52 · 0 moves · away")
+    await cy.close()
+
+
+def test_a_races_phase_moves_on_with_the_clock() -> None:
+    """The info says countdown; past its start it is running, past its end time is up."""
+    from client.models.record import RaceRecord
+
+    record = RaceRecord("r1", {"phase": "countdown", "started_at": 100.0, "ends_at": 700.0})
+    assert [record.phase(t) for t in (99.0, 100.0, 700.0)] == ["countdown", "running", "time up"]
+    assert RaceRecord("r2", {"phase": "open"}).phase(1e12) == "open"
