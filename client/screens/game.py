@@ -214,6 +214,15 @@ class GameScreen(ServerScreen):
 
     # -- drawing -----------------------------------------------------------
 
+    #: Every widget the game draws on, by id.
+    DRAWN = ("top", "summary", "board", "racers", "too-small", "notice")
+
+    @property
+    def composed(self) -> bool:
+        """Whether every widget the game draws on is there: a push may come while the
+        screen is still being built, or already being taken down."""
+        return len(self.query(", ".join(f"#{name}" for name in self.DRAWN))) == len(self.DRAWN)
+
     def _marks(self) -> Marks:
         if self.highlight is not None and self.highlight in self.picker.texts:
             ends = self.picker.ends(self.highlight)

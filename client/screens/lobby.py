@@ -255,14 +255,20 @@ class LobbyScreen(ServerScreen):
     def _show_races(self, races: Sequence[dict[str, Any]]) -> None:
         """The list exactly as the server has it now: the same for every client."""
         self.listed = list(races)
-        if self.composed:
-            self._fill_table()
+        self._fill_table()
 
     def _fill_table(self) -> None:
-        table = self.query_one("#races", DataTable)
+        # The list may come while the screen is still built, or already taken down.
+        table = next(iter(self.query("#races").results(DataTable)), None)
+        if table is None:
+            return
         keep = table.cursor_row
         table.clear()
+        shown: set[str] = set()
         for info in self.listed:
+            if str(info["id"]) in shown:
+                continue  # listed twice (started between the server's two reads)
+            shown.add(str(info["id"]))
             names = info.get("names") or {}
             deal = "secret" if info.get("deal") is None else f"#{info['deal']}"
             # A tournament's table has no join code of its own: its tournament's

@@ -246,7 +246,10 @@ class RaceService:
     async def listed_races(self) -> list[dict[str, Any]]:
         """Races open to join, then races under way (to spectate); never a finished one,
         even one whose clock ran out a moment before the sweeper closed it."""
-        races = [*await self.store.open_races(), *await self.store.live_races()]
+        # A race started between the two reads is in both: listed once.
+        races = list(
+            dict.fromkeys([*await self.store.open_races(), *await self.store.live_races()])
+        )
         now = time.time()
         infos = [
             _public_info(race, meta, players, now)
