@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from client.app import BallroomApp
 from client.models.racers import RacerLine, progress_summary
-from client.screens.game import GameScreen
-from client.screens.lobby import LobbyScreen
-from client.screens.room import RoomScreen
 from client.session import ClientSession
-from protocol.messages import CreateRace, JoinRace, RaceInfo, RaceStarted, SpectatePolicy
+from protocol.messages import CreateRace, JoinRace, RaceInfo, RaceStarted
 from server.settings import Timeouts
+from tests.client.play import race_with_bob
 from tests.client.screen import on_screen, until
 from tests.server.conftest import NodeFactory
 
@@ -31,28 +29,7 @@ async def test_the_hud_shows_an_opponent_away_then_gone(make_node: NodeFactory) 
     async with make_node(timeouts=Timeouts(countdown=0.0, sweep=0.05)) as url:
         app = BallroomApp(url, "Ann")
         async with app.run_test(size=(80, 24)) as pilot:
-            await until(pilot, lambda: app.link.online, "online")
-            lobby = app.screen
-            assert isinstance(lobby, LobbyScreen)
-            lobby.create_race(
-                CreateRace(
-                    variant="quadrille",
-                    max_players=2,
-                    time_limit=600,
-                    spectate=SpectatePolicy.AFTER,
-                    deal=7,
-                    grace=1,
-                )
-            )
-            await until(pilot, lambda: isinstance(app.screen, RoomScreen), "in the room")
-            room = app.screen
-            assert isinstance(room, RoomScreen)
-            bob = await ClientSession.connect(url, "Bob")
-            await bob.request(JoinRace(code=str(room.info["code"])), RaceInfo)
-            await on_screen(pilot, "Bob")
-            await pilot.press("s")
-            await until(pilot, lambda: isinstance(app.screen, GameScreen), "racing")
-            await bob.next(RaceStarted)
+            _, bob, _ = await race_with_bob(pilot, url, grace=1)
             bob.ws.transport.abort()
             await on_screen(pilot, "0 mv away")
             await on_screen(pilot, "0 mv left", "Bob was away too long and has left")

@@ -19,7 +19,7 @@ from protocol.messages import (
     StartRace,
     SubmitMove,
 )
-from tests.client.play import solo_race
+from tests.client.play import race_with_bob, solo_race
 from tests.client.screen import on_screen, screen_text, until
 
 
@@ -75,11 +75,10 @@ async def test_w_on_your_own_running_race_takes_you_back_to_its_board(node: str)
     your moves, although the events replayed from its start (Bob joining) arrive as it
     is drawn."""
     from client.screens.game import GameScreen
-    from tests.client.test_waiting import _race_with_bob
 
     app = BallroomApp(node, "Ann")
     async with app.run_test(size=(80, 24)) as pilot:
-        game, bob = await _race_with_bob(pilot, node)
+        game, bob, _ = await race_with_bob(pilot, node)
         code = str(game.record.info["code"])
         await pilot.press("d")
         await until(pilot, lambda: game.seq == 1, "a deal")

@@ -2,57 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from textual.pilot import Pilot
-
 from client.app import BallroomApp
-from client.screens.game import GameScreen
 from client.screens.lobby import LobbyScreen
 from client.screens.results import ResultsScreen
-from client.screens.room import RoomScreen
 from client.screens.waiting import WaitingScreen
-from client.session import ClientSession
-from protocol.messages import (
-    CreateRace,
-    JoinRace,
-    Moved,
-    RaceInfo,
-    RaceStarted,
-    Resign,
-    SpectatePolicy,
-    SubmitMove,
-)
+from protocol.messages import Moved, RaceInfo, Resign, SubmitMove
+from tests.client.play import race_with_bob
 from tests.client.screen import on_screen, until
-
-
-async def _race_with_bob(pilot: Pilot[Any], url: str) -> tuple[GameScreen, ClientSession]:
-    """Ann (the app) and Bob (a bare client) in a running Quadrille race."""
-    app = pilot.app
-    assert isinstance(app, BallroomApp)
-    await until(pilot, lambda: app.link.online, "online")
-    lobby = app.screen
-    assert isinstance(lobby, LobbyScreen)
-    lobby.create_race(
-        CreateRace(
-            variant="quadrille",
-            max_players=2,
-            time_limit=600,
-            spectate=SpectatePolicy.AFTER,
-            deal=7,
-        )
-    )
-    await until(pilot, lambda: isinstance(app.screen, RoomScreen), "in the room")
-    room = app.screen
-    assert isinstance(room, RoomScreen)
-    bob = await ClientSession.connect(url, "Bob")
-    await bob.request(JoinRace(code=str(room.info["code"])), RaceInfo)
-    await on_screen(pilot, "Bob")
-    await pilot.press("s")
-    await until(pilot, lambda: isinstance(app.screen, GameScreen), "racing")
-    game = app.screen
-    assert isinstance(game, GameScreen)
-    return game, bob
 
 
 async def test_after_resigning_esc_shows_live_standings_then_the_results(node: str) -> None:
@@ -60,8 +16,7 @@ async def test_after_resigning_esc_shows_live_standings_then_the_results(node: s
     replace it when Bob's game ends."""
     app = BallroomApp(node, "Ann")
     async with app.run_test(size=(80, 24)) as pilot:
-        game, bob = await _race_with_bob(pilot, node)
-        started = await bob.next(RaceStarted)
+        game, bob, started = await race_with_bob(pilot, node)
         await pilot.press("q")
         await on_screen(pilot, "Your game is still on")
         await pilot.press("x", "x")
@@ -82,8 +37,7 @@ async def test_results_find_a_player_who_went_back_to_the_lobby(node: str) -> No
     still open when the race ends."""
     app = BallroomApp(node, "Ann")
     async with app.run_test(size=(80, 24)) as pilot:
-        game, bob = await _race_with_bob(pilot, node)
-        await bob.next(RaceStarted)
+        game, bob, _ = await race_with_bob(pilot, node)
         await pilot.press("x", "x")
         await until(pilot, lambda: game.resigned, "resigned")
         await pilot.press("q")
