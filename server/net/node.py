@@ -69,6 +69,8 @@ class Node:
         self._sweeper: asyncio.Task[None] | None = None
         #: The lobby's version when this node last pushed the list of races.
         self._lobby_version = 0
+        #: When this node last said which racers are connected to it.
+        self._heartbeat = 0.0
         # Set by stop: the sweeper stops on it too, since a Redis call can
         # swallow a cancellation (redis-py issues #2028, #2551).
         self._stopping = False
@@ -151,7 +153,7 @@ class Node:
                 continue  # the health probe says when Redis is back
             try:
                 await self.service.sweep()
-                await self.service.sweep_presence(self._racers_here(), time.time())
+                await self._presence()
                 await self._push_lobby()
                 await self.director.heartbeat(self._entrants_here())
                 await self.director.tick()
@@ -160,6 +162,15 @@ class Node:
                 self.health.suspect()
             except Exception:
                 log.exception("sweep failed")
+
+    async def _presence(self) -> None:
+        """Say which racers are connected here, a few times per ``timeouts.unheard``
+        (not at every sweep: a node may hold thousands), and resign those away too long."""
+        now = time.time()
+        beat = now - self._heartbeat >= self.settings.timeouts.unheard / 3
+        if beat:
+            self._heartbeat = now
+        await self.service.sweep_presence(self._racers_here() if beat else (), now)
 
     async def _push_lobby(self) -> None:
         """Push the list of races to the clients following it here, once it changed.

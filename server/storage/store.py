@@ -458,11 +458,11 @@ class Store:
         those that were not marked (taken for gone while this node was silent)."""
         if not pairs:
             return []
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for pair in pairs:
-                pipe.zadd(keys.RACERS_HERE, {_pair(*pair): now})
-            added = await pipe.execute()
-        return [pair for pair, new in zip(pairs, added, strict=True) if new]
+        members = [_pair(*pair) for pair in pairs]
+        # Two commands whatever the number of racers: a node may hold thousands.
+        known = await self.redis.zmscore(keys.RACERS_HERE, members)
+        await self.redis.zadd(keys.RACERS_HERE, dict.fromkeys(members, now))
+        return [pair for pair, score in zip(pairs, known, strict=True) if score is None]
 
     async def unmark_here(self, race: str, player: str) -> None:
         await self.redis.zrem(keys.RACERS_HERE, _pair(race, player))
