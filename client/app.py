@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from client.bot import Bot
 
 from client.models.names import clean_name
+from client.models.record import RaceRecord
 from client.models.saved import SessionFile
 from client.net import (
     LinkChanged,
@@ -37,6 +38,7 @@ from client.net import (
 )
 from client.screens.base import ServerScreen
 from client.screens.lobby import LobbyScreen
+from protocol.messages import RaceFinished
 
 __all__ = ["BOT_SPEEDS", "BallroomApp"]
 
@@ -79,6 +81,9 @@ class BallroomApp(App[None]):
         #: Entry passwords this app gave or chose, by tournament id: its bots need them.
         self.passwords: dict[str, str] = {}
         self._bots = 0  # bots brought into tournaments so far, to name them apart
+        #: Races whose player finished and went back to the lobby: their results
+        #: are shown when they come (:meth:`on_server_pushed`).
+        self.awaiting: dict[str, RaceRecord] = {}
 
     def get_default_screen(self) -> Screen[None]:
         return LobbyScreen()
@@ -101,8 +106,26 @@ class BallroomApp(App[None]):
         return [screen for screen in self.screen_stack if isinstance(screen, ServerScreen)]
 
     def on_server_pushed(self, event: ServerPushed) -> None:
+        message = event.message
         for screen in self._screens():
-            screen.server_message(event.message)
+            screen.server_message(message)
+        if isinstance(message, RaceFinished) and message.race in self.awaiting:
+            self._results_came(self.awaiting.pop(message.race), message)
+
+    def _results_came(self, record: RaceRecord, finished: RaceFinished) -> None:
+        """The results of a race the player left once their game was over."""
+        from client.screens.results import ResultsScreen
+
+        record.finish(finished)
+        self.link.forget(record.race)
+        screen = self.screen
+        if isinstance(screen, ServerScreen) and (screen.HOME or len(self.screen_stack) == 1):
+            self.push_screen(ResultsScreen(record))
+        else:  # busy in another race, say: not pulled away from it
+            place = next(
+                (s.get("place") for s in finished.standings if s.get("player") == record.me), "?"
+            )
+            self.notify(f"{record.called} is over: you placed {place}.", timeout=10)
 
     def on_link_changed(self, event: LinkChanged) -> None:
         self.link_text = event.text
@@ -138,6 +161,12 @@ class BallroomApp(App[None]):
                 return name
         return f"{self.bot_speed:g} moves/s"
 
+    @property
+    def bot_speed_text(self) -> str:
+        """The bot speed in moves a second, in words: "1 move a second", "2.5 moves a second"."""
+        speed = self.bot_speed
+        return f"{speed:g} move{'' if speed == 1 else 's'} a second"
+
     def next_bot_speed(self) -> str:
         """Switch to the next speed (slow → normal → fast → slow), bots at play included.
 
@@ -157,9 +186,13 @@ class BallroomApp(App[None]):
         self.run_worker(self._bot(code), group="bots", exit_on_error=False)
 
     async def _bot(self, code: str) -> None:
-        from client.bot import Bot  # the bot is only needed once someone asks for one
+        from client.bot import Bot, Patience  # only needed once someone asks for a bot
 
-        bot = Bot(self.server_url, name="Bot", speed=self.bot_speed)
+        # It keeps trying as long as this app does: a bot that gave up during
+        # an outage would sit in the race while its human played on.
+        bot = Bot(
+            self.server_url, name="Bot", speed=self.bot_speed, patience=Patience(reconnects=None)
+        )
         self.bots.append(bot)
         try:
             await bot.run(code=code)

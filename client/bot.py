@@ -12,7 +12,8 @@ What it must survive, and how:
   to ``resume`` from the last event number it saw; the reply is its current
   board, so it picks up with the right ``seq``. Attempts back off
   exponentially (with jitter) and give up after ``Patience.reconnects``
-  failures in a row.
+  failures in a row; a practice bot (``reconnects=None``) never gives up,
+  since the person's client it races against keeps trying too.
 * **A refused move** (``illegal_move``, ``bad_sequence``), which a correct
   bot never sees unless someone else moves with its token, or ``state_lost``
   (the server's storage lost its latest moves): it resumes to learn its
@@ -91,13 +92,19 @@ class _Lost(Exception):
 class Patience:
     """How long a bot waits for the server, and how hard it tries again."""
 
-    reconnects: int = 6  # failed connection attempts in a row before giving up
+    #: Failed connection attempts in a row before giving up; None: keep trying (and keep
+    #: moving through "try later" refusals) for as long as the bot's task runs.
+    reconnects: int | None = 6
     first_backoff: float = 0.2  # seconds before the first retry; doubles each time
     max_backoff: float = 5.0
     request: float = 15.0  # seconds for one reply (connecting included)
     keepalive: float = 60.0  # ping after this long without a message (servers drop idle clients)
     refusals: int = 8  # refused moves in a row before the bot stops moving
     finish_grace: float = 60.0  # past the race's end, how long to wait for the results
+
+    def gives_up(self, failures: int) -> bool:
+        """Whether ``failures`` failed attempts in a row are too many."""
+        return self.reconnects is not None and failures > self.reconnects
 
     def backoff(self, attempt: int, rng: random.Random) -> float:
         """Seconds to wait before retry number ``attempt`` (from 1): exponential, jittered."""
@@ -200,7 +207,7 @@ class Bot:
                 except _Lost as exc:
                     failures = 1 if self._healthy else failures + 1
                     self._healthy = False
-                    if failures > self.patience.reconnects:
+                    if self.patience.gives_up(failures):
                         log.warning(
                             "bot %s: giving up after %d tries: %s", self.name, failures, exc
                         )
@@ -387,9 +394,12 @@ class Bot:
                     SubmitMove(race=self.race, seq=self._seq, move=self._choose()), Moved
                 )
             except RequestFailed as exc:
-                refusals += 1
                 if exc.code is ErrorCode.RACE_OVER:
                     return
+                # "Try later" (the storage is down) is no fault of ours: a bot
+                # that never gives up waits it out, however long it lasts.
+                if not (exc.code in _TRY_LATER and self.patience.reconnects is None):
+                    refusals += 1
                 if refusals > self.patience.refusals or not (
                     exc.code in _OUT_OF_STEP or exc.code in _TRY_LATER
                 ):
@@ -399,7 +409,8 @@ class Bot:
                 if exc.code in _OUT_OF_STEP:
                     await self._resume()
                 else:
-                    next_at = time.monotonic() + self.patience.backoff(refusals, self._rng)
+                    pause = self.patience.backoff(max(1, refusals), self._rng)
+                    next_at = time.monotonic() + pause
                 continue
             refusals = 0
             self._view, self._legal, self._seq = reply.view, list(reply.legal), reply.seq + 1

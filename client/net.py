@@ -25,6 +25,7 @@ import contextlib
 import enum
 import logging
 import socket
+import time
 from typing import TypeVar
 
 from textual.message import Message
@@ -45,6 +46,7 @@ from protocol.exceptions import ErrorCode
 from protocol.messages import (
     Board,
     ClientMessage,
+    Presence,
     Progress,
     Resume,
     Rewound,
@@ -150,6 +152,10 @@ class TournamentLost(Message):
         self.reason = reason
 
 
+#: This machine's clock; tests replace it to play a client whose clock is off.
+clock = time.time
+
+
 class ServerLink:
     """One server, one session token, any number of connections over time."""
 
@@ -172,6 +178,8 @@ class ServerLink:
         #: The tournament to watch again after a reconnect (one at a time).
         self.tournament: str | None = None
         self.connections = 0  # how many times a connection was made
+        #: The server's clock less ours, as measured at the last welcome.
+        self.clock_offset = 0.0
         #: Why the latest attempt failed, in words (None once connected).
         self.last_error: str | None = None
 
@@ -264,12 +272,19 @@ class ServerLink:
         ws = await connect(self.url, compression=None, max_size=MAX_SERVER_FRAME, open_timeout=None)
         session = ClientSession(ws)
         try:
-            await session.hello(self.name, self.token)
+            asked = clock()
+            welcome = await session.hello(self.name, self.token)
+            if welcome.now is not None:  # the server's time, halfway through the trip
+                self.clock_offset = welcome.now - (asked + clock()) / 2
         except BaseException:
             with contextlib.suppress(Exception):
                 await session.close()
             raise
         return session
+
+    def now(self) -> float:
+        """The time by the server's clock (unix seconds): what race clocks count by."""
+        return clock() + self.clock_offset
 
     async def _serve(self, session: ClientSession) -> None:
         """Use one connection until it drops."""
@@ -339,7 +354,7 @@ class ServerLink:
             if message.race in self.following:
                 self.following[message.race] = message.event
             return
-        if isinstance(message, Progress | Board):
+        if isinstance(message, Progress | Board | Presence):
             race, event = message.race, message.event
         elif isinstance(message, Spectating):
             race, event = str(message.race.get("id")), message.event

@@ -81,7 +81,7 @@ class TournamentBot:
                 except (*_CONNECTION_ERRORS, RequestFailed) as exc:
                     failures += 1
                     self.urls.append(self.urls.pop(0))
-                    if failures > self.patience.reconnects:
+                    if self.patience.gives_up(failures):
                         raise ConnectionError(f"cannot reach {self.urls}: {exc}") from exc
                     await asyncio.sleep(self.patience.backoff(failures, self._rng))
                     continue

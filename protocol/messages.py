@@ -549,9 +549,11 @@ class Hello(ClientMessage):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ListRaces(ClientMessage):
-    """Ask for the races open to join."""
+    """Ask for the races open to join and under way; with ``follow``, get the list
+    pushed again whenever it changes (``follow`` false stops that)."""
 
     t: ClassVar[str] = "list_races"
+    follow: Annotated[bool | None, Opt(Bool())] = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -569,6 +571,9 @@ class CreateRace(ClientMessage):
     spectate: Annotated[SpectatePolicy, Choice(SpectatePolicy)] = SpectatePolicy.DELAYED
     deal: Annotated[int | None, Opt(Int(0, MAX_SEED))] = None
     delay: SpectateDelay = None
+    #: Seconds a racer may be away (disconnected) before being resigned as "left"
+    #: (None: the server's default, 60).
+    grace: Annotated[int | None, Opt(Int(1, 3600))] = None
 
     def _check_together(self) -> None:
         _check_spectate_delay(self, self.spectate, self.delay)
@@ -779,6 +784,9 @@ class Welcome(ServerMessage):
     player: PlayerId
     name: PlayerName
     node: Annotated[str, Str(1, 64)]
+    #: The server's clock (unix seconds) as it answered: a client whose own
+    #: clock is off counts a race's time left by the server's.
+    now: Annotated[float | None, Opt(Float())] = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -853,6 +861,21 @@ class Progress(ServerMessage):
     player: PlayerId
     progress: Data
     event: EventNumber
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Presence(ServerMessage):
+    """To a race's other racers and spectators: ``player``'s connection came or went.
+
+    ``away`` is when they went away (unix seconds), None once they are back.
+    A racer away longer than the race's ``grace`` is resigned as ``left``.
+    """
+
+    t: ClassVar[str] = "presence"
+    race: RaceId
+    player: PlayerId
+    event: EventNumber
+    away: Annotated[float | None, Opt(Float())] = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -1038,6 +1061,7 @@ SERVER_MESSAGES: Mapping[str, type[ServerMessage]] = MappingProxyType(
             RaceStarted,
             Moved,
             Progress,
+            Presence,
             Board,
             Spectating,
             RaceFinished,

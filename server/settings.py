@@ -31,6 +31,9 @@ class Timeouts:
     idle: float = 300.0  # a connection silent this long is closed
     countdown: float = 3.0  # between start and the first move
     sweep: float = 0.5  # how often a node looks for races past their deadline
+    # A racer no node has said is connected for this long counts as away
+    # (their node died); nodes say so at every sweep.
+    unheard: float = 5.0
     # How long a finished race (results, logs, replays) or tournament is kept.
     keep_finished: float = 14 * 24 * 3600.0
     ping_interval: float = 20.0

@@ -22,12 +22,22 @@ class RacerLine:
     home: int
     target: int
     moves: int
-    status: str  # racing, won, stuck, resigned, timeout, waiting
+    status: str  # racing, won, stuck, resigned, left, timeout, waiting
     me: bool = False
+    #: Since when (unix seconds) their connection is gone; None while connected.
+    away: float | None = None
+
+    def presence(self, now: float) -> str:
+        """``away 12s`` while their connection is gone (and their game still on), else ""."""
+        if self.away is None or self.status != "racing":
+            return ""
+        return f"away {max(0, int(now - self.away))}s"
 
 
 def status_word(progress: Mapping[str, Any]) -> str:
     """How a racer stands, from their progress map."""
+    if progress.get("left"):
+        return "left"
     if progress.get("resigned"):
         return "resigned"
     if progress.get("won"):
@@ -37,7 +47,9 @@ def status_word(progress: Mapping[str, Any]) -> str:
     return "racing"
 
 
-def racer_line(name: str, progress: Mapping[str, Any], *, me: bool = False) -> RacerLine:
+def racer_line(
+    name: str, progress: Mapping[str, Any], *, me: bool = False, away: float | None = None
+) -> RacerLine:
     return RacerLine(
         name=name,
         home=int(progress.get("home", 0)),
@@ -45,10 +57,11 @@ def racer_line(name: str, progress: Mapping[str, Any], *, me: bool = False) -> R
         moves=int(progress.get("moves", 0)),
         status=status_word(progress),
         me=me,
+        away=away,
     )
 
 
-def progress_summary(racers: Sequence[RacerLine], width: int) -> str:
+def progress_summary(racers: Sequence[RacerLine], width: int, now: float = 0.0) -> str:
     """Every racer on one line, for a terminal with no room for the racers panel.
 
     "Ann* 12/104 · Bot 15/104 won · Cy 3/104 resigned": the player is
@@ -61,6 +74,8 @@ def progress_summary(racers: Sequence[RacerLine], width: int) -> str:
             name = racer.name if len(racer.name) <= room else racer.name[: max(1, room - 1)] + "…"
             score = f"{racer.home}/{racer.target}" if racer.target else "waiting"
             status = "" if racer.status == "racing" else f" {racer.status}"
+            if racer.presence(now):
+                status += f" {racer.presence(now)}"
             parts.append(f"{name}{'*' if racer.me else ''} {score}{status}")
         return " · ".join(parts)
 

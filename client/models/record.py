@@ -104,6 +104,20 @@ class RaceRecord:
         if known is None or int(known.get("moves", 0)) <= int(progress.get("moves", 0)):
             self.progress[player] = dict(progress)
 
+    def finish(self, finished: RaceFinished) -> None:
+        """The race is over: its results, and how each racer ended, from the standings
+        (a spectator's boards say nothing of a resignation)."""
+        self.finished = finished
+        for standing in finished.standings:
+            player, status = str(standing.get("player")), standing.get("status")
+            progress = {**self.progress.get(player, {}), "moves": standing.get("moves", 0)}
+            progress["home"] = standing.get("home", progress.get("home", 0))
+            if status in ("resigned", "left"):
+                progress["resigned"] = True
+                progress["left"] = status == "left"
+            progress["won"] = status == "won"
+            self.progress[player] = progress
+
     def rewind(self, player: str, moves: int, progress: dict[str, Any] | None = None) -> None:
         """The server lost ``player``'s moves after the first ``moves``: forget them."""
         self.views[player] = {s: v for s, v in self.views.get(player, {}).items() if s <= moves}
@@ -131,8 +145,36 @@ class RaceRecord:
         for player in self.players:
             progress = self.progress.get(player) or {"home": _opening_home(self), "moves": 0}
             progress = {"target": target, **progress}
-            lines.append(racer_line(self.name(player), progress, me=player == self.me))
+            away = self.away.get(player)
+            lines.append(racer_line(self.name(player), progress, me=player == self.me, away=away))
         return lines
+
+    def phase(self, now: float) -> str:
+        """The race's phase at ``now`` (server time): the info's, moved on by the clock
+        (nothing is pushed when a countdown ends or the time runs out)."""
+        if self.finished is not None:
+            return "finished"
+        phase = str(self.info.get("phase", "?"))
+        started_at, ends_at = self.info.get("started_at"), self.info.get("ends_at")
+        if phase in ("countdown", "running") and started_at is not None and ends_at is not None:
+            if now >= float(ends_at):
+                return "time up"
+            return "running" if now >= float(started_at) else "countdown"
+        return phase
+
+    @property
+    def away(self) -> dict[str, float]:
+        """Player → since when their connection is gone, for the racers away now."""
+        return dict(self.info.get("away") or {})
+
+    def set_presence(self, player: str, away: float | None) -> None:
+        """``player``'s connection went (at ``away``) or came back (None)."""
+        now_away = self.away
+        if away is None:
+            now_away.pop(player, None)
+        else:
+            now_away[player] = away
+        self.info = {**self.info, "away": now_away}
 
     def verdict(self) -> Verdict | None:
         """Recompute the commitment from the revealed seed (no server code needed)."""
@@ -145,7 +187,7 @@ class RaceRecord:
 
 
 def _progress_of(view: dict[str, Any]) -> dict[str, Any]:
-    keys = ("home", "target", "moves", "won", "over", "resigned")
+    keys = ("home", "target", "moves", "won", "over", "resigned", "left")
     return {key: view[key] for key in keys if key in view}
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, ClassVar, cast
 
 from textual.screen import Screen
+from textual.widget import Widget
 
 from client.net import ServerLink
 from protocol.messages import ServerMessage
@@ -24,8 +25,13 @@ class ServerScreen(Screen[None]):
 
     @property
     def composed(self) -> bool:
-        """Whether the screen's widgets exist yet (watchers may fire before they do)."""
-        return bool(self.children)
+        """Whether the screen's widgets all exist and are mounted.
+
+        Watchers, and pushes from the server (the app hands them to every
+        screen at once), may come while the screen is still being composed:
+        a container's own children exist only once it is mounted.
+        """
+        return bool(self.children) and all(w.is_mounted for w in self.walk_children(Widget))
 
     @property
     def ballroom(self) -> BallroomApp:

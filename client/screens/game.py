@@ -17,7 +17,6 @@ were aimed at a position that never came, and says how many were dropped.
 
 from __future__ import annotations
 
-import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -47,6 +46,7 @@ from protocol.exceptions import ErrorCode
 from protocol.layout import Layout
 from protocol.messages import (
     Moved,
+    Presence,
     Progress,
     RaceFinished,
     RaceInfo,
@@ -144,6 +144,7 @@ class GameScreen(ServerScreen):
         Binding("f", "finish", "Finish"),
         Binding("D", "deal_reversed", "Deal reversed", show=False),
         Binding("escape", "clear", "Clear", show=False),
+        Binding("q", "leave", "Leave", show=False),
         Binding("colon", "type_move", "Type move"),
         Binding("x", "resign", "Resign"),
         Binding("v", "toggle_racers", "Racers panel", show=False),
@@ -213,6 +214,15 @@ class GameScreen(ServerScreen):
 
     # -- drawing -----------------------------------------------------------
 
+    #: Every widget the game draws on, by id.
+    DRAWN = ("top", "summary", "board", "racers", "too-small", "notice")
+
+    @property
+    def composed(self) -> bool:
+        """Whether every widget the game draws on is there: a push may come while the
+        screen is still being built, or already being taken down."""
+        return len(self.query(", ".join(f"#{name}" for name in self.DRAWN))) == len(self.DRAWN)
+
     def _marks(self) -> Marks:
         if self.highlight is not None and self.highlight in self.picker.texts:
             ends = self.picker.ends(self.highlight)
@@ -239,7 +249,7 @@ class GameScreen(ServerScreen):
         if self.composed:  # a push may come between the screen's push and its compose
             lines = self.record.racer_lines()
             self.query_one(RacersPanel).show(lines)
-            summary = progress_summary(lines, max(10, self.size.width - 2))
+            summary = progress_summary(lines, max(10, self.size.width - 2), self.link.now())
             self.query_one("#summary", Static).update(summary)
 
     def _show_position(self) -> None:
@@ -253,7 +263,7 @@ class GameScreen(ServerScreen):
         self._tick()
 
     def _tick(self) -> None:
-        now = time.time()
+        now = self.link.now()
         if self.record.finished is not None:
             clock = "finished"
         elif not self.link.online:
@@ -279,6 +289,8 @@ class GameScreen(ServerScreen):
             parts.append((3, f"redeals {view['redeals_left']}"))
         bar = self.query_one(TopBar)
         bar.text = hud_text(parts, bar.room)
+        if self.record.away:
+            self._show_racers()  # their "away 12s" counts on
 
     def on_resize(self, event: Resize) -> None:
         self._check_size()
@@ -300,7 +312,7 @@ class GameScreen(ServerScreen):
     def action_bot_speed(self) -> None:
         """The bots this app brought in play slower or faster, from their next move on."""
         name = self.ballroom.next_bot_speed()
-        self.notice = f"Bot speed: {name} ({self.ballroom.bot_speed:g} moves a second)."
+        self.notice = f"Bot speed: {name} ({self.ballroom.bot_speed_text})."
 
     def action_rules(self) -> None:
         """The variant's rules, its piles and the keys, over the game (the race goes on)."""
@@ -321,6 +333,12 @@ class GameScreen(ServerScreen):
         race = self.race
         if isinstance(message, Progress) and message.race == race:
             self.record.update_progress(message.player, message.progress)
+            self._show_racers()
+            if message.progress.get("left"):
+                name = self.record.name(message.player)
+                self.notice = f"{name} was away too long and has left the race."
+        elif isinstance(message, Presence) and message.race == race:
+            self.record.set_presence(message.player, message.away)
             self._show_racers()
         elif isinstance(message, RaceStarted) and message.race == race:
             self._resumed(message)
@@ -364,7 +382,7 @@ class GameScreen(ServerScreen):
     def _finished(self, finished: RaceFinished) -> None:
         from client.screens.results import ResultsScreen
 
-        self.record.finished = finished
+        self.record.finish(finished)
         self.link.forget(self.race)
         self.app.switch_screen(ResultsScreen(self.record))
 
@@ -480,19 +498,34 @@ class GameScreen(ServerScreen):
             return
         self._resumed(reply)
 
-    def _over(self) -> bool:
-        """Whether our game is over (won, stuck or resigned); says so, in those words, if it is."""
-        if self.picker.texts:
-            return False
+    def _game_over(self) -> bool:
+        return not self.picker.texts
+
+    def _over_words(self) -> str:
+        """How our game ended, in a player's words."""
         view = self.view
         if self.resigned:
-            over = "You resigned"
-        elif view.get("won"):
-            over = f"You won: all {view.get('target', 0)} cards home"
-        else:
-            over = f"No legal move left, with {view.get('home', 0)}/{view.get('target', 0)} home"
-        self.notice = f"{over}. Waiting for the other racers…"
+            return "You resigned"
+        if view.get("won"):
+            return f"You won: all {view.get('target', 0)} cards home"
+        return f"No legal move left, with {view.get('home', 0)}/{view.get('target', 0)} home"
+
+    def _over(self) -> bool:
+        """Whether our game is over (won, stuck or resigned); says so, in those words, if it is."""
+        if not self._game_over():
+            return False
+        self.notice = f"{self._over_words()}. Waiting for the others… (Esc or q: leave this board)"
         return True
+
+    def action_leave(self) -> None:
+        """Once our game is over: wait for the others on a screen of live standings."""
+        from client.screens.waiting import WaitingScreen
+
+        if not self._game_over():
+            self.notice = "Your game is still on: play on, or press x twice to resign."
+            return
+        if self.record.finished is None:
+            self.app.switch_screen(WaitingScreen(self.record, self._over_words(), self.ends_at))
 
     def _choose(self, pile: str, index: int | None) -> None:
         """Space or a click on ``pile``: pick its card, drop the picked card there, or deal."""
@@ -585,6 +618,9 @@ class GameScreen(ServerScreen):
             return
         if self._later(self.action_clear):
             return
+        if self.picked is None and self.highlight is None and self._game_over():
+            self.action_leave()
+            return
         self.picked = None
         self.highlight = None
         self.notice = ""
@@ -627,7 +663,7 @@ class GameScreen(ServerScreen):
         if me is not None:
             self.record.update_progress(me, {**self.record.progress.get(me, {}), "resigned": True})
         self._show_position()
-        self.notice = "You resigned. Waiting for the other racers…"
+        self.notice = "You resigned. Waiting for the others… (Esc or q: leave this board)"
 
 
 def _neighbour(layout: Layout, pile: str | None, dx: int, dy: int) -> str | None:

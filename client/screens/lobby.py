@@ -10,7 +10,7 @@ waiting room shows its players. ``t`` swaps the races for the tournaments
 
 from __future__ import annotations
 
-import time
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -55,8 +55,9 @@ from protocol.messages import (
 
 __all__ = ["LobbyScreen", "enter_by_code", "join_by_code"]
 
-REFRESH = 3.0  # seconds between looks at the open races
-FORGET_AFTER = 1800.0  # how long a race that left the list stays offered for watching
+#: Seconds between looks at the lists, in case a push was missed: the server
+#: pushes the list of races as it changes.
+REFRESH = 15.0
 PRACTICE_MINUTES = 10
 
 
@@ -97,7 +98,8 @@ class LobbyScreen(ServerScreen):
     def __init__(self) -> None:
         super().__init__()
         #: Races seen in the lobby: info, and when they were last listed as open.
-        self.known: dict[str, tuple[dict[str, Any], float, bool]] = {}
+        #: The races as the server last listed them, in its order (open ones first).
+        self.listed: list[dict[str, Any]] = []
         self._said = False  # a notice is showing: the empty-list hint does not replace it
         self._hint = False  # the notice is an empty-list hint, to clear once a row comes
         self._reach_said = False  # the notice says the server cannot be reached
@@ -213,9 +215,7 @@ class LobbyScreen(ServerScreen):
     def action_bot_speed(self) -> None:
         """Slow, normal or fast: how quickly the practice bot (and bots added to races) play."""
         name = self.ballroom.next_bot_speed()
-        self.say(
-            f"Practice bot: {name} ({self.ballroom.bot_speed:g} moves a second); b changes it."
-        )
+        self.say(f"Practice bot: {name} ({self.ballroom.bot_speed_text}); b changes it.")
 
     def action_help(self) -> None:
         from client.screens.help import HelpScreen, lobby_help
@@ -243,38 +243,47 @@ class LobbyScreen(ServerScreen):
     @work(exclusive=True, group="list")
     async def list_races(self) -> None:
         try:
-            reply = await self.link.request(ListRaces(), Races)
+            reply = await self.link.request(ListRaces(follow=True), Races)
         except (RequestFailed, Offline):
             return
-        now = time.time()
-        listed = {str(info["id"]): info for info in reply.races}
-        for race, (info, seen, _) in list(self.known.items()):
-            if race not in listed:
-                if now - seen > FORGET_AFTER:
-                    del self.known[race]
-                else:
-                    self.known[race] = (info, seen, False)
-        for race, info in listed.items():
-            self.known[race] = (info, now, info.get("phase", "open") == "open")
+        self._show_races(reply.races)
+
+    def server_message(self, message: ServerMessage) -> None:
+        if isinstance(message, Races) and message.id is None:  # the list changed
+            self._show_races(message.races)
+
+    def _show_races(self, races: Sequence[dict[str, Any]]) -> None:
+        """The list exactly as the server has it now: the same for every client."""
+        self.listed = list(races)
         self._fill_table()
 
     def _fill_table(self) -> None:
-        table = self.query_one("#races", DataTable)
+        # The list may come while the screen is still built, or already taken down.
+        table = next(iter(self.query("#races").results(DataTable)), None)
+        if table is None:
+            return
         keep = table.cursor_row
         table.clear()
-        rows = sorted(self.known.items(), key=lambda item: (not item[1][2], -item[1][1]))
-        for race, (info, _, is_open) in rows:
+        shown: set[str] = set()
+        for info in self.listed:
+            if str(info["id"]) in shown:
+                continue  # listed twice (started between the server's two reads)
+            shown.add(str(info["id"]))
             names = info.get("names") or {}
             deal = "secret" if info.get("deal") is None else f"#{info['deal']}"
+            # A tournament's table has no join code of its own: its tournament's
+            # code and name stand for them.
+            code = info.get("code") or info.get("tournament_code") or "–"
+            host = info.get("host_name") or names.get(info.get("host")) or "–"
             table.add_row(
-                str(info.get("code", "?")),
+                str(code),
                 title_of(str(info.get("variant", "?"))),
                 f"{len(info.get('players', []))}/{info.get('max_players', '?')}",
-                str(names.get(info.get("host"), "?")),
+                str(host),
                 deal,
                 f"{int(info.get('time_limit', 0)) / 60:g}",
-                "open" if is_open else str(info.get("phase", "started")),
-                key=race,
+                str(info.get("phase", "open")),
+                key=str(info["id"]),
             )
         if table.row_count:
             table.move_cursor(row=min(keep, table.row_count - 1))

@@ -38,8 +38,12 @@ def results_text(record: RaceRecord) -> Group:
     for standing in finished.standings:
         player = str(standing.get("player"))
         me = player == record.me
+        tied = standing.get("by") == "tie" or any(
+            other.get("by") == "tie" and other.get("place") == standing.get("place")
+            for other in finished.standings
+        )
         table.add_row(
-            str(standing.get("place")),
+            f"={standing.get('place')}" if tied else str(standing.get("place")),
             str(standing.get("name", player)) + (" (you)" if me else ""),
             str(standing.get("status")),
             f"{standing.get('home')}/{target}" if target else str(standing.get("home")),
@@ -51,6 +55,8 @@ def results_text(record: RaceRecord) -> Group:
     assert verdict is not None
     deal = record.info.get("deal")
     proof = Text()
+    if any(standing.get("by") == "tie" for standing in finished.standings):
+        proof.append("\n=: tied (times count in tenths of a second)")
     kind = f"public deal #{deal}" if deal is not None else "secret deal"
     proof.append(f"\n{kind} · seed {finished.seed} · deal version {finished.deal_version}\n")
     proof.append("Commitment published at the start:\n")

@@ -27,14 +27,18 @@ from client.session import RequestFailed
 from client.widgets.board import BoardView, board_need
 from client.widgets.racers import RacersPanel
 from client.widgets.status import TopBar
+from protocol.exceptions import ErrorCode
 from protocol.layout import Layout
 from protocol.messages import (
     MAX_PLAYERS,
     Board,
+    Presence,
     Progress,
     RaceFinished,
     RaceInfo,
+    RaceStarted,
     RaceState,
+    Resume,
     Rewound,
     ServerMessage,
     Spectate,
@@ -64,6 +68,8 @@ class SpectateScreen(ServerScreen):
         self.race = race
         self.record = RaceRecord(race, {"id": race, "players": []}, label=label)
         self._rewound = False  # a rewound came: the next spectating replaces the boards
+        #: The race was over (for us) when we came: its results open by themselves.
+        self._ended_before = False
 
     def compose(self) -> ComposeResult:
         yield TopBar(id="top")
@@ -82,16 +88,59 @@ class SpectateScreen(ServerScreen):
         self.watch_notice(self.notice)
         self._redraw()
         self.spectate()
+        self.set_interval(1.0, self._tick)
+
+    def _tick(self) -> None:
+        """The phase and anyone's "away" time move on with the clock alone."""
+        if self.record.finished is None:
+            self._redraw()
 
     @work(exclusive=True, group="spectate")
     async def spectate(self) -> None:
         try:
             reply = await self.link.request(Spectate(race=self.race), Spectating)
-        except (RequestFailed, Offline) as exc:
-            self.notice = f"✗ Cannot watch this race: {exc}"
-            self.link.forget(self.race)
+        except RequestFailed as exc:
+            # A racer may not watch their own race: take it up as its racer instead.
+            if exc.code is not ErrorCode.NOT_ALLOWED or not await self._as_racer():
+                self._cannot_watch(exc)
+            return
+        except Offline as exc:
+            self._cannot_watch(exc)
             return
         self._snapshot(reply)
+
+    def _cannot_watch(self, why: Exception) -> None:
+        self.notice = f"✗ Cannot watch this race: {why}"
+        self.link.forget(self.race)
+
+    async def _as_racer(self) -> bool:
+        """Our own race, taken up as its racer; False if it is not ours.
+
+        The events replayed from the start end with the results when the race
+        is over: they open the results, here or on the game screen.
+        """
+        from client.screens.game import GameScreen
+
+        try:
+            reply = await self.link.request(Resume(race=self.race, since=0), ServerMessage)
+        except (RequestFailed, Offline):
+            return False
+        if not isinstance(reply, RaceStarted):
+            return False
+        record = self.record
+        record.me = self.link.player
+        record.start(reply.layout, reply.view)
+        if record.me is not None:
+            record.remember(record.me, reply.view)
+        self._ended_before = True
+        if record.finished is not None:  # the results came before the reply
+            self.action_results()
+        elif reply.ends_at > self.link.now():
+            self.app.switch_screen(GameScreen(record, reply))
+        else:
+            self.notice = "Your own race, over: its results open as soon as they come."
+            self._redraw()
+        return True
 
     def link_online(self) -> None:
         self._redraw()
@@ -120,11 +169,16 @@ class SpectateScreen(ServerScreen):
         elif isinstance(message, Progress) and message.race == self.race:
             record.update_progress(message.player, message.progress)
             self._redraw()
+        elif isinstance(message, Presence) and message.race == self.race:
+            record.set_presence(message.player, message.away)
+            self._redraw()
         elif isinstance(message, RaceFinished) and message.race == self.race:
-            record.finished = message
+            record.finish(message)
             self.link.forget(self.race)
             self.notice = "The race is over: Enter shows the results, r replays it."
             self._redraw()
+            if self._ended_before:
+                self.action_results()
 
     def _snapshot(self, snapshot: Spectating) -> None:
         record = self.record
@@ -134,7 +188,10 @@ class SpectateScreen(ServerScreen):
         for player, view in snapshot.boards.items():
             record.remember(player, view)
         phase = snapshot.race.get("phase")
-        if phase == "open":
+        self._ended_before = phase == "finished"
+        if phase == "finished" and record.finished is None:
+            self.notice = "This race is over: its results are on their way."
+        elif phase == "open":
             self.notice = "Waiting for the race to start…"
         elif not snapshot.boards and record.finished is None:
             self.notice = "This race shows its boards only after it ends."
@@ -176,7 +233,8 @@ class SpectateScreen(ServerScreen):
             return
         record = self.record
         title = title_of(record.variant)
-        phase = record.info.get("phase", "?") if record.finished is None else "finished"
+        now = self.link.now()
+        phase = record.phase(now)
         self.query_one(TopBar).text = f"Watching {title} · {record.called} · {phase}"
         players = record.players
         shown = min(len(players), self._seats_that_fit()) if record.layout else 0
@@ -188,9 +246,13 @@ class SpectateScreen(ServerScreen):
             player = players[(self.first + i) % len(players)]
             view = record.latest(player)
             progress = record.progress.get(player, {})
+            away = record.away.get(player)
+            status = status_word(progress)
+            if away is not None and status == "racing":
+                status = f"away {max(0, int(now - away))}s"
             seat.query_one(".seat-title", Static).update(
                 f"{record.name(player)} · {progress.get('home', 0)}/{progress.get('target', 0)}"
-                f" · {progress.get('moves', 0)} moves · {status_word(progress)}"
+                f" · {progress.get('moves', 0)} moves · {status}"
             )
             board = seat.query_one(BoardView)
             board.table = record.layout

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 
 from rich.style import Style
@@ -56,10 +57,14 @@ def _name_line(racer: RacerLine, width: int) -> Text:
 
 def _bar_line(racer: RacerLine, width: int) -> Text:
     tail = f" {racer.moves} mv" + (f" {racer.status}" if racer.status != "racing" else "")
+    if away := racer.presence(time.time()):
+        tail = f" {racer.moves} mv {away}"
     size = max(4, width - len(tail))
     filled = round(size * racer.home / racer.target) if racer.target else 0
     style = STYLE_DONE if racer.status == "won" else STYLE_BAR
-    tail_style = STYLE_OUT if racer.status in ("resigned", "stuck", "timeout") else ""
+    tail_style = STYLE_OUT if racer.status in ("resigned", "left", "stuck", "timeout") else ""
+    if racer.away is not None and racer.status == "racing":
+        tail_style = STYLE_OUT
     return Text.assemble(
         ("█" * filled, style), ("░" * (size - filled), STYLE_REST), (tail, tail_style)
     )

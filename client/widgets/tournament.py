@@ -33,6 +33,7 @@ __all__ = [
     "stage_title",
     "standings_table",
     "status_line",
+    "tie_break",
 ]
 
 Doc = Mapping[str, Any]
@@ -289,11 +290,16 @@ def standings_table(doc: Doc, me: str | None) -> Table:
         {"place": "–", "player": e["player"], "name": e["name"], "removed": e.get("removed")}
         for e in doc.get("entrants") or []
     ]
+    # Where equal points left it to a tie-break, say which one did (a knockout's
+    # table has no room for it). A shared place shows as the same number twice.
+    split = not knockout and any(tie_break(row.get("by")) for row in rows)
+    if split:
+        table.add_column("By", no_wrap=True)
     bracket = doc.get("bracket") or []
     for row in rows:
         player = row.get("player")
         name = str(row.get("name", player)) + (" (you)" if player == me else "")
-        cells = [str(row.get("place", "")), name]
+        cells = [str(row.get("place", "")), name]  # a shared place shows twice
         if knockout:
             reached = int(row.get("round", 0) or 0)
             if player is not None and player == doc.get("champion"):
@@ -307,9 +313,20 @@ def standings_table(doc: Doc, me: str | None) -> Table:
             cells.append(str(row.get("points", "–")))
         time = row.get("time")
         cells += [str(row.get("home", "–")), "–" if time is None else f"{float(time):.1f}s"]
+        if split:
+            cells.append(tie_break(row.get("by")))
         style = "dim strike" if row.get("removed") else "bold" if player == me else ""
         table.add_row(*cells, style=style)
     return table
+
+
+#: The tie-breaks a standing may name (``by``), in the table's words.
+TIE_BREAKS = {"cards home": "home", "time": "time"}
+
+
+def tie_break(by: object) -> str:
+    """What decided a place, when a tie-break did (else "")."""
+    return TIE_BREAKS.get(str(by), "")
 
 
 def _fit(name: str, width: int = NAME) -> str:

@@ -121,6 +121,9 @@ class GrandDuchess(Game):
             return frozenset({self.stock, self.reserve})
         return frozenset({self.stock})
 
+    def built_foundations(self) -> FoundationSet:
+        return self.foundation_set
+
     def count_home(self, state: State) -> int:
         return self.foundation_set.home(state.piles)
 

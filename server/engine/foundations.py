@@ -64,6 +64,16 @@ class FoundationSet:
                 need.setdefault(kinds[height], []).append(index)
         return need
 
+    def has(self, index: int) -> bool:
+        """Whether pile ``index`` is one of these foundations."""
+        return index in self._indexes
+
+    def next_kind(self, piles: Piles, index: int) -> int | None:
+        """The card kind foundation ``index`` takes next, or None once it is complete."""
+        kinds = dict(self._kinds)[index]
+        height = len(piles[index])
+        return kinds[height] if height < len(kinds) else None
+
     def home(self, piles: Piles) -> int:
         """Cards on the foundations."""
         return sum([len(piles[index]) for index in self._indexes])

@@ -12,10 +12,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, ClassVar
 
-from protocol.cards import card_text
+from protocol.cards import card_kind, card_text
 from protocol.layout import Layout, PileSpec, Role
 from protocol.moves import Move, MoveKind
 from server.engine.exceptions import DealVersionError, IllegalMoveError, StateDataError
+from server.engine.foundations import FoundationSet
 from server.engine.prng import DEAL_VERSION, DEAL_VERSIONS, MAX_SEED, Xoshiro256, deal_key, shuffle
 from server.engine.state import State
 
@@ -92,6 +93,11 @@ class Game:
 
     # ------------------------------------------------------------------
     # What a family provides.
+
+    def built_foundations(self) -> FoundationSet | None:
+        """The foundations and the cards each builds through, for families that have
+        them: a refused move onto one then says which card it needs."""
+        return None
 
     def pile_specs(self) -> list[PileSpec]:
         """Every pile, in the order states and views list them."""
@@ -243,6 +249,13 @@ class Game:
         if move.index is not None and not 0 <= move.index < len(pile):
             return f"{move.src} has no card at position {move.index}"
         card = pile[-1 if move.index is None else move.index]
+        dst, foundations = self.index[move.dst], self.built_foundations()
+        if foundations is not None and foundations.has(dst):
+            wanted = foundations.next_kind(state.piles, dst)
+            if wanted is None:
+                return f"{move.dst} is complete"
+            if wanted != card_kind(card):  # the right card may be refused for another reason
+                return f"{move.dst} needs the {card_text(wanted)}, not the {card_text(card)}"
         return f"{card_text(card)} from {move.src} cannot go on {move.dst} now"
 
     # ------------------------------------------------------------------

@@ -185,6 +185,9 @@ class StockWasteGame(Game):
                     return index
         return None
 
+    def built_foundations(self) -> FoundationSet:
+        return self.foundation_set
+
     def count_home(self, state: State) -> int:
         return self.foundation_set.home(state.piles)
 

@@ -33,6 +33,7 @@ from protocol.codec import encode, encode_trusted
 from protocol.messages import (
     Board,
     Countdown,
+    Presence,
     Progress,
     RaceFinished,
     RaceStarted,
@@ -157,6 +158,8 @@ class RaceWatch:
             self._move(n, event)
         elif kind == "resigned":
             self._resigned(n, event)
+        elif kind == "presence":
+            self._presence(n, event)
         elif kind == "results":
             results = _shared_frame(
                 event,
@@ -226,6 +229,20 @@ class RaceWatch:
                 progress=event["progress"],
                 event=n,
             ),
+        )
+
+    def _presence(self, n: int, event: dict[str, Any]) -> None:
+        """Tell the others that a racer's connection came or went (never the racer)."""
+        if event["player"] == self.conn.player:
+            return
+        self._emit(
+            _shared_frame(
+                event,
+                "presence",
+                lambda: encode_trusted(
+                    Presence, race=self.race, player=event["player"], away=event["away"], event=n
+                ),
+            )
         )
 
     def _move(self, n: int, event: dict[str, Any]) -> None:

@@ -85,6 +85,8 @@ class Connection:
         self.name: str | None = None
         self.watches: dict[str, RaceWatch] = {}
         self.tournaments: dict[str, TournamentWatch] = {}
+        #: Whether the client asked to get the list of races pushed as it changes.
+        self.follows_lobby = False
         self._close_task: asyncio.Task[None] | None = None
         self._silence: asyncio.TimerHandle | None = None
         self._working: asyncio.Future[Any] | None = None  # the message in hand, if it waits
@@ -143,6 +145,8 @@ class Connection:
             self._silence.cancel()
             for race, watch in list(self.watches.items()):
                 await self.hub.unwatch(race, watch)
+                if watch.role == "racer" and self.player is not None:
+                    await self._went_away(race, self.player)
             for tournament, follower in list(self.tournaments.items()):
                 await self.hub.unwatch(tournament, follower)
 
@@ -268,7 +272,17 @@ class Connection:
             watch.hold()
         self.watches[race] = watch
         await self.hub.watch(race, watch)
+        if role == "racer" and self.player is not None:
+            await self.services.races.came_back(race, self.player)
         return watch
+
+    async def _went_away(self, race: str, player: str) -> None:
+        """Tell the race its racer's connection is gone (if Redis can hear it now:
+        else the node's silence about them says it later)."""
+        try:
+            await self.services.races.went_away(race, player)
+        except (RedisError, OSError) as exc:
+            log.info("could not note that %s left race %s: %s", player, race, exc)
 
     async def follow_tournament(self, tournament: str, since: int, *, entrant: bool) -> None:
         """Get every change of a tournament after event ``since`` pushed."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
@@ -94,10 +95,13 @@ async def on_hello(conn: Connection, msg: Hello) -> ServerMessage:
         player=player,
         name=name,
         node=conn.settings.node,
+        now=time.time(),
     )
 
 
 async def on_list_races(conn: Connection, msg: ListRaces) -> ServerMessage:
+    if msg.follow is not None:
+        conn.follows_lobby = msg.follow  # the node pushes the list as it changes
     return Races(id=msg.id, races=await conn.services.races.listed_races())
 
 
@@ -110,6 +114,7 @@ async def on_create_race(conn: Connection, msg: CreateRace) -> ServerMessage:
         "time_limit": msg.time_limit,
         "spectate": msg.spectate.value,
         "delay": msg.spectate_delay,
+        "grace": msg.grace,
     }
     race = await service.create(_me(conn), conn.name or "", request)
     await conn.watch(race, "racer", since=0)

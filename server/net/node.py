@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import logging
 import socket
+import time
 from collections import Counter
 from collections.abc import AsyncIterator
 
@@ -25,7 +26,7 @@ from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
 from protocol.codec import encode
-from protocol.messages import Service, ServiceState
+from protocol.messages import Races, Service, ServiceState
 from server.fanout.history import History
 from server.fanout.hub import Hub
 from server.net.connection import CLOSE_TRY_AGAIN, Connection
@@ -71,6 +72,10 @@ class Node:
         self.site = Site.load(allowed_origins=settings.allowed_origins)
         self._per_address: Counter[str] = Counter()
         self._sweeper: asyncio.Task[None] | None = None
+        #: The lobby's version when this node last pushed the list of races.
+        self._lobby_version = 0
+        #: When this node last said which racers are connected to it.
+        self._heartbeat = 0.0
         # Set by stop: the sweeper stops on it too, since a Redis call can
         # swallow a cancellation (redis-py issues #2028, #2551).
         self._stopping = False
@@ -161,6 +166,8 @@ class Node:
                 continue  # the health probe says when Redis is back
             try:
                 await self.service.sweep()
+                await self._presence()
+                await self._push_lobby()
                 await self.director.heartbeat(self._entrants_here())
                 await self.director.tick()
             except (RedisError, OSError) as exc:
@@ -168,6 +175,41 @@ class Node:
                 self.health.suspect()
             except Exception:
                 log.exception("sweep failed")
+
+    async def _presence(self) -> None:
+        """Say which racers are connected here, a few times per ``timeouts.unheard``
+        (not at every sweep: a node may hold thousands), and resign those away too long."""
+        now = time.time()
+        beat = now - self._heartbeat >= self.settings.timeouts.unheard / 3
+        if beat:
+            self._heartbeat = now
+        await self.service.sweep_presence(self._racers_here() if beat else (), now)
+
+    async def _push_lobby(self) -> None:
+        """Push the list of races to the clients following it here, once it changed.
+
+        One read of the list per change and node, one frame for everyone: every
+        client is shown the same list, at most a sweep after the change.
+        """
+        version = await self.store.lobby_version()
+        if version == self._lobby_version:
+            return
+        self._lobby_version = version
+        followers = [conn for conn in self.connections if conn.follows_lobby]
+        if followers:
+            frame = encode(Races(races=await self.service.listed_races()))
+            for conn in followers:
+                conn.send_frame(frame)
+
+    def _racers_here(self) -> set[tuple[str, str]]:
+        """(race, player) of every racer connected to this node."""
+        return {
+            (race, conn.player)
+            for conn in self.connections
+            if conn.player is not None
+            for race, watch in conn.watches.items()
+            if watch.role == "racer"
+        }
 
     def _entrants_here(self) -> dict[str, set[str]]:
         """Tournament -> entrants connected to this node, following it."""

@@ -19,9 +19,11 @@ from protocol.exceptions import ErrorCode
 from protocol.messages import SpectatePolicy as Spectate
 from protocol.messages import deal_commitment as commitment
 from server.engine.prng import MAX_SEED
+from server.rules.ranking import Placed, rank, tenths
 
 __all__ = [
     "ALLOWED_PHASES",
+    "RACE_CRITERIA",
     "Phase",
     "PhaseRefusal",
     "RacerResult",
@@ -99,18 +101,26 @@ class RacerResult:
 
     player: str
     name: str
-    status: str  # won, stuck, resigned, or timeout
+    status: str  # won, stuck, resigned, left, or timeout
     home: int
     moves: int
     finished_at: float
 
 
-def standings(results: Iterable[RacerResult]) -> list[RacerResult]:
-    """Winners first by finish time, then the rest by cards home, then by time."""
+#: What decides a race's places, in order (the parts of :func:`standings`' key).
+RACE_CRITERIA = ("won", "time", "cards home", "time")
 
-    def key(result: RacerResult) -> tuple[int, float, float]:
-        if result.status == "won":
-            return (0, result.finished_at, 0.0)
-        return (1, -result.home, result.finished_at)
 
-    return sorted(results, key=key)
+def standings(results: Iterable[RacerResult], started_at: float) -> list[Placed[RacerResult]]:
+    """Winners first by time, then the rest by cards home, then by time.
+
+    Times count in tenths of a second from ``started_at`` (what a person
+    sees); racers equal in all of it share a place.
+    """
+
+    def key(result: RacerResult) -> tuple[bool, int, int, int]:
+        time = tenths(result.finished_at - started_at)
+        won = result.status == "won"
+        return (not won, time if won else 0, -result.home, time)
+
+    return rank(results, key, RACE_CRITERIA)

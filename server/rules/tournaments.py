@@ -18,8 +18,10 @@ Scoring, as docs/tournaments.md states it for players:
 - Rounds: all tables of a round share the deal, so the round ranks everyone
   together, the way a race ranks its racers: winners first by time to win,
   then the rest by cards home (a racer who did not win counts the round's
-  whole time limit). Place ``p`` of ``n`` seated earns ``n - p + 1`` points.
-  Standings: points, then total cards home, then total time.
+  whole time limit). Place ``p`` of ``n`` seated earns ``n - p + 1`` points;
+  times count in tenths of a second, and racers tied share the place and
+  split its points. Standings: points, then total cards home, then total
+  time; each place says which of these decided it (or that it is shared).
 - Knockout: a race's winner is its first placed racer; the first to win
   ``best_of // 2 + 1`` races wins the match. Standings: the champion, the
   runner-up, then by the round reached, then by races won, then cards home,
@@ -32,6 +34,8 @@ import enum
 import math
 from collections.abc import Iterable, Mapping
 from typing import Any
+
+from server.rules.ranking import rank, shared_points, tenths
 
 __all__ = [
     "ACTIVE",
@@ -119,26 +123,36 @@ def rounds_tables(players: list[str], table_size: int) -> list[Table]:
     return [{"players": table, "match": None} for table in tables if table]
 
 
-def _round_key(result: Mapping[str, Any], time_limit: float) -> tuple[int, float, float]:
-    if result["status"] == "won":
-        return (0, float(result["time"]), 0.0)
-    return (1, -float(result["home"]), time_limit)
+#: What decides a round's places, in order: the parts of ``_round_key``.
+ROUND_CRITERIA = ("won", "time", "cards home")
+
+
+def _round_key(result: Mapping[str, Any]) -> tuple[bool, int, int]:
+    won = result["status"] == "won"
+    return (not won, tenths(float(result["time"])) if won else 0, -int(result["home"]))
 
 
 def record_rounds_stage(doc: Doc, results: Iterable[Mapping[str, Any]]) -> None:
-    """Score a finished round from its races' standings rows (all tables together)."""
+    """Score a finished round from its races' standings rows (all tables together).
+
+    Racers tied (the same cards home, and for winners the same time in
+    tenths) share the place and split evenly the points of the places they fill.
+    """
     stage = doc["stages"][-1]
     limit = float(doc["time_limit"])
-    rows = sorted(results, key=lambda r: _round_key(r, limit))
+    placed = rank(results, _round_key, ROUND_CRITERIA)
+    points = shared_points(placed, lambda position: len(placed) - position + 1)
     scored: dict[str, Any] = {}
-    for place, row in enumerate(rows, 1):
+    for entry, share in zip(placed, points, strict=True):
+        row = entry.item
         won = row["status"] == "won"
         scored[row["player"]] = {
-            "place": place,
-            "points": len(rows) - place + 1,
+            "place": entry.place,
+            "points": share,
             "status": row["status"],
             "home": int(row["home"]),
             "time": float(row["time"]) if won else limit,
+            "by": entry.decided_by,
         }
     stage["results"] = scored
     stage["status"] = "done"
@@ -333,12 +347,17 @@ def standings(doc: Doc) -> list[dict[str, Any]]:
     def key(t: dict[str, Any]) -> tuple[Any, ...]:
         gone = t["player"] in removed
         if doc["format"] == "rounds":
-            return (gone, -t["points"], -t["home"], t["time"])
+            return (gone, -t["points"], -t["home"], tenths(t["time"]))
         champion = t["player"] == doc["champion"]
-        return (gone, not champion, -t["round"], -t["points"], -t["home"], t["time"])
+        return (gone, not champion, -t["round"], -t["points"], -t["home"], tenths(t["time"]))
 
-    ranked = sorted(totals.values(), key=key)
+    criteria = ROUNDS_STANDING if doc["format"] == "rounds" else KNOCKOUT_STANDING
     return [
-        {"place": place, **t, "removed": t["player"] in removed}
-        for place, t in enumerate(ranked, 1)
+        {"place": p.place, **p.item, "removed": p.item["player"] in removed, "by": p.decided_by}
+        for p in rank(totals.values(), key, criteria)
     ]
+
+
+#: What decides the standings' places, in order, by format.
+ROUNDS_STANDING = ("removed", "points", "cards home", "time")
+KNOCKOUT_STANDING = ("removed", "champion", "round reached", "races won", "cards home", "time")

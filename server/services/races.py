@@ -44,6 +44,9 @@ __all__ = ["MoveResult", "RaceService", "StartedRace", "variant_or_refusal"]
 
 log = logging.getLogger(__name__)
 
+#: Seconds a racer may be away (disconnected) before the server resigns them as "left".
+DEFAULT_GRACE = 60
+
 #: The keys of ``Game.progress``, which every view also carries.
 PROGRESS_KEYS = ("home", "target", "moves", "won", "over")
 
@@ -97,6 +100,13 @@ def _public_info(
         "time_limit": int(meta["time_limit"]),
         "spectate": meta["spectate"],
         "delay": int(meta["delay"] or 0),
+        "grace": int(meta.get("grace") or DEFAULT_GRACE),
+        # A tournament's table: its tournament, whose code and name stand in
+        # for the join code it has not and the host who is not a player.
+        "tournament": meta.get("tournament") or None,
+        "tournament_code": meta.get("tournament_code") or None,
+        "host_name": meta.get("host_name") or players.get(meta["host"], ""),
+        "away": {p: float(meta[f"away:{p}"]) for p in players if f"away:{p}" in meta},
         "deal": int(meta["deal"]) if meta["deal"] else None,
         "commitment": commitment(
             meta["variant"], int(meta["deal_version"]), int(meta["seed"]), race
@@ -217,8 +227,11 @@ class RaceService:
             "time_limit": request["time_limit"],
             "spectate": request["spectate"],
             "delay": request.get("delay", 0),
+            "grace": request.get("grace") or DEFAULT_GRACE,
         }
-        return await self.store.create_race(player, name, settings)
+        race = await self.store.create_race(player, name, settings)
+        await self.store.lobby_changed()
+        return race
 
     async def resolve(self, race: str | None, code: str | None) -> str:
         """A race id from an id or a join code."""
@@ -238,16 +251,21 @@ class RaceService:
         return _public_info(race, meta, players, time.time())
 
     async def listed_races(self) -> list[dict[str, Any]]:
-        """Races open to join, then races under way (to spectate)."""
-        races = [*await self.store.open_races(), *await self.store.live_races()]
+        """Races open to join, then races under way (to spectate); never a finished one,
+        even one whose clock ran out a moment before the sweeper closed it."""
+        # A race started between the two reads is in both: listed once.
+        races = list(
+            dict.fromkeys([*await self.store.open_races(), *await self.store.live_races()])
+        )
         now = time.time()
-        return [
+        infos = [
             _public_info(race, meta, players, now)
             for race, (meta, players) in zip(
                 races, await self.store.metas_and_players(races), strict=True
             )
             if meta  # else closed between the two reads
         ]
+        return [info for info in infos if info["phase"] != Phase.FINISHED.value]
 
     async def join(self, player: str, name: str, race: str) -> None:
         status, _ = await self.store.join(
@@ -255,6 +273,7 @@ class RaceService:
         )
         if status != "ok":
             raise _refuse(status)
+        await self.store.lobby_changed()
 
     async def leave(self, player: str, race: str) -> None:
         status, _ = await self.store.leave(
@@ -262,6 +281,7 @@ class RaceService:
         )
         if status != "ok":
             raise _refuse(status)
+        await self.store.lobby_changed()
 
     async def set_ready(self, player: str, race: str, ready: bool) -> None:
         payload = encode_event({"k": "ready", "player": player, "ready": ready})
@@ -304,6 +324,8 @@ class RaceService:
         )
         if status != "ok" and force:
             raise _refuse(status)
+        if status == "ok":
+            await self.store.lobby_changed()
 
     # -- racing ------------------------------------------------------------
 
@@ -559,16 +581,76 @@ class RaceService:
             before = page[-1][0]
 
     async def resign(self, player: str, race: str) -> None:
-        started = await self.started(race)
-        _, _, state = await self._board(race, player, fresh=True)
-        now = time.time()
-        progress = {**started.game.progress(state), "resigned": True}
-        payload = encode_event({"k": "resigned", "player": player, "progress": progress, "at": now})
-        status, _, left = await self.store.resign(race, player, now, payload)
+        status = await self._stop_playing(player, race, time.time(), how="resigned")
         if status != "ok":
             raise _refuse(status)
-        if left == 0:
+
+    async def _stop_playing(self, player: str, race: str, now: float, *, how: str) -> str:
+        """End a racer's game as ``resigned`` or ``left`` (away past the grace); the
+        script's status. Their progress goes with the event, marked with ``how``."""
+        started = await self.started(race)
+        _, _, state = await self._board(race, player, fresh=True)
+        progress = {**started.game.progress(state), "resigned": True}
+        if how == "left":
+            progress["left"] = True
+        payload = encode_event({"k": "resigned", "player": player, "progress": progress, "at": now})
+        status, _, left = await self.store.resign(race, player, now, payload, how=how)
+        if status == "ok" and left == 0:
             self.close_soon(race)
+        return status
+
+    # -- who is connected ----------------------------------------------------
+
+    async def came_back(self, race: str, player: str) -> None:
+        """A connection of ``player`` follows ``race`` as a racer: they are here."""
+        now = time.time()
+        await self.store.mark_here([(race, player)], now)
+        await self._back(race, player, now)
+
+    async def _back(self, race: str, player: str, now: float) -> None:
+        await self._presence(race, player, here=True, since=now)
+        # After the presence: a sweeper that resigns meanwhile finds them back.
+        await self.store.schedule_leaving(race, player, None)
+
+    async def went_away(self, race: str, player: str, since: float | None = None) -> None:
+        """``player``'s connection to ``race`` closed (or its node went silent at ``since``)."""
+        since = time.time() if since is None else since
+        await self.store.unmark_here(race, player)
+        changed, grace = await self._presence(race, player, here=False, since=since)
+        if changed:
+            await self.store.schedule_leaving(race, player, since + grace)
+
+    async def _presence(
+        self, race: str, player: str, *, here: bool, since: float
+    ) -> tuple[bool, int]:
+        payload = encode_event({"k": "presence", "player": player, "away": None if here else since})
+        return await self.store.presence(race, player, here=here, since=since, payload=payload)
+
+    async def sweep_presence(self, here: Iterable[tuple[str, str]], now: float) -> None:
+        """Keep the racers connected here marked as such, and resign those away too long.
+
+        Any node may do each step: a node whose heartbeat stopped (it died with
+        its connections) has its racers marked away, and the resign script
+        ends a game only for a racer still away past the grace, exactly once.
+        """
+        for race, player in await self.store.mark_here(list(here), now):
+            await self._back(race, player, now)
+        for race, player, seen in await self.store.unheard_since(
+            now - self.settings.timeouts.unheard
+        ):
+            await self.went_away(race, player, since=seen)
+        for race, player in await self.store.leaving_due(now):
+            try:
+                status = await self._stop_playing(player, race, now, how="left")
+            except RequestRefused as exc:
+                status = "race_not_open" if exc.code is ErrorCode.RACE_NOT_OPEN else "gone"
+            if status == "race_not_open":  # away in the lobby: judged again once it starts
+                grace = int((await self.store.meta(race)).get("grace") or 60)
+                await self.store.schedule_leaving(race, player, now + grace)
+                continue
+            if status == "ok":
+                log.info("race %s: %s left (away past the grace period)", race, player)
+            await self.store.schedule_leaving(race, player, None)
 
     async def racer_snapshot(self, race: str, player: str) -> dict[str, Any]:
         """Everything a racer needs to (re)draw their game: the race_started fields."""
@@ -640,6 +722,8 @@ class RaceService:
             return False
         if not closed and await self.store.results(race) is not None:
             return False
+        if closed:
+            await self.store.lobby_changed()
         results = await self.results(race)
         # A tournament table's results (its seed) wait for the other tables
         # racing the same deal: the director announces them at the stage's end.
@@ -701,19 +785,20 @@ class RaceService:
                     finished_at=float(boards.get(f"at:{player}") or started.ends_at),
                 )
             )
-        ranked = standings(racers)
         return {
             "standings": [
                 {
-                    "place": place,
+                    "place": placed.place,
                     "player": r.player,
                     "name": r.name,
                     "status": r.status,
                     "home": r.home,
                     "moves": r.moves,
-                    "time": max(0.0, r.finished_at - started.started_at),
+                    "time": round(max(0.0, r.finished_at - started.started_at), 1),
+                    "by": placed.decided_by,
                 }
-                for place, r in enumerate(ranked, 1)
+                for placed in standings(racers, started.started_at)
+                for r in (placed.item,)
             ],
             "seed": started.seed,
             "commitment": started.commitment,

@@ -274,7 +274,10 @@ class Director:
                 "time_limit": doc["time_limit"],
                 "spectate": doc["spectate"],
                 "delay": doc["delay"],
+                "grace": doc["grace"],
                 "tournament": tournament,
+                "tournament_code": doc["code"],
+                "host_name": doc["name"],
                 # Tables racing one deal keep their results (and seed) to
                 # themselves until every table has finished.
                 "hold_results": int(len(plan["tables"]) > 1),

@@ -12,7 +12,10 @@ from __future__ import annotations
 __all__ = [
     "ACTIVE_TOURNAMENTS",
     "LIVE_RACES",
+    "LOBBY_VERSION",
     "OPEN_RACES",
+    "RACERS_AWAY",
+    "RACERS_HERE",
     "TOURNAMENTS",
     "channel",
     "events",
@@ -37,6 +40,15 @@ __all__ = [
 OPEN_RACES = "races:open"
 #: Sorted set of started races, scored by the time their clock runs out.
 LIVE_RACES = "races:live"
+#: Sorted set of ``race player`` pairs connected to some node, scored by when a
+#: node last said so: a score that stops moving means that node is gone.
+RACERS_HERE = "racers:here"
+#: Sorted set of ``race player`` pairs away from a race, scored by when their
+#: grace period ends: the racers any node's sweeper resigns as having left.
+RACERS_AWAY = "racers:away"
+#: Counter bumped whenever the list of races changes: nodes that see it move
+#: push the new list to the clients following the lobby.
+LOBBY_VERSION = "lobby:version"
 #: Sorted set of every tournament, scored by creation time: the lobby's list.
 TOURNAMENTS = "tournaments:all"
 #: Set of tournaments started and not yet over: the ones directors tend.

@@ -96,6 +96,16 @@ def _script(name: str, *, sharded: bool = False) -> str:
     return text
 
 
+def _pair(race: str, player: str) -> str:
+    """A racer in a race as one member of the presence sets (ids hold no spaces)."""
+    return f"{race} {player}"
+
+
+def _split_pair(member: Any) -> tuple[str, str]:
+    race, player = _text(member).split(" ", 1)
+    return race, player
+
+
 def unpack(data: bytes) -> Any:
     return msgpack.unpackb(data, raw=False, strict_map_key=False)
 
@@ -246,7 +256,7 @@ class Store:
 
     SCRIPTS = (
         "join", "leave", "ready", "start", "move", "board", "resign", "finish", "results",
-        "seat", "tournament_save", "announce",
+        "seat", "tournament_save", "announce", "presence",
     )  # fmt: skip
 
     def __init__(self, client: RedisClient) -> None:
@@ -490,14 +500,77 @@ class Store:
         return [_text(m) for m in await self.redis.lrange(keys.race_log(race, player), 0, -1)]
 
     async def resign(
-        self, race: str, player: str, now: float, payload: bytes
+        self, race: str, player: str, now: float, payload: bytes, *, how: str = "resigned"
     ) -> tuple[str, int, int]:
+        """End a racer's game: ``resigned``, or ``left`` if away past the race's grace."""
         status, event, left = await self.run(
             "resign",
             [keys.race_meta(race), keys.race_boards(race), keys.race_events(race)],
-            [player, repr(now), keys.race_channel(race), payload],
+            [player, repr(now), keys.race_channel(race), payload, how],
         )
         return _text(status), int(event), int(left)
+
+    # -- the lobby --------------------------------------------------------
+
+    async def lobby_changed(self) -> None:
+        """Say that the list of races changed (a race opened, filled, started or ended)."""
+        await self.redis.incr(keys.LOBBY_VERSION)
+
+    async def lobby_version(self) -> int:
+        return int(await self.redis.get(keys.LOBBY_VERSION) or 0)
+
+    # -- who is connected --------------------------------------------------
+
+    async def presence(
+        self, race: str, player: str, *, here: bool, since: float, payload: bytes
+    ) -> tuple[bool, int]:
+        """Note that a racer came back or went away (since ``since``); returns
+        whether that changed anything (then announced) and the race's grace period."""
+        changed, _, grace = await self.run(
+            "presence",
+            [keys.race_meta(race), keys.race_players(race), keys.race_events(race)],
+            [player, repr(since), int(here), keys.race_channel(race), payload],
+        )
+        return bool(changed), int(grace)
+
+    async def mark_here(
+        self, pairs: Sequence[tuple[str, str]], now: float
+    ) -> list[tuple[str, str]]:
+        """These racers (``race, player``) are connected to this node now; returns
+        those that were not marked (taken for gone while this node was silent)."""
+        if not pairs:
+            return []
+        members = [_pair(*pair) for pair in pairs]
+        # Two commands whatever the number of racers: a node may hold thousands.
+        known = await self.redis.zmscore(keys.RACERS_HERE, members)
+        await self.redis.zadd(keys.RACERS_HERE, dict.fromkeys(members, now))
+        return [pair for pair, score in zip(pairs, known, strict=True) if score is None]
+
+    async def unmark_here(self, race: str, player: str) -> None:
+        await self.redis.zrem(keys.RACERS_HERE, _pair(race, player))
+
+    async def unheard_since(self, before: float, limit: int = 100) -> list[tuple[str, str, float]]:
+        """Racers no node has said are connected since ``before``: their node is gone."""
+        found: list[Any] = await self.redis.zrangebyscore(
+            keys.RACERS_HERE, "-inf", before, start=0, num=limit, withscores=True
+        )
+        unheard = []
+        for member, score in found:
+            race, player = _split_pair(member)
+            unheard.append((race, player, float(score)))
+        return unheard
+
+    async def schedule_leaving(self, race: str, player: str, at: float | None) -> None:
+        """Resign a racer as having left at ``at`` unless they come back (None: they came back)."""
+        if at is None:
+            await self.redis.zrem(keys.RACERS_AWAY, _pair(race, player))
+        else:
+            await self.redis.zadd(keys.RACERS_AWAY, {_pair(race, player): at})
+
+    async def leaving_due(self, now: float, limit: int = 100) -> list[tuple[str, str]]:
+        """Racers whose grace period has run out by ``now``."""
+        due = await self.redis.zrangebyscore(keys.RACERS_AWAY, "-inf", now, start=0, num=limit)
+        return [_split_pair(member) for member in due]
 
     async def finish(self, race: str, now: float) -> bool:
         """Close the race if it is done; True for the one caller that closed it."""

@@ -286,3 +286,47 @@ async def test_bot_command_races_and_prints_standings(node: str) -> None:
     assert len(lines) == 2
     assert "1. Robo" in lines[0] and ("won" in lines[0] or "stuck" in lines[0])
     assert "2. Host" in lines[1] and "resigned" in lines[1]
+
+
+async def test_a_bot_that_never_gives_up_outlasts_a_long_outage(
+    redis_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The practice bot's patience: the server is away for more failed attempts than a
+    bounded bot allows; once it is back the bot resumes and moves on."""
+    from server.net.node import running_node
+    from server.settings import Limits, Settings, Timeouts
+    from server.storage.embedded import free_port
+
+    caplog.set_level(logging.INFO, logger="client.bot")
+    port = free_port()
+    settings = Settings(
+        port=port, redis_url=redis_url, limits=Limits(rate=10_000, burst=10_000),
+        timeouts=Timeouts(countdown=0.0),
+    )  # fmt: skip
+    url = f"ws://127.0.0.1:{port}/"
+    patience = Patience(reconnects=None, first_backoff=0.01, max_backoff=0.05)
+    async with running_node(settings):
+        host, race, code = await _host(url)
+        bot = Bot(url, name="Stayer", speed=20, patience=patience)
+        bot.task = asyncio.get_running_loop().create_task(bot.run(code=code))
+        await asyncio.wait_for(bot.joined.wait(), TIMEOUT)
+        await host.request(Ready(race=race, ready=True), RaceInfo)
+        await host.next(RaceStarted, timeout=TIMEOUT)
+        await _bot_moved(host, bot, 2)
+        assert host.welcome is not None
+        token = host.welcome.token
+    # The node is gone: the bot fails again and again, past a bounded bot's limit.
+    bounded = Patience().reconnects or 0
+    async with asyncio.timeout(TIMEOUT):
+        while sum("trying again" in r.getMessage() for r in caplog.records) <= 2 * bounded:
+            await asyncio.sleep(0.05)
+    assert not bot.task.done()
+    async with running_node(settings):
+        host = await ClientSession.connect(url, "Host", token)
+        await host.request(Resume(race=race, since=0), RaceStarted)
+        seen = (await _bot_moved(host, bot, 1)).progress["moves"]
+        await _bot_moved(host, bot, seen + 2)  # moving again, not only resumed
+        bot.task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await bot.task
+        await host.close()

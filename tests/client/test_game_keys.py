@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import pytest
 from textual.pilot import Pilot
 
 from client.app import BOT_SPEEDS, BallroomApp
@@ -67,7 +68,7 @@ async def test_b_changes_the_practice_bots_speed_while_it_plays(node: str) -> No
         await until(pilot, lambda: len(app.bots) == 1, "the bot plays")
         assert app.bots[0].speed == BOT_SPEEDS["fast"]
         await pilot.press("b")
-        await on_screen(pilot, "Bot speed: slow")
+        await on_screen(pilot, "Bot speed: slow (1 move a second)")
         assert app.bots[0].speed == BOT_SPEEDS["slow"]
 
 
@@ -109,3 +110,38 @@ async def test_a_won_game_says_won_not_stuck() -> None:
         await pilot.press("d")
         shown = await on_screen(pilot, "You won: all 52 cards home")
         assert "no legal move" not in shown.lower()
+
+
+async def test_a_refused_drop_says_which_card_the_pile_needs(node: str) -> None:
+    """Pick the waste's card and drop it on a foundation that does not take it: the
+    notice gives the server's reason, naming the card that foundation needs."""
+    app = BallroomApp(node, "Ann")
+    async with app.run_test(size=(80, 24)) as pilot:
+        game = await solo_race(pilot, deal=7)
+        await pilot.press("d")
+        await until(pilot, lambda: game.seq == 1, "one deal")
+        target = next(
+            spec.id
+            for spec in game.table.piles
+            if spec.role.value == "foundation" and spec.id not in game.picker.targets("w", None)
+        )
+        game.clicked("w", None)
+        await on_screen(pilot, "w: no legal move from here now")
+        game.clicked(target, None)
+        await on_screen(pilot, f"{target} needs the ")
+        assert game.seq == 1
+
+
+async def test_the_clock_counts_by_the_servers_time_when_ours_is_off(
+    node: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A client whose clock runs an hour fast still shows the race's time left, since it
+    counts from the server's clock (its welcome), not "time up"."""
+    import client.net
+
+    monkeypatch.setattr(client.net, "clock", lambda: time.time() + 3600)
+    app = BallroomApp(node, "Ann")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await solo_race(pilot)
+        assert abs(app.link.now() - time.time()) < 5
+        await on_screen(pilot, "⏱ 9:5")

@@ -119,3 +119,30 @@ async def test_practice_on_a_terminal_too_small_asks_first(node: str) -> None:
         await pilot.press("up", "p")  # Quadrille fits: no question
         await until(pilot, lambda: not isinstance(app.screen, LobbyScreen), "the practice begins")
         assert isinstance(app.screen, RoomScreen | GameScreen)
+
+
+async def test_the_race_list_follows_the_server_without_a_key_press(node: str) -> None:
+    """Someone else opens a race: it shows up at once (pushed, no r, no wait for a
+    refresh); once it has ended it leaves the list at once."""
+    from protocol.messages import Resign, StartRace
+
+    app = BallroomApp(node, "Ann")
+    async with app.run_test(size=(100, 24)) as pilot:
+        await until(pilot, lambda: app.link.online, "the app is online")
+        lobby = app.screen
+        assert isinstance(lobby, LobbyScreen)
+        await until(pilot, lambda: lobby.listed == [] and lobby.composed, "an empty list")
+        bob = await ClientSession.connect(node, "Bob")
+        created = await bob.request(
+            CreateRace(
+                variant="gavotte", max_players=1, time_limit=600, spectate=SpectatePolicy.AFTER
+            ),
+            RaceInfo,
+        )
+        race, code = str(created.race["id"]), str(created.race["code"])
+        await on_screen(pilot, code, "Gavotte", "open")
+        await bob.request(StartRace(race=race), RaceInfo)
+        await on_screen(pilot, code, "running")
+        await bob.request(Resign(race=race), RaceInfo)
+        await until(pilot, lambda: code not in screen_text(app), "the finished race left")
+        await bob.close()

@@ -361,3 +361,29 @@ async def test_host_removes_an_entrant_and_the_tournament_is_watched_again_after
             await on_screen(pilot, "cancelled during round 1 of 3")
         for guest in guests:
             await guest.close()
+
+
+def test_the_standings_table_names_the_tie_break_that_decided_a_place() -> None:
+    """Equal points split by cards home, and a shared place, are labelled in a By column."""
+    import io
+
+    from rich.console import Console
+
+    from client.widgets.tournament import standings_table
+
+    doc = {
+        "format": "rounds",
+        "standings": [
+            {"place": 1, "player": "a", "name": "Ann", "points": 3, "home": 60, "time": 9.0,
+             "by": None},
+            {"place": 2, "player": "b", "name": "Bob", "points": 3, "home": 40, "time": 9.0,
+             "by": "cards home"},
+            {"place": 2, "player": "c", "name": "Cy", "points": 3, "home": 40, "time": 9.0,
+             "by": "tie"},
+        ],
+    }  # fmt: skip
+    console = Console(width=80, file=io.StringIO(), record=True, color_system=None)
+    console.print(standings_table(doc, None))
+    text = console.export_text()
+    assert "By" in text and "home" in text
+    assert [line.split()[0] for line in text.splitlines()[1:]] == ["1", "2", "2"]

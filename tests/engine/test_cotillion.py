@@ -558,3 +558,25 @@ def test_contradance_won_position_is_won_and_over() -> None:
     state = position(CONTRADANCE, **foundations)
     assert CONTRADANCE.home(state) == CONTRADANCE.target() == 104
     assert CONTRADANCE.is_won(state) and CONTRADANCE.is_over(state)
+
+
+@pytest.mark.parametrize("game", ALL, ids=lambda game: game.id)
+def test_a_refused_card_on_a_foundation_names_the_card_it_needs(game: Game) -> None:
+    """Onto a foundation, the refusal says which card it takes next (or that it is full)."""
+    state = game.apply(game.deal(7), Move.parse("deal"))  # something in the waste
+    foundations = game.built_foundations()
+    assert foundations is not None
+    for src in ("w", *(f"t{n}" for n in range(1, 13)), *(f"r{n}" for n in range(1, 13))):
+        if src not in game.index or not state.piles[game.index[src]]:
+            continue
+        for dst in (spec.id for spec in game.layout.piles if spec.role is Role.FOUNDATION):
+            move = Move.card(src, dst)
+            if move in game.legal_moves(state):
+                continue
+            with pytest.raises(IllegalMoveError) as refused:
+                game.apply(state, move)
+            wanted = foundations.next_kind(state.piles, game.index[dst])
+            assert wanted is not None
+            assert refused.value.reason.startswith(f"{dst} needs the ")
+            return
+    raise AssertionError("no refused move onto a foundation in the opening")

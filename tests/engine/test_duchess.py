@@ -186,7 +186,7 @@ def test_only_the_top_tableau_card_is_available() -> None:
     """A tableau card under another cannot move, even by position."""
     state = position(GD, s=stock(20), t1=[c("AC"), c("5H")])
     assert card_moves(GD, state) == []
-    assert refusal(GD, state, Move.card("t1", "f1")) == "5♥ from t1 cannot go on f1 now"
+    assert refusal(GD, state, Move.card("t1", "f1")) == "f1 needs the A♣, not the 5♥"
     reason = refusal(GD, state, Move.card("t1", "f1", 0))
     assert reason == "only the top card of t1 is available"
 
@@ -298,7 +298,7 @@ def test_reserve_move_needs_a_position_in_the_pile() -> None:
     state = position(GD, r=[c("AC"), c("9H")])
     assert refusal(GD, state, Move.card("r", "f1")).startswith("name the reserve card")
     assert refusal(GD, state, Move.card("r", "f1", 2)) == "r has no card at position 2"
-    assert refusal(GD, state, Move.card("r", "f3", 1)) == "9♥ from r cannot go on f3 now"
+    assert refusal(GD, state, Move.card("r", "f3", 1)) == "f3 needs the A♥, not the 9♥"
 
 
 def test_tableau_moves_carry_no_position() -> None:

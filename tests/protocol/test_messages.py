@@ -43,6 +43,7 @@ from protocol import (
     NotAMap,
     Ping,
     Pong,
+    Presence,
     Progress,
     RaceFinished,
     RaceInfo,
@@ -168,6 +169,8 @@ SAMPLES: list[Message] = [
     ),
     Moved(race="r7", seq=3, move="w>f3", view=VIEW, legal=[], progress=PROGRESS, id=9),
     Progress(race="r7", player="p2", progress=PROGRESS, event=12),
+    Presence(race="r7", player="p2", event=13, away=1767312012.5),
+    Presence(race="r7", player="p2", event=14),
     Board(race="r7", player="p2", seq=3, move="w>f3", view=VIEW, event=13),
     Spectating(race=RACE, layout=LAYOUT, boards={"p1": VIEW, "p2": VIEW}, event=13),
     RaceFinished(

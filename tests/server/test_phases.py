@@ -32,3 +32,17 @@ def test_every_phase_has_an_answer_for_every_request(request_type: str) -> None:
     for phase in Phase:
         refusal = phase_refusal(request_type, phase)
         assert (refusal is None) == (phase in ALLOWED_PHASES[request_type])
+
+
+def test_race_standings_share_a_place_when_a_person_could_not_tell_them_apart() -> None:
+    """Times count in tenths: 79.340 s and 79.341 s tie; cards home split the others."""
+    from server.rules.races import RacerResult, standings
+
+    results = [
+        RacerResult("a", "A", "won", 52, 10, 1000.0 + 79.341),
+        RacerResult("b", "B", "won", 52, 10, 1000.0 + 79.340),
+        RacerResult("c", "C", "stuck", 30, 10, 1000.0 + 20.0),
+        RacerResult("d", "D", "left", 20, 10, 1000.0 + 5.0),
+    ]
+    placed = [(p.item.player, p.place, p.decided_by) for p in standings(results, 1000.0)]
+    assert placed == [("a", 1, None), ("b", 1, "tie"), ("c", 3, "won"), ("d", 4, "cards home")]

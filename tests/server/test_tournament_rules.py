@@ -139,3 +139,47 @@ def test_when_both_players_are_absent_the_first_placed_advances() -> None:
     plan = rules.plan_stage(made, absent={"a", "d"})
     assert made["bracket"][0][0]["winner"] == "a" and made["bracket"][0][0]["forfeit"] == "d"
     assert plan is not None and [t["players"] for t in plan["tables"]] == [["b", "c"]]
+
+
+def test_a_round_where_nobody_scored_is_a_tie_for_everyone() -> None:
+    """Everyone 0 cards home: one shared first place, and the points split evenly."""
+    made = doc("rounds", ["a", "b", "c"], rounds=1)
+    play(made, rules.plan_stage(made, absent=()))
+    rules.record_rounds_stage(
+        made,
+        [row("a", "stuck", 0, 10.0), row("b", "stuck", 0, 20.0), row("c", "timeout", 0, 300.0)],
+    )
+    results = made["stages"][0]["results"]
+    assert {p: (r["place"], r["points"], r["by"]) for p, r in results.items()} == {
+        "a": (1, 2, None), "b": (1, 2, "tie"), "c": (1, 2, "tie"),
+    }  # fmt: skip
+    assert [(s["place"], s["by"]) for s in made["standings"]] == [(1, None), (1, "tie"), (1, "tie")]
+
+
+def test_times_a_person_cannot_tell_apart_are_a_tie() -> None:
+    """79.340 s and 79.341 s both read 79.3 s: the two winners share first place and
+    split 3 + 2 points; a tenth more is a place lower, decided by time."""
+    made = doc("rounds", ["a", "b", "c"], rounds=1)
+    play(made, rules.plan_stage(made, absent=()))
+    rules.record_rounds_stage(
+        made,
+        [row("a", "won", 104, 79.341), row("b", "won", 104, 79.340), row("c", "won", 104, 79.45)],
+    )
+    results = made["stages"][0]["results"]
+    assert {p: (r["place"], r["points"], r["by"]) for p, r in results.items()} == {
+        "a": (1, 2.5, None), "b": (1, 2.5, "tie"), "c": (3, 1, "time"),
+    }  # fmt: skip
+
+
+def test_the_standings_say_which_tie_break_decided_a_place() -> None:
+    """Equal points: cards home decides, and the standings say so; then time."""
+    made = doc("rounds", ["a", "b", "c", "d"], rounds=1)
+    play(made, rules.plan_stage(made, absent=()))
+    rules.record_rounds_stage(
+        made,
+        [row("a", "won", 104, 50.0), row("b", "stuck", 60, 10.0), row("c", "stuck", 40, 10.0),
+         row("d", "stuck", 40, 10.0)],
+    )  # fmt: skip
+    assert [(s["player"], s["place"], s["by"]) for s in made["standings"]] == [
+        ("a", 1, None), ("b", 2, "points"), ("c", 3, "points"), ("d", 3, "tie"),
+    ]  # fmt: skip

@@ -1,0 +1,74 @@
+"""Racers see who is away from a race, and who left it, as it happens."""
+
+from __future__ import annotations
+
+from client.app import BallroomApp
+from client.models.racers import RacerLine, progress_summary
+from client.session import ClientSession
+from protocol.messages import CreateRace, JoinRace, RaceInfo, RaceStarted, SpectatePolicy
+from server.settings import Timeouts
+from tests.client.play import race_with_bob
+from tests.client.screen import on_screen, until
+from tests.server.conftest import NodeFactory
+
+
+def test_the_summary_line_says_who_is_away_and_for_how_long() -> None:
+    """An away racer still playing shows "away Ns"; one whose game is over does not."""
+    lines = [
+        RacerLine("Ann", 3, 52, 4, "racing", me=True),
+        RacerLine("Bob", 5, 52, 9, "racing", away=100.0),
+        RacerLine("Cy", 5, 52, 9, "left", away=90.0),
+    ]
+    assert progress_summary(lines, 80, now=112.4) == (
+        "Ann* 3/52 · Bob 5/52 away 12s · Cy 5/52 left"
+    )
+
+
+async def test_the_hud_shows_an_opponent_away_then_gone(make_node: NodeFactory) -> None:
+    """Bob's client dies: Ann's HUD says he is away, then that he left (grace 1 s)."""
+    async with make_node(timeouts=Timeouts(countdown=0.0, sweep=0.05)) as url:
+        app = BallroomApp(url, "Ann")
+        async with app.run_test(size=(80, 24)) as pilot:
+            _, bob, _ = await race_with_bob(pilot, url, grace=1)
+            bob.ws.transport.abort()
+            await on_screen(pilot, "0 mv away")
+            await on_screen(pilot, "0 mv left", "Bob was away too long and has left")
+            await bob.close()
+
+
+async def test_a_spectator_sees_the_race_running_and_who_is_away(node: str) -> None:
+    """Watching from the countdown on: the header moves on to "running" by the clock,
+    and a racer whose client dies shows as away on their seat."""
+    from client.screens.spectate import SpectateScreen
+    from protocol.messages import Ready, StartRace
+
+    bob = await ClientSession.connect(node, "Bob")
+    cy = await ClientSession.connect(node, "Cy")
+    created = await bob.request(
+        CreateRace(
+            variant="quadrille", max_players=2, time_limit=600, spectate=SpectatePolicy.LIVE
+        ),
+        RaceInfo,
+    )
+    race = str(created.race["id"])
+    await cy.request(JoinRace(code=str(created.race["code"])), RaceInfo)
+    await cy.request(Ready(race=race, ready=True), RaceInfo)
+    app = BallroomApp(node, "Ann")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.link.online, "online")
+        await bob.request(StartRace(race=race), RaceInfo)
+        await bob.next(RaceStarted)
+        app.push_screen(SpectateScreen(race))
+        await on_screen(pilot, "running", "Bob · 0/52")
+        bob.ws.transport.abort()
+        await on_screen(pilot, "Bob · 0/52 · 0 moves · away")
+    await cy.close()
+
+
+def test_a_races_phase_moves_on_with_the_clock() -> None:
+    """The info says countdown; past its start it is running, past its end time is up."""
+    from client.models.record import RaceRecord
+
+    record = RaceRecord("r1", {"phase": "countdown", "started_at": 100.0, "ends_at": 700.0})
+    assert [record.phase(t) for t in (99.0, 100.0, 700.0)] == ["countdown", "running", "time up"]
+    assert RaceRecord("r2", {"phase": "open"}).phase(1e12) == "open"
