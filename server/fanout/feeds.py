@@ -137,6 +137,8 @@ class RaceWatch:
                             commitment=event["commitment"],
                             deal_version=event["deal_version"],
                             logs=event["logs"],
+                            line=event.get("line"),
+                            par=event.get("par"),
                         )
                     ),
                 )

@@ -83,6 +83,8 @@ class Node:
                 await self._sweeper
         await self.health.close()
         await self.hub.close()
+        await self.director.close()
+        await self.service.solver.close()
 
     # -- Redis's health ------------------------------------------------------
 
