@@ -176,9 +176,7 @@ class LineCache:
             OrderedDict()
         )
 
-    def remember(
-        self, race: str, player: str, seq: int, state: State, line: Sequence[str]
-    ) -> None:
+    def remember(self, race: str, player: str, seq: int, state: State, line: Sequence[str]) -> None:
         key = (race, player)
         self._lines[key] = (seq, state, tuple(line))
         self._lines.move_to_end(key)

@@ -309,9 +309,7 @@ class Director:
                 if player in absent:
                     await self._resign(entry["race"], player)
 
-    async def _stage_deal(
-        self, doc: Doc, stage: int, variant: str
-    ) -> tuple[int, str, str] | None:
+    async def _stage_deal(self, doc: Doc, stage: int, variant: str) -> tuple[int, str, str] | None:
         """The stage's (seed, winnable status, line); None while a winnable one is searched for.
 
         The search runs in the race service's solver pool without the
