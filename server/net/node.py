@@ -73,6 +73,7 @@ class Node:
     async def start(self) -> None:
         await self.hub.start()
         await self.health.start()
+        self.service.solver.start()
         self._sweeper = asyncio.get_running_loop().create_task(self._sweep())
 
     async def stop(self) -> None:

@@ -113,6 +113,15 @@ class SolverPool:
         self.solving = solving
         self._executor: ProcessPoolExecutor | None = None
 
+    def start(self) -> None:
+        """Make the pool now (its workers still start at the first solve).
+
+        Making it starts multiprocessing's resource tracker, which inherits
+        the process's stderr: a node makes it at its start, while stderr is
+        still the real one (an app embedding the node may replace it later).
+        """
+        self._pool()
+
     def _pool(self) -> ProcessPoolExecutor:
         if self._executor is None:
             context = multiprocessing.get_context("forkserver")

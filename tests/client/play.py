@@ -17,12 +17,12 @@ __all__ = ["solo_race"]
 
 
 async def solo_race(
-    pilot: Pilot[Any], variant: str = "quadrille", deal: int | None = 7
+    pilot: Pilot[Any], variant: str = "quadrille", deal: int | None = 7, practice: bool = False
 ) -> GameScreen:
     """Create a one-racer race from the lobby, start it with ``s``; the game screen.
 
     The app must be online and on its lobby. A public ``deal`` keeps the
-    position the same from run to run.
+    position the same from run to run; ``practice`` makes it a practice race.
     """
     app = pilot.app
     assert isinstance(app, BallroomApp)
@@ -36,6 +36,7 @@ async def solo_race(
             time_limit=600,
             spectate=SpectatePolicy.AFTER,
             deal=deal,
+            practice=practice or None,
         )
     )
     await until(pilot, lambda: isinstance(app.screen, RoomScreen), "in the waiting room")

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from client.bot import start_bot
 from client.session import ClientSession, RequestFailed
 from protocol.exceptions import ErrorCode
 from protocol.messages import (
@@ -188,3 +189,33 @@ async def test_winnable_tournament_stages_reveal_their_lines(make_node: NodeFact
     game = find_variant("quadrille")
     assert race["par"] == len(race["line"]) > 0
     assert game.is_won(game.replay(race["seed"], race["line"], race["deal_version"]))
+
+
+@pytest.mark.parametrize("practice", [True, False])
+async def test_solver_bot_wins_with_hints_and_plays_greedy_without(
+    make_node: NodeFactory, clients: Clients, practice: bool
+) -> None:
+    """The solver level wins a winnable practice deal in par moves; elsewhere it plays greedy."""
+    async with make_node(solving=QUICK_SOLVER) as url:
+        alice = await clients.hello(url, "Alice")
+        created = await alice.request(
+            CreateRace(
+                variant="quadrille", max_players=2, time_limit=600, spectate="after",
+                winnable=True, practice=practice,
+            ),
+            RaceInfo,
+        )  # fmt: skip
+        bot = await start_bot(url, code=str(created.race["code"]), strategy="solver", speed=0)
+        race = str(created.race["id"])
+        await alice.request(StartRace(race=race), RaceInfo)
+        await alice.next(RaceStarted)
+        await alice.request(Resign(race=race), RaceInfo)
+        assert bot.task is not None
+        async with asyncio.timeout(4 * TIMEOUT):
+            results = await bot.task
+    assert results is not None
+    [standing] = [s for s in results["standings"] if s["player"] == bot.player]
+    if practice:
+        assert standing["status"] == "won" and standing["moves"] == results["par"]
+    else:
+        assert results["logs"][bot.player]  # it played on, greedy, without hints
