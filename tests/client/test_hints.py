@@ -69,7 +69,7 @@ def test_results_show_par_next_to_the_moves_and_the_line() -> None:
                 "moves": 120,
                 "time": 99.0,
             },
-        ],  # fmt: skip
+        ],
         seed=5,
         commitment="0" * 64,
         deal_version=1,
