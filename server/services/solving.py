@@ -21,6 +21,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -139,6 +140,12 @@ class SolverPool:
                 return await loop.run_in_executor(self._pool(), work, *args)
         except TimeoutError:
             log.warning("the solver gave no answer within %.1f s", seconds + STARTUP_GRACE)
+            return None
+        except BrokenProcessPool:
+            # A worker died (killed, out of memory): answer as if out of time,
+            # and make a new pool for the next solve.
+            log.warning("a solver worker died; the pool starts again")
+            self._executor = None
             return None
 
     async def winnable_deal(self, game: Game, deal_version: int) -> DealChoice:
