@@ -443,17 +443,35 @@ class ParadeFamily(Family):
         return False
 
     def order(self, state: State, moves: Sequence[Move]) -> list[Move]:
-        """Builds first, then base cards into spaces, then swaps, then the deals."""
+        """Builds first, then base cards into spaces, then swaps, then the deals.
+
+        A card that could go into any of several spaces of one row is tried
+        in the first only: the key sorts a row's spots, so the others lead
+        to the same position.
+        """
         piles = state.piles
         index = self.game.index
-
-        def rank(move: Move) -> int:
+        row_of = self.parade.row_of
+        spaces: set[tuple[str | None, int | None, int]] = set()
+        ranked: list[tuple[int, Move]] = []
+        for move in moves:
             if move.kind is not MoveKind.MOVE:
-                return 2 + _ACTION_ORDER[move.kind]
+                ranked.append((2 + _ACTION_ORDER[move.kind], move))
+                continue
             assert move.dst is not None
-            return 0 if piles[index[move.dst]] else 1
-
-        return sorted(moves, key=rank)
+            dst = index[move.dst]
+            if piles[dst]:
+                ranked.append((0, move))
+                continue
+            row = row_of.get(dst)
+            if row is not None:
+                space = (move.src, move.index, row)
+                if space in spaces:
+                    continue
+                spaces.add(space)
+            ranked.append((1, move))
+        ranked.sort(key=lambda pair: pair[0])
+        return [move for _, move in ranked]
 
     def won(self, state: State) -> bool:
         piles = state.piles
