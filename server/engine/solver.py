@@ -235,9 +235,8 @@ class StockWasteFamily(Family):
             groups.setdefault(kinds, []).append(pile)
         self.groups = tuple(tuple(piles) for piles in groups.values())
         self.waits_for_deal = game.refill is Refill.WASTE_THEN_NEXT_DEAL
-        # Waste cards are safe to play only where the waste feeds no reserve.
+        # Where the waste feeds no reserve, it is a stack in the last pass (see ``dead``).
         self.waste_safe = not game.reserve
-        self.tableau = frozenset(game.tableau)
         # Interchangeable foundations, as positions in ``self.foundations``.
         self.twins = tuple(
             tuple(self.foundations.index(f) for f in group)
@@ -284,19 +283,23 @@ class StockWasteFamily(Family):
         return bool(stacks) and self.buried(state.piles, stacks, self.slots)
 
     def safe_move(self, state: State, moves: Sequence[Move]) -> Move | None:
+        """A card home to the last open place of its kind, from any source.
+
+        From a reserve or a waste that refills one, too: the refill moves
+        the waste's top card (or the stock's, or the next dealt card) into
+        a reserve spot, where it is available for good, and leaves the
+        stock's order as it was; ``docs/engine.md`` has the argument.
+        """
         piles = state.piles
         index = self.game.index
-        waste = self.sw.waste
         for move in moves:
             if move.kind is not MoveKind.MOVE:
                 continue
             assert move.src is not None and move.dst is not None
-            src = index[move.src]
-            if src in self.tableau or (src == waste and self.waste_safe):
-                dst = index[move.dst]
-                kind = piles[src][-1] % 52
-                if self.only_slot_left(self.slots[kind], lambda f: len(piles[f]), dst):
-                    return move
+            src, dst = index[move.src], index[move.dst]
+            kind = piles[src][-1] % 52
+            if self.only_slot_left(self.slots[kind], lambda f: len(piles[f]), dst):
+                return move
         return None
 
 
