@@ -5,12 +5,15 @@ from __future__ import annotations
 import io
 
 from rich.console import Console
+from textual.widgets import OptionList
 
 from client.app import BallroomApp
 from client.models.record import RaceRecord
+from client.screens.dialogs import read_race_form
 from client.screens.game import GameScreen
 from client.screens.results import results_text
-from protocol.messages import RaceFinished
+from client.screens.room import _describe
+from protocol.messages import RaceFinished, SpectatePolicy
 from tests.client.play import solo_race
 from tests.client.screen import on_screen, until
 
@@ -46,6 +49,12 @@ async def test_l_makes_the_practice_bot_a_solver(node: str) -> None:
         await until(pilot, lambda: app.link.online, "the app is online")
         await pilot.press("l")
         await on_screen(pilot, "Practice bot: solver")
+        # Quadrille: a winnable deal is found at once (docs/engine.md).
+        variants = app.screen.query_one("#variants", OptionList)
+        variants.highlighted = next(
+            i for i in range(variants.option_count)
+            if variants.get_option_at_index(i).id == "quadrille"
+        )  # fmt: skip
         await pilot.press("p")
         await until(pilot, lambda: isinstance(app.screen, GameScreen), "the practice starts")
         await until(pilot, lambda: len(app.bots) == 1, "the bot plays")
@@ -82,3 +91,20 @@ def test_results_show_par_next_to_the_moves_and_the_line() -> None:
     text = console.export_text()
     assert "120 (par 2)" in text
     assert "winning line has 2 moves" in text and "deal, w>f1" in text
+
+
+def test_the_create_form_reads_w_as_a_winnable_deal() -> None:
+    """w in the deal field asks for a secret deal the server proves winnable."""
+    made = read_race_form("gavotte", "2", "10", "w", SpectatePolicy.AFTER, "")
+    assert made.winnable is True and made.deal is None
+    assert read_race_form("gavotte", "2", "10", "", SpectatePolicy.AFTER, "").winnable is None
+
+
+def test_the_waiting_room_says_whether_the_deal_was_proved_winnable() -> None:
+    """The host learns of the fallback before anyone races; practice says hints are on."""
+    base = {"id": "r1", "code": "ABC", "variant": "gavotte", "players": [], "max_players": 2}
+    proved = _describe({**base, "winnable": "proved", "practice": True}, None).plain
+    assert "proved winnable" in proved and "hints on" in proved
+    fallback = _describe({**base, "winnable": "fallback"}, None).plain
+    assert "none proved winnable in time" in fallback and "hints on" not in fallback
+    assert "winnable" not in _describe(base, None).plain
