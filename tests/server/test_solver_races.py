@@ -219,3 +219,24 @@ async def test_solver_bot_wins_with_hints_and_plays_greedy_without(
         assert standing["status"] == "won" and standing["moves"] == results["par"]
     else:
         assert results["logs"][bot.player]  # it played on, greedy, without hints
+
+
+async def test_a_hint_from_another_node_matches_the_line(
+    make_node: NodeFactory, clients: Clients
+) -> None:
+    """Any node can answer a hint: each solves with its own pool, from the board in Redis."""
+    async with make_node(solving=QUICK_SOLVER) as a, make_node(solving=QUICK_SOLVER) as b:
+        alice = await clients.hello(a, "Alice")
+        info = await open_race(alice, practice=True, winnable=True)
+        race = str(info["id"])
+        await alice.request(StartRace(race=race), RaceInfo)
+        legal = list((await alice.next(RaceStarted)).legal)
+        first = await alice.request(GetHint(race=race), Hinted)
+        assert first.move in legal
+        await alice.request(SubmitMove(race=race, seq=0, move=first.move), Moved)
+        assert alice.welcome is not None
+        elsewhere = await clients.hello(b, "Alice", token=alice.welcome.token)
+        second = await elsewhere.request(GetHint(race=race), Hinted)
+        assert second.seq == 1 and second.outcome is HintOutcome.WINNABLE
+        moved = await elsewhere.request(SubmitMove(race=race, seq=1, move=str(second.move)), Moved)
+        assert moved.seq == 1
