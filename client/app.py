@@ -40,10 +40,12 @@ from client.screens.base import ServerScreen
 from client.screens.lobby import LobbyScreen
 from protocol.messages import RaceFinished
 
-__all__ = ["BOT_SPEEDS", "BallroomApp"]
+__all__ = ["BOT_LEVELS", "BOT_SPEEDS", "BallroomApp"]
 
 #: The practice bot's speeds a player can choose (``b``), in moves per second.
 BOT_SPEEDS: dict[str, float] = {"slow": 1.0, "normal": 2.0, "fast": 5.0}
+#: The practice bot's levels (``l``): today's greedy play, or the server's winning line.
+BOT_LEVELS = ("greedy", "solver")
 
 
 class BallroomApp(App[None]):
@@ -74,6 +76,8 @@ class BallroomApp(App[None]):
         self.server_url = server_url
         self.player_name = clean_name(name)
         self.bot_speed = bot_speed
+        #: The level of the bots this app brings into races (``client/bot.py``'s strategies).
+        self.bot_level = BOT_LEVELS[0]
         #: The bots this app brought into races and that still play (their speed follows ours).
         self.bots: list[Bot] = []
         saved = SessionFile(state_dir) if state_dir is not None else None
@@ -181,6 +185,11 @@ class BallroomApp(App[None]):
             bot.speed = self.bot_speed
         return name
 
+    def next_bot_level(self) -> str:
+        """Switch the level of the bots brought in from now on (greedy ↔ solver); the new one."""
+        self.bot_level = BOT_LEVELS[(BOT_LEVELS.index(self.bot_level) + 1) % len(BOT_LEVELS)]
+        return self.bot_level
+
     def start_bot(self, code: str) -> None:
         """Bring a bot player into the race with join code ``code``."""
         self.run_worker(self._bot(code), group="bots", exit_on_error=False)
@@ -191,7 +200,11 @@ class BallroomApp(App[None]):
         # It keeps trying as long as this app does: a bot that gave up during
         # an outage would sit in the race while its human played on.
         bot = Bot(
-            self.server_url, name="Bot", speed=self.bot_speed, patience=Patience(reconnects=None)
+            self.server_url,
+            name="Bot",
+            strategy=self.bot_level,
+            speed=self.bot_speed,
+            patience=Patience(reconnects=None),
         )
         self.bots.append(bot)
         try:

@@ -26,6 +26,13 @@ What it must survive, and how:
 A game with no legal move left is over for this racer (the server records it
 as won or stuck); the bot then waits for ``race_finished``. It never resigns
 unless :meth:`Bot.resign` asks it to.
+
+Levels: ``greedy`` and ``random`` choose from the view alone. ``solver``
+plays a winning line when one exists, but a bot sees no more than a person
+does, and a winning line depends on the face-down stock's order: so it asks
+the server, which alone knows it, for a ``hint`` before each move. The
+server gives hints only in practice races; anywhere else (or once the server
+says no line wins) the solver bot plays greedy, and says so in its log.
 """
 
 from __future__ import annotations
@@ -46,6 +53,9 @@ from protocol.exceptions import ErrorCode
 from protocol.layout import Layout
 from protocol.messages import (
     ClientMessage,
+    GetHint,
+    Hinted,
+    HintOutcome,
     JoinRace,
     Moved,
     Ping,
@@ -61,7 +71,7 @@ from protocol.messages import (
     SubmitMove,
 )
 from protocol.moves import Move
-from protocol.policy import Policy, make_policy
+from protocol.policy import STRATEGIES, Policy, make_policy
 
 __all__ = ["Bot", "BotError", "Patience", "run_bot", "standings_text", "start_bot"]
 
@@ -75,6 +85,9 @@ _CONNECTION_ERRORS = (OSError, WebSocketException)
 
 #: Refusals that mean "later", not "never".
 _TRY_LATER = frozenset({ErrorCode.RATE_LIMITED, ErrorCode.UNAVAILABLE, ErrorCode.RACE_NOT_OPEN})
+
+#: After an ``unknown`` hint, how many moves the solver bot plays greedy before asking again.
+UNKNOWN_PAUSE = 10
 
 #: Refusals that mean the bot's idea of its board is wrong.
 _OUT_OF_STEP = frozenset({ErrorCode.ILLEGAL_MOVE, ErrorCode.BAD_SEQUENCE, ErrorCode.STATE_LOST})
@@ -131,7 +144,8 @@ class Bot:
         patience: Patience | None = None,
         fallbacks: Sequence[str] = (),
     ) -> None:
-        make_policy(strategy, Layout(variant="", title="", piles=()))  # refuse a bad name now
+        if strategy not in STRATEGIES:
+            raise ValueError(f"unknown strategy {strategy!r}; choose from {list(STRATEGIES)}")
         #: Servers to try, first the one in use: a server that cannot be
         #: reached goes to the back (any node serves any race).
         self.urls = [url, *fallbacks]
@@ -151,6 +165,8 @@ class Bot:
         self.task: asyncio.Task[dict[str, Any] | None] | None = None  # set by start_bot
         self._rng = random.Random(seed)
         self._policy: Policy | None = None
+        #: Solver level: ask for hints until this move number (None: never again).
+        self._hint_from: int | None = 0 if strategy == "solver" else None
         self._view: dict[str, Any] = {}
         self._legal: list[str] = []
         self._seq = 0
@@ -364,7 +380,8 @@ class Bot:
 
     def _take_board(self, started: RaceStarted) -> None:
         if self._policy is None:
-            self._policy = make_policy(self.strategy, Layout.from_data(started.layout), self.seed)
+            policy = "greedy" if self.strategy == "solver" else self.strategy
+            self._policy = make_policy(policy, Layout.from_data(started.layout), self.seed)
         self._view, self._legal = started.view, list(started.legal)
         self._seq = int(started.view.get("moves", self._seq))
         self._started_at, self._ends_at = started.started_at, started.ends_at
@@ -390,9 +407,9 @@ class Bot:
                 return
             next_at = time.monotonic() + (1 / self.speed if self.speed > 0 else 0.0)
             try:
-                reply = await self._call(
-                    SubmitMove(race=self.race, seq=self._seq, move=self._choose()), Moved
-                )
+                move = await self._hinted() or self._choose()
+                submit = SubmitMove(race=self.race, seq=self._seq, move=move)
+                reply = await self._call(submit, Moved)
             except RequestFailed as exc:
                 if exc.code is ErrorCode.RACE_OVER:
                     return
@@ -414,6 +431,27 @@ class Bot:
                 continue
             refusals = 0
             self._view, self._legal, self._seq = reply.view, list(reply.legal), reply.seq + 1
+
+    async def _hinted(self) -> str | None:
+        """The server's hint for this move, at the solver level while hints help; else None."""
+        if self._hint_from is None or self._seq < self._hint_from:
+            return None
+        assert self.race is not None
+        try:
+            hint = await self._call(GetHint(race=self.race), Hinted)
+        except RequestFailed as exc:
+            if exc.code is ErrorCode.NOT_ALLOWED:
+                log.warning("bot %s: no hints in this race (%s); playing greedy", self.name, exc)
+                self._hint_from = None
+            return None
+        if hint.outcome is HintOutcome.LOST:
+            log.info("bot %s: no win from here; playing greedy", self.name)
+            self._hint_from = None
+        elif hint.outcome is HintOutcome.UNKNOWN:
+            self._hint_from = self._seq + UNKNOWN_PAUSE
+        if hint.seq != self._seq or hint.move not in self._legal:
+            return None
+        return hint.move
 
     def _choose(self) -> str:
         assert self._policy is not None

@@ -12,6 +12,7 @@ import argparse
 import sys
 
 from protocol.cli import Commands, main, player_name
+from protocol.policy import STRATEGIES
 
 __all__ = ["register"]
 
@@ -140,7 +141,12 @@ def register(commands: Commands) -> None:
     )
     bot.add_argument("--password", default=None, help="the tournament's entry password")
     bot.add_argument("--server", default=DEFAULT_SERVER, help="server URL")
-    bot.add_argument("--strategy", choices=["greedy", "random"], default="greedy")
+    bot.add_argument(
+        "--strategy",
+        choices=STRATEGIES,
+        default="greedy",
+        help="solver: follows the server's hints (practice races only), else plays greedy",
+    )
     bot.add_argument(
         "--speed", type=float, default=2.0, help="moves per second; 0: as fast as replies come"
     )

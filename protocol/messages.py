@@ -22,7 +22,7 @@ Client to server (``t`` → class)::
     join_race    JoinRace       leave_race   LeaveRace      ready        Ready
     start_race   StartRace      move         SubmitMove     resign       Resign
     spectate     Spectate       resume       Resume         ping         Ping
-    replay       GetReplay
+    replay       GetReplay      hint         GetHint
     create_tournament  CreateTournament      list_tournaments       ListTournaments
     join_tournament    JoinTournament        leave_tournament       LeaveTournament
     watch_tournament   WatchTournament       manage_tournament      ManageTournament
@@ -34,7 +34,7 @@ Server to client::
     race_state   RaceState      countdown    Countdown      race_started RaceStarted
     moved        Moved          progress     Progress       board        Board
     spectating   Spectating     race_finished RaceFinished  pong         Pong
-    replay_views Replay         error        ErrorMessage
+    replay_views Replay         error        ErrorMessage   hinted       Hinted
     tournament   TournamentInfo tournaments  Tournaments    tournament_record TournamentRecord
 
 Optional fields default to ``None`` (``spectate`` to ``delayed``); a missing optional
@@ -82,9 +82,12 @@ __all__ = [
     "CreateRace",
     "CreateTournament",
     "ErrorMessage",
+    "GetHint",
     "GetReplay",
     "GetTournamentRecord",
     "Hello",
+    "HintOutcome",
+    "Hinted",
     "JoinRace",
     "JoinTournament",
     "LeaveRace",
@@ -562,6 +565,9 @@ class CreateRace(ClientMessage):
 
     ``spectate`` left out is ``delayed``: boards never reach a racer's second
     client while they could help (docs/protocol.md, *Fair spectating*).
+    ``winnable``: a secret seed the server's solver proved winnable (not
+    with ``deal``). ``practice``: a race where racers may ask for a ``hint``,
+    marked so in its info for anyone who joins.
     """
 
     t: ClassVar[str] = "create_race"
@@ -574,8 +580,12 @@ class CreateRace(ClientMessage):
     #: Seconds a racer may be away (disconnected) before being resigned as "left"
     #: (None: the server's default, 60).
     grace: Annotated[int | None, Opt(Int(1, 3600))] = None
+    winnable: Annotated[bool | None, Opt(Bool())] = None
+    practice: Annotated[bool | None, Opt(Bool())] = None
 
     def _check_together(self) -> None:
+        if self.winnable and self.deal is not None:
+            raise self._invalid("winnable", "a public deal number cannot also be drawn winnable")
         _check_spectate_delay(self, self.spectate, self.delay)
 
     @property
@@ -665,6 +675,14 @@ class GetReplay(ClientMessage):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class GetHint(ClientMessage):
+    """In a practice race: the next move of a winning line from the sender's board."""
+
+    t: ClassVar[str] = "hint"
+    race: RaceId
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Ping(ClientMessage):
     t: ClassVar[str] = "ping"
 
@@ -693,6 +711,7 @@ class CreateTournament(ClientMessage):
     break_seconds: Annotated[int, Int(0, 600)] = 20
     grace: Annotated[int, Int(0, 3600)] = 60
     password: Annotated[str | None, Opt(Str(1, 64))] = None
+    winnable: Annotated[bool | None, Opt(Bool())] = None  # every stage on a proved winnable deal
 
     def _check_together(self) -> None:
         if not self.variants:
@@ -925,6 +944,9 @@ class RaceFinished(ServerMessage):
         MapOf(Str(1, 40), ListOf(Str(1, 40), MAX_SEQ + 1), MAX_PLAYERS),
     ]
     event: PushedEvent = None
+    #: A winnable deal's winning line, found by the solver, and its length.
+    line: Annotated[Sequence[str] | None, Opt(ListOf(Str(1, 40), MAX_SEQ + 1))] = None
+    par: Annotated[int | None, Opt(Int(0, MAX_SEQ))] = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -936,6 +958,25 @@ class Replay(ServerMessage):
     player: PlayerId
     moves: Annotated[Sequence[str], ListOf(Str(1, 40), MAX_SEQ + 1)]
     views: Annotated[Sequence[dict[str, Any]], ListOf(AnyMap(), MAX_SEQ + 2)]
+
+
+class HintOutcome(enum.StrEnum):
+    """What the solver found from a racer's board, for a ``hint``."""
+
+    WINNABLE = "winnable"  # ``move`` is the next move of a winning line
+    LOST = "lost"  # no line wins from here (proved)
+    UNKNOWN = "unknown"  # the solver found no win within its time
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Hinted(ServerMessage):
+    """The answer to hint: ``move`` when a winning line was found from board ``seq``."""
+
+    t: ClassVar[str] = "hinted"
+    race: RaceId
+    seq: Seq
+    outcome: Annotated[HintOutcome, Choice(HintOutcome)]
+    move: Annotated[str | None, Opt(Str(1, 40))] = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -1037,6 +1078,7 @@ CLIENT_MESSAGES: Mapping[str, type[ClientMessage]] = MappingProxyType(
             Spectate,
             Resume,
             GetReplay,
+            GetHint,
             Ping,
             CreateTournament,
             ListTournaments,
@@ -1066,6 +1108,7 @@ SERVER_MESSAGES: Mapping[str, type[ServerMessage]] = MappingProxyType(
             Spectating,
             RaceFinished,
             Replay,
+            Hinted,
             Pong,
             ErrorMessage,
             TournamentInfo,

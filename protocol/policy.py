@@ -26,9 +26,13 @@ from typing import Any, Protocol
 from protocol.layout import Layout, Role
 from protocol.moves import Move, MoveKind
 
-__all__ = ["GreedyPolicy", "Policy", "RandomPolicy", "make_policy"]
+__all__ = ["STRATEGIES", "GreedyPolicy", "Policy", "RandomPolicy", "make_policy"]
 
 View = Mapping[str, Any]
+
+#: A bot's levels: the policies here, and ``solver``, which plays the server's
+#: hints (a winning line needs the stock's order, which only the server knows).
+STRATEGIES = ("greedy", "random", "solver")
 
 
 class Policy(Protocol):

@@ -6,7 +6,7 @@ import os
 import secrets
 from dataclasses import dataclass, field
 
-__all__ = ["Limits", "Settings", "Timeouts"]
+__all__ = ["Limits", "Settings", "Solving", "Timeouts"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -42,6 +42,21 @@ class Timeouts:
     health_timeout: float = 0.5  # a probe unanswered this long counts as Redis down
 
 
+def _solver_workers() -> int:
+    """Half the cores, at least one: the solver must leave the event loop a core."""
+    return max(1, (os.cpu_count() or 2) // 2)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Solving:
+    """The solver's process pool and its time bounds, in seconds."""
+
+    workers: int = field(default_factory=_solver_workers)
+    winnable: float = 6.0  # whole search for a winnable deal, before the plain-deal fallback
+    per_deal: float = 1.5  # one candidate deal of that search
+    hint: float = 3.0  # one hint's search from a racer's board
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Settings:
     """Everything a node needs to run."""
@@ -56,6 +71,7 @@ class Settings:
     allowed_origins: tuple[str, ...] = ()
     limits: Limits = field(default_factory=Limits)
     timeouts: Timeouts = field(default_factory=Timeouts)
+    solving: Solving = field(default_factory=Solving)
 
     @classmethod
     def from_env(cls, **overrides: object) -> Settings:

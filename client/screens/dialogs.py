@@ -183,11 +183,14 @@ def read_race_form(
     if not 30 <= seconds <= 7200:
         raise ValueError("time limit: from 0.5 to 120 minutes")
     number: int | None = None
-    if deal.strip():
+    winnable = deal.strip().casefold() == "w"  # a secret deal the server proves winnable
+    if deal.strip() and not winnable:
         try:
             number = int(deal)
         except ValueError:
-            raise ValueError("deal: a whole number, or empty for a secret deal") from None
+            raise ValueError(
+                "deal: a whole number, empty for a secret deal, or w for a winnable one"
+            ) from None
         if not 0 <= number <= MAX_SEED:
             raise ValueError(f"deal: from 0 to {MAX_SEED}")
     wait = 0
@@ -205,6 +208,7 @@ def read_race_form(
         spectate=spectate,
         deal=number,
         delay=wait,
+        winnable=winnable or None,
     )
 
 
@@ -235,7 +239,10 @@ class CreateRaceScreen(ModalScreen[CreateRace | None]):
                 yield Input("10", compact=True, id="minutes", restrict=r"[0-9.]*")
                 yield Label("Deal number")
                 yield Input(
-                    placeholder="empty: secret deal", compact=True, id="deal", restrict=r"[0-9]*"
+                    placeholder="empty: secret · w: winnable",
+                    compact=True,
+                    id="deal",
+                    restrict=r"[0-9wW]*",
                 )
                 yield Label("Spectators")
                 yield _spectate_select(SpectatePolicy.DELAYED, "only after the race")

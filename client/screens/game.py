@@ -45,6 +45,9 @@ from client.widgets.status import TopBar
 from protocol.exceptions import ErrorCode
 from protocol.layout import Layout
 from protocol.messages import (
+    GetHint,
+    Hinted,
+    HintOutcome,
     Moved,
     Presence,
     Progress,
@@ -150,6 +153,7 @@ class GameScreen(ServerScreen):
         Binding("v", "toggle_racers", "Racers panel", show=False),
         Binding("question_mark", "rules", "Rules"),
         Binding("b", "bot_speed", "Bot speed", show=False),
+        Binding("h", "hint", "Hint", show=False),
     ]
 
     AUTO_FOCUS = "#board"
@@ -664,6 +668,34 @@ class GameScreen(ServerScreen):
             self.record.update_progress(me, {**self.record.progress.get(me, {}), "resigned": True})
         self._show_position()
         self.notice = "You resigned. Waiting for the others… (Esc or q: leave this board)"
+
+    def action_hint(self) -> None:
+        """In a practice race: the server's next move of a winning line, highlighted."""
+        if not self.record.info.get("practice"):
+            self.notice = "Hints are given in practice races only (p in the lobby)."
+            return
+        if self._over():
+            return
+        self.notice = "Looking for a winning line…"
+        self.hint()
+
+    @work(group="hint", exclusive=True)
+    async def hint(self) -> None:
+        try:
+            hinted = await self.link.request(GetHint(race=self.race), Hinted)
+        except (RequestFailed, Offline) as exc:
+            self.notice = f"✗ {exc}"
+            return
+        if hinted.seq != self.seq:
+            self.notice = "The board moved on: h asks again."
+        elif hinted.outcome is HintOutcome.LOST:
+            self.notice = "No win from here."
+        elif hinted.outcome is HintOutcome.UNKNOWN or hinted.move is None:
+            self.notice = "No winning line found in the time allowed."
+        else:
+            self.picked = None
+            self.highlight = hinted.move if hinted.move in self.picker.texts else None
+            self.notice = f"Hint: {hinted.move} (Enter plays it)"
 
 
 def _neighbour(layout: Layout, pile: str | None, dx: int, dy: int) -> str | None:

@@ -45,7 +45,8 @@ _GAME_KEYS = """\
 Arrows move the cursor · Space picks a card, then drops it · Tab/n cycles the
 legal moves, Enter plays the highlighted one · d deals, D deals reversed ·
 f finishes: plays every move to a foundation while there is one · : types a
-move · v shows or hides the racers panel · x x resigns · ? this page"""
+move · v shows or hides the racers panel · h hints the next move of a winning
+line (practice races) · x x resigns · ? this page"""
 
 
 def rules_text(layout: Layout) -> Text:
@@ -79,7 +80,9 @@ def lobby_help(server_url: str, name: str) -> Text:
     out.append(
         "p practise against a bot on the highlighted variant · c or Enter creates a race\n"
         "j joins by code · Enter on a listed race joins it · w watches it · i watches by id\n"
-        "t shows tournaments instead of races (and back) · r refreshes · q quits\n\n"
+        "t shows tournaments instead of races (and back) · r refreshes · q quits\n"
+        "b sets the practice bot's speed · l its level: greedy, or solver (plays the\n"
+        "winning line the server finds, on a deal proved winnable)\n\n"
     )
     out.append("In a race\n", style="bold")
     out.append(_GAME_KEYS + "\n\n")

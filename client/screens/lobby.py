@@ -91,6 +91,7 @@ class LobbyScreen(ServerScreen):
         Binding("r", "refresh", "Refresh"),
         Binding("g", "rejoin", "Rejoin"),
         Binding("b", "bot_speed", "Bot speed"),
+        Binding("l", "bot_level", "Bot level", show=False),
         Binding("question_mark", "help", "Help"),
         Binding("q", "app.quit", "Quit"),
     ]
@@ -217,6 +218,15 @@ class LobbyScreen(ServerScreen):
         name = self.ballroom.next_bot_speed()
         self.say(f"Practice bot: {name} ({self.ballroom.bot_speed_text}); b changes it.")
 
+    def action_bot_level(self) -> None:
+        """Greedy or solver: how well the practice bot plays (the solver plays a winning line)."""
+        level = self.ballroom.next_bot_level()
+        why = {
+            "greedy": "plays what looks best on the table",
+            "solver": "plays a winning line the server finds, when there is one",
+        }[level]
+        self.say(f"Practice bot: {level} ({why}); l changes it.")
+
     def action_help(self) -> None:
         from client.screens.help import HelpScreen, lobby_help
 
@@ -336,6 +346,9 @@ class LobbyScreen(ServerScreen):
             time_limit=PRACTICE_MINUTES * 60,
             spectate=SpectatePolicy.DELAYED,  # never live by default: it shows the deal
             delay=30,
+            practice=True,  # h asks the server for a hint
+            # The solver bot shows its worth on a deal it can win.
+            winnable=self.ballroom.bot_level == "solver" or None,
         )
         self.create_race(request, practice=True)
 

@@ -21,9 +21,10 @@ __all__ = ["ResultsScreen", "results_text"]
 
 
 def results_text(record: RaceRecord) -> Group:
-    """Standings, then the seed and whether it proves the commitment."""
+    """Standings (with par on a winnable deal), the seed and whether it proves the commitment."""
     finished = record.finished
     assert finished is not None
+    par = finished.par
     target = int((record.opening or {}).get("target", 0))
     table = Table(box=None, pad_edge=False, header_style="bold")
     for column, justify in (
@@ -47,7 +48,7 @@ def results_text(record: RaceRecord) -> Group:
             str(standing.get("name", player)) + (" (you)" if me else ""),
             str(standing.get("status")),
             f"{standing.get('home')}/{target}" if target else str(standing.get("home")),
-            str(standing.get("moves")),
+            str(standing.get("moves")) + ("" if par is None else f" (par {par})"),
             f"{float(standing.get('time', 0)):.1f}s",
             style="bold" if me else "",
         )
@@ -67,6 +68,12 @@ def results_text(record: RaceRecord) -> Group:
         proof.append("✓ verified: every racer got the deal fixed before the start", "bold green")
     else:
         proof.append("✗ MISMATCH: the seed does not prove the commitment", "bold red")
+    if par is not None and finished.line:
+        proof.append(
+            f"\nA winnable deal: the solver's winning line has {par} moves (par; the line "
+            "it found, not a proved shortest one). Check it with ballroom solve --verify:\n"
+        )
+        proof.append(", ".join(finished.line), "dim")
     return Group(table, proof)
 
 

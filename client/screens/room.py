@@ -163,6 +163,14 @@ def _describe(info: dict[str, Any], me: str | None) -> Text:
     out.append(f"Variant     {title_of(str(info.get('variant')))}\n")
     out.append(f"Time limit  {int(info.get('time_limit', 0)) / 60:g} minutes\n")
     out.append("Deal        " + ("secret (commitment shown below)" if deal is None else f"#{deal}"))
+    pad = "\n" + " " * 12
+    winnable = info.get("winnable")
+    if winnable == "proved":
+        out.append(f"{pad}proved winnable (the solver's line comes with the results)")
+    elif winnable == "fallback":
+        out.append(f"{pad}none proved winnable in time: an ordinary secret deal", "yellow")
+    if info.get("practice"):
+        out.append("\nPractice    hints on: h in the race shows a winning move")
     out.append(f"\nSpectators  {info.get('spectate')}")
     if info.get("spectate") == "delayed":
         out.append(f", {info.get('delay')} s behind")

@@ -125,6 +125,62 @@ class Family:
         """Whether the position can be seen, cheaply, to be lost whatever is played."""
         return False
 
+    def buried(
+        self,
+        piles: Piles,
+        stacks: Sequence[int],
+        slots: dict[int, tuple[tuple[int, int, tuple[int, ...]], ...]],
+    ) -> bool:
+        """Every copy of some kind not yet home lies under a card that must wait for that kind.
+
+        ``stacks`` are piles whose cards, for the rest of the game, leave
+        only from the top and only for a foundation (cards may still be
+        dealt onto them). A card ``y`` *waits for* kind ``x`` when every open
+        place of ``y``'s kind on the foundations has ``x`` still to come
+        below it on that foundation. A card under ``y`` leaves only after
+        ``y``, which leaves only after some ``x`` is home; if each copy of
+        ``x`` not yet home lies under such a card, no ``x`` ever gets home
+        and no foundation that needs one is ever finished: the position is
+        lost. (The number of open places of a kind is the number of its
+        copies not yet home, since a won game has every card home.)
+        """
+        buried: dict[int, int] = {}
+        waits: dict[int, frozenset[int]] = {}
+        for stack in stacks:
+            pile = piles[stack]
+            if len(pile) < 2:
+                continue
+            above: set[int] = set()
+            for card in reversed(pile):
+                kind = card % 52
+                if kind in above:
+                    buried[kind] = buried.get(kind, 0) + 1
+                wanted = waits.get(kind)
+                if wanted is None:
+                    wanted = waits[kind] = self._waits_for(piles, slots[kind])
+                above |= wanted
+        for kind, count in buried.items():
+            open_places = sum(1 for pile, at, _ in slots[kind] if len(piles[pile]) <= at)
+            if count >= open_places > 0:
+                return True
+        return False
+
+    @staticmethod
+    def _waits_for(
+        piles: Piles, places: Sequence[tuple[int, int, tuple[int, ...]]]
+    ) -> frozenset[int]:
+        """The kinds that must go home before a card with these places can (see :meth:`buried`)."""
+        common: set[int] | None = None
+        for pile, at, kinds in places:
+            height = len(piles[pile])
+            if height > at:
+                continue  # that place is filled already
+            below = set(kinds[height:at])
+            common = below if common is None else common & below
+            if not common:
+                return frozenset()
+        return frozenset(common or ())
+
     def order(self, state: State, moves: Sequence[Move]) -> list[Move]:
         """The moves in the order the search tries them: card moves first, actions last."""
         return sorted(moves, key=lambda m: -1 if m.kind is MoveKind.MOVE else _ACTION_ORDER[m.kind])
@@ -179,9 +235,18 @@ class StockWasteFamily(Family):
             groups.setdefault(kinds, []).append(pile)
         self.groups = tuple(tuple(piles) for piles in groups.values())
         self.waits_for_deal = game.refill is Refill.WASTE_THEN_NEXT_DEAL
-        # Waste cards are safe to play only where the waste feeds no reserve.
+        # Where the waste feeds no reserve, it is a stack in the last pass (see ``dead``).
         self.waste_safe = not game.reserve
-        self.tableau = frozenset(game.tableau)
+        # Interchangeable foundations, as positions in ``self.foundations``.
+        self.twins = tuple(
+            tuple(self.foundations.index(f) for f in group)
+            for group in self.groups
+            if len(group) > 1
+        )
+        self.target = game.target()
+        # The ladies' columns are never refilled: their cards leave only from the top,
+        # only home. In the last pass so does the waste, where it feeds no reserve.
+        self.last_pass_stacks = (*game.tableau, game.waste) if self.waste_safe else game.tableau
 
     def key(self, state: State) -> Key:
         piles = state.piles
@@ -189,27 +254,52 @@ class StockWasteFamily(Family):
         return (
             bytes(piles[sw.stock]).translate(_KIND),
             bytes(piles[sw.waste]).translate(_KIND),
-            tuple(tuple(sorted([len(piles[f]) for f in group])) for group in self.groups),
+            self._heights(piles),
             tuple(sorted(bytes(piles[t]).translate(_KIND) for t in sw.tableau)),
             bytes(sorted(piles[r][-1] % 52 if piles[r] else 255 for r in sw.reserve)),
             state.passes,
             self.waits_for_deal and state.deals > 0,
         )
 
+    def _heights(self, piles: Piles) -> bytes:
+        """The foundations' heights, each pair of twins in order (they are interchangeable)."""
+        heights = [len(piles[f]) for f in self.foundations]
+        for twins in self.twins:
+            if len(twins) == 2:
+                a, b = twins
+                if heights[a] > heights[b]:
+                    heights[a], heights[b] = heights[b], heights[a]
+            else:
+                for at, height in zip(twins, sorted([heights[t] for t in twins]), strict=True):
+                    heights[at] = height
+        return bytes(heights)
+
+    def won(self, state: State) -> bool:
+        piles = state.piles
+        return sum([len(piles[f]) for f in self.foundations]) == self.target
+
+    def dead(self, state: State) -> bool:
+        stacks = self.last_pass_stacks if state.passes >= self.game.redeals else self.sw.tableau
+        return bool(stacks) and self.buried(state.piles, stacks, self.slots)
+
     def safe_move(self, state: State, moves: Sequence[Move]) -> Move | None:
+        """A card home to the last open place of its kind, from any source.
+
+        From a reserve or a waste that refills one, too: the refill moves
+        the waste's top card (or the stock's, or the next dealt card) into
+        a reserve spot, where it is available for good, and leaves the
+        stock's order as it was; ``docs/engine.md`` has the argument.
+        """
         piles = state.piles
         index = self.game.index
-        waste = self.sw.waste
         for move in moves:
             if move.kind is not MoveKind.MOVE:
                 continue
             assert move.src is not None and move.dst is not None
-            src = index[move.src]
-            if src in self.tableau or (src == waste and self.waste_safe):
-                dst = index[move.dst]
-                kind = piles[src][-1] % 52
-                if self.only_slot_left(self.slots[kind], lambda f: len(piles[f]), dst):
-                    return move
+            src, dst = index[move.src], index[move.dst]
+            kind = piles[src][-1] % 52
+            if self.only_slot_left(self.slots[kind], lambda f: len(piles[f]), dst):
+                return move
         return None
 
 
@@ -234,6 +324,12 @@ class DuchessFamily(Family):
             tuple(len(piles[f]) for f in game.foundations),
             state.passes,
         )
+
+    def dead(self, state: State) -> bool:
+        """In the last pass a tableau card leaves only from the top, only home."""
+        if state.passes < self.game.redeals:
+            return False
+        return self.buried(state.piles, self.duchess.tableau, self.slots)
 
     def safe_move(self, state: State, moves: Sequence[Move]) -> Move | None:
         if state.passes < self.game.redeals:
@@ -350,17 +446,35 @@ class ParadeFamily(Family):
         return False
 
     def order(self, state: State, moves: Sequence[Move]) -> list[Move]:
-        """Builds first, then base cards into spaces, then swaps, then the deals."""
+        """Builds first, then base cards into spaces, then swaps, then the deals.
+
+        A card that could go into any of several spaces of one row is tried
+        in the first only: the key sorts a row's spots, so the others lead
+        to the same position.
+        """
         piles = state.piles
         index = self.game.index
-
-        def rank(move: Move) -> int:
+        row_of = self.parade.row_of
+        spaces: set[tuple[str | None, int | None, int]] = set()
+        ranked: list[tuple[int, Move]] = []
+        for move in moves:
             if move.kind is not MoveKind.MOVE:
-                return 2 + _ACTION_ORDER[move.kind]
+                ranked.append((2 + _ACTION_ORDER[move.kind], move))
+                continue
             assert move.dst is not None
-            return 0 if piles[index[move.dst]] else 1
-
-        return sorted(moves, key=rank)
+            dst = index[move.dst]
+            if piles[dst]:
+                ranked.append((0, move))
+                continue
+            row = row_of.get(dst)
+            if row is not None:
+                space = (move.src, move.index, row)
+                if space in spaces:
+                    continue
+                spaces.add(space)
+            ranked.append((1, move))
+        ranked.sort(key=lambda pair: pair[0])
+        return [move for _, move in ranked]
 
     def won(self, state: State) -> bool:
         piles = state.piles

@@ -173,6 +173,8 @@ class RaceWatch:
                         deal_version=event["deal_version"],
                         logs=event["logs"],
                         event=n,
+                        line=event.get("line"),
+                        par=event.get("par"),
                     )
                 ),
             )

@@ -20,9 +20,11 @@ from protocol.messages import (
     ClientMessage,
     CreateRace,
     CreateTournament,
+    GetHint,
     GetReplay,
     GetTournamentRecord,
     Hello,
+    Hinted,
     JoinRace,
     JoinTournament,
     LeaveRace,
@@ -115,6 +117,8 @@ async def on_create_race(conn: Connection, msg: CreateRace) -> ServerMessage:
         "spectate": msg.spectate.value,
         "delay": msg.spectate_delay,
         "grace": msg.grace,
+        "winnable": bool(msg.winnable),
+        "practice": bool(msg.practice),
     }
     race = await service.create(_me(conn), conn.name or "", request)
     await conn.watch(race, "racer", since=0)
@@ -272,6 +276,12 @@ async def on_replay(conn: Connection, msg: GetReplay) -> ServerMessage:
     return Replay(id=msg.id, race=msg.race, player=msg.player, moves=moves, views=views)
 
 
+async def on_hint(conn: Connection, msg: GetHint) -> ServerMessage:
+    """The next move of a winning line, for a racer in a practice race."""
+    hint = await conn.services.races.hint(_me(conn), msg.race)
+    return Hinted(id=msg.id, race=msg.race, seq=hint.seq, outcome=hint.outcome, move=hint.move)
+
+
 async def on_ping(conn: Connection, msg: Ping) -> ServerMessage:
     return Pong(id=msg.id)
 
@@ -303,6 +313,7 @@ async def on_create_tournament(conn: Connection, msg: CreateTournament) -> Serve
         "break_seconds": msg.break_seconds,
         "grace": msg.grace,
         "password": msg.password,
+        "winnable": bool(msg.winnable),
     }
     doc = await conn.services.tournaments.create(_me(conn), conn.name or "", request)
     return TournamentInfo(id=msg.id, tournament=await _follow(conn, doc["id"]))
@@ -361,6 +372,7 @@ HANDLERS: dict[type[ClientMessage], Handler] = {
     Spectate: on_spectate,
     Resume: on_resume,
     GetReplay: on_replay,
+    GetHint: on_hint,
     Ping: on_ping,
     CreateTournament: on_create_tournament,
     ListTournaments: on_list_tournaments,

@@ -83,6 +83,7 @@ class Node:
     async def start(self) -> None:
         await self.hub.start()
         await self.health.start()
+        self.service.solver.start()
         self._sweeper = asyncio.get_running_loop().create_task(self._sweep())
 
     async def stop(self) -> None:
@@ -93,6 +94,8 @@ class Node:
                 await self._sweeper
         await self.health.close()
         await self.hub.close()
+        await self.director.close()
+        await self.service.solver.close()
 
     # -- Redis's health ------------------------------------------------------
 

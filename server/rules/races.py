@@ -50,6 +50,7 @@ ALLOWED_PHASES: dict[str, frozenset[Phase]] = {
     "ready": frozenset({Phase.OPEN}),
     "start_race": frozenset({Phase.OPEN}),
     "move": frozenset({Phase.RUNNING}),
+    "hint": frozenset({Phase.RUNNING}),
     "resign": frozenset({Phase.COUNTDOWN, Phase.RUNNING}),
     "spectate": frozenset(Phase),
     "resume": frozenset(Phase),

@@ -21,9 +21,11 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol
 
 from protocol.exceptions import ErrorCode
+from protocol.messages import HintOutcome
 from protocol.moves import Move, MoveSyntaxError
 from server.engine import DEAL_VERSION, Game, IllegalMoveError, State, find_variant
 from server.engine.exceptions import UnknownVariantError
+from server.engine.solver import Outcome
 from server.exceptions import RequestRefused, StateLost
 from server.rules.events import decode_event, encode_event, move_event
 from server.rules.races import (
@@ -37,10 +39,11 @@ from server.rules.races import (
     standings,
 )
 from server.rules.replica import RaceReplica
+from server.services.solving import LineCache, SolverPool
 from server.settings import Settings
 from server.storage.store import MoveCommit, Store, StoredBoard, pack, unpack
 
-__all__ = ["MoveResult", "RaceService", "StartedRace", "variant_or_refusal"]
+__all__ = ["Hint", "MoveResult", "RaceService", "StartedRace", "variant_or_refusal"]
 
 log = logging.getLogger(__name__)
 
@@ -108,6 +111,9 @@ def _public_info(
         "host_name": meta.get("host_name") or players.get(meta["host"], ""),
         "away": {p: float(meta[f"away:{p}"]) for p in players if f"away:{p}" in meta},
         "deal": int(meta["deal"]) if meta["deal"] else None,
+        # Asked for a winnable deal: "proved", or "fallback" when none was found in time.
+        "winnable": meta.get("winnable") or None,
+        "practice": meta.get("practice") == "1",
         "commitment": commitment(
             meta["variant"], int(meta["deal_version"]), int(meta["seed"]), race
         ),
@@ -129,6 +135,25 @@ class StartedRace:
     spectate: Spectate
     delay: float
     commitment: str
+    #: The solver's winning line of a winnable deal (empty for other deals).
+    line: tuple[str, ...] = ()
+    #: Racers may ask for hints (a practice race).
+    practice: bool = False
+
+
+class Hint(NamedTuple):
+    """The answer to a hint: from the board after ``seq`` moves, ``move`` wins (or no line)."""
+
+    seq: int
+    outcome: HintOutcome
+    move: str | None
+
+
+_HINT_OUTCOMES = {
+    Outcome.WINNABLE: HintOutcome.WINNABLE,
+    Outcome.UNWINNABLE: HintOutcome.LOST,
+    Outcome.UNKNOWN: HintOutcome.UNKNOWN,
+}
 
 
 class MoveResult(NamedTuple):
@@ -189,10 +214,17 @@ class RaceService:
     EVENTS_PAGE = 64
 
     def __init__(
-        self, store: Store, settings: Settings, own_events: OwnEvents | None = None
+        self,
+        store: Store,
+        settings: Settings,
+        own_events: OwnEvents | None = None,
+        solver: SolverPool | None = None,
     ) -> None:
         self.store = store
         self.settings = settings
+        #: Where winnable deals are found and hints worked out (off the event loop).
+        self.solver = SolverPool(settings.solving) if solver is None else solver
+        self._lines = LineCache()
         self._started: OrderedDict[str, StartedRace] = OrderedDict()
         #: (race, player) -> (seq, board version, state)
         self._boards: OrderedDict[tuple[str, str], tuple[int, str, State]] = OrderedDict()
@@ -218,6 +250,11 @@ class RaceService:
             )
         deal = request.get("deal")
         seed = draw_secret_seed() if deal is None else deal
+        winnable, line = "", ""
+        if request.get("winnable") and deal is None:
+            choice = await self.solver.winnable_deal(game, DEAL_VERSION)
+            seed, winnable = choice.seed, "proved" if choice.proved else "fallback"
+            line = ",".join(choice.line or ())
         settings = {
             "variant": game.id,
             "deal": "" if deal is None else deal,
@@ -228,6 +265,9 @@ class RaceService:
             "spectate": request["spectate"],
             "delay": request.get("delay", 0),
             "grace": request.get("grace") or DEFAULT_GRACE,
+            "winnable": winnable,
+            "line": line,  # secret, like the seed: it shows the stock's order
+            "practice": int(bool(request.get("practice"))),
         }
         race = await self.store.create_race(player, name, settings)
         await self.store.lobby_changed()
@@ -351,6 +391,8 @@ class RaceService:
             spectate=Spectate(meta["spectate"]),
             delay=float(meta["delay"] or 0),
             commitment=commitment(game.id, version, seed, race),
+            line=tuple(meta["line"].split(",")) if meta.get("line") else (),
+            practice=meta.get("practice") == "1",
         )
         self._started[race] = started
         while len(self._started) > self.STARTED_CACHE:
@@ -461,16 +503,21 @@ class RaceService:
     @staticmethod
     def _playable(started: StartedRace, text: str, now: float) -> Move:
         """The move ``text`` names, if the race is under way; else the refusal."""
-        # Only the clock can have moved a started race on; Lua checks the rest.
-        refusal = phase_refusal(
-            "move", phase_at("started", now, started.started_at, started.ends_at)
-        )
-        if refusal is not None:
-            raise RequestRefused(refusal.code, refusal.message)
+        RaceService._check_phase("move", started, now)
         try:
             return Move.parse(text)
         except MoveSyntaxError as exc:
             raise RequestRefused(ErrorCode.ILLEGAL_MOVE, str(exc)) from None
+
+    @staticmethod
+    def _check_phase(request: str, started: StartedRace, now: float) -> None:
+        """Refuse ``request`` if the race's phase now does not allow it."""
+        # Only the clock can have moved a started race on; Lua checks the rest.
+        refusal = phase_refusal(
+            request, phase_at("started", now, started.started_at, started.ends_at)
+        )
+        if refusal is not None:
+            raise RequestRefused(refusal.code, refusal.message)
 
     def _send_commit(
         self,
@@ -579,6 +626,30 @@ class RaceService:
             if len(page) < self.EVENTS_PAGE:
                 return None
             before = page[-1][0]
+
+    async def hint(self, player: str, race: str) -> Hint:
+        """The next move of a winning line from the racer's board: practice races only.
+
+        Only the server knows the stock's order, so only it can solve a
+        racer's position; the solve runs in the node's pool, bounded in time.
+        Following a hint costs no new solve (:class:`LineCache`).
+        """
+        started = await self.started(race)
+        if not started.practice:
+            raise RequestRefused(ErrorCode.NOT_ALLOWED, "hints are only given in practice races")
+        self._check_phase("hint", started, time.time())
+        seq, _, state = await self._board(race, player, fresh=True)
+        game = started.game
+        if game.is_won(state):
+            return Hint(seq, HintOutcome.WINNABLE, None)
+        move = self._lines.next_move(game, race, player, seq, state)
+        if move is not None:
+            return Hint(seq, HintOutcome.WINNABLE, move)
+        answer = await self.solver.solve_from(game, state)
+        if answer.outcome is not Outcome.WINNABLE:
+            return Hint(seq, _HINT_OUTCOMES[answer.outcome], None)
+        self._lines.remember(race, player, seq, state, answer.line)
+        return Hint(seq, HintOutcome.WINNABLE, answer.line[0])
 
     async def resign(self, player: str, race: str) -> None:
         status = await self._stop_playing(player, race, time.time(), how="resigned")
@@ -805,6 +876,9 @@ class RaceService:
             "deal_version": started.deal_version,
             "variant": started.game.id,
             "logs": logs,
+            # The proof of a winnable deal, and its length as the par (the length
+            # of the line the solver found, not a proved shortest).
+            **({"line": list(started.line), "par": len(started.line)} if started.line else {}),
         }
 
     async def replay(self, race: str, player: str) -> tuple[list[str], list[dict[str, Any]]]:

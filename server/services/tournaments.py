@@ -13,6 +13,7 @@ way through a step leaves the next node to finish it the same way.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import time
@@ -51,6 +52,8 @@ class Director:
         self.tournaments = TournamentStore(store)
         self.races = races
         self.settings = settings
+        #: Searches for winnable stage deals under way on this node, by (tournament, stage).
+        self._searches: dict[tuple[str, int], asyncio.Task[None]] = {}
 
     # -- requests ----------------------------------------------------------
 
@@ -260,8 +263,11 @@ class Director:
         self, doc: Doc, plan: Mapping[str, Any], absent: set[str], now: float
     ) -> None:
         tournament = doc["id"]
-        seed = await self.tournaments.stage_seed(tournament, plan["n"])
         variant = plan["variant"]
+        deal = await self._stage_deal(doc, plan["n"], variant)
+        if deal is None:
+            return  # a winnable deal is being looked for: a later tick starts the stage
+        seed, winnable, line = deal
         names = rules.entrant_names(doc)
         races: list[dict[str, Any]] = []
         for table, seats in enumerate(plan["tables"], 1):
@@ -281,6 +287,8 @@ class Director:
                 # Tables racing one deal keep their results (and seed) to
                 # themselves until every table has finished.
                 "hold_results": int(len(plan["tables"]) > 1),
+                "winnable": winnable,
+                "line": line,
             }
             players = seats["players"]
             await self.races.create_seated(
@@ -303,6 +311,44 @@ class Director:
             for player in entry["players"]:
                 if player in absent:
                     await self._resign(entry["race"], player)
+
+    async def _stage_deal(self, doc: Doc, stage: int, variant: str) -> tuple[int, str, str] | None:
+        """The stage's (seed, winnable status, line); None while a winnable one is searched for.
+
+        The search runs in the race service's solver pool without the
+        tournament's lock (it takes seconds); the first node to find a deal
+        keeps it in Redis, and every node then starts the stage with it.
+        """
+        tournament = doc["id"]
+        if not doc.get("winnable"):
+            return await self.tournaments.stage_seed(tournament, stage), "", ""
+        found = await self.tournaments.stage_deal(tournament, stage)
+        if found is not None:
+            return found
+        key = (tournament, stage)
+        if key not in self._searches:
+            task = asyncio.get_running_loop().create_task(self._search(tournament, stage, variant))
+            self._searches[key] = task
+            task.add_done_callback(lambda _: self._searches.pop(key, None))
+        return None
+
+    async def _search(self, tournament: str, stage: int, variant: str) -> None:
+        try:
+            choice = await self.races.solver.winnable_deal(
+                variant_or_refusal(variant), DEAL_VERSION
+            )
+            status = "proved" if choice.proved else "fallback"
+            line = ",".join(choice.line or ())
+            await self.tournaments.offer_stage_deal(tournament, stage, choice.seed, status, line)
+        except Exception:
+            log.exception("the search for a winnable deal of %s failed", tournament)
+
+    async def close(self) -> None:
+        """Stop the searches for winnable deals under way here (another node takes them up)."""
+        for task in list(self._searches.values()):
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
 
     async def _police(self, doc: Doc, stage: Doc, now: float) -> None:
         """Resign racers away past their grace period; a knockout match is forfeited."""

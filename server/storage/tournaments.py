@@ -150,6 +150,22 @@ class TournamentStore:
         await self.redis.hsetnx(meta, f"seed:{stage}", draw_secret_seed())
         return int(_text(await self.redis.hget(meta, f"seed:{stage}")))
 
+    async def stage_deal(self, tournament: str, stage: int) -> tuple[int, str, str] | None:
+        """A winnable stage's (seed, "proved" or "fallback", line), once a node has found one."""
+        found = await self.redis.hget(keys.tournament_meta(tournament), f"deal:{stage}")
+        if found is None:
+            return None
+        seed, status, line = _text(found).split("|", 2)
+        return int(seed), status, line
+
+    async def offer_stage_deal(
+        self, tournament: str, stage: int, seed: int, status: str, line: str
+    ) -> None:
+        """Keep a winnable stage's deal, unless another node's search got there first."""
+        await self.redis.hsetnx(
+            keys.tournament_meta(tournament), f"deal:{stage}", f"{seed}|{status}|{line}"
+        )
+
     async def touch(self, seen: dict[str, set[str]], now: float) -> None:
         """Note that these entrants are connected now (``tournament -> players``)."""
         if not seen:

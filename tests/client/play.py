@@ -54,14 +54,14 @@ def _quadrille(players: int, deal: int | None = 7, grace: int | None = None) -> 
 
 
 async def solo_race(
-    pilot: Pilot[Any], variant: str = "quadrille", deal: int | None = 7
+    pilot: Pilot[Any], variant: str = "quadrille", deal: int | None = 7, practice: bool = False
 ) -> GameScreen:
     """Create a one-racer race from the lobby, start it with ``s``; the game screen.
 
     The app must be online and on its lobby. A public ``deal`` keeps the
-    position the same from run to run.
+    position the same from run to run; ``practice`` makes it a practice race.
     """
-    request = dataclasses.replace(_quadrille(1, deal), variant=variant)
+    request = dataclasses.replace(_quadrille(1, deal), variant=variant, practice=practice or None)
     await _room(pilot, request)
     return await _started(pilot)
 

@@ -21,6 +21,7 @@ from server.engine.solver import (
     CHECK_EVERY,
     Outcome,
     Solution,
+    family_of,
     solve,
     solve_deal,
     verify_line,
@@ -259,6 +260,31 @@ def test_parade_buried_pairs_are_lost() -> None:
     assert not exhaustive(game, lost)
     piles[game.index["d1"]] = [eight, five]  # one copy free: the chain can go on
     free = State(game.id, tuple(tuple(pile) for pile in piles))
+    assert_replays_to_a_win(game, free, solved(game, free))
+
+
+def test_last_pass_waste_buried_pairs_are_lost() -> None:
+    """Contradance's last pass: each J♣ under a Q♣ on the waste, which waits for a J♣."""
+    game = find_variant("contradance")
+    assert isinstance(game, StockWasteGame)
+    complete = small_position(game, random.Random(1), 0)
+    piles = [list(pile) for pile in complete.piles]
+    jack, queen, jack2, queen2 = card("J♣"), card("Q♣"), card("J♣", 1), card("Q♣", 1)
+    for pile in piles:
+        for held in (jack, queen, jack2, queen2):
+            if held in pile:
+                pile.remove(held)
+
+    def position(waste: list[int], passes: int) -> State:
+        piles[game.waste] = waste
+        return State(game.id, tuple(tuple(pile) for pile in piles), passes)
+
+    lost = position([jack, queen, jack2, queen2], game.redeals)
+    assert family_of(game).dead(lost)
+    assert solved(game, lost).outcome is Outcome.UNWINNABLE
+    assert not exhaustive(game, lost)
+    free = position([queen, jack, queen2, jack2], game.redeals)  # each jack on top of a queen
+    assert not family_of(game).dead(free)
     assert_replays_to_a_win(game, free, solved(game, free))
 
 

@@ -38,6 +38,7 @@ from protocol.messages import (
     ClientMessage,
     CreateRace,
     CreateTournament,
+    GetHint,
     GetReplay,
     GetTournamentRecord,
     Hello,
@@ -157,6 +158,7 @@ MESSAGES: dict[str, tuple[bool, Build]] = {
     "spectate": (True, lambda w: Spectate(race=w.race)),
     "resume": (True, lambda w: Resume(race=w.race, since=0)),
     "replay": (True, lambda w: GetReplay(race=w.race, player=w.bob)),
+    "hint": (True, lambda w: GetHint(race=w.race)),
     "ping": (False, lambda w: Ping()),
 }
 
@@ -181,6 +183,8 @@ MATRIX: dict[str, tuple[Outcome, ...]] = {
     # Nobody sees a racer's positions while the race runs (the stock would show).
     "replay":      (UNAUTH,   DENIED,   DENIED,   DENIED,   DENIED,   DENIED,   DENIED),
     "ping":        (UNAUTH,   Pong,     Pong,     Pong,     Pong,     Pong,     Pong),
+    # Race A is no practice race: no hints for anyone (tests/server/test_solver_races.py).
+    "hint":        (UNAUTH,   DENIED,   DENIED,   DENIED,   DENIED,   DENIED,   DENIED),
 }  # fmt: skip
 
 ROWS = [

@@ -1,0 +1,219 @@
+"""The solver, kept off the event loop: winnable deals and practice hints.
+
+A solve takes up to seconds of CPU, which on the event loop would stall every
+race the node serves. So every solve runs in a process pool (``forkserver``
+workers, the engine preloaded), and every wait for one is bounded twice: the
+worker's own search stops at its time limit, and the node stops waiting a
+little after that (the pool may be busy with other solves), falling back to
+what a race without the solver would do.
+
+The functions a worker runs are the module's plain functions
+(:func:`search_winnable`, :func:`solve_position`); they take and return
+only plain values, which is what crosses the process boundary.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import multiprocessing
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from protocol.moves import Move
+from server.engine import Game, State, find_variant
+from server.engine.solver import Outcome, solve, solve_deal
+from server.rules.races import draw_secret_seed
+from server.settings import Solving
+
+__all__ = [
+    "DealChoice",
+    "LineCache",
+    "PositionAnswer",
+    "SolverPool",
+    "search_winnable",
+    "solve_position",
+]
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+#: Seconds the node waits for a pool's answer beyond the solve's own limit:
+#: a first solve starts the workers, and others may be ahead in the queue.
+STARTUP_GRACE = 2.0
+
+
+@dataclass(frozen=True, slots=True)
+class DealChoice:
+    """The seed of a race that asked for a winnable deal.
+
+    ``line`` is the solver's winning line (the proof), or None when no deal
+    was proved winnable in time and ``seed`` is a plain secret deal instead.
+    """
+
+    seed: int
+    line: tuple[str, ...] | None
+
+    @property
+    def proved(self) -> bool:
+        return self.line is not None
+
+
+@dataclass(frozen=True, slots=True)
+class PositionAnswer:
+    """What the solver found from one position: the outcome and a winning line, if any."""
+
+    outcome: Outcome
+    line: tuple[str, ...]
+
+
+# -- what a worker runs ------------------------------------------------------
+
+
+def search_winnable(
+    variant: str, deal_version: int, seconds: float, per_deal: float
+) -> tuple[int, tuple[str, ...]] | None:
+    """Draw secret seeds and solve each until one is proved winnable, for ``seconds`` at most.
+
+    Each candidate gets ``per_deal`` seconds: a deal the solver cannot
+    decide that fast is passed over, since proving a win is usually quick
+    and a long search usually ends in ``unknown``.
+    """
+    game = find_variant(variant)
+    deadline = time.monotonic() + seconds
+    while (left := deadline - time.monotonic()) > 0:
+        seed = draw_secret_seed()
+        solution = solve_deal(game, seed, deal_version, seconds=min(per_deal, left))
+        if solution.won:
+            return seed, solution.line
+    return None
+
+
+def solve_position(
+    variant: str, data: dict[str, Any], seconds: float
+) -> tuple[str, tuple[str, ...]]:
+    """Solve the position ``data`` (``State.to_data()``): the outcome's value and the line."""
+    game = find_variant(variant)
+    solution = solve(game, State.from_data(data), seconds=seconds)
+    return solution.outcome.value, solution.line
+
+
+# -- the pool, from the event loop --------------------------------------------
+
+
+class SolverPool:
+    """A node's process pool for the solver, started at its first use."""
+
+    def __init__(self, solving: Solving) -> None:
+        self.solving = solving
+        self._executor: ProcessPoolExecutor | None = None
+
+    def start(self) -> None:
+        """Make the pool now (its workers still start at the first solve).
+
+        Making it starts multiprocessing's resource tracker, which inherits
+        the process's stderr: a node makes it at its start, while stderr is
+        still the real one (an app embedding the node may replace it later).
+        """
+        self._pool()
+
+    def _pool(self) -> ProcessPoolExecutor:
+        if self._executor is None:
+            context = multiprocessing.get_context("forkserver")
+            # Workers fork from a clean process with the engine imported once,
+            # never from the node itself (its threads and sockets stay behind).
+            context.set_forkserver_preload([__name__])
+            self._executor = ProcessPoolExecutor(self.solving.workers, mp_context=context)
+        return self._executor
+
+    async def _run(self, seconds: float, work: Callable[..., T], *args: Any) -> T | None:
+        """``work(*args)`` in a worker; None if no answer came within ``seconds`` and the grace."""
+        loop = asyncio.get_running_loop()
+        try:
+            async with asyncio.timeout(seconds + STARTUP_GRACE):
+                return await loop.run_in_executor(self._pool(), work, *args)
+        except TimeoutError:
+            log.warning("the solver gave no answer within %.1f s", seconds + STARTUP_GRACE)
+            return None
+        except BrokenProcessPool:
+            # A worker died (killed, out of memory): answer as if out of time,
+            # and make a new pool for the next solve.
+            log.warning("a solver worker died; the pool starts again")
+            self._executor = None
+            return None
+
+    async def winnable_deal(self, game: Game, deal_version: int) -> DealChoice:
+        """A secret seed proved winnable, or (past the time bound) a plain secret seed."""
+        solving = self.solving
+        found = await self._run(
+            solving.winnable, search_winnable, game.id, deal_version, solving.winnable,
+            solving.per_deal,
+        )  # fmt: skip
+        if found is None:
+            log.info("no winnable %s deal found in %.1f s: a plain deal", game.id, solving.winnable)
+            return DealChoice(draw_secret_seed(), None)
+        seed, line = found
+        return DealChoice(seed, line)
+
+    async def solve_from(self, game: Game, state: State) -> PositionAnswer:
+        """The solver's answer from ``state`` within the hint's time bound."""
+        seconds = self.solving.hint
+        found = await self._run(seconds, solve_position, game.id, state.to_data(), seconds)
+        if found is None:
+            return PositionAnswer(Outcome.UNKNOWN, ())
+        outcome, line = found
+        return PositionAnswer(Outcome(outcome), line)
+
+    async def close(self) -> None:
+        """Stop the workers; a solve under way ends at its own time limit first."""
+        executor, self._executor = self._executor, None
+        if executor is not None:
+            await asyncio.to_thread(executor.shutdown, wait=True, cancel_futures=True)
+
+
+class LineCache:
+    """The rest of each racer's last winning line, so that following a hint costs no solve.
+
+    A line found from a board stays good for as long as the racer plays it:
+    the next hint is then its next move, checked against the board itself.
+    """
+
+    SIZE = 2_000
+
+    def __init__(self) -> None:
+        #: (race, player) -> (seq, the board expected at seq, the line from there)
+        self._lines: OrderedDict[tuple[str, str], tuple[int, State, tuple[str, ...]]] = (
+            OrderedDict()
+        )
+
+    def remember(self, race: str, player: str, seq: int, state: State, line: Sequence[str]) -> None:
+        key = (race, player)
+        self._lines[key] = (seq, state, tuple(line))
+        self._lines.move_to_end(key)
+        while len(self._lines) > self.SIZE:
+            self._lines.popitem(last=False)
+
+    def next_move(self, game: Game, race: str, player: str, seq: int, state: State) -> str | None:
+        """The line's next move if the racer's board at ``seq`` is still on it; moves it on."""
+        key = (race, player)
+        entry = self._lines.get(key)
+        if entry is None:
+            return None
+        at, expected, line = entry
+        if at > seq or seq - at >= len(line):
+            return None
+        # Walk the line from where it was remembered up to the racer's move count.
+        for text in line[: seq - at]:
+            expected = game.apply(expected, Move.parse(text))
+        if expected != state:
+            del self._lines[key]
+            return None
+        rest = line[seq - at :]
+        self._lines[key] = (seq, state, rest)
+        return rest[0]

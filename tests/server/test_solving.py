@@ -1,0 +1,50 @@
+"""The solver's service pieces that need no server: the worker functions and the line cache."""
+
+from __future__ import annotations
+
+from server.engine import find_variant
+from server.engine.solver import Outcome, solve_deal
+from server.services.solving import LineCache, search_winnable, solve_position
+
+GAME = find_variant("quadrille")
+
+
+def test_search_winnable_gives_a_seed_and_its_winning_line() -> None:
+    """Quadrille wins often and is decided fast: a search finds a deal and the line wins it."""
+    found = search_winnable(GAME.id, 1, seconds=30.0, per_deal=2.0)
+    assert found is not None
+    seed, line = found
+    assert GAME.is_won(GAME.replay(seed, list(line), 1))
+
+
+def test_search_winnable_with_no_time_finds_nothing() -> None:
+    """No time, no search: the caller falls back to a plain deal."""
+    assert search_winnable(GAME.id, 1, seconds=0.0, per_deal=1.0) is None
+
+
+def test_solve_position_answers_in_plain_values() -> None:
+    """What crosses the process boundary: the outcome's value and the line as strings."""
+    state = GAME.deal(0)
+    outcome, line = solve_position(GAME.id, state.to_data(), 10.0)
+    expected = solve_deal(GAME, 0)
+    assert Outcome(outcome) is expected.outcome and line == expected.line
+
+
+def test_the_line_cache_follows_the_racer_and_forgets_a_detour() -> None:
+    """While the racer plays the line, each next move comes from it; a detour drops it."""
+    seed = next(s for s in range(50) if solve_deal(GAME, s).won)
+    line = solve_deal(GAME, seed).line
+    cache = LineCache()
+    start = GAME.deal(seed)
+    cache.remember("r1", "p1", 0, start, line)
+    assert cache.next_move(GAME, "r1", "p1", 0, start) == line[0]
+    after_one = GAME.replay(seed, list(line[:1]))
+    after_two = GAME.replay(seed, list(line[:2]))
+    assert cache.next_move(GAME, "r1", "p1", 2, after_two) == line[2]  # skipped a hint: fine
+    assert cache.next_move(GAME, "r1", "p1", 1, after_one) is None  # earlier than remembered
+    detour = [m for m in GAME.legal_moves(after_two).texts() if m != line[2]]
+    if detour:
+        off = GAME.replay(seed, [*line[:2], detour[0]])
+        assert cache.next_move(GAME, "r1", "p1", 3, off) is None
+        assert cache.next_move(GAME, "r1", "p1", 2, after_two) is None  # forgotten
+    assert cache.next_move(GAME, "r1", "p2", 0, start) is None  # another racer's board
