@@ -13,7 +13,9 @@ from collections.abc import Iterable
 
 from bench.processes import children, stat_fields
 
-__all__ = ["alive", "children", "descendants", "kill_left", "stat_fields", "wait_gone"]
+__all__ = [
+    "alive", "children", "descendants", "kill_left", "servers", "stat_fields", "wait_gone",
+]  # fmt: skip
 
 
 def descendants(pid: int) -> dict[int, list[str]]:
@@ -25,6 +27,17 @@ def descendants(pid: int) -> dict[int, list[str]]:
             found[child] = command
             todo.append(child)
     return found
+
+
+def servers(processes: dict[int, list[str]]) -> dict[int, list[str]]:
+    """``processes`` less multiprocessing's helpers: a node starts its solver pool
+    (and with it a resource tracker) at once, which a count of the server's own
+    processes (workers, Redis) must leave out. Every one must still end."""
+    return {
+        pid: command
+        for pid, command in processes.items()
+        if not any("multiprocessing" in part for part in command)
+    }
 
 
 def alive(pid: int) -> bool:

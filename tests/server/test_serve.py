@@ -23,7 +23,7 @@ from bench.processes import ROOT
 from client.session import ClientSession
 from protocol.messages import CreateRace, JoinRace, ListRaces, RaceInfo, Races, SpectatePolicy
 from server.storage.embedded import free_port
-from tests.processes import children, descendants, kill_left, wait_gone
+from tests.processes import children, descendants, kill_left, servers, wait_gone
 from tests.server.conftest import TIMEOUT, ServerProcess
 
 
@@ -176,7 +176,9 @@ async def test_ctrl_c_in_a_terminal_stops_everything_in_order(tmp_path: Path, wo
                 )
             silent = await asyncio.to_thread(_silent_client, port)
         started = descendants(process.pid)
-        assert len(started) == workers + (workers > 1)  # workers (if more than one) and Redis
+        assert len(servers(started)) == workers + (
+            workers > 1
+        )  # workers (if more than one) and Redis
         os.killpg(process.pid, signal.SIGINT)
         assert await asyncio.to_thread(process.wait, 3 * TIMEOUT) == 0
         assert not await asyncio.to_thread(wait_gone, started, TIMEOUT)

@@ -21,7 +21,7 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake
 from client.session import ClientSession
 from protocol.messages import Moved, RaceFinished, RaceStarted, Resume, SubmitMove
 from server.storage.store import Store
-from tests.processes import children, descendants, kill_left, wait_gone
+from tests.processes import children, descendants, kill_left, servers, wait_gone
 from tests.server.conftest import NODE_ENV, TIMEOUT, ServerProcess
 from tests.server.test_nodes import _check_log, _open_race, _start
 
@@ -164,7 +164,7 @@ async def test_sigterm_stops_workers_then_redis_and_leaves_nothing(
     server = await asyncio.to_thread(serve_workers, "--data-dir", str(tmp_path / "redis"))
     sessions = await _on_each_worker(server.url, "Player")
     started = descendants(server.pid)
-    assert len(started) == 3  # two workers and the embedded Redis
+    assert len(servers(started)) == 3  # two workers and the embedded Redis
     began = time.monotonic()
     assert await asyncio.to_thread(server.stop, 3 * TIMEOUT) == 0, server.output()
     assert time.monotonic() - began < 3 * TIMEOUT
@@ -184,7 +184,7 @@ async def test_a_killed_supervisor_takes_its_workers_and_redis(
     server = await asyncio.to_thread(serve_workers, "--data-dir", str(tmp_path / "redis"))
     sessions = await _on_each_worker(server.url, "Player")
     started = descendants(server.pid)
-    assert len(started) == 3
+    assert len(servers(started)) == 3
     await asyncio.to_thread(server.kill)
     assert not await asyncio.to_thread(wait_gone, started, 2 * TIMEOUT)
     for session in sessions:

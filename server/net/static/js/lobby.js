@@ -1,6 +1,7 @@
 // The lobby: races under way (to watch), open races, and tournaments. The
-// protocol pushes no lobby changes to a spectator, so the page asks again
-// every few seconds while the lobby is on screen.
+// server pushes the list of races whenever it changes (list_races with
+// follow); tournaments have no such push, so the page asks for them again
+// every few seconds, which also keeps the clocks of the races moving.
 
 import { clock, fill, h, nameOf, policyText } from "/assets/js/dom.js";
 
@@ -50,16 +51,14 @@ function section(title, rows, empty) {
 
 export async function showLobby(wire, main, stop) {
   document.title = "Ballroom · watch";
-  const refresh = async () => {
-    const [races, tournaments] = await Promise.all([
-      wire.request({ t: "list_races" }),
-      wire.request({ t: "list_tournaments" }),
-    ]);
+  let races = [];
+  let tournaments = [];
+  const draw = () => {
     const now = Date.now() / 1000;
     // Redrawing must not take the keyboard's place away.
     const focused = document.activeElement?.getAttribute("href");
-    const underWay = races.races.filter((r) => r.phase !== "open");
-    const open = races.races.filter((r) => r.phase === "open");
+    const underWay = races.filter((r) => r.phase !== "open");
+    const open = races.filter((r) => r.phase === "open");
     fill(
       main,
       h("h1", {}, "Ballroom: watch a race"),
@@ -68,7 +67,7 @@ export async function showLobby(wire, main, stop) {
         underWay.map((r) => raceRow(r, now)),
         "No race is under way.",
       ),
-      section("Tournaments", tournaments.tournaments.map(tournamentRow), "No tournaments."),
+      section("Tournaments", tournaments.map(tournamentRow), "No tournaments."),
       section(
         "Open races",
         open.map((r) => raceRow(r, now)),
@@ -77,7 +76,19 @@ export async function showLobby(wire, main, stop) {
     );
     if (focused) main.querySelector(`a[href="${CSS.escape(focused)}"]`)?.focus();
   };
-  await refresh();
-  const timer = setInterval(() => refresh().catch(() => {}), REFRESH_MS);
+  const readTournaments = async () => {
+    tournaments = (await wire.request({ t: "list_tournaments" })).tournaments;
+    draw();
+  };
+  stop.push(
+    wire.on("races", (pushed) => {
+      races = pushed.races;
+      draw();
+    }),
+  );
+  races = (await wire.request({ t: "list_races", follow: true })).races;
+  await readTournaments();
+  const timer = setInterval(() => readTournaments().catch(() => {}), REFRESH_MS);
   stop.push(() => clearInterval(timer));
+  stop.push(() => wire.request({ t: "list_races", follow: false }).catch(() => {}));
 }
