@@ -27,6 +27,7 @@ Client to server (``t`` → class)::
     join_tournament    JoinTournament        leave_tournament       LeaveTournament
     watch_tournament   WatchTournament       manage_tournament      ManageTournament
     get_tournament_record  GetTournamentRecord
+    register     Register       login        Login          logout       Logout
 
 Server to client::
 
@@ -36,6 +37,7 @@ Server to client::
     spectating   Spectating     race_finished RaceFinished  pong         Pong
     replay_views Replay         error        ErrorMessage
     tournament   TournamentInfo tournaments  Tournaments    tournament_record TournamentRecord
+    account      Account
 
 Optional fields default to ``None`` (``delay`` to 0); a missing optional
 field and an explicit nil mean the same, and :meth:`Message.to_wire` leaves
@@ -75,6 +77,7 @@ __all__ = [
     "MAX_SEED",
     "MAX_SEQ",
     "SERVER_MESSAGES",
+    "Account",
     "Board",
     "ClientMessage",
     "Countdown",
@@ -90,6 +93,8 @@ __all__ = [
     "LeaveTournament",
     "ListRaces",
     "ListTournaments",
+    "Login",
+    "Logout",
     "ManageTournament",
     "Message",
     "Moved",
@@ -102,6 +107,7 @@ __all__ = [
     "RaceState",
     "Races",
     "Ready",
+    "Register",
     "Replay",
     "Resign",
     "Resume",
@@ -360,6 +366,10 @@ DealVersion = Annotated[int, Int(1, MAX_ID)]
 Timestamp = Annotated[float, Float()]
 Data = Annotated[dict[str, Any], AnyMap()]
 TournamentId = Annotated[str, Str(1, 40)]
+#: A new account's password: long enough to resist guessing, short enough to hash cheaply.
+NewPassword = Annotated[str, Str(8, 128)]
+#: A password given to log in: any length a password could have had.
+GivenPassword = Annotated[str, Str(1, 128)]
 
 
 # ----------------------------------------------------------------------
@@ -725,6 +735,39 @@ class GetTournamentRecord(_NamesATournament):
     t: ClassVar[str] = "get_tournament_record"
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Register(ClientMessage):
+    """Create an account and log this connection in to it (docs/players.md).
+
+    ``name`` must not be taken by another account, nor look like one that is
+    (case, width, accents and look-alike letters are folded).
+    """
+
+    t: ClassVar[str] = "register"
+    name: PlayerName
+    password: NewPassword = dataclasses.field(repr=False)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Login(ClientMessage):
+    """Log this connection in to an account; it speaks for the account from now on."""
+
+    t: ClassVar[str] = "login"
+    name: PlayerName
+    password: GivenPassword = dataclasses.field(repr=False)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Logout(ClientMessage):
+    """Revoke this connection's account token (``everywhere``: every token of the account).
+
+    The connection goes on as a new guest, which the ``account`` reply names.
+    """
+
+    t: ClassVar[str] = "logout"
+    everywhere: Annotated[bool, Bool()] = False
+
+
 # ----------------------------------------------------------------------
 # Server to client.
 
@@ -739,6 +782,8 @@ class Welcome(ServerMessage):
     player: PlayerId
     name: PlayerName
     node: Annotated[str, Str(1, 64)]
+    #: True for a guest session, False for an account's; absent from older servers.
+    guest: Annotated[bool | None, Opt(Bool())] = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -882,6 +927,8 @@ class ErrorMessage(ServerMessage):
     t: ClassVar[str] = "error"
     code: Annotated[ErrorCode, Choice(ErrorCode)]
     message: Annotated[str, Str(0, 1000, printable=False)]
+    #: Seconds to wait before asking again (``rate_limited`` logins).
+    retry_after: Annotated[float | None, Opt(Float())] = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -906,6 +953,21 @@ class TournamentRecord(ServerMessage):
 
     t: ClassVar[str] = "tournament_record"
     record: Data
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Account(ServerMessage):
+    """The answer to register, login and logout: who this connection now speaks for.
+
+    ``token`` resumes this identity in a later ``hello``; an account's token
+    works until it is revoked (logout) or unused for 30 days.
+    """
+
+    t: ClassVar[str] = "account"
+    token: Token
+    player: PlayerId
+    name: PlayerName
+    guest: Annotated[bool, Bool()]
 
 
 class ServiceState(enum.StrEnum):
@@ -977,6 +1039,9 @@ CLIENT_MESSAGES: Mapping[str, type[ClientMessage]] = MappingProxyType(
             WatchTournament,
             ManageTournament,
             GetTournamentRecord,
+            Register,
+            Login,
+            Logout,
         )
     }
 )
@@ -1004,6 +1069,7 @@ SERVER_MESSAGES: Mapping[str, type[ServerMessage]] = MappingProxyType(
             TournamentRecord,
             Service,
             Rewound,
+            Account,
         )
     }
 )

@@ -329,7 +329,14 @@ class RaceWatch:
             if self.conn.watches.get(self.race) is not self or self.policy is Spectate.AFTER:
                 return
             service = self.races
-            snapshot = await service.spectator_snapshot(self.race, self.conn.player)
+            try:
+                snapshot = await service.spectator_snapshot(self.race, self.conn.player)
+            except RequestRefused:
+                # The player joined the race from another connection (one
+                # account, one identity): no board of it may reach this one.
+                self._held = held = None
+                await self.conn.unwatch(self.race, self)
+                return
             self.conn.send(Spectating(**snapshot))
             shown = self._shown = snapshot["event"]
         finally:

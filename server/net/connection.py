@@ -93,6 +93,7 @@ class Connection:
         limits = settings.limits
         self.player: str | None = None
         self.name: str | None = None
+        self.token: str | None = None  # the session's, so that logout can revoke it
         self.watches: dict[str, RaceWatch] = {}
         self.tournaments: dict[str, TournamentWatch] = {}
         self.outbox = limits.outbox
@@ -125,8 +126,14 @@ class Connection:
             log.info("dropping a client that reads too slowly")
             self.close(CLOSE_POLICY, "too slow: read your messages")
 
-    def refuse(self, code: ErrorCode, message: str, request_id: int | None = None) -> None:
-        self.send_frame(error_frame(code, message, request_id))
+    def refuse(
+        self,
+        code: ErrorCode,
+        message: str,
+        request_id: int | None = None,
+        retry_after: float | None = None,
+    ) -> None:
+        self.send_frame(error_frame(code, message, request_id, retry_after))
 
     def close(self, code: int, reason: str) -> None:
         """Close from synchronous code; the task is kept so it cannot be collected early."""
@@ -261,7 +268,7 @@ class Connection:
     def _failed(self, message: ClientMessage, exc: BaseException) -> None:
         """Answer a request whose handling raised ``exc``."""
         if isinstance(exc, RequestRefused):
-            self.refuse(exc.code, exc.message, message.id)
+            self.refuse(exc.code, exc.message, message.id, exc.retry_after)
         elif isinstance(exc, RedisError):
             log.warning("storage unavailable for %s: %s", message.t, exc)
             self.storage_failed()

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from protocol.codec import encode_trusted
 from protocol.exceptions import ErrorCode
 from protocol.messages import (
+    Account,
     ClientMessage,
     CreateRace,
     CreateTournament,
@@ -27,6 +28,8 @@ from protocol.messages import (
     LeaveTournament,
     ListRaces,
     ListTournaments,
+    Login,
+    Logout,
     ManageTournament,
     Moved,
     Ping,
@@ -35,6 +38,7 @@ from protocol.messages import (
     Races,
     RaceStarted,
     Ready,
+    Register,
     Replay,
     Resign,
     Resume,
@@ -53,6 +57,7 @@ from protocol.messages import (
 from protocol.version import PROTOCOL_VERSION
 from server.exceptions import RequestRefused, StateLost
 from server.rules.races import Spectate as SpectatePolicy
+from server.services.players import Identity, is_account_token
 from server.services.races import MoveResult
 
 if TYPE_CHECKING:
@@ -76,15 +81,20 @@ async def on_hello(conn: Connection, msg: Hello) -> ServerMessage:
     sessions = conn.services.sessions
     if conn.player is not None:
         raise RequestRefused(ErrorCode.NOT_ALLOWED, "already said hello")
+    guest = True
     if msg.token is not None:
-        session = await sessions.find(msg.token)
+        if is_account_token(msg.token):
+            session = await conn.services.accounts.resume(msg.token)
+            guest = False
+        else:
+            session = await sessions.find(msg.token)
         if session is None:
-            raise RequestRefused(ErrorCode.BAD_TOKEN, "unknown or expired session token")
+            raise RequestRefused(ErrorCode.BAD_TOKEN, "unknown, expired or revoked session token")
         token, (player, name) = msg.token, session
     else:
         name = msg.name
         token, player = await sessions.open(name)
-    conn.player, conn.name = player, name
+    conn.player, conn.name, conn.token = player, name, token
     return Welcome(
         id=msg.id,
         v=PROTOCOL_VERSION,
@@ -92,7 +102,44 @@ async def on_hello(conn: Connection, msg: Hello) -> ServerMessage:
         player=player,
         name=name,
         node=conn.settings.node,
+        guest=guest,
     )
+
+
+# -- accounts ------------------------------------------------------------------
+
+
+def _address(conn: Connection) -> str:
+    """The client's IP address, the unit of the per-address login limit."""
+    remote = conn.ws.remote_address
+    return str(remote[0]) if remote else "?"
+
+
+def _speak_for(conn: Connection, msg: Register | Login | Logout, who: Identity) -> Account:
+    """From now on the connection speaks for ``who``: every connection of an account is one
+    player, so none of them can spectate a race the account is racing in."""
+    conn.player, conn.name, conn.token = who.player, who.name, who.token
+    return Account(id=msg.id, token=who.token, player=who.player, name=who.name, guest=who.guest)
+
+
+async def on_register(conn: Connection, msg: Register) -> ServerMessage:
+    who = await conn.services.accounts.register(msg.name, msg.password, _address(conn))
+    return _speak_for(conn, msg, who)
+
+
+async def on_login(conn: Connection, msg: Login) -> ServerMessage:
+    who = await conn.services.accounts.login(msg.name, msg.password, _address(conn))
+    return _speak_for(conn, msg, who)
+
+
+async def on_logout(conn: Connection, msg: Logout) -> ServerMessage:
+    """Revoke the account's token (or all of them); the connection goes on as a new guest."""
+    if conn.token is None or not is_account_token(conn.token):
+        raise RequestRefused(ErrorCode.NOT_ALLOWED, "a guest has nothing to log out of")
+    await conn.services.accounts.logout(conn.token, everywhere=msg.everywhere)
+    name = conn.name or "guest"
+    token, player = await conn.services.sessions.open(name)
+    return _speak_for(conn, msg, Identity(token, player, name, guest=True))
 
 
 async def on_list_races(conn: Connection, msg: ListRaces) -> ServerMessage:
@@ -340,4 +387,7 @@ HANDLERS: dict[type[ClientMessage], Handler] = {
     WatchTournament: on_watch_tournament,
     ManageTournament: on_manage_tournament,
     GetTournamentRecord: on_get_tournament_record,
+    Register: on_register,
+    Login: on_login,
+    Logout: on_logout,
 }

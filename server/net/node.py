@@ -29,11 +29,13 @@ from server.fanout.hub import Hub
 from server.net.connection import CLOSE_TRY_AGAIN, Connection
 from server.net.websocket import PushConnection
 from server.services import Services
+from server.services.players import Accounts
 from server.services.races import RaceService
 from server.services.sessions import Sessions
 from server.services.tournaments import Director
 from server.settings import Settings
 from server.storage.health import StorageHealth
+from server.storage.players import PlayerStore
 from server.storage.store import Store, connect
 
 __all__ = ["Node", "running_node"]
@@ -51,7 +53,8 @@ class Node:
         self.hub = Hub(store, on_feed_lost=self._suspect)
         self.service = RaceService(store, settings, own_events=self.hub)
         self.director = Director(store, self.service, settings)
-        self.services = Services(self.service, self.director, Sessions(store))
+        self.accounts = Accounts(PlayerStore(store), settings.logins)
+        self.services = Services(self.service, self.director, Sessions(store), self.accounts)
         self.history = History(store, self.hub, self.service)
         if settings.redis_url is None:
             raise ValueError("a node needs settings.redis_url")
@@ -83,6 +86,7 @@ class Node:
                 await self._sweeper
         await self.health.close()
         await self.hub.close()
+        self.accounts.close()
 
     # -- Redis's health ------------------------------------------------------
 

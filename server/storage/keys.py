@@ -14,11 +14,16 @@ __all__ = [
     "LIVE_RACES",
     "OPEN_RACES",
     "TOURNAMENTS",
+    "account",
+    "account_name",
+    "account_tokens",
     "channel",
     "events",
     "hosted_races",
     "hosted_tournaments",
     "is_tournament",
+    "login_attempts",
+    "login_failures",
     "race_boards",
     "race_channel",
     "race_code",
@@ -130,3 +135,31 @@ def channel(topic: str) -> str:
     if is_tournament(topic):
         return f"tourn:{{{topic}}}:live"
     return race_channel(topic)
+
+
+# -- accounts (docs/players.md lists them with their growth and expiry) -------
+
+
+def account(player: str) -> str:
+    """Hash: an account's ``name``, ``skeleton``, ``password`` (an argon2 hash), ``created``."""
+    return f"acct:{{{player}}}"
+
+
+def account_tokens(player: str) -> str:
+    """Hash: SHA-256 of each live session token of an account -> when it expires."""
+    return f"acct:{{{player}}}:tokens"
+
+
+def account_name(skeleton_digest: str) -> str:
+    """String: the account holding the name whose skeleton has this digest."""
+    return f"acctname:{skeleton_digest}"
+
+
+def login_failures(skeleton_digest: str) -> str:
+    """Counter of failed logins to one name in the current window (expires with it)."""
+    return f"login:name:{skeleton_digest}"
+
+
+def login_attempts(address: str) -> str:
+    """Counter of logins and registrations from one address in the current window."""
+    return f"login:addr:{address}"
