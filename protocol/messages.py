@@ -543,6 +543,8 @@ class CreateRace(ClientMessage):
     spectate: Annotated[SpectatePolicy, Choice(SpectatePolicy)]
     deal: Annotated[int | None, Opt(Int(0, MAX_SEED))] = None
     delay: Annotated[int, Int(0, 600)] = 0
+    #: True: the race is never rated, whoever races (docs/players.md).
+    unrated: Annotated[bool | None, Opt(Bool())] = None
 
     def _check_together(self) -> None:
         if self.spectate is SpectatePolicy.DELAYED and self.delay == 0:

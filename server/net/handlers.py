@@ -155,6 +155,7 @@ async def on_create_race(conn: Connection, msg: CreateRace) -> ServerMessage:
         "time_limit": msg.time_limit,
         "spectate": msg.spectate.value,
         "delay": msg.delay,
+        "unrated": msg.unrated,
     }
     race = await service.create(_me(conn), conn.name or "", request)
     await conn.watch(race, "racer", since=0)

@@ -31,6 +31,7 @@ from server.net.websocket import PushConnection
 from server.services import Services
 from server.services.players import Accounts
 from server.services.races import RaceService
+from server.services.records import Records
 from server.services.sessions import Sessions
 from server.services.tournaments import Director
 from server.settings import Settings
@@ -51,9 +52,11 @@ class Node:
         self.name = settings.node
         self.store = store
         self.hub = Hub(store, on_feed_lost=self._suspect)
-        self.service = RaceService(store, settings, own_events=self.hub)
+        players = PlayerStore(store)
+        self.records = Records(players)
+        self.service = RaceService(store, settings, own_events=self.hub, records=self.records)
         self.director = Director(store, self.service, settings)
-        self.accounts = Accounts(PlayerStore(store), settings.logins)
+        self.accounts = Accounts(players, settings.logins)
         self.services = Services(self.service, self.director, Sessions(store), self.accounts)
         self.history = History(store, self.hub, self.service)
         if settings.redis_url is None:
@@ -152,6 +155,7 @@ class Node:
                 continue  # the health probe says when Redis is back
             try:
                 await self.service.sweep()
+                await self.records.recover(self.service.stored_results)
                 await self.director.heartbeat(self._entrants_here())
                 await self.director.tick()
             except (RedisError, OSError) as exc:

@@ -18,7 +18,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from protocol.exceptions import ErrorCode
 from protocol.moves import Move, MoveSyntaxError
@@ -39,6 +39,9 @@ from server.rules.races import (
 from server.rules.replica import RaceReplica
 from server.settings import Settings
 from server.storage.store import MoveCommit, Store, StoredBoard, pack, unpack
+
+if TYPE_CHECKING:
+    from server.services.records import Records
 
 __all__ = ["MoveResult", "RaceService", "StartedRace", "variant_or_refusal"]
 
@@ -175,10 +178,16 @@ class RaceService:
     REPLICA_CACHE = 2_000
 
     def __init__(
-        self, store: Store, settings: Settings, own_events: OwnEvents | None = None
+        self,
+        store: Store,
+        settings: Settings,
+        own_events: OwnEvents | None = None,
+        records: Records | None = None,
     ) -> None:
         self.store = store
         self.settings = settings
+        #: Writes accounts' ratings and histories from results (docs/players.md).
+        self.records = records
         self._started: OrderedDict[str, StartedRace] = OrderedDict()
         #: (race, player) -> (seq, board version, state)
         self._boards: OrderedDict[tuple[str, str], tuple[int, str, State]] = OrderedDict()
@@ -214,6 +223,8 @@ class RaceService:
             "spectate": request["spectate"],
             "delay": request.get("delay", 0),
         }
+        if request.get("unrated"):
+            settings["unrated"] = 1
         return await self.store.create_race(player, name, settings)
 
     async def resolve(self, race: str | None, code: str | None) -> str:
@@ -619,9 +630,15 @@ class RaceService:
         # A tournament table's results (its seed) wait for the other tables
         # racing the same deal: the director announces them at the stage's end.
         hold = meta.get("hold_results") == "1"
+        if self.records is not None:  # rating changes go into the results, once
+            results = await self.records.prepare(race, meta, results)
         payload = encode_event({"k": "results", **results})
         await self.store.record_results(race, pack(results), payload, hold=hold)
         await self.store.expire_race(race, self.settings.timeouts.keep_finished)
+        if self.records is not None:
+            stored = await self.stored_results(race)
+            if stored is not None:
+                await self.records.write(race, stored)
         return True
 
     async def event_count(self, race: str) -> int:

@@ -13,15 +13,20 @@ __all__ = [
     "ACTIVE_TOURNAMENTS",
     "LIVE_RACES",
     "OPEN_RACES",
+    "RECORDS_PENDING",
     "TOURNAMENTS",
     "account",
+    "account_history",
     "account_name",
+    "account_races",
+    "account_stats",
     "account_tokens",
     "channel",
     "events",
     "hosted_races",
     "hosted_tournaments",
     "is_tournament",
+    "leaderboard",
     "login_attempts",
     "login_failures",
     "race_boards",
@@ -163,3 +168,29 @@ def login_failures(skeleton_digest: str) -> str:
 def login_attempts(address: str) -> str:
     """Counter of logins and registrations from one address in the current window."""
     return f"login:addr:{address}"
+
+
+def account_stats(player: str) -> str:
+    """Hash: per variant and ``overall``, ``mu:K``, ``sigma:K``, ``n:K`` (rated races),
+    ``played:K``, ``won:K``; per variant ``best:V`` (fastest win, seconds)."""
+    return f"acct:{{{player}}}:stats"
+
+
+def account_races(player: str) -> str:
+    """Sorted set: the races recorded in an account (by finish time), newest 200 kept:
+    the guard that makes recording a race twice change nothing."""
+    return f"acct:{{{player}}}:races"
+
+
+def account_history(player: str) -> str:
+    """List: the account's last 50 races, newest first, each a packed map."""
+    return f"acct:{{{player}}}:history"
+
+
+def leaderboard(scope: str) -> str:
+    """Sorted set: account -> displayed rating in a variant (or ``overall``), non-provisional."""
+    return f"board:{scope}"
+
+
+#: Sorted set: finished races whose racers' records may not all be written yet (by time).
+RECORDS_PENDING = "records:pending"

@@ -11,14 +11,14 @@ password is an argon2 hash, and a session token is kept only as its SHA-256.
 from __future__ import annotations
 
 from importlib import resources
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from redis.asyncio import Redis
 
 from server.storage import keys
-from server.storage.store import Store, _optional_text, _text
+from server.storage.store import Store, _bytes, _optional_text, _text
 
-__all__ = ["PlayerStore", "StoredAccount", "Window"]
+__all__ = ["PlayerStore", "RatingMove", "StoredAccount", "Window"]
 
 
 class StoredAccount(NamedTuple):
@@ -36,6 +36,16 @@ class Window(NamedTuple):
     ms_left: int
 
 
+class RatingMove(NamedTuple):
+    """One rating a race moved: its key (a variant or ``overall``), from and to."""
+
+    key: str
+    mu_before: float
+    sigma_before: float
+    mu_after: float
+    sigma_after: float
+
+
 def _source(name: str) -> str:
     return resources.files("server.storage").joinpath("lua", f"{name}.lua").read_text()
 
@@ -49,6 +59,7 @@ class PlayerStore:
         self._rate_hit = self.redis.register_script(_source("rate_hit"))
         self._token_add = self.redis.register_script(_source("token_add"))
         self._token_touch = self.redis.register_script(_source("token_touch"))
+        self._player_race = self.redis.register_script(_source("player_race"))
 
     # -- names and accounts ------------------------------------------------
 
@@ -123,3 +134,87 @@ class PlayerStore:
 
     async def forget(self, key: str) -> None:
         await self.redis.delete(key)
+
+    # -- records: ratings, counters, history -------------------------------
+
+    async def skills(self, player: str, scopes: list[str]) -> dict[str, tuple[float, float, int]]:
+        """(mu, sigma, rated races) of each scope the account has a rating in."""
+        fields = [f"{f}:{scope}" for scope in scopes for f in ("mu", "sigma", "n")]
+        values = await self.redis.hmget(keys.account_stats(player), fields)
+        found = {}
+        for i, scope in enumerate(scopes):
+            mu, sigma, n = values[3 * i : 3 * i + 3]
+            if mu is not None and sigma is not None:
+                found[scope] = (float(mu), float(sigma), int(n or 0))
+        return found
+
+    async def record_race(
+        self,
+        player: str,
+        race: str,
+        *,
+        when: float,
+        entry: bytes,
+        variant: str,
+        won: bool,
+        seconds: float,
+        moves: list[RatingMove],
+    ) -> list[tuple[str, float, float, int]] | None:
+        """Record a finished race in an account once; None if it was recorded before, else
+        each moved rating as it now stands: (key, mu, sigma, rated races)."""
+        args: list[bytes | str | int | float] = [
+            race, repr(when), 200, entry, 50, variant, int(won), repr(seconds),
+        ]  # fmt: skip
+        for move in moves:
+            args += [move.key, *(repr(v) for v in move[1:])]
+        reply = await self._player_race(
+            keys=[
+                keys.account_stats(player),
+                keys.account_races(player),
+                keys.account_history(player),
+            ],
+            args=args,
+        )
+        if reply == 0:
+            return None
+        return [
+            (_text(reply[i]), float(reply[i + 1]), float(reply[i + 2]), int(reply[i + 3]))
+            for i in range(0, len(reply), 4)
+        ]
+
+    async def rank(self, scope: str, player: str, rating: int | None) -> None:
+        """Put an account on a leaderboard at ``rating``, or (None) off it."""
+        if rating is None:
+            await self.redis.zrem(keys.leaderboard(scope), player)
+        else:
+            await self.redis.zadd(keys.leaderboard(scope), {player: rating})
+
+    async def top(self, scope: str, count: int) -> list[tuple[str, int]]:
+        rows: list[Any] = await self.redis.zrevrange(
+            keys.leaderboard(scope), 0, count - 1, withscores=True
+        )
+        return [(_text(player), int(score)) for player, score in rows]
+
+    async def names(self, players: list[str]) -> list[str | None]:
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for player in players:
+                pipe.hget(keys.account(player), "name")
+            return [_optional_text(name) for name in await pipe.execute()]
+
+    async def stats(self, player: str) -> dict[str, str]:
+        raw = await self.redis.hgetall(keys.account_stats(player))
+        return {_text(k): _text(v) for k, v in raw.items()}
+
+    async def history(self, player: str, count: int = 50) -> list[bytes]:
+        entries = await self.redis.lrange(keys.account_history(player), 0, count - 1)
+        return [_bytes(entry) for entry in entries]
+
+    async def mark_pending(self, race: str, when: float) -> None:
+        await self.redis.zadd(keys.RECORDS_PENDING, {race: when})
+
+    async def pending(self, before: float, count: int = 20) -> list[str]:
+        races = await self.redis.zrangebyscore(keys.RECORDS_PENDING, 0, before, 0, count)
+        return [_text(race) for race in races]
+
+    async def recorded(self, race: str) -> None:
+        await self.redis.zrem(keys.RECORDS_PENDING, race)

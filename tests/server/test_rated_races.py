@@ -1,0 +1,136 @@
+"""Rated races on a real node: changes in the results, recorded once in each account,
+recovered by the sweeper when the node that stored the results did not record them."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from client.session import ClientSession
+from protocol.messages import (
+    Account,
+    CreateRace,
+    JoinRace,
+    RaceFinished,
+    RaceInfo,
+    RaceStarted,
+    Register,
+    Resign,
+    SpectatePolicy,
+    StartRace,
+)
+from server.services.records import Records
+from server.storage import keys
+from server.storage.store import Store
+from tests.server.conftest import NODES, TIMEOUT, Clients
+from tests.server.test_abuse import VARIANT
+
+PASSWORD = "a long enough password"
+
+
+async def _account(clients: Clients, url: str, name: str) -> ClientSession:
+    session = await clients.hello(url, name)
+    made = await session.request(Register(name=name, password=PASSWORD), Account)
+    return await clients.hello(url, name, token=made.token)  # this connection is the account
+
+
+async def race_to_the_end(
+    first: ClientSession, second: ClientSession, *, deal: int | None = None, unrated: bool = False
+) -> RaceFinished:
+    """A two-racer race, both resigning with the same cards home: ``first`` resigns first,
+    and so is placed first (the standings part equal cards home by time)."""
+    create = CreateRace(
+        variant=VARIANT, max_players=2, time_limit=600, spectate=SpectatePolicy.AFTER,
+        deal=deal, unrated=unrated or None,
+    )  # fmt: skip
+    race = str((await first.request(create, RaceInfo)).race["id"])
+    await second.request(JoinRace(race=race), RaceInfo)
+    await first.request(StartRace(race=race), RaceInfo)
+    for racer in (first, second):
+        await racer.next(RaceStarted, timeout=TIMEOUT)
+    await first.request(Resign(race=race), RaceInfo)
+    await second.request(Resign(race=race), RaceInfo)
+    return await first.next(RaceFinished, timeout=TIMEOUT)
+
+
+async def recorded(store: Store) -> None:
+    """Wait until every finished race is recorded in its accounts (just after the results)."""
+    async with asyncio.timeout(TIMEOUT):
+        while await store.redis.zcard(keys.RECORDS_PENDING):  # polled: no event says it
+            await asyncio.sleep(0.02)
+
+
+def _by_player(finished: RaceFinished) -> dict[str, dict[str, Any]]:
+    return {s["player"]: s for s in finished.standings}
+
+
+@pytest.mark.usefixtures("no_errors_logged")
+async def test_rated_race_changes_ratings_once(node: str, clients: Clients, store: Store) -> None:
+    """Two accounts on a secret deal: +/- changes in the results, each account's record
+    written once, and writing it again changes nothing."""
+    ann, bob = await _account(clients, node, "Ann"), await _account(clients, node, "Bob")
+    finished = await race_to_the_end(ann, bob)
+    standings = _by_player(finished)
+    first, second = standings[ann.player], standings[bob.player]
+    assert first["place"] == 1 and first["change"] > 0 > second["change"]
+    assert first["rating"] == 1500 + first["change"] and first["provisional"] is True
+    await recorded(store)
+    stats = await store.redis.hgetall(keys.account_stats(ann.player))
+    assert stats[f"played:{VARIANT}".encode()] == b"1" and stats[b"n:overall"] == b"1"
+    assert await store.redis.llen(keys.account_history(bob.player)) == 1
+    # The step runs again (a second node closing the race): nothing changes.
+    records: Records = NODES[node].records
+    stored = await NODES[node].service.stored_results(finished.race)
+    assert stored is not None
+    await records.write(finished.race, stored)
+    assert await store.redis.hgetall(keys.account_stats(ann.player)) == stats
+    assert await store.redis.llen(keys.account_history(bob.player)) == 1
+    assert not await store.redis.zcard(keys.RECORDS_PENDING)
+
+
+@pytest.mark.usefixtures("no_errors_logged")
+@pytest.mark.parametrize("kind", ["public deal", "unrated", "guest"])
+async def test_unrated_races(node: str, clients: Clients, store: Store, kind: str) -> None:
+    """Public deals, races the host marked unrated and races with one account are not rated,
+    though the accounts' histories still record them."""
+    ann = await _account(clients, node, "Ann")
+    other = (
+        await clients.hello(node, "Guest")
+        if kind == "guest"
+        else await _account(clients, node, "Bob")
+    )
+    finished = await race_to_the_end(
+        ann, other, deal=7 if kind == "public deal" else None, unrated=kind == "unrated"
+    )
+    assert all("change" not in s for s in finished.standings)
+    await recorded(store)
+    assert await store.redis.llen(keys.account_history(ann.player)) == 1
+    assert not await store.redis.hexists(keys.account_stats(ann.player), "n:overall")
+
+
+async def test_sweeper_records_what_a_dead_node_did_not(
+    node: str, clients: Clients, store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Results stored, records not written (the node died between): another sweep writes
+    them from the stored results."""
+    records: Records = NODES[node].records
+    real_write = Records.write
+    failed = asyncio.Event()
+
+    async def dies(self: Records, race: str, results: dict[str, Any]) -> None:
+        if not failed.is_set():
+            failed.set()
+            raise ConnectionError("the node died here")
+        await real_write(self, race, results)
+
+    monkeypatch.setattr(Records, "write", dies)
+    monkeypatch.setattr(records, "RECOVER_AFTER", 0.0)
+    ann, bob = await _account(clients, node, "Ann"), await _account(clients, node, "Bob")
+    finished = await race_to_the_end(ann, bob)
+    assert "change" in _by_player(finished)[ann.player]
+    await asyncio.wait_for(failed.wait(), TIMEOUT)
+    await recorded(store)
+    assert await store.redis.hget(keys.account_stats(ann.player), "n:overall") == b"1"
+    assert await store.redis.llen(keys.account_history(bob.player)) == 1
