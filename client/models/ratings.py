@@ -14,7 +14,7 @@ def rating_text(rating: int, provisional: bool) -> str:
 
 
 def rating_change(standing: Mapping[str, Any]) -> str:
-    """A racer's rating after a race and its change: ``1512? +12``, ``1488 −8``; empty if unrated."""
+    """A racer's rating after a race and its change (``1512? +12``); empty if unrated."""
     if "change" not in standing:
         return ""
     change = int(standing["change"])
