@@ -28,6 +28,7 @@ Client to server (``t`` → class)::
     watch_tournament   WatchTournament       manage_tournament      ManageTournament
     get_tournament_record  GetTournamentRecord
     register     Register       login        Login          logout       Logout
+    quick_race   QuickRace      leave_queue  LeaveQueue
 
 Server to client::
 
@@ -37,7 +38,7 @@ Server to client::
     spectating   Spectating     race_finished RaceFinished  pong         Pong
     replay_views Replay         error        ErrorMessage
     tournament   TournamentInfo tournaments  Tournaments    tournament_record TournamentRecord
-    account      Account
+    account      Account        queue        Queued         matched      Matched
 
 Optional fields default to ``None`` (``delay`` to 0); a missing optional
 field and an explicit nil mean the same, and :meth:`Message.to_wire` leaves
@@ -89,6 +90,7 @@ __all__ = [
     "Hello",
     "JoinRace",
     "JoinTournament",
+    "LeaveQueue",
     "LeaveRace",
     "LeaveTournament",
     "ListRaces",
@@ -96,11 +98,14 @@ __all__ = [
     "Login",
     "Logout",
     "ManageTournament",
+    "Matched",
     "Message",
     "Moved",
     "Ping",
     "Pong",
     "Progress",
+    "Queued",
+    "QuickRace",
     "RaceFinished",
     "RaceInfo",
     "RaceStarted",
@@ -770,6 +775,22 @@ class Logout(ClientMessage):
     everywhere: Annotated[bool, Bool()] = False
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class QuickRace(ClientMessage):
+    """Wait for a race of ``size`` racers in ``variant`` against players of close rating."""
+
+    t: ClassVar[str] = "quick_race"
+    variant: Annotated[str, Str(1, 40)]
+    size: Annotated[int, Int(2, MAX_PLAYERS)] = 2
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LeaveQueue(ClientMessage):
+    """Stop waiting for a quick race."""
+
+    t: ClassVar[str] = "leave_queue"
+
+
 # ----------------------------------------------------------------------
 # Server to client.
 
@@ -972,6 +993,26 @@ class Account(ServerMessage):
     guest: Annotated[bool, Bool()]
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Queued(ServerMessage):
+    """The answer to quick_race and leave_queue: whether the sender waits, and for what."""
+
+    t: ClassVar[str] = "queue"
+    queued: Annotated[bool, Bool()]
+    variant: Annotated[str | None, Opt(Str(1, 40))] = None
+    size: Annotated[int | None, Opt(Int(2, MAX_PLAYERS))] = None
+    rating: Annotated[int | None, Opt(Int(0, 100_000))] = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Matched(ServerMessage):
+    """Pushed when a quick race was found: the race's events follow, as to a racer."""
+
+    t: ClassVar[str] = "matched"
+    race: RaceId
+    variant: Annotated[str, Str(1, 40)]
+
+
 class ServiceState(enum.StrEnum):
     """Whether a node can do its work: reach the storage every race lives in."""
 
@@ -1044,6 +1085,8 @@ CLIENT_MESSAGES: Mapping[str, type[ClientMessage]] = MappingProxyType(
             Register,
             Login,
             Logout,
+            QuickRace,
+            LeaveQueue,
         )
     }
 )
@@ -1072,6 +1115,8 @@ SERVER_MESSAGES: Mapping[str, type[ServerMessage]] = MappingProxyType(
             Service,
             Rewound,
             Account,
+            Queued,
+            Matched,
         )
     }
 )

@@ -12,6 +12,8 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+from websockets.protocol import State
+
 from protocol.codec import encode_trusted
 from protocol.exceptions import ErrorCode
 from protocol.messages import (
@@ -24,6 +26,7 @@ from protocol.messages import (
     Hello,
     JoinRace,
     JoinTournament,
+    LeaveQueue,
     LeaveRace,
     LeaveTournament,
     ListRaces,
@@ -31,9 +34,12 @@ from protocol.messages import (
     Login,
     Logout,
     ManageTournament,
+    Matched,
     Moved,
     Ping,
     Pong,
+    Queued,
+    QuickRace,
     RaceInfo,
     Races,
     RaceStarted,
@@ -367,6 +373,32 @@ async def on_get_tournament_record(conn: Connection, msg: GetTournamentRecord) -
     return TournamentRecord(id=msg.id, record=await director.record(tournament))
 
 
+# -- quick races -----------------------------------------------------------------
+
+
+async def on_quick_race(conn: Connection, msg: QuickRace) -> ServerMessage:
+    """Queue for a quick race; ``matched`` is pushed when one is found, then its events."""
+
+    async def matched(race: str) -> None:
+        conn.send(Matched(race=race, variant=waiter.variant))
+        await conn.watch(race, "racer", since=0)
+
+    def alive() -> bool:
+        return conn.ws.state is State.OPEN
+
+    waiter = await conn.services.matchmaker.join(
+        _me(conn), conn.name or "", msg.variant, msg.size, notify=matched, alive=alive
+    )
+    return Queued(
+        id=msg.id, queued=True, variant=waiter.variant, size=waiter.size, rating=waiter.rating
+    )
+
+
+async def on_leave_queue(conn: Connection, msg: LeaveQueue) -> ServerMessage:
+    await conn.services.matchmaker.leave(_me(conn))
+    return Queued(id=msg.id, queued=False)
+
+
 HANDLERS: dict[type[ClientMessage], Handler] = {
     Hello: on_hello,
     ListRaces: on_list_races,
@@ -391,4 +423,6 @@ HANDLERS: dict[type[ClientMessage], Handler] = {
     Register: on_register,
     Login: on_login,
     Logout: on_logout,
+    QuickRace: on_quick_race,
+    LeaveQueue: on_leave_queue,
 }

@@ -29,6 +29,7 @@ from server.fanout.hub import Hub
 from server.net.connection import CLOSE_TRY_AGAIN, Connection
 from server.net.websocket import PushConnection
 from server.services import Services
+from server.services.matchmaking import Matchmaker
 from server.services.players import Accounts
 from server.services.races import RaceService
 from server.services.records import Records
@@ -36,6 +37,7 @@ from server.services.sessions import Sessions
 from server.services.tournaments import Director
 from server.settings import Settings
 from server.storage.health import StorageHealth
+from server.storage.matchmaking import QueueStore
 from server.storage.players import PlayerStore
 from server.storage.store import Store, connect
 
@@ -57,7 +59,10 @@ class Node:
         self.service = RaceService(store, settings, own_events=self.hub, records=self.records)
         self.director = Director(store, self.service, settings)
         self.accounts = Accounts(players, settings.logins)
-        self.services = Services(self.service, self.director, Sessions(store), self.accounts)
+        self.matchmaker = Matchmaker(QueueStore(store), players, self.service)
+        self.services = Services(
+            self.service, self.director, Sessions(store), self.accounts, self.matchmaker
+        )
         self.history = History(store, self.hub, self.service)
         if settings.redis_url is None:
             raise ValueError("a node needs settings.redis_url")
@@ -156,6 +161,7 @@ class Node:
             try:
                 await self.service.sweep()
                 await self.records.recover(self.service.stored_results)
+                await self.matchmaker.tick()
                 await self.director.heartbeat(self._entrants_here())
                 await self.director.tick()
             except (RedisError, OSError) as exc:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from server.services.matchmaking import Matchmaker
 from server.services.players import Accounts
 from server.services.races import RaceService
 from server.services.sessions import Sessions
@@ -26,3 +27,4 @@ class Services:
     tournaments: Director
     sessions: Sessions
     accounts: Accounts
+    matchmaker: Matchmaker

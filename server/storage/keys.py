@@ -29,6 +29,8 @@ __all__ = [
     "leaderboard",
     "login_attempts",
     "login_failures",
+    "queue_claim",
+    "queue_keys",
     "race_boards",
     "race_channel",
     "race_code",
@@ -194,3 +196,20 @@ def leaderboard(scope: str) -> str:
 
 #: Sorted set: finished races whose racers' records may not all be written yet (by time).
 RECORDS_PENDING = "records:pending"
+
+
+# -- quick races ---------------------------------------------------------------
+
+
+def queue_keys(queue: str) -> tuple[str, str, str, str]:
+    """The keys of one quick-race queue (``variant:size``), on one cluster slot:
+    the queue (zset player -> rating), joined (hash player -> "time|name"),
+    seen (hash player -> when their node last vouched for them) and matched
+    (hash player -> "race|time", until their node tells them)."""
+    tag = f"mm:{{{queue}}}"
+    return f"{tag}:queue", f"{tag}:joined", f"{tag}:seen", f"{tag}:matched"
+
+
+def queue_claim(player: str) -> str:
+    """String: the one queue a player waits in, with a short TTL their node renews."""
+    return f"mm:player:{player}"
