@@ -29,6 +29,7 @@ Client to server (``t`` → class)::
     get_tournament_record  GetTournamentRecord
     register     Register       login        Login          logout       Logout
     quick_race   QuickRace      leave_queue  LeaveQueue
+    get_profile  GetProfile     get_leaderboard  GetLeaderboard
 
 Server to client::
 
@@ -39,6 +40,7 @@ Server to client::
     replay_views Replay         error        ErrorMessage
     tournament   TournamentInfo tournaments  Tournaments    tournament_record TournamentRecord
     account      Account        queue        Queued         matched      Matched
+    profile      Profile        leaderboard  Leaderboard
 
 Optional fields default to ``None`` (``delay`` to 0); a missing optional
 field and an explicit nil mean the same, and :meth:`Message.to_wire` leaves
@@ -85,11 +87,14 @@ __all__ = [
     "CreateRace",
     "CreateTournament",
     "ErrorMessage",
+    "GetLeaderboard",
+    "GetProfile",
     "GetReplay",
     "GetTournamentRecord",
     "Hello",
     "JoinRace",
     "JoinTournament",
+    "Leaderboard",
     "LeaveQueue",
     "LeaveRace",
     "LeaveTournament",
@@ -103,6 +108,7 @@ __all__ = [
     "Moved",
     "Ping",
     "Pong",
+    "Profile",
     "Progress",
     "Queued",
     "QuickRace",
@@ -791,6 +797,25 @@ class LeaveQueue(ClientMessage):
     t: ClassVar[str] = "leave_queue"
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GetProfile(ClientMessage):
+    """An account's profile: ratings, races played and won, best times, last 50 races.
+
+    ``player`` names the account; without it, the sender's own (an account's).
+    """
+
+    t: ClassVar[str] = "get_profile"
+    player: Annotated[str | None, Opt(Str(1, 40))] = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GetLeaderboard(ClientMessage):
+    """The top 100 settled ratings of a variant, or ``overall``."""
+
+    t: ClassVar[str] = "get_leaderboard"
+    variant: Annotated[str, Str(1, 40)]
+
+
 # ----------------------------------------------------------------------
 # Server to client.
 
@@ -1013,6 +1038,23 @@ class Matched(ServerMessage):
     variant: Annotated[str, Str(1, 40)]
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Profile(ServerMessage):
+    """The answer to get_profile (its map is described in docs/players.md)."""
+
+    t: ClassVar[str] = "profile"
+    profile: Data
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Leaderboard(ServerMessage):
+    """The answer to get_leaderboard: place, player, name and rating, best first."""
+
+    t: ClassVar[str] = "leaderboard"
+    variant: Annotated[str, Str(1, 40)]
+    entries: Annotated[Sequence[dict[str, Any]], ListOf(AnyMap(), 100)]
+
+
 class ServiceState(enum.StrEnum):
     """Whether a node can do its work: reach the storage every race lives in."""
 
@@ -1087,6 +1129,8 @@ CLIENT_MESSAGES: Mapping[str, type[ClientMessage]] = MappingProxyType(
             Logout,
             QuickRace,
             LeaveQueue,
+            GetProfile,
+            GetLeaderboard,
         )
     }
 )
@@ -1117,6 +1161,8 @@ SERVER_MESSAGES: Mapping[str, type[ServerMessage]] = MappingProxyType(
             Account,
             Queued,
             Matched,
+            Profile,
+            Leaderboard,
         )
     }
 )

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from websockets.protocol import State
 
+from protocol.accounts import is_guest
 from protocol.codec import encode_trusted
 from protocol.exceptions import ErrorCode
 from protocol.messages import (
@@ -21,11 +22,14 @@ from protocol.messages import (
     ClientMessage,
     CreateRace,
     CreateTournament,
+    GetLeaderboard,
+    GetProfile,
     GetReplay,
     GetTournamentRecord,
     Hello,
     JoinRace,
     JoinTournament,
+    Leaderboard,
     LeaveQueue,
     LeaveRace,
     LeaveTournament,
@@ -38,6 +42,7 @@ from protocol.messages import (
     Moved,
     Ping,
     Pong,
+    Profile,
     Queued,
     QuickRace,
     RaceInfo,
@@ -63,8 +68,9 @@ from protocol.messages import (
 from protocol.version import PROTOCOL_VERSION
 from server.exceptions import RequestRefused, StateLost
 from server.rules.races import Spectate as SpectatePolicy
+from server.rules.ratings import OVERALL
 from server.services.players import Identity, is_account_token
-from server.services.races import MoveResult
+from server.services.races import MoveResult, variant_or_refusal
 
 if TYPE_CHECKING:
     from server.net.connection import Connection
@@ -399,6 +405,22 @@ async def on_leave_queue(conn: Connection, msg: LeaveQueue) -> ServerMessage:
     return Queued(id=msg.id, queued=False)
 
 
+# -- profiles and leaderboards -------------------------------------------------------
+
+
+async def on_get_profile(conn: Connection, msg: GetProfile) -> ServerMessage:
+    player = msg.player or _me(conn)
+    if is_guest(player):
+        raise RequestRefused(ErrorCode.NOT_FOUND, "guests have no profile; register to keep one")
+    return Profile(id=msg.id, profile=await conn.services.records.profile(player))
+
+
+async def on_get_leaderboard(conn: Connection, msg: GetLeaderboard) -> ServerMessage:
+    scope = msg.variant if msg.variant == OVERALL else variant_or_refusal(msg.variant).id
+    entries = await conn.services.records.leaderboard(scope)
+    return Leaderboard(id=msg.id, variant=scope, entries=entries)
+
+
 HANDLERS: dict[type[ClientMessage], Handler] = {
     Hello: on_hello,
     ListRaces: on_list_races,
@@ -425,4 +447,6 @@ HANDLERS: dict[type[ClientMessage], Handler] = {
     Logout: on_logout,
     QuickRace: on_quick_race,
     LeaveQueue: on_leave_queue,
+    GetProfile: on_get_profile,
+    GetLeaderboard: on_get_leaderboard,
 }

@@ -61,7 +61,12 @@ class Node:
         self.accounts = Accounts(players, settings.logins)
         self.matchmaker = Matchmaker(QueueStore(store), players, self.service)
         self.services = Services(
-            self.service, self.director, Sessions(store), self.accounts, self.matchmaker
+            self.service,
+            self.director,
+            Sessions(store),
+            self.accounts,
+            self.matchmaker,
+            self.records,
         )
         self.history = History(store, self.hub, self.service)
         if settings.redis_url is None:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from server.services.matchmaking import Matchmaker
 from server.services.players import Accounts
 from server.services.races import RaceService
+from server.services.records import Records
 from server.services.sessions import Sessions
 from server.services.tournaments import Director
 
@@ -28,3 +29,4 @@ class Services:
     sessions: Sessions
     accounts: Accounts
     matchmaker: Matchmaker
+    records: Records

@@ -26,10 +26,16 @@ from typing import Any
 
 from protocol.accounts import is_guest
 from protocol.codec import pack_value as pack
+from protocol.exceptions import ErrorCode
+from server.exceptions import RequestRefused
 from server.rules.ratings import OVERALL, Skill, is_rated, ranks, rate
 from server.storage.players import PlayerStore, RatingMove
+from server.storage.store import unpack
 
-__all__ = ["Records"]
+__all__ = ["LEADERBOARD_SIZE", "Records"]
+
+#: Entries of one leaderboard.
+LEADERBOARD_SIZE = 100
 
 log = logging.getLogger(__name__)
 
@@ -122,6 +128,45 @@ class Records:
                 continue
             log.info("race %s: recording it in its accounts after a node's death", race)
             await self.write(race, results)
+
+    # -- reading -------------------------------------------------------------
+
+    async def profile(self, player: str) -> dict[str, Any]:
+        """An account's public profile: what any spectator of its races could see."""
+        account = await self.store.account(player)
+        if account is None:
+            raise RequestRefused(ErrorCode.NOT_FOUND, "no account with that id")
+        stats = await self.store.stats(player)
+        ratings: dict[str, dict[str, Any]] = {}
+        counts: dict[str, dict[str, Any]] = {}
+        for field, value in stats.items():
+            kind, scope = field.split(":", 1)
+            if kind in ("played", "won"):
+                counts.setdefault(scope, {"played": 0, "won": 0})[kind] = int(value)
+            elif kind == "best":
+                counts.setdefault(scope, {"played": 0, "won": 0})["best"] = float(value)
+            elif kind == "mu":
+                skill = Skill(
+                    float(value), float(stats[f"sigma:{scope}"]), int(stats.get(f"n:{scope}", 0))
+                )
+                ratings[scope] = {
+                    "rating": skill.display, "provisional": skill.provisional,
+                    "races": skill.races,
+                }  # fmt: skip
+        recent = [dict(unpack(entry)) for entry in await self.store.history(player)]
+        return {
+            "player": player, "name": account.name, "ratings": ratings, "races": counts,
+            "recent": recent,
+        }  # fmt: skip
+
+    async def leaderboard(self, scope: str) -> list[dict[str, Any]]:
+        """The top :data:`LEADERBOARD_SIZE` non-provisional ratings of a variant (or overall)."""
+        top = await self.store.top(scope, LEADERBOARD_SIZE)
+        names = await self.store.names([player for player, _ in top])
+        return [
+            {"place": place, "player": player, "name": name or "?", "rating": rating}
+            for place, ((player, rating), name) in enumerate(zip(top, names, strict=True), 1)
+        ]
 
     async def _skill(self, player: str, scope: str) -> Skill:
         found = await self.store.skills(player, [scope])

@@ -40,11 +40,15 @@ from protocol.messages import (
     ClientMessage,
     CreateRace,
     CreateTournament,
+    GetLeaderboard,
+    GetProfile,
     GetReplay,
     GetTournamentRecord,
     Hello,
     JoinRace,
     JoinTournament,
+    Leaderboard,
+    LeaveQueue,
     LeaveRace,
     LeaveTournament,
     ListRaces,
@@ -55,6 +59,9 @@ from protocol.messages import (
     Moved,
     Ping,
     Pong,
+    Profile,
+    Queued,
+    QuickRace,
     RaceInfo,
     Races,
     RaceStarted,
@@ -449,7 +456,7 @@ async def test_tournament_authorization(
         await alive(cup.sessions[role])
 
 
-# -- accounts ------------------------------------------------------------------
+# -- accounts and quick races -----------------------------------------------------
 #
 # The accounts' world: Alice (a guest) hosts race A on a live policy; Vera
 # registered an account and races in A from her first connection; her second
@@ -495,9 +502,14 @@ ACCOUNT_MESSAGES: dict[str, Callable[[str], ClientMessage]] = {
     "logout": lambda race: Logout(),
     "logout/everywhere": lambda race: Logout(everywhere=True),
     "spectate/own": lambda race: Spectate(race=race),
+    "quick_race": lambda race: QuickRace(variant=VARIANT, size=3),
+    "leave_queue": lambda race: LeaveQueue(),
+    "get_profile": lambda race: GetProfile(),
+    "get_leaderboard": lambda race: GetLeaderboard(variant=VARIANT),
 }
 
 ACCT, TAKEN, WRONG = Account, ErrorCode.NAME_TAKEN, ErrorCode.BAD_CREDENTIALS
+QUEUED, PROFILE, BOARD = Queued, Profile, Leaderboard
 
 # row: outcome for each role, in the order of ACCOUNT_ROLES.
 ACCOUNT_MATRIX: dict[str, tuple[Outcome, ...]] = {
@@ -511,6 +523,12 @@ ACCOUNT_MATRIX: dict[str, tuple[Outcome, ...]] = {
     "logout/everywhere": (UNAUTH,   DENIED,   ACCT,     ACCT,     DENIED),
     # The twin is the racer Vera: no connection of hers watches her race.
     "spectate/own":      (UNAUTH,   WATCHING, DENIED,   DENIED,   WATCHING),
+    # Anyone signed in may queue; nobody here is queued, so nobody can leave a queue.
+    "quick_race":        (UNAUTH,   QUEUED,   QUEUED,   QUEUED,   QUEUED),
+    "leave_queue":       (UNAUTH,   DENIED,   DENIED,   DENIED,   DENIED),
+    # One's own profile: guests have none.
+    "get_profile":       (UNAUTH,   MISSING,  PROFILE,  PROFILE,  MISSING),
+    "get_leaderboard":   (UNAUTH,   BOARD,    BOARD,    BOARD,    BOARD),
 }  # fmt: skip
 
 ACCOUNT_ROWS = [

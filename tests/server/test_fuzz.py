@@ -182,6 +182,11 @@ def _fields(aim: Targets) -> dict[str, dict[str, st.SearchStrategy[Any]]]:
         "login": {"name": st.sampled_from(["Ann", "Nobody", " x"]) | st.text(max_size=25),
                   "password": st.text(max_size=130)},
         "logout": {"everywhere": maybe() | st.booleans()},
+        "quick_race": {"variant": st.sampled_from(["quadrille", "gavotte", "nope"]),
+                       "size": maybe() | st.integers(0, 9)},
+        "leave_queue": {},
+        "get_profile": {"player": maybe() | st.sampled_from(aim.entrants) | st.text(max_size=41)},
+        "get_leaderboard": {"variant": st.sampled_from(["quadrille", "overall", "nope"])},
     }  # fmt: skip
 
 

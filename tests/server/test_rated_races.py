@@ -12,7 +12,11 @@ from client.session import ClientSession
 from protocol.messages import (
     Account,
     CreateRace,
+    GetLeaderboard,
+    GetProfile,
     JoinRace,
+    Leaderboard,
+    Profile,
     RaceFinished,
     RaceInfo,
     RaceStarted,
@@ -134,3 +138,26 @@ async def test_sweeper_records_what_a_dead_node_did_not(
     await recorded(store)
     assert await store.redis.hget(keys.account_stats(ann.player), "n:overall") == b"1"
     assert await store.redis.llen(keys.account_history(bob.player)) == 1
+
+
+@pytest.mark.usefixtures("no_errors_logged")
+async def test_profile_and_leaderboard(node: str, clients: Clients, store: Store) -> None:
+    """A profile shows ratings, counts and the last races; the leaderboard only settled
+    ratings (Ann's tenth rated race settles hers; Bob's first leaves his provisional)."""
+    ann, bob = await _account(clients, node, "Ann"), await _account(clients, node, "Bob")
+    for scope in (VARIANT, "overall"):
+        await store.redis.hset(
+            keys.account_stats(ann.player),
+            mapping={f"mu:{scope}": 26.0, f"sigma:{scope}": 3.0, f"n:{scope}": 9},
+        )
+    await race_to_the_end(ann, bob)
+    await recorded(store)
+    mine = (await ann.request(GetProfile(), Profile)).profile
+    assert mine["name"] == "Ann" and mine["races"][VARIANT]["played"] == 1
+    assert mine["ratings"][VARIANT]["races"] == 10 and not mine["ratings"][VARIANT]["provisional"]
+    assert [entry["place"] for entry in mine["recent"]] == [1]
+    theirs = (await ann.request(GetProfile(player=bob.player), Profile)).profile
+    assert theirs["ratings"]["overall"]["provisional"] and theirs["recent"][0]["change"] < 0
+    board = await bob.request(GetLeaderboard(variant=VARIANT), Leaderboard)
+    assert [(e["place"], e["name"]) for e in board.entries] == [(1, "Ann")]
+    assert board.entries[0]["rating"] == mine["ratings"][VARIANT]["rating"]
