@@ -1036,6 +1036,8 @@ class Matched(ServerMessage):
     t: ClassVar[str] = "matched"
     race: RaceId
     variant: Annotated[str, Str(1, 40)]
+    #: The race as a ``race`` message describes it: its racers and settings.
+    info: Data
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -386,7 +386,8 @@ async def on_quick_race(conn: Connection, msg: QuickRace) -> ServerMessage:
     """Queue for a quick race; ``matched`` is pushed when one is found, then its events."""
 
     async def matched(race: str) -> None:
-        conn.send(Matched(race=race, variant=waiter.variant))
+        info = await conn.services.races.info(race)
+        conn.send(Matched(race=race, variant=waiter.variant, info=info))
         await conn.watch(race, "racer", since=0)
 
     def alive() -> bool:

@@ -1,0 +1,55 @@
+"""A profile and a leaderboard as lines of text (no Textual: the screens show them)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from client.models.catalogue import title_of
+from client.models.ratings import rating_text
+
+__all__ = ["leaderboard_lines", "profile_lines"]
+
+
+def _title(scope: str) -> str:
+    return "Overall" if scope == "overall" else title_of(scope)
+
+
+def profile_lines(profile: Mapping[str, Any]) -> list[str]:
+    """Ratings, races played and won with best times, then the last races, newest first."""
+    lines = [f"{profile.get('name', '?')}", ""]
+    ratings: Mapping[str, Any] = profile.get("ratings") or {}
+    races: Mapping[str, Any] = profile.get("races") or {}
+    lines.append(f"{'':<24} {'rating':>8} {'played':>7} {'won':>5} {'best':>8}")
+    for scope in sorted(set(ratings) | set(races), key=lambda s: (s != "overall", s)):
+        rating = ratings.get(scope)
+        count = races.get(scope) or {}
+        shown = rating_text(rating["rating"], rating["provisional"]) if rating else "—"
+        best = f"{count['best']:.1f}s" if "best" in count else "—"
+        lines.append(
+            f"{_title(scope):<24} {shown:>8} {count.get('played', 0):>7} "
+            f"{count.get('won', 0):>5} {best:>8}"
+        )
+    recent: Sequence[Mapping[str, Any]] = profile.get("recent") or []
+    lines += ["", f"Last {len(recent)} races"]
+    for entry in recent:
+        day = time.strftime("%Y-%m-%d %H:%M", time.localtime(float(entry.get("at", 0))))
+        change = entry.get("change")
+        moved = "" if change is None else f" {'+' if change >= 0 else '−'}{abs(change)}"
+        lines.append(
+            f"{day}  {_title(str(entry.get('variant'))):<20} {entry.get('place')}/"
+            f"{entry.get('of')}  {entry.get('status')}  {float(entry.get('time', 0)):.1f}s  "
+            f"{entry.get('home')} home{moved}  [{entry.get('race')}]"
+        )
+    return lines
+
+
+def leaderboard_lines(scope: str, entries: Sequence[Mapping[str, Any]]) -> list[str]:
+    """One line per place; a board without settled ratings says so."""
+    if not entries:
+        return [f"{_title(scope)}: no settled ratings yet (10 rated races make one)."]
+    lines = [f"{_title(scope)} · top {len(entries)}", ""]
+    for entry in entries:
+        lines.append(f"{entry['place']:>4}. {entry['name']:<24} {entry['rating']:>6}")
+    return lines

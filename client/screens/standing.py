@@ -1,0 +1,97 @@
+"""A player's profile (``m`` in the lobby) and the leaderboards (``l``)."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.widgets import Footer, Static
+
+from client.models.catalogue import VARIANTS
+from client.models.standing import leaderboard_lines, profile_lines
+from client.net import Offline
+from client.screens.base import ServerScreen
+from client.session import RequestFailed
+from client.widgets.status import TopBar
+from protocol.messages import GetLeaderboard, GetProfile, Leaderboard, Profile
+
+__all__ = ["LeaderboardScreen", "ProfileScreen"]
+
+
+class _TextScreen(ServerScreen):
+    """A top bar, a scrolling page of text, and Escape back."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,q", "back", "Back")]
+    TITLE_TEXT = ""
+
+    def compose(self) -> ComposeResult:
+        yield TopBar(id="top")
+        with VerticalScroll():
+            yield Static("Asking the server…", id="page")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(TopBar).text = self.TITLE_TEXT
+        self.load()
+
+    def show(self, lines: list[str]) -> None:
+        self.query_one("#page", Static).update("\n".join(lines))
+
+    def load(self) -> object:
+        """Ask the server for the page (a worker)."""
+        return None
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
+
+class ProfileScreen(_TextScreen):
+    """An account's profile: one's own unless ``player`` names another."""
+
+    TITLE_TEXT = "Profile"
+
+    def __init__(self, player: str | None = None) -> None:
+        super().__init__()
+        self.player = player
+
+    @work(exclusive=True, group="page")
+    async def load(self) -> None:
+        try:
+            reply = await self.link.request(GetProfile(player=self.player), Profile)
+        except (RequestFailed, Offline) as exc:
+            self.show([f"✗ {getattr(exc, 'message', exc)}"])
+            return
+        self.show(profile_lines(reply.profile))
+
+
+class LeaderboardScreen(_TextScreen):
+    """The top settled ratings; ← and → go through overall and each variant."""
+
+    TITLE_TEXT = "Leaderboard"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("left", "turn(-1)", "Previous"),
+        Binding("right", "turn(1)", "Next"),
+        Binding("escape,q", "back", "Back"),
+    ]
+
+    def __init__(self, variant: str = "overall") -> None:
+        super().__init__()
+        self.scopes = ["overall", *(v.id for v in VARIANTS)]
+        self.index = self.scopes.index(variant) if variant in self.scopes else 0
+
+    def action_turn(self, step: int) -> None:
+        self.index = (self.index + step) % len(self.scopes)
+        self.load()
+
+    @work(exclusive=True, group="page")
+    async def load(self) -> None:
+        scope = self.scopes[self.index]
+        try:
+            reply = await self.link.request(GetLeaderboard(variant=scope), Leaderboard)
+        except (RequestFailed, Offline) as exc:
+            self.show([f"✗ {getattr(exc, 'message', exc)}"])
+            return
+        self.show(leaderboard_lines(reply.variant, reply.entries))
