@@ -11,6 +11,7 @@ from collections import Counter
 import pytest
 
 from client.session import ClientSession, RequestFailed
+from protocol.codec import encode
 from protocol.exceptions import ErrorCode
 from protocol.messages import (
     LeaveQueue,
@@ -24,6 +25,7 @@ from server.storage import keys
 from server.storage.matchmaking import QueueStore
 from server.storage.store import Store
 from tests.server.conftest import NODES, TIMEOUT, Clients, NodeFactory, ProcessFactory
+from tests.server.secrecy import carries_seed
 from tests.server.test_abuse import VARIANT, refused
 
 pytestmark = pytest.mark.usefixtures("no_errors_logged")
@@ -33,7 +35,7 @@ async def queued(session: ClientSession, size: int = 2) -> Queued:
     return await session.request(QuickRace(variant=VARIANT, size=size), Queued)
 
 
-async def test_two_players_are_matched_and_race(node: str, clients: Clients) -> None:
+async def test_two_players_are_matched_and_race(node: str, clients: Clients, store: Store) -> None:
     """Two players queueing for a race of two are told the same race, which starts."""
     ann, bob = await clients.hello(node, "Ann"), await clients.hello(node, "Bob")
     first = await queued(ann)
@@ -41,6 +43,10 @@ async def test_two_players_are_matched_and_race(node: str, clients: Clients) -> 
     await queued(bob)
     matched = [await s.next(Matched, timeout=TIMEOUT) for s in (ann, bob)]
     assert matched[0].race == matched[1].race and matched[0].variant == VARIANT
+    assert set(matched[0].info["players"]) == {ann.player, bob.player}
+    seed = int((await store.meta(matched[0].race))["seed"])
+    assert not carries_seed(encode(matched[0]), seed)  # the secret deal stays secret
+    assert (await store.meta(matched[0].race))["deal"] == ""
     for session in (ann, bob):
         started = await session.next(RaceStarted, timeout=TIMEOUT)
         assert started.race == matched[0].race and started.legal
@@ -170,3 +176,36 @@ async def test_two_nodes_match_everyone_once(
         racers = await store.players(race)
         assert {p.session.player for p in players if p.race == race} == set(racers)
     assert not await store.redis.zcard(keys.queue_keys(f"{VARIANT}:2")[0])
+
+
+async def test_a_node_killed_while_players_queue_loses_none_of_the_others(
+    node_processes: ProcessFactory, clients: Clients, store: Store
+) -> None:
+    """Players queue on two nodes; one node is killed mid-way: its players are gone from the
+    queue, and every player of the other node ends in exactly one race or still queued."""
+    doomed, survivor = node_processes(2)
+    urls = [f"ws://127.0.0.1:{node.port}/" for node in (doomed, survivor)]
+    players = [Player(await clients.hello(urls[i % 2], f"P{i}")) for i in range(2 * 7)]
+    for i, player in enumerate(players):
+        if i == 7:
+            doomed.kill()  # SIGKILL mid-way: pairing may be running on it
+        if i % 2 == 0 and i >= 7:
+            continue  # the dead node's players are disconnected
+        await player.session.request(QuickRace(variant=VARIANT), Queued)
+    survivors = players[1::2]
+    line = keys.queue_keys(f"{VARIANT}:2")[0]
+    async with asyncio.timeout(3 * TIMEOUT):
+        while True:  # polled: the sweeps pair the living and drop the dead
+            waiting = {p.decode() for p in await store.redis.zrange(line, 0, -1)}
+            unmatched = [p for p in survivors if not _matched(p)]
+            if {p.session.player for p in unmatched} == waiting and len(waiting) <= 1:
+                break
+            await asyncio.sleep(0.1)
+    races: Counter[str] = Counter()
+    for player in survivors:
+        if _matched(player):
+            player.race = (await player.session.next(Matched)).race
+            races[player.race] += 1
+            assert player.session.player in await store.players(player.race)
+    assert not [p for p in survivors if _matched(p)]  # each was told exactly once
+    assert all(count <= 2 for count in races.values()), races
