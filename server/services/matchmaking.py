@@ -164,8 +164,6 @@ class Matchmaker:
             await self._pass_on(queue, waiters)
 
     async def _pair(self, queue: str, any_waiter: Waiter, now: float) -> list[Group]:
-        # As many race ids as the queue could at most make from this node's view.
-        most = max(1, (len(self.waiting) * 2) // any_waiter.size + 4)
         return await self.queues.pair(
             queue,
             now=now,
@@ -173,7 +171,7 @@ class Matchmaker:
             base_gap=self.settings.base_gap,
             widen=self.settings.widen,
             stale=self.settings.stale,
-            race_ids=["q" + secrets.token_hex(6) for _ in range(most)],
+            prefix=f"q{secrets.token_hex(6)}-",
         )
 
     async def _make_race(self, variant: str, group: Group) -> None:

@@ -96,12 +96,13 @@ class QueueStore:
         base_gap: float,
         widen: float,
         stale: float,
-        race_ids: list[str],
+        prefix: str,
     ) -> list[Group]:
-        """Take every group the queue can make now out of it, each with one of ``race_ids``."""
+        """Take every group the queue can make now out of it; races are named ``prefix`` and
+        a number (the prefix must be fresh: random, say)."""
         reply = await self._pair(
             keys=list(keys.queue_keys(queue)),
-            args=[repr(now), size, base_gap, widen, stale, *race_ids],
+            args=[repr(now), size, base_gap, widen, stale, prefix],
         )
         groups = []
         for group in reply:

@@ -106,7 +106,7 @@ async def test_a_match_whose_race_never_came_is_requeued(
         dying = QueueStore(store)  # the node that dies: it pairs, and makes no race
         [group] = await dying.pair(
             f"{VARIANT}:2", now=time.time(), size=2, base_gap=100.0, widen=0.0, stale=60.0,
-            race_ids=["qdead"],
+            prefix="qdead-",
         )  # fmt: skip
         assert set(group.racers) == {ann.player, bob.player}
         await matchmaker.tick()  # the race may still be coming: they wait
@@ -116,7 +116,7 @@ async def test_a_match_whose_race_never_came_is_requeued(
         matchmaker.settings = dataclasses.replace(matchmaker.settings, orphan_after=60.0)
         await matchmaker.tick()  # paired again, made, passed on
         matched = [await s.next(Matched, timeout=TIMEOUT) for s in (ann, bob)]
-        assert matched[0].race == matched[1].race != "qdead"
+        assert matched[0].race == matched[1].race != "qdead-1"
         await ann.next(RaceStarted, timeout=TIMEOUT)
 
 

@@ -3,7 +3,8 @@
 -- seen (hash: player -> when their node last vouched for them), matched
 -- (hash: player -> "race|time").
 -- ARGV: now, race size, base gap, gap added per second waited, seconds
--- after which an unvouched player is dropped, then race ids to use.
+-- after which an unvouched player is dropped, and a fresh prefix: races are
+-- named prefix .. 1, prefix .. 2, ...
 -- Walks the queue by rating; a run of `size` neighbours whose spread is
 -- within the gap its longest waiter has earned becomes a race: they leave
 -- the queue and are marked matched. Returns {race, player, name, ...} per race.
@@ -30,16 +31,16 @@ for i = 1, #all, 2 do
     names[#names + 1] = string.sub(entry, bar + 1)
   end
 end
-local races, next_id, i = {}, 6, 1
-while i + size - 1 <= #players and next_id <= #ARGV do
+local races, made, i = {}, 0, 1
+while i + size - 1 <= #players do
   local last = i + size - 1
   local oldest = now
   for k = i, last do
     if joined[k] < oldest then oldest = joined[k] end
   end
   if ratings[last] - ratings[i] <= base + widen * (now - oldest) then
-    local race = ARGV[next_id]
-    next_id = next_id + 1
+    made = made + 1
+    local race = ARGV[6] .. made
     local group = {race}
     for k = i, last do
       forget(players[k])
