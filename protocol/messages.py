@@ -30,6 +30,7 @@ Client to server (``t`` → class)::
     register     Register       login        Login          logout       Logout
     quick_race   QuickRace      leave_queue  LeaveQueue
     get_profile  GetProfile     get_leaderboard  GetLeaderboard
+    rematch      Rematch
 
 Server to client::
 
@@ -41,6 +42,7 @@ Server to client::
     tournament   TournamentInfo tournaments  Tournaments    tournament_record TournamentRecord
     account      Account        queue        Queued         matched      Matched
     profile      Profile        leaderboard  Leaderboard
+    rematch_state RematchState
 
 Optional fields default to ``None`` (``delay`` to 0); a missing optional
 field and an explicit nil mean the same, and :meth:`Message.to_wire` leaves
@@ -119,6 +121,8 @@ __all__ = [
     "Races",
     "Ready",
     "Register",
+    "Rematch",
+    "RematchState",
     "Replay",
     "Resign",
     "Resume",
@@ -798,6 +802,14 @@ class LeaveQueue(ClientMessage):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class Rematch(ClientMessage):
+    """After a race: accept a new race on a fresh deal with the same racers (all must)."""
+
+    t: ClassVar[str] = "rematch"
+    race: RaceId
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class GetProfile(ClientMessage):
     """An account's profile: ratings, races played and won, best times, last 50 races.
 
@@ -1041,6 +1053,17 @@ class Matched(ServerMessage):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class RematchState(ServerMessage):
+    """The answer to rematch: how many racers accepted; ``rematch`` once all did."""
+
+    t: ClassVar[str] = "rematch_state"
+    race: RaceId
+    accepted: Annotated[int, Int(0, MAX_PLAYERS)]
+    racers: Annotated[int, Int(0, MAX_PLAYERS)]
+    rematch: Annotated[str | None, Opt(Str(1, 40))] = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Profile(ServerMessage):
     """The answer to get_profile (its map is described in docs/players.md)."""
 
@@ -1133,6 +1156,7 @@ CLIENT_MESSAGES: Mapping[str, type[ClientMessage]] = MappingProxyType(
             LeaveQueue,
             GetProfile,
             GetLeaderboard,
+            Rematch,
         )
     }
 )
@@ -1165,6 +1189,7 @@ SERVER_MESSAGES: Mapping[str, type[ServerMessage]] = MappingProxyType(
             Matched,
             Profile,
             Leaderboard,
+            RematchState,
         )
     }
 )

@@ -27,10 +27,12 @@ from protocol.messages import (
     Queued,
     QuickRace,
     RaceStarted,
+    Rematch,
+    RematchState,
     ServerMessage,
 )
 
-__all__ = ["QuickRaceScreen"]
+__all__ = ["QuickRaceScreen", "RematchScreen"]
 
 
 class QuickRaceScreen(ServerScreen):
@@ -115,4 +117,37 @@ class QuickRaceScreen(ServerScreen):
             return
         except Offline:
             pass  # the connection is gone, and the place in the queue with it
+        self.app.pop_screen()
+
+
+class RematchScreen(QuickRaceScreen):
+    """Waiting for the other racers of ``race`` to accept a rematch (``n`` on the results)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "back", "Back")]
+
+    def __init__(self, race: str, variant: str, racers: int) -> None:
+        super().__init__(variant, racers)
+        self.finished = race
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.query_one(TopBar).text = f"Rematch · {title_of(self.variant)}"
+
+    def _show(self) -> None:
+        if self.race is None:
+            self.query_one("#waiting", Static).update(
+                "Rematch offered: it starts on a fresh deal once every racer accepts (n on"
+                " their results). Escape goes back; your acceptance stands."
+            )
+
+    @work(exclusive=True, group="queue")
+    async def _join(self) -> None:
+        try:
+            state = await self.link.request(Rematch(race=self.finished), RematchState)
+        except (RequestFailed, Offline) as exc:
+            self.say(f"✗ {getattr(exc, 'message', exc)}")
+            return
+        self.say(f"{state.accepted} of {state.racers} racers accepted")
+
+    def action_back(self) -> None:
         self.app.pop_screen()

@@ -79,6 +79,7 @@ class ResultsScreen(ServerScreen):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("r", "replay", "Replay"),
+        Binding("n", "rematch", "Rematch"),
         Binding("escape,enter,q", "back", "Back"),
     ]
 
@@ -107,6 +108,16 @@ class ResultsScreen(ServerScreen):
         from client.screens.replay import ReplayScreen
 
         self.app.push_screen(ReplayScreen(self.record))
+
+    def action_rematch(self) -> None:
+        """Offer the same racers a new race on a fresh deal (docs/players.md)."""
+        from client.screens.quick import RematchScreen
+
+        finished = self.record.finished
+        if self.record.me is None or finished is None:
+            return
+        racers = len(finished.standings)
+        self.app.switch_screen(RematchScreen(self.record.race, self.record.variant, racers))
 
     def action_back(self) -> None:
         """To the lobby, or to the tournament this race belongs to."""

@@ -50,6 +50,8 @@ from protocol.messages import (
     RaceStarted,
     Ready,
     Register,
+    Rematch,
+    RematchState,
     Replay,
     Resign,
     Resume,
@@ -382,19 +384,31 @@ async def on_get_tournament_record(conn: Connection, msg: GetTournamentRecord) -
 # -- quick races -----------------------------------------------------------------
 
 
-async def on_quick_race(conn: Connection, msg: QuickRace) -> ServerMessage:
-    """Queue for a quick race; ``matched`` is pushed when one is found, then its events."""
+def _alive(conn: Connection) -> Callable[[], bool]:
+    """Whether the connection is still open, for services that tell it things later."""
+    return lambda: conn.ws.state is State.OPEN
+
+
+def _join_race_found(conn: Connection) -> Callable[[str], Awaitable[None]]:
+    """Tell the connection a race was found for it (``matched``), then follow it as a racer."""
 
     async def matched(race: str) -> None:
         info = await conn.services.races.info(race)
-        conn.send(Matched(race=race, variant=waiter.variant, info=info))
+        conn.send(Matched(race=race, variant=info["variant"], info=info))
         await conn.watch(race, "racer", since=0)
 
-    def alive() -> bool:
-        return conn.ws.state is State.OPEN
+    return matched
 
+
+async def on_quick_race(conn: Connection, msg: QuickRace) -> ServerMessage:
+    """Queue for a quick race; ``matched`` is pushed when one is found, then its events."""
     waiter = await conn.services.matchmaker.join(
-        _me(conn), conn.name or "", msg.variant, msg.size, notify=matched, alive=alive
+        _me(conn),
+        conn.name or "",
+        msg.variant,
+        msg.size,
+        notify=_join_race_found(conn),
+        alive=_alive(conn),
     )
     return Queued(
         id=msg.id, queued=True, variant=waiter.variant, size=waiter.size, rating=waiter.rating
@@ -404,6 +418,20 @@ async def on_quick_race(conn: Connection, msg: QuickRace) -> ServerMessage:
 async def on_leave_queue(conn: Connection, msg: LeaveQueue) -> ServerMessage:
     await conn.services.matchmaker.leave(_me(conn))
     return Queued(id=msg.id, queued=False)
+
+
+async def on_rematch(conn: Connection, msg: Rematch) -> ServerMessage:
+    """Accept a rematch; ``matched`` is pushed when every racer has (maybe before the reply)."""
+    state = await conn.services.rematches.accept(
+        _me(conn), msg.race, notify=_join_race_found(conn), alive=_alive(conn)
+    )
+    return RematchState(
+        id=msg.id,
+        race=msg.race,
+        accepted=state.accepted,
+        racers=state.racers,
+        rematch=state.rematch,
+    )
 
 
 # -- profiles and leaderboards -------------------------------------------------------
@@ -450,4 +478,5 @@ HANDLERS: dict[type[ClientMessage], Handler] = {
     LeaveQueue: on_leave_queue,
     GetProfile: on_get_profile,
     GetLeaderboard: on_get_leaderboard,
+    Rematch: on_rematch,
 }

@@ -33,11 +33,12 @@ from server.services.matchmaking import Matchmaker
 from server.services.players import Accounts
 from server.services.races import RaceService
 from server.services.records import Records
+from server.services.rematch import Rematches
 from server.services.sessions import Sessions
 from server.services.tournaments import Director
 from server.settings import Settings
 from server.storage.health import StorageHealth
-from server.storage.matchmaking import QueueStore
+from server.storage.matchmaking import QueueStore, RematchStore
 from server.storage.players import PlayerStore
 from server.storage.store import Store, connect
 
@@ -60,6 +61,7 @@ class Node:
         self.director = Director(store, self.service, settings)
         self.accounts = Accounts(players, settings.logins)
         self.matchmaker = Matchmaker(QueueStore(store), players, self.service)
+        self.rematches = Rematches(RematchStore(store), self.service)
         self.services = Services(
             self.service,
             self.director,
@@ -67,6 +69,7 @@ class Node:
             self.accounts,
             self.matchmaker,
             self.records,
+            self.rematches,
         )
         self.history = History(store, self.hub, self.service)
         if settings.redis_url is None:
@@ -167,6 +170,7 @@ class Node:
                 await self.service.sweep()
                 await self.records.recover(self.service.stored_results)
                 await self.matchmaker.tick()
+                await self.rematches.tick()
                 await self.director.heartbeat(self._entrants_here())
                 await self.director.tick()
             except (RedisError, OSError) as exc:

@@ -14,6 +14,7 @@ from server.services.matchmaking import Matchmaker
 from server.services.players import Accounts
 from server.services.races import RaceService
 from server.services.records import Records
+from server.services.rematch import Rematches
 from server.services.sessions import Sessions
 from server.services.tournaments import Director
 
@@ -30,3 +31,4 @@ class Services:
     accounts: Accounts
     matchmaker: Matchmaker
     records: Records
+    rematches: Rematches

@@ -38,6 +38,7 @@ __all__ = [
     "race_log",
     "race_meta",
     "race_players",
+    "race_rematch",
     "session",
     "tournament_code",
     "tournament_lock",
@@ -213,3 +214,9 @@ def queue_keys(queue: str) -> tuple[str, str, str, str]:
 def queue_claim(player: str) -> str:
     """String: the one queue a player waits in, with a short TTL their node renews."""
     return f"mm:player:{player}"
+
+
+def race_rematch(race: str) -> str:
+    """Hash: racers of a finished race who accepted a rematch -> when; ``race`` -> its id once
+    all did. Expires with the race."""
+    return f"race:{{{race}}}:rematch"

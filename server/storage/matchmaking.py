@@ -19,7 +19,7 @@ from redis.asyncio import Redis
 from server.storage import keys
 from server.storage.store import Store, _text
 
-__all__ = ["Group", "QueueStore", "Ticket"]
+__all__ = ["Group", "QueueStore", "RematchStore", "RematchVote", "Ticket"]
 
 
 class Group(NamedTuple):
@@ -134,3 +134,38 @@ class QueueStore:
 
     async def length(self, queue: str) -> int:
         return int(await self.redis.zcard(keys.queue_keys(queue)[0]))
+
+
+class RematchVote(NamedTuple):
+    """The answer to a racer accepting a rematch (``lua/rematch.lua``)."""
+
+    status: str  # not_found, not_a_racer, not_over, tournament, waiting or made
+    accepted: int
+    racers: int
+    race: str | None  # the rematch, once everyone accepted
+
+
+class RematchStore:
+    """Rematch votes, kept beside the finished race (its slot, its expiry)."""
+
+    def __init__(self, store: Store) -> None:
+        self.redis: Redis = store.redis
+        self._accept = self.redis.register_script(_source("rematch"))
+
+    async def accept(self, race: str, player: str, *, new: str, now: float) -> RematchVote:
+        """Count ``player``'s acceptance; the one that completes the set names ``new``."""
+        reply = await self._accept(
+            keys=[keys.race_meta(race), keys.race_players(race), keys.race_rematch(race)],
+            args=[player, new, repr(now)],
+        )
+        status = _text(reply[0])
+        if status == "waiting":
+            return RematchVote(status, int(reply[1]), int(reply[2]), None)
+        if status == "made":
+            return RematchVote(status, int(reply[2]), int(reply[2]), _text(reply[1]))
+        return RematchVote(status, 0, 0, None)
+
+    async def named(self, race: str) -> str | None:
+        """The rematch of ``race``, once everyone accepted."""
+        made = await self.redis.hget(keys.race_rematch(race), "race")
+        return None if made is None else _text(made)

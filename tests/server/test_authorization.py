@@ -67,6 +67,7 @@ from protocol.messages import (
     RaceStarted,
     Ready,
     Register,
+    Rematch,
     Resign,
     Resume,
     ServerMessage,
@@ -506,6 +507,7 @@ ACCOUNT_MESSAGES: dict[str, Callable[[str], ClientMessage]] = {
     "leave_queue": lambda race: LeaveQueue(),
     "get_profile": lambda race: GetProfile(),
     "get_leaderboard": lambda race: GetLeaderboard(variant=VARIANT),
+    "rematch": lambda race: Rematch(race=race),
 }
 
 ACCT, TAKEN, WRONG = Account, ErrorCode.NAME_TAKEN, ErrorCode.BAD_CREDENTIALS
@@ -529,6 +531,8 @@ ACCOUNT_MATRIX: dict[str, tuple[Outcome, ...]] = {
     # One's own profile: guests have none.
     "get_profile":       (UNAUTH,   MISSING,  PROFILE,  PROFILE,  MISSING),
     "get_leaderboard":   (UNAUTH,   BOARD,    BOARD,    BOARD,    BOARD),
+    # A is not over: its racers must wait; nobody else is ever asked.
+    "rematch":           (UNAUTH,   OUTSIDER, DENIED,   DENIED,   OUTSIDER),
 }  # fmt: skip
 
 ACCOUNT_ROWS = [

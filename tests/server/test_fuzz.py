@@ -187,6 +187,7 @@ def _fields(aim: Targets) -> dict[str, dict[str, st.SearchStrategy[Any]]]:
         "leave_queue": {},
         "get_profile": {"player": maybe() | st.sampled_from(aim.entrants) | st.text(max_size=41)},
         "get_leaderboard": {"variant": st.sampled_from(["quadrille", "overall", "nope"])},
+        "rematch": {"race": race_ids},
     }  # fmt: skip
 
 

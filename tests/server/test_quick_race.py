@@ -19,6 +19,8 @@ from protocol.messages import (
     Queued,
     QuickRace,
     RaceStarted,
+    Rematch,
+    RematchState,
 )
 from server.settings import Timeouts
 from server.storage import keys
@@ -209,3 +211,32 @@ async def test_a_node_killed_while_players_queue_loses_none_of_the_others(
             assert player.session.player in await store.players(player.race)
     assert not [p for p in survivors if _matched(p)]  # each was told exactly once
     assert all(count <= 2 for count in races.values()), races
+
+
+async def test_rematch_starts_when_every_racer_accepts(node: str, clients: Clients) -> None:
+    """After a race, each racer accepts; the last acceptance makes a fresh race for all."""
+    from tests.server.test_rated_races import race_to_the_end
+
+    ann, bob = await clients.hello(node, "Ann"), await clients.hello(node, "Bob")
+    outsider = await clients.hello(node, "Cy")
+    finished = await race_to_the_end(ann, bob)
+    await refused(outsider, Rematch(race=finished.race), ErrorCode.NOT_A_RACER)
+    first = await ann.request(Rematch(race=finished.race), RematchState)
+    assert (first.accepted, first.racers, first.rematch) == (1, 2, None)
+    last = await bob.request(Rematch(race=finished.race), RematchState)
+    assert last.rematch is not None and last.accepted == 2
+    for session in (ann, bob):
+        matched = await session.next(Matched, timeout=TIMEOUT)
+        assert matched.race == last.rematch
+        started = await session.next(RaceStarted, lambda m: m.race == last.rematch)
+        assert started.commitment != finished.commitment  # a fresh deal
+    again = await ann.request(Rematch(race=finished.race), RematchState)
+    assert again.rematch == last.rematch  # asking again names the same race
+
+
+async def test_no_rematch_before_the_end(node: str, clients: Clients) -> None:
+    ann, bob = await clients.hello(node, "Ann"), await clients.hello(node, "Bob")
+    await queued(ann)
+    await queued(bob)
+    matched = await ann.next(Matched, timeout=TIMEOUT)
+    await refused(ann, Rematch(race=matched.race), ErrorCode.NOT_ALLOWED)
