@@ -121,9 +121,7 @@ async def measure(procs: list[Any], accounts: list[tuple[str, int]], ramp: float
 
         return open_one
 
-    clients = await gather_limited(
-        [opener(n, token) for n, (token, _) in enumerate(accounts)], 64
-    )
+    clients = await gather_limited([opener(n, token) for n, (token, _) in enumerate(accounts)], 64)
     queuers = [Queuer(c, rating) for c, (_, rating) in zip(clients, accounts, strict=True)]
     cpu_before = sum(cpu_seconds(proc.process.pid) for proc in procs)
     start = time.monotonic() + 1.0
