@@ -138,10 +138,8 @@ async def measure(procs: list[Any], accounts: list[tuple[str, int]], ramp: float
     print(f"players {len(queuers)} on {len(procs)} nodes, joining over {ramp:.0f} s")
     print(f"matched {len(done)} players in {matches} races; unmatched {len(queuers) - len(done)}")
     if waits:
-        print(
-            f"time to match  p50 {percentile(waits, 0.5):.2f} s  p99 {percentile(waits, 0.99):.2f} s"
-            f"  max {max(waits):.2f} s"
-        )
+        p50, p99 = percentile(waits, 0.5), percentile(waits, 0.99)
+        print(f"time to match  p50 {p50:.2f} s  p99 {p99:.2f} s  max {max(waits):.2f} s")
     if gaps:
         print(
             f"rating gap     p50 {percentile(gaps, 0.5):.0f}  p99 {percentile(gaps, 0.99):.0f}"
