@@ -30,7 +30,7 @@ Client to server (``t`` → class)::
     register     Register       login        Login          logout       Logout
     quick_race   QuickRace      leave_queue  LeaveQueue
     get_profile  GetProfile     get_leaderboard  GetLeaderboard
-    rematch      Rematch
+    rematch      Rematch        get_daily    GetDaily       play_daily   PlayDaily
 
 Server to client::
 
@@ -42,7 +42,7 @@ Server to client::
     tournament   TournamentInfo tournaments  Tournaments    tournament_record TournamentRecord
     account      Account        queue        Queued         matched      Matched
     profile      Profile        leaderboard  Leaderboard
-    rematch_state RematchState
+    rematch_state RematchState  daily        Daily
 
 Optional fields default to ``None`` (``delay`` to 0); a missing optional
 field and an explicit nil mean the same, and :meth:`Message.to_wire` leaves
@@ -88,7 +88,9 @@ __all__ = [
     "Countdown",
     "CreateRace",
     "CreateTournament",
+    "Daily",
     "ErrorMessage",
+    "GetDaily",
     "GetLeaderboard",
     "GetProfile",
     "GetReplay",
@@ -109,6 +111,7 @@ __all__ = [
     "Message",
     "Moved",
     "Ping",
+    "PlayDaily",
     "Pong",
     "Profile",
     "Progress",
@@ -810,6 +813,22 @@ class Rematch(ClientMessage):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class GetDaily(ClientMessage):
+    """Today's deal of a variant: its commitment, its board of times, yesterday's seed."""
+
+    t: ClassVar[str] = "get_daily"
+    variant: Annotated[str, Str(1, 40)]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlayDaily(ClientMessage):
+    """Play today's deal of a variant (accounts, once a day); answered with ``matched``."""
+
+    t: ClassVar[str] = "play_daily"
+    variant: Annotated[str, Str(1, 40)]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class GetProfile(ClientMessage):
     """An account's profile: ratings, races played and won, best times, last 50 races.
 
@@ -1064,6 +1083,14 @@ class RematchState(ServerMessage):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class Daily(ServerMessage):
+    """The answer to get_daily (its map is described in docs/protocol.md)."""
+
+    t: ClassVar[str] = "daily"
+    daily: Data
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Profile(ServerMessage):
     """The answer to get_profile (its map is described in docs/players.md)."""
 
@@ -1157,6 +1184,8 @@ CLIENT_MESSAGES: Mapping[str, type[ClientMessage]] = MappingProxyType(
             GetProfile,
             GetLeaderboard,
             Rematch,
+            GetDaily,
+            PlayDaily,
         )
     }
 )
@@ -1190,6 +1219,7 @@ SERVER_MESSAGES: Mapping[str, type[ServerMessage]] = MappingProxyType(
             Profile,
             Leaderboard,
             RematchState,
+            Daily,
         )
     }
 )

@@ -9,7 +9,7 @@ from typing import Any
 from client.models.catalogue import title_of
 from client.models.ratings import rating_text
 
-__all__ = ["leaderboard_lines", "profile_lines"]
+__all__ = ["daily_lines", "leaderboard_lines", "profile_lines"]
 
 
 def _title(scope: str) -> str:
@@ -52,4 +52,25 @@ def leaderboard_lines(scope: str, entries: Sequence[Mapping[str, Any]]) -> list[
     lines = [f"{_title(scope)} · top {len(entries)}", ""]
     for entry in entries:
         lines.append(f"{entry['place']:>4}. {entry['name']:<24} {entry['rating']:>6}")
+    return lines
+
+
+def daily_lines(daily: Mapping[str, Any]) -> list[str]:
+    """Today's deal: its commitment and board; yesterday's revealed seed."""
+    lines = [
+        f"Daily deal · {_title(str(daily.get('variant')))} · {daily.get('day')} (UTC)",
+        "One try per account. Results and replays open tomorrow, when the seed is revealed.",
+        f"Commitment: {daily.get('commitment')}",
+        "",
+    ]
+    board: Sequence[Mapping[str, Any]] = daily.get("board") or []
+    if not board:
+        lines.append("Nobody has finished today's deal yet.")
+    for entry in board:
+        score = f"{entry['time']:.1f}s" if entry.get("won") else f"{entry.get('home')} home"
+        lines.append(f"{entry['place']:>4}. {entry['name']:<24} {score:>10}")
+    yesterday = daily.get("yesterday")
+    if yesterday:
+        lines += ["", f"Yesterday ({yesterday['day']}): seed {yesterday['seed']}",
+                  f"  committed as {yesterday['commitment']}"]  # fmt: skip
     return lines

@@ -94,6 +94,7 @@ class LobbyScreen(ServerScreen):
         Binding("a", "account", "Account"),
         Binding("m", "profile", "Profile", show=False),
         Binding("l", "leaderboard", "Leaderboard", show=False),
+        Binding("d", "daily", "Daily deal", show=False),
         Binding("question_mark", "help", "Help"),
         Binding("q", "app.quit", "Quit"),
     ]
@@ -322,6 +323,11 @@ class LobbyScreen(ServerScreen):
         from client.screens.standing import LeaderboardScreen
 
         self.app.push_screen(LeaderboardScreen(self.variant))
+
+    def action_daily(self) -> None:
+        from client.screens.daily import DailyScreen
+
+        self.app.push_screen(DailyScreen(self.variant))
 
     def action_practice(self) -> None:
         """A two-seat race on a secret deal; the waiting room brings in a bot and starts it.

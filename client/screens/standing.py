@@ -18,10 +18,10 @@ from client.session import RequestFailed
 from client.widgets.status import TopBar
 from protocol.messages import GetLeaderboard, GetProfile, Leaderboard, Profile
 
-__all__ = ["LeaderboardScreen", "ProfileScreen"]
+__all__ = ["LeaderboardScreen", "ProfileScreen", "TextPage"]
 
 
-class _TextScreen(ServerScreen):
+class TextPage(ServerScreen):
     """A top bar, a scrolling page of text, and Escape back."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,q", "back", "Back")]
@@ -48,7 +48,7 @@ class _TextScreen(ServerScreen):
         self.app.pop_screen()
 
 
-class ProfileScreen(_TextScreen):
+class ProfileScreen(TextPage):
     """An account's profile: one's own unless ``player`` names another."""
 
     TITLE_TEXT = "Profile"
@@ -67,7 +67,7 @@ class ProfileScreen(_TextScreen):
         self.show(profile_lines(reply.profile))
 
 
-class LeaderboardScreen(_TextScreen):
+class LeaderboardScreen(TextPage):
     """The top settled ratings; ← and → go through overall and each variant."""
 
     TITLE_TEXT = "Leaderboard"

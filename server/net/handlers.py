@@ -22,6 +22,8 @@ from protocol.messages import (
     ClientMessage,
     CreateRace,
     CreateTournament,
+    Daily,
+    GetDaily,
     GetLeaderboard,
     GetProfile,
     GetReplay,
@@ -41,6 +43,7 @@ from protocol.messages import (
     Matched,
     Moved,
     Ping,
+    PlayDaily,
     Pong,
     Profile,
     Queued,
@@ -434,6 +437,18 @@ async def on_rematch(conn: Connection, msg: Rematch) -> ServerMessage:
     )
 
 
+async def on_get_daily(conn: Connection, msg: GetDaily) -> ServerMessage:
+    return Daily(id=msg.id, daily=await conn.services.daily.info(msg.variant))
+
+
+async def on_play_daily(conn: Connection, msg: PlayDaily) -> None:
+    """Today's deal: ``matched`` answers, then the race's events follow as to a racer."""
+    race = await conn.services.daily.play(_me(conn), conn.name or "", msg.variant)
+    info = await conn.services.races.info(race)
+    conn.send(Matched(id=msg.id, race=race, variant=info["variant"], info=info))  # first
+    await conn.watch(race, "racer", since=0)
+
+
 # -- profiles and leaderboards -------------------------------------------------------
 
 
@@ -479,4 +494,6 @@ HANDLERS: dict[type[ClientMessage], Handler] = {
     GetProfile: on_get_profile,
     GetLeaderboard: on_get_leaderboard,
     Rematch: on_rematch,
+    GetDaily: on_get_daily,
+    PlayDaily: on_play_daily,
 }

@@ -29,6 +29,7 @@ from server.fanout.hub import Hub
 from server.net.connection import CLOSE_TRY_AGAIN, Connection
 from server.net.websocket import PushConnection
 from server.services import Services
+from server.services.daily import DailyDeals
 from server.services.matchmaking import Matchmaker
 from server.services.players import Accounts
 from server.services.races import RaceService
@@ -37,6 +38,7 @@ from server.services.rematch import Rematches
 from server.services.sessions import Sessions
 from server.services.tournaments import Director
 from server.settings import Settings
+from server.storage.daily import DailyStore
 from server.storage.health import StorageHealth
 from server.storage.matchmaking import QueueStore, RematchStore
 from server.storage.players import PlayerStore
@@ -55,13 +57,14 @@ class Node:
         self.name = settings.node
         self.store = store
         self.hub = Hub(store, on_feed_lost=self._suspect)
-        players = PlayerStore(store)
-        self.records = Records(players)
+        players, daily = PlayerStore(store), DailyStore(store)
+        self.records = Records(players, daily)
         self.service = RaceService(store, settings, own_events=self.hub, records=self.records)
         self.director = Director(store, self.service, settings)
         self.accounts = Accounts(players, settings.logins)
         self.matchmaker = Matchmaker(QueueStore(store), players, self.service)
         self.rematches = Rematches(RematchStore(store), self.service)
+        self.daily = DailyDeals(daily, players, self.service)
         self.services = Services(
             self.service,
             self.director,
@@ -70,6 +73,7 @@ class Node:
             self.matchmaker,
             self.records,
             self.rematches,
+            self.daily,
         )
         self.history = History(store, self.hub, self.service)
         if settings.redis_url is None:
@@ -171,6 +175,7 @@ class Node:
                 await self.records.recover(self.service.stored_results)
                 await self.matchmaker.tick()
                 await self.rematches.tick()
+                await self.daily.tick()
                 await self.director.heartbeat(self._entrants_here())
                 await self.director.tick()
             except (RedisError, OSError) as exc:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from server.services.daily import DailyDeals
 from server.services.matchmaking import Matchmaker
 from server.services.players import Accounts
 from server.services.races import RaceService
@@ -32,3 +33,4 @@ class Services:
     matchmaker: Matchmaker
     records: Records
     rematches: Rematches
+    daily: DailyDeals

@@ -28,7 +28,9 @@ from protocol.accounts import is_guest
 from protocol.codec import pack_value as pack
 from protocol.exceptions import ErrorCode
 from server.exceptions import RequestRefused
+from server.rules.daily import daily_score
 from server.rules.ratings import OVERALL, Skill, is_rated, ranks, rate
+from server.storage.daily import DailyStore
 from server.storage.players import PlayerStore, RatingMove
 from server.storage.store import unpack
 
@@ -46,8 +48,9 @@ class Records:
     #: Seconds after which a race still marked pending is taken to have lost its node.
     RECOVER_AFTER = 30.0
 
-    def __init__(self, store: PlayerStore) -> None:
+    def __init__(self, store: PlayerStore, daily: DailyStore | None = None) -> None:
         self.store = store
+        self.daily = daily
 
     async def prepare(
         self, race: str, meta: Mapping[str, str], results: dict[str, Any]
@@ -77,6 +80,8 @@ class Records:
                         standing["change"] = new.display - old.display
                         standing["provisional"] = new.provisional
         started_at = float(meta.get("started_at") or time.time())
+        if meta.get("daily"):
+            results["daily"] = meta["daily"]  # "day:variant": its board gets the score
         results["records"] = {
             s["player"]: {
                 "moves": [list(move) for move in moves[s["player"]]],
@@ -114,6 +119,10 @@ class Records:
             for scope, mu, sigma, races in moved:
                 skill = Skill(mu, sigma, races)
                 await self.store.rank(scope, player, None if skill.provisional else skill.display)
+            if self.daily is not None and results.get("daily"):
+                day, variant = str(results["daily"]).split(":", 1)
+                score = daily_score(entry["status"], entry["time"], entry["home"])
+                await self.daily.score(day, variant, player, score)
         await self.store.recorded(race)
 
     async def recover(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 __all__ = [
     "ACTIVE_TOURNAMENTS",
+    "DAILY_PENDING",
     "LIVE_RACES",
     "OPEN_RACES",
     "RECORDS_PENDING",
@@ -22,6 +23,9 @@ __all__ = [
     "account_stats",
     "account_tokens",
     "channel",
+    "daily",
+    "daily_board",
+    "daily_races",
     "events",
     "hosted_races",
     "hosted_tournaments",
@@ -220,3 +224,26 @@ def race_rematch(race: str) -> str:
     """Hash: racers of a finished race who accepted a rematch -> when; ``race`` -> its id once
     all did. Expires with the race."""
     return f"race:{{{race}}}:rematch"
+
+
+# -- the daily deal ---------------------------------------------------------------
+
+
+def daily(day: str) -> str:
+    """Hash: ``seed:V`` of each variant's deal of ``day`` (YYYY-MM-DD, UTC), drawn once."""
+    return f"daily:{day}"
+
+
+def daily_board(day: str, variant: str) -> str:
+    """Sorted set: account -> its score in that day's deal (a win's seconds, else
+    100000 minus cards home): the day's leaderboard."""
+    return f"daily:{day}:{variant}:board"
+
+
+def daily_races(day: str, variant: str) -> str:
+    """Set: that day's races of the deal, whose results wait for the next day."""
+    return f"daily:{day}:{variant}:races"
+
+
+#: Sorted set: "day:variant" of days whose races' results are not yet announced.
+DAILY_PENDING = "daily:pending"

@@ -9,6 +9,7 @@ from pathlib import Path
 from textual.widgets import Input
 
 from client.app import BallroomApp
+from client.models.saved import SessionFile
 from client.models.standing import leaderboard_lines, profile_lines
 from client.screens.account import AccountScreen
 from client.screens.game import GameScreen
@@ -85,3 +86,33 @@ def test_profile_and_leaderboard_lines() -> None:
     assert "1512?" in text and "+12" in text and "1/2" in text
     board = leaderboard_lines("quadrille", [{"place": 1, "name": "Ann", "rating": 1600}])
     assert "1. Ann" in "\n".join(board)
+
+
+async def test_daily_deal_is_played_once_and_left_before_its_results(
+    node: str, tmp_path: Path
+) -> None:
+    """d shows today's deal; Enter plays it; resigned, q goes back to the lobby; a second
+    try is refused."""
+    from client.screens.daily import DailyGameScreen, DailyScreen
+    from protocol.messages import Account, Register
+
+    made = await ClientSession.connect(node, "Dee")
+    try:
+        account = await made.request(Register(name="Dee", password=PASSWORD), Account)
+    finally:
+        await made.close()
+    SessionFile(tmp_path).save_token(node, account.token)
+    app = BallroomApp(node, "Dee", state_dir=tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: app.link.online, "the app is online")
+        await pilot.press("d")
+        await until(pilot, lambda: isinstance(app.screen, DailyScreen), "the daily screen")
+        await on_screen(pilot, "Daily deal", "Commitment", "Nobody has finished")
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, DailyGameScreen), "the game starts")
+        await pilot.press("x", "x", "q")
+        await until(pilot, lambda: len(app.screen_stack) == 1, "back in the lobby")
+        await pilot.press("d")
+        await on_screen(pilot, "Dee")  # on today's board
+        await pilot.press("enter")
+        await on_screen(pilot, "you played today's deal")

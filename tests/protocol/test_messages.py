@@ -82,6 +82,8 @@ from protocol import (
 )
 from protocol.messages import (
     Account,
+    Daily,
+    GetDaily,
     GetLeaderboard,
     GetProfile,
     Leaderboard,
@@ -89,6 +91,7 @@ from protocol.messages import (
     Login,
     Logout,
     Matched,
+    PlayDaily,
     Profile,
     Queued,
     QuickRace,
@@ -239,6 +242,9 @@ SAMPLES: list[Message] = [
     Profile(profile={"player": "u0123456789ab", "name": "Ann"}, id=26),
     GetLeaderboard(variant="overall", id=27),
     Leaderboard(variant="overall", entries=[{"place": 1, "name": "Ann", "rating": 1600}]),
+    GetDaily(variant="quadrille", id=28),
+    PlayDaily(variant="quadrille", id=29),
+    Daily(daily={"variant": "quadrille", "day": "2026-11-23", "board": []}, id=28),
 ]
 
 

@@ -40,6 +40,8 @@ from protocol.messages import (
     ClientMessage,
     CreateRace,
     CreateTournament,
+    Daily,
+    GetDaily,
     GetLeaderboard,
     GetProfile,
     GetReplay,
@@ -56,8 +58,10 @@ from protocol.messages import (
     Login,
     Logout,
     ManageTournament,
+    Matched,
     Moved,
     Ping,
+    PlayDaily,
     Pong,
     Profile,
     Queued,
@@ -508,10 +512,13 @@ ACCOUNT_MESSAGES: dict[str, Callable[[str], ClientMessage]] = {
     "get_profile": lambda race: GetProfile(),
     "get_leaderboard": lambda race: GetLeaderboard(variant=VARIANT),
     "rematch": lambda race: Rematch(race=race),
+    "get_daily": lambda race: GetDaily(variant=VARIANT),
+    "play_daily": lambda race: PlayDaily(variant=VARIANT),
 }
 
 ACCT, TAKEN, WRONG = Account, ErrorCode.NAME_TAKEN, ErrorCode.BAD_CREDENTIALS
 QUEUED, PROFILE, BOARD = Queued, Profile, Leaderboard
+DAILY, MATCHED = Daily, Matched
 
 # row: outcome for each role, in the order of ACCOUNT_ROLES.
 ACCOUNT_MATRIX: dict[str, tuple[Outcome, ...]] = {
@@ -533,6 +540,9 @@ ACCOUNT_MATRIX: dict[str, tuple[Outcome, ...]] = {
     "get_leaderboard":   (UNAUTH,   BOARD,    BOARD,    BOARD,    BOARD),
     # A is not over: its racers must wait; nobody else is ever asked.
     "rematch":           (UNAUTH,   OUTSIDER, DENIED,   DENIED,   OUTSIDER),
+    "get_daily":         (UNAUTH,   DAILY,    DAILY,    DAILY,    DAILY),
+    # The daily deal is an account's, once a day; guests may not play it.
+    "play_daily":        (UNAUTH,   DENIED,   MATCHED,  MATCHED,  DENIED),
 }  # fmt: skip
 
 ACCOUNT_ROWS = [

@@ -188,6 +188,8 @@ def _fields(aim: Targets) -> dict[str, dict[str, st.SearchStrategy[Any]]]:
         "get_profile": {"player": maybe() | st.sampled_from(aim.entrants) | st.text(max_size=41)},
         "get_leaderboard": {"variant": st.sampled_from(["quadrille", "overall", "nope"])},
         "rematch": {"race": race_ids},
+        "get_daily": {"variant": st.sampled_from(["quadrille", "gavotte", "nope"])},
+        "play_daily": {"variant": st.sampled_from(["quadrille", "nope"])},
     }  # fmt: skip
 
 

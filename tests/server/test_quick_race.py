@@ -14,14 +14,22 @@ from client.session import ClientSession, RequestFailed
 from protocol.codec import encode
 from protocol.exceptions import ErrorCode
 from protocol.messages import (
+    Daily,
+    GetDaily,
     LeaveQueue,
     Matched,
+    PlayDaily,
     Queued,
     QuickRace,
+    RaceFinished,
+    RaceInfo,
     RaceStarted,
     Rematch,
     RematchState,
+    Resign,
+    deal_commitment,
 )
+from server.engine import DEAL_VERSION
 from server.settings import Timeouts
 from server.storage import keys
 from server.storage.matchmaking import QueueStore
@@ -240,3 +248,39 @@ async def test_no_rematch_before_the_end(node: str, clients: Clients) -> None:
     await queued(bob)
     matched = await ann.next(Matched, timeout=TIMEOUT)
     await refused(ann, Rematch(race=matched.race), ErrorCode.NOT_ALLOWED)
+
+
+async def test_daily_deal_once_per_account_results_the_next_day(
+    node: str, clients: Clients, store: Store
+) -> None:
+    """Two accounts play today's deal (the same seed, committed), each once; the board has
+    both; the results, which hold the seed, wait until the day is over."""
+    from tests.server.test_rated_races import _account
+
+    ann, bob = await _account(clients, node, "Ann"), await _account(clients, node, "Bob")
+    guest = await clients.hello(node, "Guest")
+    await refused(guest, PlayDaily(variant=VARIANT), ErrorCode.NOT_ALLOWED)
+    today = (await ann.request(GetDaily(variant=VARIANT), Daily)).daily
+    races = []
+    for session in (ann, bob):
+        matched = await session.request(PlayDaily(variant=VARIANT), Matched)
+        await session.next(RaceStarted, timeout=TIMEOUT)
+        await session.request(Resign(race=matched.race), RaceInfo)
+        races.append(matched.race)
+    seeds = {int((await store.meta(race))["seed"]) for race in races}
+    assert len(seeds) == 1
+    seed = seeds.pop()
+    proof = deal_commitment(VARIANT, DEAL_VERSION, seed, f"daily-{today['day']}")
+    assert today["commitment"] == proof
+    await refused(ann, PlayDaily(variant=VARIANT), ErrorCode.NOT_ALLOWED)  # once a day
+    async with asyncio.timeout(TIMEOUT):
+        while len((await ann.request(GetDaily(variant=VARIANT), Daily)).daily["board"]) < 2:
+            await asyncio.sleep(0.05)  # polled: the board is written just after the results
+    assert not [m for m in ann.received if isinstance(m, RaceFinished)]  # held: the seed
+    daily = NODES[node].daily
+    daily.clock = lambda: time.time() + 24 * 3600  # tomorrow
+    await daily.tick()
+    finished = await ann.next(RaceFinished, timeout=TIMEOUT)
+    assert finished.seed == seed
+    revealed = (await ann.request(GetDaily(variant=VARIANT), Daily)).daily["yesterday"]
+    assert revealed["seed"] == seed and revealed["commitment"] == today["commitment"]
