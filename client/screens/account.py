@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -66,10 +67,10 @@ class AccountScreen(ServerScreen):
             who = "You play as a guest. Log in or register to keep a rating and a profile."
         else:
             who = f"Logged in as {self.ballroom.player_name} (this server remembers you here)."
-        self.query_one("#who", Static).update(who)
+        self.query_one("#who", Static).update(Text(who))  # a name is never markup
 
     def say(self, text: str) -> None:
-        self.query_one("#notice", Static).update(text)
+        self.query_one("#notice", Static).update(Text(text))
 
     @on(Input.Submitted)
     def submitted(self, event: Input.Submitted) -> None:

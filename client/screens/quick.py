@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from typing import Any, ClassVar
 
+from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -73,7 +74,7 @@ class QuickRaceScreen(ServerScreen):
         )
 
     def say(self, text: str) -> None:
-        self.query_one("#notice", Static).update(text)
+        self.query_one("#notice", Static).update(Text(text))
 
     @work(exclusive=True, group="queue")
     async def _join(self) -> None:
@@ -92,7 +93,8 @@ class QuickRaceScreen(ServerScreen):
             self.race, self.info = message.race, dict(message.info)
             self.link.follow(message.race)
             names = ", ".join(str(n) for n in self.info.get("names", {}).values())
-            self.query_one("#waiting", Static).update(f"Matched: {names or 'opponents found'}")
+            matched = Text(f"Matched: {names or 'opponents found'}")  # names are never markup
+            self.query_one("#waiting", Static).update(matched)
         elif isinstance(message, Countdown) and message.race == self.race:
             self.say(f"Starting in {message.seconds}…" if message.seconds else "Go!")
         elif isinstance(message, RaceStarted) and message.race == self.race:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -38,7 +39,8 @@ class TextPage(ServerScreen):
         self.load()
 
     def show(self, lines: list[str]) -> None:
-        self.query_one("#page", Static).update("\n".join(lines))
+        """The page as plain text: names and race ids are never read as markup."""
+        self.query_one("#page", Static).update(Text("\n".join(lines)))
 
     def load(self) -> object:
         """Ask the server for the page (a worker)."""
