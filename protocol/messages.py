@@ -841,10 +841,12 @@ class GetProfile(ClientMessage):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class GetLeaderboard(ClientMessage):
-    """The top 100 settled ratings of a variant, or ``overall``."""
+    """The top 100 settled ratings of a variant (or ``overall``), or its fastest wins."""
 
     t: ClassVar[str] = "get_leaderboard"
     variant: Annotated[str, Str(1, 40)]
+    #: True: the fastest winning times of the variant instead of its ratings.
+    fastest: Annotated[bool | None, Opt(Bool())] = None
 
 
 # ----------------------------------------------------------------------
@@ -1105,6 +1107,7 @@ class Leaderboard(ServerMessage):
     t: ClassVar[str] = "leaderboard"
     variant: Annotated[str, Str(1, 40)]
     entries: Annotated[Sequence[dict[str, Any]], ListOf(AnyMap(), 100)]
+    fastest: Annotated[bool | None, Opt(Bool())] = None
 
 
 class ServiceState(enum.StrEnum):

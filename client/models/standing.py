@@ -45,13 +45,19 @@ def profile_lines(profile: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-def leaderboard_lines(scope: str, entries: Sequence[Mapping[str, Any]]) -> list[str]:
-    """One line per place; a board without settled ratings says so."""
+def leaderboard_lines(
+    scope: str, entries: Sequence[Mapping[str, Any]], *, fastest: bool = False
+) -> list[str]:
+    """One line per place; an empty board says what would fill it."""
     if not entries:
+        if fastest:
+            return [f"{_title(scope)}: no wins yet."]
         return [f"{_title(scope)}: no settled ratings yet (10 rated races make one)."]
-    lines = [f"{_title(scope)} · top {len(entries)}", ""]
+    kind = "fastest wins" if fastest else "top"
+    lines = [f"{_title(scope)} · {kind} {len(entries)}", ""]
     for entry in entries:
-        lines.append(f"{entry['place']:>4}. {entry['name']:<24} {entry['rating']:>6}")
+        value = f"{entry['time']:.1f}s" if fastest else str(entry["rating"])
+        lines.append(f"{entry['place']:>4}. {entry['name']:<24} {value:>8}")
     return lines
 
 

@@ -76,6 +76,7 @@ class LeaderboardScreen(TextPage):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("left", "turn(-1)", "Previous"),
         Binding("right", "turn(1)", "Next"),
+        Binding("f", "fastest", "Ratings / fastest wins"),
         Binding("escape,q", "back", "Back"),
     ]
 
@@ -83,17 +84,26 @@ class LeaderboardScreen(TextPage):
         super().__init__()
         self.scopes = ["overall", *(v.id for v in VARIANTS)]
         self.index = self.scopes.index(variant) if variant in self.scopes else 0
+        self.fastest = False
 
     def action_turn(self, step: int) -> None:
         self.index = (self.index + step) % len(self.scopes)
+        self.load()
+
+    def action_fastest(self) -> None:
+        """Between ratings and fastest wins (a variant's: overall has none)."""
+        self.fastest = not self.fastest
+        if self.fastest and self.scopes[self.index] == "overall":
+            self.index = 1
         self.load()
 
     @work(exclusive=True, group="page")
     async def load(self) -> None:
         scope = self.scopes[self.index]
         try:
-            reply = await self.link.request(GetLeaderboard(variant=scope), Leaderboard)
+            request = GetLeaderboard(variant=scope, fastest=self.fastest or None)
+            reply = await self.link.request(request, Leaderboard)
         except (RequestFailed, Offline) as exc:
             self.show([f"✗ {getattr(exc, 'message', exc)}"])
             return
-        self.show(leaderboard_lines(reply.variant, reply.entries))
+        self.show(leaderboard_lines(reply.variant, reply.entries, fastest=bool(reply.fastest)))

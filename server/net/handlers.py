@@ -460,9 +460,13 @@ async def on_get_profile(conn: Connection, msg: GetProfile) -> ServerMessage:
 
 
 async def on_get_leaderboard(conn: Connection, msg: GetLeaderboard) -> ServerMessage:
+    records = conn.services.records
+    if msg.fastest:
+        variant = variant_or_refusal(msg.variant).id
+        entries = await records.fastest_wins(variant)
+        return Leaderboard(id=msg.id, variant=variant, entries=entries, fastest=True)
     scope = msg.variant if msg.variant == OVERALL else variant_or_refusal(msg.variant).id
-    entries = await conn.services.records.leaderboard(scope)
-    return Leaderboard(id=msg.id, variant=scope, entries=entries)
+    return Leaderboard(id=msg.id, variant=scope, entries=await records.leaderboard(scope))
 
 
 HANDLERS: dict[type[ClientMessage], Handler] = {

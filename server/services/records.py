@@ -119,6 +119,8 @@ class Records:
             for scope, mu, sigma, races in moved:
                 skill = Skill(mu, sigma, races)
                 await self.store.rank(scope, player, None if skill.provisional else skill.display)
+            if entry["status"] == "won" and not results.get("daily"):
+                await self.store.won_in(entry["variant"], player, entry["time"])
             if self.daily is not None and results.get("daily"):
                 day, variant = str(results["daily"]).split(":", 1)
                 score = daily_score(entry["status"], entry["time"], entry["home"])
@@ -175,6 +177,15 @@ class Records:
         return [
             {"place": place, "player": player, "name": name or "?", "rating": rating}
             for place, ((player, rating), name) in enumerate(zip(top, names, strict=True), 1)
+        ]
+
+    async def fastest_wins(self, variant: str) -> list[dict[str, Any]]:
+        """The :data:`LEADERBOARD_SIZE` fastest winning times of a variant, one per account."""
+        fastest = await self.store.fastest(variant, LEADERBOARD_SIZE)
+        names = await self.store.names([player for player, _ in fastest])
+        return [
+            {"place": place, "player": player, "name": name or "?", "time": seconds}
+            for place, ((player, seconds), name) in enumerate(zip(fastest, names, strict=True), 1)
         ]
 
     async def _skill(self, player: str, scope: str) -> Skill:

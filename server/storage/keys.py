@@ -27,6 +27,7 @@ __all__ = [
     "daily_board",
     "daily_races",
     "events",
+    "fastest_wins",
     "hosted_races",
     "hosted_tournaments",
     "is_tournament",
@@ -247,3 +248,9 @@ def daily_races(day: str, variant: str) -> str:
 
 #: Sorted set: "day:variant" of days whose races' results are not yet announced.
 DAILY_PENDING = "daily:pending"
+
+
+def fastest_wins(variant: str) -> str:
+    """Sorted set: account -> its fastest winning time in a variant (seconds): the board of
+    fastest wins. One entry per account that won a race of the variant."""
+    return f"fastest:{variant}"

@@ -189,6 +189,16 @@ class PlayerStore:
         else:
             await self.redis.zadd(keys.leaderboard(scope), {player: rating})
 
+    async def won_in(self, variant: str, player: str, seconds: float) -> None:
+        """Put a win on the board of fastest wins, if it is the account's fastest."""
+        await self.redis.zadd(keys.fastest_wins(variant), {player: seconds}, lt=True)
+
+    async def fastest(self, variant: str, count: int) -> list[tuple[str, float]]:
+        rows: list[Any] = await self.redis.zrange(
+            keys.fastest_wins(variant), 0, count - 1, withscores=True
+        )
+        return [(_text(player), float(seconds)) for player, seconds in rows]
+
     async def top(self, scope: str, count: int) -> list[tuple[str, int]]:
         rows: list[Any] = await self.redis.zrevrange(
             keys.leaderboard(scope), 0, count - 1, withscores=True

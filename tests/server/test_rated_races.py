@@ -161,3 +161,20 @@ async def test_profile_and_leaderboard(node: str, clients: Clients, store: Store
     board = await bob.request(GetLeaderboard(variant=VARIANT), Leaderboard)
     assert [(e["place"], e["name"]) for e in board.entries] == [(1, "Ann")]
     assert board.entries[0]["rating"] == mine["ratings"][VARIANT]["rating"]
+
+
+@pytest.mark.usefixtures("no_errors_logged")
+async def test_fastest_wins_board(node: str, clients: Clients) -> None:
+    """Each account's fastest win of a variant, fastest first; a slower win changes nothing."""
+    ann = await _account(clients, node, "Ann")
+    records: Records = NODES[node].records
+    for race, seconds in (("ra", 80.0), ("rb", 60.0), ("rc", 70.0)):
+        entry = {
+            "race": race, "variant": VARIANT, "at": 0.0, "place": 1, "of": 1, "status": "won",
+            "time": seconds, "home": 52, "change": None, "rating": None,
+        }  # fmt: skip
+        await records.write(race, {"records": {ann.player: {"moves": [], "entry": entry}}})
+    board = await ann.request(GetLeaderboard(variant=VARIANT, fastest=True), Leaderboard)
+    assert board.fastest and [(e["name"], e["time"]) for e in board.entries] == [("Ann", 60.0)]
+    profile = (await ann.request(GetProfile(), Profile)).profile
+    assert profile["races"][VARIANT]["best"] == 60.0 and profile["races"][VARIANT]["won"] == 3
