@@ -11,13 +11,12 @@ of a player whose node died runs out by itself.
 
 from __future__ import annotations
 
-from importlib import resources
 from typing import NamedTuple
 
 from redis.asyncio import Redis
 
 from server.storage import keys
-from server.storage.store import Store, _text
+from server.storage.store import Store, _script, _text
 
 __all__ = ["Group", "QueueStore", "RematchStore", "RematchVote", "Ticket"]
 
@@ -36,18 +35,14 @@ class Ticket(NamedTuple):
     at: float
 
 
-def _source(name: str) -> str:
-    return resources.files("server.storage").joinpath("lua", f"{name}.lua").read_text()
-
-
 class QueueStore:
     """Typed operations on the quick-race queues."""
 
     def __init__(self, store: Store) -> None:
         self.redis: Redis = store.redis
-        self._pair = self.redis.register_script(_source("mm_pair"))
-        self._requeue = self.redis.register_script(_source("mm_requeue"))
-        self._leave = self.redis.register_script(_source("mm_leave"))
+        self._pair = self.redis.register_script(_script("mm_pair"))
+        self._requeue = self.redis.register_script(_script("mm_requeue"))
+        self._leave = self.redis.register_script(_script("mm_leave"))
 
     async def join(
         self, queue: str, player: str, name: str, rating: int, *, now: float, claim_ttl: float
@@ -150,7 +145,7 @@ class RematchStore:
 
     def __init__(self, store: Store) -> None:
         self.redis: Redis = store.redis
-        self._accept = self.redis.register_script(_source("rematch"))
+        self._accept = self.redis.register_script(_script("rematch"))
 
     async def accept(self, race: str, player: str, *, new: str, now: float) -> RematchVote:
         """Count ``player``'s acceptance; the one that completes the set names ``new``."""

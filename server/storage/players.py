@@ -10,13 +10,12 @@ password is an argon2 hash, and a session token is kept only as its SHA-256.
 
 from __future__ import annotations
 
-from importlib import resources
 from typing import Any, NamedTuple
 
 from redis.asyncio import Redis
 
 from server.storage import keys
-from server.storage.store import Store, _bytes, _optional_text, _text
+from server.storage.store import Store, _bytes, _optional_text, _script, _text
 
 __all__ = ["PlayerStore", "RatingMove", "StoredAccount", "Window"]
 
@@ -46,20 +45,16 @@ class RatingMove(NamedTuple):
     sigma_after: float
 
 
-def _source(name: str) -> str:
-    return resources.files("server.storage").joinpath("lua", f"{name}.lua").read_text()
-
-
 class PlayerStore:
     """Typed operations on the Redis model of accounts."""
 
     def __init__(self, store: Store) -> None:
         self.redis: Redis = store.redis
         # redis-py's Script loads itself again if Redis forgot it (a restart).
-        self._rate_hit = self.redis.register_script(_source("rate_hit"))
-        self._token_add = self.redis.register_script(_source("token_add"))
-        self._token_touch = self.redis.register_script(_source("token_touch"))
-        self._player_race = self.redis.register_script(_source("player_race"))
+        self._rate_hit = self.redis.register_script(_script("rate_hit"))
+        self._token_add = self.redis.register_script(_script("token_add"))
+        self._token_touch = self.redis.register_script(_script("token_touch"))
+        self._player_race = self.redis.register_script(_script("player_race"))
 
     # -- names and accounts ------------------------------------------------
 
