@@ -108,11 +108,12 @@ class Accounts:
 
     async def login(self, name: str, password: str, address: str) -> Identity:
         await self._admit(address)
-        name_key = keys.login_failures(_digest(skeleton(name)))
+        named = _digest(skeleton(name))
+        name_key = keys.login_failures(named)
         failures = await self.store.peek(name_key)
         if failures.attempts >= self.limits.failures_per_name:
             raise _rate_limited("too many failed logins to this name", failures)
-        player = await self.store.player_named(_digest(skeleton(name)))
+        player = await self.store.player_named(named)
         account = None if player is None else await self.store.account(player)
         stored = account.password_hash if account is not None else await self._decoy_hash()
         # The same work whether or not the name exists: the time says nothing.
