@@ -31,6 +31,7 @@ Client to server (``t`` → class)::
     quick_race   QuickRace      leave_queue  LeaveQueue
     get_profile  GetProfile     get_leaderboard  GetLeaderboard
     rematch      Rematch        get_daily    GetDaily       play_daily   PlayDaily
+    get_results  GetResults
 
 Server to client::
 
@@ -94,6 +95,7 @@ __all__ = [
     "GetLeaderboard",
     "GetProfile",
     "GetReplay",
+    "GetResults",
     "GetTournamentRecord",
     "Hello",
     "JoinRace",
@@ -813,6 +815,14 @@ class Rematch(ClientMessage):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class GetResults(ClientMessage):
+    """A finished race's results again (from a profile, say); answered with race_finished."""
+
+    t: ClassVar[str] = "get_results"
+    race: RaceId
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class GetDaily(ClientMessage):
     """Today's deal of a variant: its commitment, its board of times, yesterday's seed."""
 
@@ -1189,6 +1199,7 @@ CLIENT_MESSAGES: Mapping[str, type[ClientMessage]] = MappingProxyType(
             Rematch,
             GetDaily,
             PlayDaily,
+            GetResults,
         )
     }
 )

@@ -16,8 +16,9 @@ def _title(scope: str) -> str:
     return "Overall" if scope == "overall" else title_of(scope)
 
 
-def profile_lines(profile: Mapping[str, Any]) -> list[str]:
-    """Ratings, races played and won with best times, then the last races, newest first."""
+def profile_lines(profile: Mapping[str, Any], *, picked: int | None = None) -> list[str]:
+    """Ratings, races played and won with best times, then the last races, newest first;
+    the ``picked`` one marked."""
     lines = [f"{profile.get('name', '?')}", ""]
     ratings: Mapping[str, Any] = profile.get("ratings") or {}
     races: Mapping[str, Any] = profile.get("races") or {}
@@ -33,12 +34,13 @@ def profile_lines(profile: Mapping[str, Any]) -> list[str]:
         )
     recent: Sequence[Mapping[str, Any]] = profile.get("recent") or []
     lines += ["", f"Last {len(recent)} races"]
-    for entry in recent:
+    for index, entry in enumerate(recent):
         day = time.strftime("%Y-%m-%d %H:%M", time.localtime(float(entry.get("at", 0))))
         change = entry.get("change")
         moved = "" if change is None else f" {'+' if change >= 0 else '−'}{abs(change)}"
+        mark = "›" if index == picked else " "
         lines.append(
-            f"{day}  {_title(str(entry.get('variant'))):<20} {entry.get('place')}/"
+            f"{mark} {day}  {_title(str(entry.get('variant'))):<20} {entry.get('place')}/"
             f"{entry.get('of')}  {entry.get('status')}  {float(entry.get('time', 0)):.1f}s  "
             f"{entry.get('home')} home{moved}  [{entry.get('race')}]"
         )

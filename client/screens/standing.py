@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import work
@@ -17,7 +17,14 @@ from client.net import Offline
 from client.screens.base import ServerScreen
 from client.session import RequestFailed
 from client.widgets.status import TopBar
-from protocol.messages import GetLeaderboard, GetProfile, Leaderboard, Profile
+from protocol.messages import (
+    GetLeaderboard,
+    GetProfile,
+    GetResults,
+    Leaderboard,
+    Profile,
+    RaceFinished,
+)
 
 __all__ = ["LeaderboardScreen", "ProfileScreen", "TextPage"]
 
@@ -51,13 +58,22 @@ class TextPage(ServerScreen):
 
 
 class ProfileScreen(TextPage):
-    """An account's profile: one's own unless ``player`` names another."""
+    """An account's profile: one's own unless ``player`` names another. ↑ ↓ pick one of
+    the last races, Enter opens its results (and from there its replays)."""
 
     TITLE_TEXT = "Profile"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up", "pick(-1)", "Previous race", show=False, priority=True),
+        Binding("down", "pick(1)", "Next race", show=False, priority=True),
+        Binding("enter", "open", "Open the race", priority=True),
+        Binding("escape,q", "back", "Back"),
+    ]
 
     def __init__(self, player: str | None = None) -> None:
         super().__init__()
         self.player = player
+        self.profile: dict[str, Any] = {}
+        self.picked = 0
 
     @work(exclusive=True, group="page")
     async def load(self) -> None:
@@ -66,7 +82,38 @@ class ProfileScreen(TextPage):
         except (RequestFailed, Offline) as exc:
             self.show([f"✗ {getattr(exc, 'message', exc)}"])
             return
-        self.show(profile_lines(reply.profile))
+        self.profile = reply.profile
+        self._draw()
+
+    def _draw(self) -> None:
+        self.show(profile_lines(self.profile, picked=self.picked))
+
+    def action_pick(self, step: int) -> None:
+        recent = self.profile.get("recent") or []
+        if recent:
+            self.picked = (self.picked + step) % len(recent)
+            self._draw()
+
+    @work(exclusive=True, group="open")
+    async def action_open(self) -> None:
+        recent = self.profile.get("recent") or []
+        if not recent:
+            return
+        entry = recent[self.picked]
+        race = str(entry["race"])
+        try:
+            finished = await self.link.request(GetResults(race=race), RaceFinished)
+        except (RequestFailed, Offline) as exc:
+            lines = profile_lines(self.profile, picked=self.picked)
+            self.show([*lines, "", f"✗ {getattr(exc, 'message', exc)}"])
+            return
+        from client.models.record import RaceRecord
+        from client.screens.results import ResultsScreen
+
+        info = {"id": race, "variant": entry["variant"]}
+        me = self.link.player if self.player is None else self.player
+        record = RaceRecord(race, info, me=me, finished=finished)
+        self.app.push_screen(ResultsScreen(record))
 
 
 class LeaderboardScreen(TextPage):

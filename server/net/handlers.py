@@ -27,6 +27,7 @@ from protocol.messages import (
     GetLeaderboard,
     GetProfile,
     GetReplay,
+    GetResults,
     GetTournamentRecord,
     Hello,
     JoinRace,
@@ -48,6 +49,7 @@ from protocol.messages import (
     Profile,
     Queued,
     QuickRace,
+    RaceFinished,
     RaceInfo,
     Races,
     RaceStarted,
@@ -449,6 +451,26 @@ async def on_play_daily(conn: Connection, msg: PlayDaily) -> None:
     await conn.watch(race, "racer", since=0)
 
 
+async def on_get_results(conn: Connection, msg: GetResults) -> ServerMessage:
+    """A finished race's results, once they are public (never a held table's or day's)."""
+    service = conn.services.races
+    await conn.services.tournaments.check_onlooker(msg.race, conn.player)
+    if await service.store.results_held(msg.race):
+        raise RequestRefused(ErrorCode.NOT_ALLOWED, "these results are not public yet")
+    results = await service.stored_results(msg.race)
+    if results is None:
+        raise RequestRefused(ErrorCode.NOT_FOUND, "no results for that race (not over, or gone)")
+    return RaceFinished(
+        id=msg.id,
+        race=msg.race,
+        standings=results["standings"],
+        seed=results["seed"],
+        commitment=results["commitment"],
+        deal_version=results["deal_version"],
+        logs=results["logs"],
+    )
+
+
 # -- profiles and leaderboards -------------------------------------------------------
 
 
@@ -500,4 +522,5 @@ HANDLERS: dict[type[ClientMessage], Handler] = {
     Rematch: on_rematch,
     GetDaily: on_get_daily,
     PlayDaily: on_play_daily,
+    GetResults: on_get_results,
 }

@@ -116,3 +116,44 @@ async def test_daily_deal_is_played_once_and_left_before_its_results(
         await on_screen(pilot, "Dee")  # on today's board
         await pilot.press("enter")
         await on_screen(pilot, "you played today's deal")
+
+
+async def test_a_rated_quick_race_shows_in_results_profile_and_back(
+    node: str, tmp_path: Path
+) -> None:
+    """Two accounts race a quick race: the results show the rating change; the profile lists
+    the race, and Enter opens its results again."""
+    from client.screens.results import ResultsScreen
+    from client.screens.standing import ProfileScreen
+    from protocol.messages import Account, RaceInfo, RaceStarted, Register, Resign
+
+    sessions = []
+    for name in ("Ann", "Bob"):
+        made = await ClientSession.connect(node, name)
+        sessions.append((made, await made.request(Register(name=name, password=PASSWORD), Account)))
+    bob = await ClientSession.connect(node, "Bob", token=sessions[1][1].token)
+    for made, _ in sessions:
+        await made.close()
+    SessionFile(tmp_path).save_token(node, sessions[0][1].token)
+    app = BallroomApp(node, "Ann", state_dir=tmp_path)
+    try:
+        async with app.run_test(size=(100, 30)) as pilot:
+            await until(pilot, lambda: app.link.online, "the app is online")
+            await pilot.press("k")
+            await until(pilot, lambda: isinstance(app.screen, QuickRaceScreen), "queued")
+            await bob.request(QuickRace(variant="quadrille"), Queued)
+            race = (await bob.next(Matched)).race
+            await bob.next(RaceStarted)
+            await until(pilot, lambda: isinstance(app.screen, GameScreen), "the game starts")
+            await pilot.press("x", "x")
+            await bob.request(Resign(race=race), RaceInfo)
+            await until(pilot, lambda: isinstance(app.screen, ResultsScreen), "the results")
+            await on_screen(pilot, "Rating", "? +", "? −", "Bob")
+            await pilot.press("escape", "m")
+            await until(pilot, lambda: isinstance(app.screen, ProfileScreen), "the profile")
+            await on_screen(pilot, "Last 1 races", race)
+            await pilot.press("enter")
+            await until(pilot, lambda: isinstance(app.screen, ResultsScreen), "results again")
+            await on_screen(pilot, "Rating", "✓ verified")
+    finally:
+        await bob.close()

@@ -86,6 +86,7 @@ from protocol.messages import (
     GetDaily,
     GetLeaderboard,
     GetProfile,
+    GetResults,
     Leaderboard,
     LeaveQueue,
     Login,
@@ -245,6 +246,7 @@ SAMPLES: list[Message] = [
     GetDaily(variant="quadrille", id=28),
     PlayDaily(variant="quadrille", id=29),
     Daily(daily={"variant": "quadrille", "day": "2026-11-23", "board": []}, id=28),
+    GetResults(race="r7", id=30),
 ]
 
 

@@ -45,6 +45,7 @@ from protocol.messages import (
     GetLeaderboard,
     GetProfile,
     GetReplay,
+    GetResults,
     GetTournamentRecord,
     Hello,
     JoinRace,
@@ -514,6 +515,7 @@ ACCOUNT_MESSAGES: dict[str, Callable[[str], ClientMessage]] = {
     "rematch": lambda race: Rematch(race=race),
     "get_daily": lambda race: GetDaily(variant=VARIANT),
     "play_daily": lambda race: PlayDaily(variant=VARIANT),
+    "get_results": lambda race: GetResults(race=race),
 }
 
 ACCT, TAKEN, WRONG = Account, ErrorCode.NAME_TAKEN, ErrorCode.BAD_CREDENTIALS
@@ -543,6 +545,8 @@ ACCOUNT_MATRIX: dict[str, tuple[Outcome, ...]] = {
     "get_daily":         (UNAUTH,   DAILY,    DAILY,    DAILY,    DAILY),
     # The daily deal is an account's, once a day; guests may not play it.
     "play_daily":        (UNAUTH,   DENIED,   MATCHED,  MATCHED,  DENIED),
+    # A is not over: it has no results to give anyone yet.
+    "get_results":       (UNAUTH,   MISSING,  MISSING,  MISSING,  MISSING),
 }  # fmt: skip
 
 ACCOUNT_ROWS = [

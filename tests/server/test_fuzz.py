@@ -190,6 +190,7 @@ def _fields(aim: Targets) -> dict[str, dict[str, st.SearchStrategy[Any]]]:
         "rematch": {"race": race_ids},
         "get_daily": {"variant": st.sampled_from(["quadrille", "gavotte", "nope"])},
         "play_daily": {"variant": st.sampled_from(["quadrille", "nope"])},
+        "get_results": {"race": race_ids},
     }  # fmt: skip
 
 

@@ -16,6 +16,7 @@ from protocol.exceptions import ErrorCode
 from protocol.messages import (
     Daily,
     GetDaily,
+    GetResults,
     LeaveQueue,
     Matched,
     PlayDaily,
@@ -277,6 +278,7 @@ async def test_daily_deal_once_per_account_results_the_next_day(
         while len((await ann.request(GetDaily(variant=VARIANT), Daily)).daily["board"]) < 2:
             await asyncio.sleep(0.05)  # polled: the board is written just after the results
     assert not [m for m in ann.received if isinstance(m, RaceFinished)]  # held: the seed
+    await refused(bob, GetResults(race=races[0]), ErrorCode.NOT_ALLOWED)
     daily = NODES[node].daily
     daily.clock = lambda: time.time() + 24 * 3600  # tomorrow
     await daily.tick()

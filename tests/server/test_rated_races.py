@@ -14,6 +14,7 @@ from protocol.messages import (
     CreateRace,
     GetLeaderboard,
     GetProfile,
+    GetResults,
     JoinRace,
     Leaderboard,
     Profile,
@@ -80,6 +81,12 @@ async def test_rated_race_changes_ratings_once(node: str, clients: Clients, stor
     first, second = standings[ann.player], standings[bob.player]
     assert first["place"] == 1 and first["change"] > 0 > second["change"]
     assert first["rating"] == 1500 + first["change"] and first["provisional"] is True
+    again = await bob.request(GetResults(race=finished.race), RaceFinished)  # from a profile
+    assert (again.standings, again.seed, again.logs) == (
+        finished.standings,
+        finished.seed,
+        finished.logs,
+    )
     await recorded(store)
     stats = await store.redis.hgetall(keys.account_stats(ann.player))
     assert stats[f"played:{VARIANT}".encode()] == b"1" and stats[b"n:overall"] == b"1"
