@@ -26,12 +26,12 @@ from protocol.codec import encode
 from protocol.messages import Service, ServiceState
 from server.fanout.history import History
 from server.fanout.hub import Hub
-from server.net.connection import CLOSE_TRY_AGAIN, Connection
+from server.net.connection import CLOSE_POLICY, CLOSE_TRY_AGAIN, Connection
 from server.net.websocket import PushConnection
 from server.services import Services
 from server.services.daily import DailyDeals
 from server.services.matchmaking import Matchmaker
-from server.services.players import Accounts
+from server.services.players import Accounts, is_account_token
 from server.services.races import RaceService
 from server.services.records import Records
 from server.services.rematch import Rematches
@@ -165,9 +165,14 @@ class Node:
             if not self._per_address[address]:
                 del self._per_address[address]
 
+    #: Sweeps between two checks that this node's logged-in connections were not logged out.
+    REVOKE_EVERY = 10
+
     async def _sweep(self) -> None:
+        sweeps = 0
         while not self._stopping:
             await asyncio.sleep(self.settings.timeouts.sweep)
+            sweeps += 1
             if not self.health.up:
                 continue  # the health probe says when Redis is back
             try:
@@ -176,6 +181,8 @@ class Node:
                 await self.matchmaker.tick()
                 await self.rematches.tick()
                 await self.daily.tick()
+                if sweeps % self.REVOKE_EVERY == 0:
+                    await self._close_revoked()
                 await self.director.heartbeat(self._entrants_here())
                 await self.director.tick()
             except (RedisError, OSError) as exc:
@@ -183,6 +190,17 @@ class Node:
                 self.health.suspect()
             except Exception:
                 log.exception("sweep failed")
+
+    async def _close_revoked(self) -> None:
+        """Close this node's connections whose account token was revoked ("log out
+        everywhere" on another device): they speak for nobody any more."""
+        held = {c.token: c for c in self.connections if c.token and is_account_token(c.token)}
+        if not held:
+            return
+        for token in await self.accounts.revoked(list(held)):
+            conn = held[token]
+            if conn.token == token:  # not logged in again meanwhile
+                conn.close(CLOSE_POLICY, "logged out everywhere")
 
     def _entrants_here(self) -> dict[str, set[str]]:
         """Tournament -> entrants connected to this node, following it."""

@@ -137,6 +137,12 @@ class Accounts:
         account = await self.store.account(player) if live else None
         return None if account is None else (account.player, account.name)
 
+    async def revoked(self, tokens: list[str]) -> set[str]:
+        """Which of these account tokens were revoked (or expired) since they were checked."""
+        pairs = [(token.split(".", 1)[0], _digest(token)) for token in tokens]
+        live = await self.store.live_tokens(pairs, time.time())
+        return {token for token, ok in zip(tokens, live, strict=True) if not ok}
+
     async def logout(self, token: str, *, everywhere: bool) -> None:
         """Revoke an account token, or every token of its account."""
         player = token.split(".", 1)[0]

@@ -106,6 +106,14 @@ class PlayerStore:
         )
         return bool(live)
 
+    async def live_tokens(self, tokens: list[tuple[str, str]], now: float) -> list[bool]:
+        """For each (player, token digest): whether the token is neither revoked nor expired."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for player, token_digest in tokens:
+                pipe.hget(keys.account_tokens(player), token_digest)
+            expiries = await pipe.execute()
+        return [expires is not None and float(expires) > now for expires in expiries]
+
     async def revoke_token(self, player: str, token_digest: str) -> None:
         await self.redis.hdel(keys.account_tokens(player), token_digest)
 

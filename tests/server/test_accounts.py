@@ -28,11 +28,12 @@ from protocol.messages import (
     StartRace,
     SubmitMove,
 )
+from server.net.connection import CLOSE_POLICY
 from server.settings import LoginLimits
 from server.storage import keys
 from server.storage.store import Store
 from tests.server.conftest import NODES, TIMEOUT, Clients, NodeFactory
-from tests.server.test_abuse import DEAL, VARIANT, refused
+from tests.server.test_abuse import DEAL, VARIANT, alive, close_code, refused
 
 pytestmark = pytest.mark.usefixtures("no_errors_logged")
 
@@ -204,3 +205,15 @@ async def test_a_spectator_connection_loses_the_race_its_account_joins(
             await asyncio.sleep(0.01)
     pushed = [m for m in watching.received if isinstance(m, Board | Spectating)]
     assert not pushed, pushed
+
+
+async def test_log_out_everywhere_closes_the_other_devices(node: str, clients: Clients) -> None:
+    """Connections open on other devices are closed once their token is revoked."""
+    first = await clients.hello(node, "a")
+    await register(first, "Ivy")
+    other = await clients.hello(node, "b")
+    await login(other, "Ivy")
+    await first.request(Logout(everywhere=True), Account)
+    assert await close_code(other) == CLOSE_POLICY
+    assert other.ws.close_reason == "logged out everywhere"
+    await alive(first)  # a guest now, still connected
