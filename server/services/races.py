@@ -635,7 +635,8 @@ class RaceService:
         payload = encode_event({"k": "results", **results})
         await self.store.record_results(race, pack(results), payload, hold=hold)
         await self.store.expire_race(race, self.settings.timeouts.keep_finished)
-        if self.records is not None:
+        if self.records is not None and "records" in results:
+            # The stored results, not ours: another node may have stored its own first.
             stored = await self.stored_results(race)
             if stored is not None:
                 await self.records.write(race, stored)
