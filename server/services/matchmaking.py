@@ -56,8 +56,9 @@ class QuickSettings:
     stale: float = 5.0  # seconds unvouched before a waiter counts as gone
     orphan_after: float = 10.0  # seconds a match may wait for its race to be made
     time_limit: int = 300
-    spectate: str = "delayed"
-    delay: int = 30
+    #: Spectated only after the results: no racer's second client (a guest's) sees the deal.
+    spectate: str = "after"
+    delay: int = 0
 
 
 @dataclass(slots=True)

@@ -92,12 +92,14 @@ class QueueStore:
         widen: float,
         stale: float,
         prefix: str,
+        forget_matches: float = 60.0,
     ) -> list[Group]:
         """Take every group the queue can make now out of it; races are named ``prefix`` and
-        a number (the prefix must be fresh: random, say)."""
+        a number (the prefix must be fresh: random, say). Matches older than
+        ``forget_matches`` seconds, which no node passed on, are dropped."""
         reply = await self._pair(
             keys=list(keys.queue_keys(queue)),
-            args=[repr(now), size, base_gap, widen, stale, prefix],
+            args=[repr(now), size, base_gap, widen, stale, prefix, forget_matches],
         )
         groups = []
         for group in reply:

@@ -3,8 +3,9 @@
 -- seen (hash: player -> when their node last vouched for them), matched
 -- (hash: player -> "race|time").
 -- ARGV: now, race size, base gap, gap added per second waited, seconds
--- after which an unvouched player is dropped, and a fresh prefix: races are
--- named prefix .. 1, prefix .. 2, ...
+-- after which an unvouched player is dropped, a fresh prefix (races are
+-- named prefix .. 1, prefix .. 2, ...), and the seconds after which a match
+-- nobody passed on is dropped (its player's node died: nobody will).
 -- Walks the queue by rating; a run of `size` neighbours whose spread is
 -- within the gap its longest waiter has earned becomes a race: they leave
 -- the queue and are marked matched. Returns {race, player, name, ...} per race.
@@ -14,6 +15,13 @@ local function forget(player)
   redis.call('ZREM', KEYS[1], player)
   redis.call('HDEL', KEYS[2], player)
   redis.call('HDEL', KEYS[3], player)
+end
+local tickets = redis.call('HGETALL', KEYS[4])
+for i = 1, #tickets, 2 do
+  local bar = string.find(tickets[i + 1], '|', 1, true)
+  if now - tonumber(string.sub(tickets[i + 1], bar + 1)) > tonumber(ARGV[7]) then
+    redis.call('HDEL', KEYS[4], tickets[i])
+  end
 end
 local all = redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES')
 local players, ratings, joined, names = {}, {}, {}, {}
