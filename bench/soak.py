@@ -21,6 +21,11 @@ process with :mod:`bench.lean_client`:
   ends; then it resigns. When every racer of a lane is done and the results
   have reached every racer and spectator, the lane opens its next race, so
   the load stays the same for the whole run.
+* ``--quick`` racers are logged in to accounts made for the run (written
+  straight into Redis, with settled ratings) and use quick races: each asks
+  for a race of two, races whoever the server pairs it with at the same
+  human pace, checks what arrived, and queues again; their races are
+  verified like the others.
 * Every ``--report-every`` seconds a line gives that window's moves/s, move
   acknowledgement latency p50/p99/max (send to ``moved``), spectator delivery
   p99 (the mover's send to a spectator's ``board`` for that move), the
@@ -83,7 +88,16 @@ from bench.harness import (
     server_env,
 )
 from bench.lean_client import LeanClient, RequestError, Wire, connect
-from protocol.messages import MAX_PLAYERS, Resign, SubmitMove, deal_commitment
+from protocol.messages import (
+    MAX_PLAYERS,
+    Hello,
+    LeaveQueue,
+    QuickRace,
+    Resign,
+    SubmitMove,
+    deal_commitment,
+)
+from protocol.version import PROTOCOL_VERSION
 from server.engine import EngineError, State, find_variant
 from server.storage import keys
 from server.storage.embedded import EmbeddedRedis
@@ -189,6 +203,8 @@ class Soak:
     finished: int = 0
     #: Race channels the nodes still listened to once every race had ended.
     channels_left: int = 0
+    #: Quick races (two logged-in racers the server paired) among ``races``.
+    quick: set[str] = field(default_factory=set)
 
 
 def spectator_feed(soak: Soak) -> tuple[Callable[[Wire], None], dict[tuple[str, str], int]]:
@@ -312,6 +328,97 @@ async def lane(
         except (RequestError, ConnectionError, TimeoutError) as exc:
             soak.figures.error(f"lane stopped: {type(exc).__name__}", str(exc))
             return
+
+
+# ----------------------------------------------------------------------
+# Quick races: logged-in racers the server pairs, race after race.
+
+
+async def quick_racer(soak: Soak, racer: LeanClient) -> None:
+    """Queue, race whoever the server pairs us with, and again, until the run ends."""
+    while time.perf_counter() < soak.stop_at:
+        try:
+            if not await one_quick_race(soak, racer):
+                return
+        except (RequestError, ConnectionError, TimeoutError) as exc:
+            soak.figures.error(f"quick racer stopped: {type(exc).__name__}", str(exc))
+            return
+
+
+async def one_quick_race(soak: Soak, racer: LeanClient) -> bool:
+    """One quick race of two, played out and checked; False if the run ended while queued."""
+    loop = asyncio.get_running_loop()
+    found: asyncio.Future[tuple[str, asyncio.Future[Wire], asyncio.Future[Wire]]]
+    found = loop.create_future()
+
+    def on_push(message: Wire) -> None:
+        # Armed here, on the matched frame, before the race's own frames arrive.
+        if message["t"] == "matched" and not found.done():
+            race = message["race"]
+            found.set_result(
+                (race, racer.expect("race_started", race), racer.expect("race_finished", race))
+            )
+
+    racer.on_push = on_push
+    await racer.call(QuickRace, variant=soak.variant, size=2)
+    wait = max(0.0, soak.stop_at - time.perf_counter()) + 5.0
+    try:
+        race, started_at, finished_at = await asyncio.wait_for(asyncio.shield(found), wait)
+    except TimeoutError:
+        left = await racer.request(LeaveQueue)
+        if left["t"] != "error":
+            return False  # the run is over and nobody was left to pair with
+        race, started_at, finished_at = await asyncio.wait_for(found, soak.finish_timeout)
+    started = await asyncio.wait_for(started_at, soak.finish_timeout)
+    record = soak.races.get(race)
+    if record is None:
+        record = soak.races[race] = RaceRecord(
+            race=race,
+            commitment=started["commitment"],
+            deal_version=started["deal_version"],
+            opening=started["view"],
+            moves={},
+        )
+        soak.quick.add(race)
+        soak.live += 1
+    elif record.commitment != started["commitment"]:
+        soak.figures.error("racers got different commitments", race)
+    record.moves[racer.player] = 0
+    soak.sent.setdefault(race, {})
+    await play(soak, racer, started, record)
+    finished = await asyncio.wait_for(finished_at, soak.finish_timeout)
+    digest = results_digest(finished)
+    if record.results is None:
+        record.results = digest
+        soak.live -= 1
+        soak.finished += 1
+    elif record.results != digest:
+        soak.figures.error("receivers got different results", race)
+    if len(finished["logs"].get(racer.player, ())) != record.moves[racer.player]:
+        soak.figures.error("results log differs from the moves acknowledged", race)
+    sent = soak.sent.get(race, {})
+    sent.pop(racer.player, None)
+    if not sent:
+        soak.sent.pop(race, None)
+    return True
+
+
+async def connect_quick(urls: Sequence[str], redis_url: str, count: int) -> list[LeanClient]:
+    """``count`` racers logged in to accounts made for the run, alternating between nodes."""
+    from bench.matchmaking import make_accounts
+
+    accounts = await make_accounts(redis_url, count, random.Random(count))
+
+    def factory(n: int, token: str) -> Callable[[], Any]:
+        async def open_one() -> LeanClient:
+            client = await connect(urls[n % len(urls)])
+            welcome = await client.call(Hello, v=PROTOCOL_VERSION, name=f"Q{n}", token=token)
+            client.player = welcome["player"]
+            return client
+
+        return open_one
+
+    return await gather_limited([factory(n, t) for n, (t, _) in enumerate(accounts)], 64)
 
 
 # ----------------------------------------------------------------------
@@ -551,7 +658,12 @@ def _check_args(args: argparse.Namespace) -> None:
 
 
 async def drive(
-    soak: Soak, lanes: Sequence[Lane], procs: Processes, every: float, redis_url: str
+    soak: Soak,
+    lanes: Sequence[Lane],
+    procs: Processes,
+    every: float,
+    redis_url: str,
+    quick: Sequence[LeanClient] = (),
 ) -> list[dict[str, Any]]:
     """The load from now until ``soak.stop_at``, then the last races played out.
 
@@ -572,6 +684,7 @@ async def drive(
             reporter(soak, procs, every, began, samples)
         )
         work = [asyncio.ensure_future(lane(soak, racers, fans)) for racers, fans in lanes]
+        work += [asyncio.ensure_future(quick_racer(soak, racer)) for racer in quick]
         await reports
         wind_down = time.perf_counter()
         _, stalled = await asyncio.wait(work, timeout=soak.give_up + soak.finish_timeout + 30)
@@ -580,6 +693,7 @@ async def drive(
             soak.figures.error("a lane did not finish its last race in time")
         soak.channels_left = subscribed_channels(redis_url)
         clients = [c for racers, fans in lanes for c in [*racers, *(f for f, _ in fans)]]
+        clients += quick
         lost = sum(c.closed.done() for c in clients)
         if lost:
             soak.figures.error("connections lost", f"{lost} of {len(clients)}")
@@ -634,6 +748,7 @@ def totals(soak: Soak) -> dict[str, Any]:
         "board_p99_ms": round(percentile(boards, 0.99) * 1000, 2),
         "board_max_ms": round((boards[-1] if boards else math.nan) * 1000, 2),
         "races": len(soak.races),
+        "quick_races": len(soak.quick),
         "channels_left": soak.channels_left,
         "errors": dict(figures.errors),
         "error_examples": figures.examples,
@@ -647,7 +762,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     print(
         f"soak: {args.seconds:g} s, {args.racers} racers in {args.races} races of "
         f"{args.racers // args.races} ({args.variant}) at {args.rate:g} moves/s, "
-        f"{args.spectators} spectators, {args.nodes} nodes; warm-up {warmup:g} s, RSS growth "
+        f"{args.spectators} spectators, {args.quick} logged-in quick racers, {args.nodes} nodes;"
+        f" warm-up {warmup:g} s, RSS growth "
         f"bound {args.growth_mib:g} MiB; nproc {info['nproc']}, load average "
         f"{load_average():.2f}",
         flush=True,
@@ -678,8 +794,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         procs = Processes(pids | {"redis": redis_server.process.pid, "load": os.getpid()}, [*pids])
         idle = procs.rss()
         lanes = await connect_lanes([n.url for n in nodes], args, soak)
+        quick = await connect_quick([n.url for n in nodes], redis_server.url, args.quick)
         connected = procs.rss()
-        samples = await drive(soak, lanes, procs, args.report_every, redis_server.url)
+        samples = await drive(soak, lanes, procs, args.report_every, redis_server.url, quick)
         aof = sum(f.stat().st_size for f in redis_server.data_dir.glob("appendonly*"))
         began = time.perf_counter()
         verified, logs, failures = verify(redis_server.url, list(soak.races.values()))
@@ -754,6 +871,7 @@ def build_parser() -> argparse.ArgumentParser:
     add("--racers", type=int, default=1000, help="racers in all (1000)")
     add("--races", type=int, default=125, help="races under way at once (125)")
     add("--spectators", type=int, default=500, help="spectators in all (500)")
+    add("--quick", type=int, default=100, help="logged-in racers in quick races of two (100)")
     add("--nodes", type=int, default=2, help="server processes (2)")
     add("--report-every", type=float, default=30.0, help="seconds between report lines (30)")
     add("--rate", type=float, default=2.0, help="moves/s of each racer (2)")

@@ -31,6 +31,7 @@ class RequestFailed(Exception):
         super().__init__(f"{error.code}: {error.message}")
         self.code = ErrorCode(error.code)
         self.message = error.message
+        self.retry_after = error.retry_after  # seconds, when the server says when to retry
 
 
 class ClientSession:

@@ -251,6 +251,12 @@ def _frame(t: str, wire: dict[str, Any], limit: int) -> bytes:
     return frame
 
 
-def error_frame(code: ErrorCode, message: str, id: int | None = None) -> bytes:
+def error_frame(
+    code: ErrorCode, message: str, id: int | None = None, retry_after: float | None = None
+) -> bytes:
     """The frame of an ``error`` message; an over-long ``message`` is shortened."""
-    return encode(ErrorMessage(code=code, message=message[:_MAX_ERROR_MESSAGE], id=id))
+    return encode(
+        ErrorMessage(
+            code=code, message=message[:_MAX_ERROR_MESSAGE], id=id, retry_after=retry_after
+        )
+    )

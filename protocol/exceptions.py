@@ -57,7 +57,10 @@ class ErrorCode(enum.StrEnum):
     # Sessions.
     NOT_AUTHENTICATED = "not_authenticated"  # a message other than hello came first
     BAD_TOKEN = "bad_token"  # a resume token that names no live session
-    RATE_LIMITED = "rate_limited"  # too many messages; slow down and retry
+    RATE_LIMITED = "rate_limited"  # too many messages (or logins); retry_after says when
+    # Accounts.
+    NAME_TAKEN = "name_taken"  # an account has this name, or one that looks like it
+    BAD_CREDENTIALS = "bad_credentials"  # no account of that name, or the wrong password
     # Races.
     NOT_FOUND = "not_found"  # no race with this id or join code
     RACE_FULL = "race_full"  # the race has max_players racers already

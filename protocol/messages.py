@@ -27,6 +27,11 @@ Client to server (``t`` → class)::
     join_tournament    JoinTournament        leave_tournament       LeaveTournament
     watch_tournament   WatchTournament       manage_tournament      ManageTournament
     get_tournament_record  GetTournamentRecord
+    register     Register       login        Login          logout       Logout
+    quick_race   QuickRace      leave_queue  LeaveQueue
+    get_profile  GetProfile     get_leaderboard  GetLeaderboard
+    rematch      Rematch        get_daily    GetDaily       play_daily   PlayDaily
+    get_results  GetResults
 
 Server to client::
 
@@ -36,6 +41,9 @@ Server to client::
     spectating   Spectating     race_finished RaceFinished  pong         Pong
     replay_views Replay         error        ErrorMessage   hinted       Hinted
     tournament   TournamentInfo tournaments  Tournaments    tournament_record TournamentRecord
+    account      Account        queue        Queued         matched      Matched
+    profile      Profile        leaderboard  Leaderboard
+    rematch_state RematchState  daily        Daily
 
 Optional fields default to ``None`` (``spectate`` to ``delayed``); a missing optional
 field and an explicit nil mean the same, and :meth:`Message.to_wire` leaves
@@ -76,36 +84,54 @@ __all__ = [
     "MAX_SEED",
     "MAX_SEQ",
     "SERVER_MESSAGES",
+    "Account",
     "Board",
     "ClientMessage",
     "Countdown",
     "CreateRace",
     "CreateTournament",
+    "Daily",
     "ErrorMessage",
+    "GetDaily",
     "GetHint",
+    "GetLeaderboard",
+    "GetProfile",
     "GetReplay",
+    "GetResults",
     "GetTournamentRecord",
     "Hello",
     "HintOutcome",
     "Hinted",
     "JoinRace",
     "JoinTournament",
+    "Leaderboard",
+    "LeaveQueue",
     "LeaveRace",
     "LeaveTournament",
     "ListRaces",
     "ListTournaments",
+    "Login",
+    "Logout",
     "ManageTournament",
+    "Matched",
     "Message",
     "Moved",
     "Ping",
+    "PlayDaily",
     "Pong",
+    "Profile",
     "Progress",
+    "Queued",
+    "QuickRace",
     "RaceFinished",
     "RaceInfo",
     "RaceStarted",
     "RaceState",
     "Races",
     "Ready",
+    "Register",
+    "Rematch",
+    "RematchState",
     "Replay",
     "Resign",
     "Resume",
@@ -367,6 +393,10 @@ DealVersion = Annotated[int, Int(1, MAX_ID)]
 Timestamp = Annotated[float, Float()]
 Data = Annotated[dict[str, Any], AnyMap()]
 TournamentId = Annotated[str, Str(1, 40)]
+#: A new account's password: long enough to resist guessing, short enough to hash cheaply.
+NewPassword = Annotated[str, Str(8, 128)]
+#: A password given to log in: any length a password could have had.
+GivenPassword = Annotated[str, Str(1, 128)]
 
 
 # ----------------------------------------------------------------------
@@ -582,6 +612,8 @@ class CreateRace(ClientMessage):
     grace: Annotated[int | None, Opt(Int(1, 3600))] = None
     winnable: Annotated[bool | None, Opt(Bool())] = None
     practice: Annotated[bool | None, Opt(Bool())] = None
+    #: True: the race is never rated, whoever races (docs/players.md).
+    unrated: Annotated[bool | None, Opt(Bool())] = None
 
     def _check_together(self) -> None:
         if self.winnable and self.deal is not None:
@@ -789,6 +821,108 @@ class GetTournamentRecord(_NamesATournament):
     t: ClassVar[str] = "get_tournament_record"
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Register(ClientMessage):
+    """Create an account and log this connection in to it (docs/players.md).
+
+    ``name`` must not be taken by another account, nor look like one that is
+    (case, width, accents and look-alike letters are folded).
+    """
+
+    t: ClassVar[str] = "register"
+    name: PlayerName
+    password: NewPassword = dataclasses.field(repr=False)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Login(ClientMessage):
+    """Log this connection in to an account; it speaks for the account from now on."""
+
+    t: ClassVar[str] = "login"
+    name: PlayerName
+    password: GivenPassword = dataclasses.field(repr=False)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Logout(ClientMessage):
+    """Revoke this connection's account token (``everywhere``: every token of the account).
+
+    The connection goes on as a new guest, which the ``account`` reply names.
+    """
+
+    t: ClassVar[str] = "logout"
+    everywhere: Annotated[bool, Bool()] = False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class QuickRace(ClientMessage):
+    """Wait for a race of ``size`` racers in ``variant`` against players of close rating."""
+
+    t: ClassVar[str] = "quick_race"
+    variant: Annotated[str, Str(1, 40)]
+    size: Annotated[int, Int(2, MAX_PLAYERS)] = 2
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LeaveQueue(ClientMessage):
+    """Stop waiting for a quick race."""
+
+    t: ClassVar[str] = "leave_queue"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Rematch(ClientMessage):
+    """After a race: accept a new race on a fresh deal with the same racers (all must)."""
+
+    t: ClassVar[str] = "rematch"
+    race: RaceId
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GetResults(ClientMessage):
+    """A finished race's results again (from a profile, say); answered with race_finished."""
+
+    t: ClassVar[str] = "get_results"
+    race: RaceId
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GetDaily(ClientMessage):
+    """Today's deal of a variant: its commitment, its board of times, yesterday's seed."""
+
+    t: ClassVar[str] = "get_daily"
+    variant: Annotated[str, Str(1, 40)]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlayDaily(ClientMessage):
+    """Play today's deal of a variant (accounts, once a day); answered with ``matched``."""
+
+    t: ClassVar[str] = "play_daily"
+    variant: Annotated[str, Str(1, 40)]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GetProfile(ClientMessage):
+    """An account's profile: ratings, races played and won, best times, last 50 races.
+
+    ``player`` names the account; without it, the sender's own (an account's).
+    """
+
+    t: ClassVar[str] = "get_profile"
+    player: Annotated[str | None, Opt(Str(1, 40))] = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GetLeaderboard(ClientMessage):
+    """The top 100 settled ratings of a variant (or ``overall``), or its fastest wins."""
+
+    t: ClassVar[str] = "get_leaderboard"
+    variant: Annotated[str, Str(1, 40)]
+    #: True: the fastest winning times of the variant instead of its ratings.
+    fastest: Annotated[bool | None, Opt(Bool())] = None
+
+
 # ----------------------------------------------------------------------
 # Server to client.
 
@@ -806,6 +940,8 @@ class Welcome(ServerMessage):
     #: The server's clock (unix seconds) as it answered: a client whose own
     #: clock is off counts a race's time left by the server's.
     now: Annotated[float | None, Opt(Float())] = None
+    #: True for a guest session, False for an account's; absent from older servers.
+    guest: Annotated[bool | None, Opt(Bool())] = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -991,6 +1127,8 @@ class ErrorMessage(ServerMessage):
     t: ClassVar[str] = "error"
     code: Annotated[ErrorCode, Choice(ErrorCode)]
     message: Annotated[str, Str(0, 1000, printable=False)]
+    #: Seconds to wait before asking again (``rate_limited`` logins).
+    retry_after: Annotated[float | None, Opt(Float())] = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -1015,6 +1153,80 @@ class TournamentRecord(ServerMessage):
 
     t: ClassVar[str] = "tournament_record"
     record: Data
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Account(ServerMessage):
+    """The answer to register, login and logout: who this connection now speaks for.
+
+    ``token`` resumes this identity in a later ``hello``; an account's token
+    works until it is revoked (logout) or unused for 30 days.
+    """
+
+    t: ClassVar[str] = "account"
+    token: Token
+    player: PlayerId
+    name: PlayerName
+    guest: Annotated[bool, Bool()]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Queued(ServerMessage):
+    """The answer to quick_race and leave_queue: whether the sender waits, and for what."""
+
+    t: ClassVar[str] = "queue"
+    queued: Annotated[bool, Bool()]
+    variant: Annotated[str | None, Opt(Str(1, 40))] = None
+    size: Annotated[int | None, Opt(Int(2, MAX_PLAYERS))] = None
+    rating: Annotated[int | None, Opt(Int(0, 100_000))] = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Matched(ServerMessage):
+    """Pushed when a quick race was found: the race's events follow, as to a racer."""
+
+    t: ClassVar[str] = "matched"
+    race: RaceId
+    variant: Annotated[str, Str(1, 40)]
+    #: The race as a ``race`` message describes it: its racers and settings.
+    info: Data
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RematchState(ServerMessage):
+    """The answer to rematch: how many racers accepted; ``rematch`` once all did."""
+
+    t: ClassVar[str] = "rematch_state"
+    race: RaceId
+    accepted: Annotated[int, Int(0, MAX_PLAYERS)]
+    racers: Annotated[int, Int(0, MAX_PLAYERS)]
+    rematch: Annotated[str | None, Opt(Str(1, 40))] = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Daily(ServerMessage):
+    """The answer to get_daily (its map is described in docs/protocol.md)."""
+
+    t: ClassVar[str] = "daily"
+    daily: Data
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Profile(ServerMessage):
+    """The answer to get_profile (its map is described in docs/players.md)."""
+
+    t: ClassVar[str] = "profile"
+    profile: Data
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Leaderboard(ServerMessage):
+    """The answer to get_leaderboard: place, player, name and rating, best first."""
+
+    t: ClassVar[str] = "leaderboard"
+    variant: Annotated[str, Str(1, 40)]
+    entries: Annotated[Sequence[dict[str, Any]], ListOf(AnyMap(), 100)]
+    fastest: Annotated[bool | None, Opt(Bool())] = None
 
 
 class ServiceState(enum.StrEnum):
@@ -1087,6 +1299,17 @@ CLIENT_MESSAGES: Mapping[str, type[ClientMessage]] = MappingProxyType(
             WatchTournament,
             ManageTournament,
             GetTournamentRecord,
+            Register,
+            Login,
+            Logout,
+            QuickRace,
+            LeaveQueue,
+            GetProfile,
+            GetLeaderboard,
+            Rematch,
+            GetDaily,
+            PlayDaily,
+            GetResults,
         )
     }
 )
@@ -1116,6 +1339,13 @@ SERVER_MESSAGES: Mapping[str, type[ServerMessage]] = MappingProxyType(
             TournamentRecord,
             Service,
             Rewound,
+            Account,
+            Queued,
+            Matched,
+            Profile,
+            Leaderboard,
+            RematchState,
+            Daily,
         )
     }
 )

@@ -24,12 +24,16 @@ class ServerError(Exception):
 
 
 class RequestRefused(ServerError):
-    """The request is understood but refused; nothing was changed."""
+    """The request is understood but refused; nothing was changed.
 
-    def __init__(self, code: ErrorCode, message: str) -> None:
+    ``retry_after`` (seconds) tells a rate-limited client when to ask again.
+    """
+
+    def __init__(self, code: ErrorCode, message: str, *, retry_after: float | None = None) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.retry_after = retry_after
 
 
 class StateLost(RequestRefused):

@@ -6,7 +6,7 @@ import os
 import secrets
 from dataclasses import dataclass, field
 
-__all__ = ["Limits", "Settings", "Solving", "Timeouts"]
+__all__ = ["Limits", "LoginLimits", "Settings", "Solving", "Timeouts"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -58,6 +58,17 @@ class Solving:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class LoginLimits:
+    """How often logins may be tried, and how many sessions an account keeps."""
+
+    failures_per_name: int = 5  # failed logins to one name in a window
+    attempts_per_address: int = 30  # logins and registrations from one address in a window
+    window: float = 900.0  # seconds
+    tokens_per_account: int = 32  # the oldest live token is revoked beyond this
+    token_lifetime: float = 30 * 24 * 3600.0  # unused this long, a token expires
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Settings:
     """Everything a node needs to run."""
 
@@ -72,6 +83,7 @@ class Settings:
     limits: Limits = field(default_factory=Limits)
     timeouts: Timeouts = field(default_factory=Timeouts)
     solving: Solving = field(default_factory=Solving)
+    logins: LoginLimits = field(default_factory=LoginLimits)
 
     @classmethod
     def from_env(cls, **overrides: object) -> Settings:
@@ -81,7 +93,8 @@ class Settings:
         ``BALLROOM_ALLOWED_ORIGINS`` (space-separated origins); and the per-client
         limits ``BALLROOM_RATE`` (messages/s), ``BALLROOM_BURST`` (messages)
         and ``BALLROOM_CONNECTIONS_PER_ADDRESS``, which a load test from one
-        loopback address must raise (docs/performance.md).
+        loopback address must raise (docs/performance.md), as it must
+        ``BALLROOM_LOGINS_PER_ADDRESS`` (logins and registrations per window).
         """
         values: dict[str, object] = {}
         if url := os.environ.get("REDIS_URL"):
@@ -99,5 +112,7 @@ class Settings:
             limits["connections_per_address"] = int(per_address)
         if limits:
             values["limits"] = Limits(**limits)  # type: ignore[arg-type]
+        if logins := os.environ.get("BALLROOM_LOGINS_PER_ADDRESS"):
+            values["logins"] = LoginLimits(attempts_per_address=int(logins))
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)  # type: ignore[arg-type]

@@ -91,7 +91,12 @@ class LobbyScreen(ServerScreen):
         Binding("r", "refresh", "Refresh"),
         Binding("g", "rejoin", "Rejoin"),
         Binding("b", "bot_speed", "Bot speed"),
-        Binding("l", "bot_level", "Bot level", show=False),
+        Binding("o", "bot_level", "Bot level", show=False),
+        Binding("k", "quick_race", "Quick race"),
+        Binding("a", "account", "Account"),
+        Binding("m", "profile", "Profile", show=False),
+        Binding("l", "leaderboard", "Leaderboard", show=False),
+        Binding("d", "daily", "Daily deal", show=False),
         Binding("question_mark", "help", "Help"),
         Binding("q", "app.quit", "Quit"),
     ]
@@ -315,6 +320,33 @@ class LobbyScreen(ServerScreen):
         return self._selected("races")
 
     # -- making and joining races ---------------------------------------------
+
+    # -- players: accounts, quick races, profiles (docs/players.md) ---------------
+
+    def action_quick_race(self) -> None:
+        from client.screens.quick import QuickRaceScreen
+
+        self.app.push_screen(QuickRaceScreen(self.variant))
+
+    def action_account(self) -> None:
+        from client.screens.account import AccountScreen
+
+        self.app.push_screen(AccountScreen())
+
+    def action_profile(self) -> None:
+        from client.screens.standing import ProfileScreen
+
+        self.app.push_screen(ProfileScreen())
+
+    def action_leaderboard(self) -> None:
+        from client.screens.standing import LeaderboardScreen
+
+        self.app.push_screen(LeaderboardScreen(self.variant))
+
+    def action_daily(self) -> None:
+        from client.screens.daily import DailyScreen
+
+        self.app.push_screen(DailyScreen(self.variant))
 
     def action_practice(self) -> None:
         """A two-seat race on a secret deal; the waiting room brings in a bot and starts it.

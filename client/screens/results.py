@@ -13,9 +13,11 @@ from textual.reactive import reactive
 from textual.widgets import Footer, Static
 
 from client.models.catalogue import title_of
+from client.models.ratings import rating_change
 from client.models.record import RaceRecord
 from client.screens.base import ServerScreen
 from client.widgets.status import TopBar
+from protocol.accounts import is_guest
 
 __all__ = ["ResultsScreen", "results_text"]
 
@@ -36,6 +38,11 @@ def results_text(record: RaceRecord) -> Group:
         ("Time", "right"),
     ):
         table.add_column(column, justify=justify)  # type: ignore[arg-type]
+    rated = any("change" in standing for standing in finished.standings)
+    if rated:
+        table.add_column("Rating", justify="right")
+    # Guests are marked once accounts race: a guest may call itself by an account's name.
+    marked = any(not is_guest(str(s.get("player"))) for s in finished.standings)
     for standing in finished.standings:
         player = str(standing.get("player"))
         me = player == record.me
@@ -43,15 +50,18 @@ def results_text(record: RaceRecord) -> Group:
             other.get("by") == "tie" and other.get("place") == standing.get("place")
             for other in finished.standings
         )
-        table.add_row(
+        guest = " (guest)" if marked and is_guest(player) else ""
+        cells = [
             f"={standing.get('place')}" if tied else str(standing.get("place")),
-            str(standing.get("name", player)) + (" (you)" if me else ""),
+            str(standing.get("name", player)) + guest + (" (you)" if me else ""),
             str(standing.get("status")),
             f"{standing.get('home')}/{target}" if target else str(standing.get("home")),
             str(standing.get("moves")) + ("" if par is None else f" (par {par})"),
             f"{float(standing.get('time', 0)):.1f}s",
-            style="bold" if me else "",
-        )
+        ]
+        if rated:
+            cells.append(rating_change(standing))
+        table.add_row(*cells, style="bold" if me else "")
     verdict = record.verdict()
     assert verdict is not None
     deal = record.info.get("deal")
@@ -82,6 +92,7 @@ class ResultsScreen(ServerScreen):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("r", "replay", "Replay"),
+        Binding("n", "rematch", "Rematch"),
         Binding("escape,enter,q", "back", "Back"),
     ]
 
@@ -110,6 +121,16 @@ class ResultsScreen(ServerScreen):
         from client.screens.replay import ReplayScreen
 
         self.app.push_screen(ReplayScreen(self.record))
+
+    def action_rematch(self) -> None:
+        """Offer the same racers a new race on a fresh deal (docs/players.md)."""
+        from client.screens.quick import RematchScreen
+
+        finished = self.record.finished
+        if self.record.me is None or finished is None:
+            return
+        racers = len(finished.standings)
+        self.app.switch_screen(RematchScreen(self.record.race, self.record.variant, racers))
 
     def action_back(self) -> None:
         """To the lobby, or to the tournament this race belongs to."""

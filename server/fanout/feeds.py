@@ -438,8 +438,15 @@ class RaceWatch:
             if self.conn.watches.get(self.race) is not self or self.policy is Spectate.AFTER:
                 return
             service = self.races
-            # The opening boards, as of the start: each move after it comes as its board.
-            snapshot = await service.spectator_snapshot(self.race, self.conn.player, upto=n)
+            try:
+                # The opening boards, as of the start: each move after it comes as its board.
+                snapshot = await service.spectator_snapshot(self.race, self.conn.player, upto=n)
+            except RequestRefused:
+                # The player joined the race from another connection (one
+                # account, one identity): no board of it may reach this one.
+                self._held = held = None
+                await self.conn.unwatch(self.race, self)
+                return
             self._emit(encode(Spectating(**snapshot)))
             shown = self._shown = snapshot["event"]
         finally:

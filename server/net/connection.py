@@ -83,6 +83,7 @@ class Connection:
             limits=settings.limits, timeouts=settings.timeouts, now=self.loop.time()
         )
         self.name: str | None = None
+        self.token: str | None = None  # the session's, so that logout can revoke it
         self.watches: dict[str, RaceWatch] = {}
         self.tournaments: dict[str, TournamentWatch] = {}
         #: Whether the client asked to get the list of races pushed as it changes.
@@ -119,8 +120,18 @@ class Connection:
             log.info("dropping a client that reads too slowly")
             self._close(too_slow)
 
-    def refuse(self, code: ErrorCode, message: str, request_id: int | None = None) -> None:
-        self.send_frame(error_frame(code, message, request_id))
+    def refuse(
+        self,
+        code: ErrorCode,
+        message: str,
+        request_id: int | None = None,
+        retry_after: float | None = None,
+    ) -> None:
+        self.send_frame(error_frame(code, message, request_id, retry_after))
+
+    def close(self, code: int, reason: str) -> None:
+        """Close the connection (a decision of the server's, not of its rules)."""
+        self._close(Close(code, reason))
 
     def _close(self, close: Close) -> None:
         """Close as the core decided; the task is kept so it cannot be collected early."""
@@ -230,7 +241,7 @@ class Connection:
     def _failed(self, message: ClientMessage, exc: BaseException) -> None:
         """Answer a request whose handling raised ``exc``."""
         if isinstance(exc, RequestRefused):
-            self.refuse(exc.code, exc.message, message.id)
+            self.refuse(exc.code, exc.message, message.id, exc.retry_after)
         elif isinstance(exc, RedisError):
             log.warning("storage unavailable for %s: %s", message.t, exc)
             self.storage_failed()

@@ -14,31 +14,51 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+from protocol.accounts import is_guest
 from protocol.codec import encode_trusted
 from protocol.exceptions import ErrorCode
 from protocol.messages import (
+    Account,
     ClientMessage,
     CreateRace,
     CreateTournament,
+    Daily,
+    GetDaily,
     GetHint,
+    GetLeaderboard,
+    GetProfile,
     GetReplay,
+    GetResults,
     GetTournamentRecord,
     Hello,
     Hinted,
     JoinRace,
     JoinTournament,
+    Leaderboard,
+    LeaveQueue,
     LeaveRace,
     LeaveTournament,
     ListRaces,
     ListTournaments,
+    Login,
+    Logout,
     ManageTournament,
+    Matched,
     Moved,
     Ping,
+    PlayDaily,
     Pong,
+    Profile,
+    Queued,
+    QuickRace,
+    RaceFinished,
     RaceInfo,
     Races,
     RaceStarted,
     Ready,
+    Register,
+    Rematch,
+    RematchState,
     Replay,
     Resign,
     Resume,
@@ -57,7 +77,9 @@ from protocol.messages import (
 from protocol.version import PROTOCOL_VERSION
 from server.exceptions import RequestRefused, StateLost
 from server.rules.races import Spectate as SpectatePolicy
-from server.services.races import MoveResult
+from server.rules.ratings import OVERALL
+from server.services.players import Identity, is_account_token
+from server.services.races import MoveResult, variant_or_refusal
 
 if TYPE_CHECKING:
     from server.fanout.feeds import RaceWatch
@@ -81,15 +103,20 @@ async def on_hello(conn: Connection, msg: Hello) -> ServerMessage:
     sessions = conn.services.sessions
     if conn.player is not None:
         raise RequestRefused(ErrorCode.NOT_ALLOWED, "already said hello")
+    guest = True
     if msg.token is not None:
-        session = await sessions.find(msg.token)
+        if is_account_token(msg.token):
+            session = await conn.services.accounts.resume(msg.token)
+            guest = False
+        else:
+            session = await sessions.find(msg.token)
         if session is None:
-            raise RequestRefused(ErrorCode.BAD_TOKEN, "unknown or expired session token")
+            raise RequestRefused(ErrorCode.BAD_TOKEN, "unknown, expired or revoked session token")
         token, (player, name) = msg.token, session
     else:
         name = msg.name
         token, player = await sessions.open(name)
-    conn.player, conn.name = player, name
+    conn.player, conn.name, conn.token = player, name, token
     return Welcome(
         id=msg.id,
         v=PROTOCOL_VERSION,
@@ -98,7 +125,44 @@ async def on_hello(conn: Connection, msg: Hello) -> ServerMessage:
         name=name,
         node=conn.settings.node,
         now=time.time(),
+        guest=guest,
     )
+
+
+# -- accounts ------------------------------------------------------------------
+
+
+def _address(conn: Connection) -> str:
+    """The client's IP address, the unit of the per-address login limit."""
+    remote = conn.ws.remote_address
+    return str(remote[0]) if remote else "?"
+
+
+def _speak_for(conn: Connection, msg: Register | Login | Logout, who: Identity) -> Account:
+    """From now on the connection speaks for ``who``: every connection of an account is one
+    player, so none of them can spectate a race the account is racing in."""
+    conn.player, conn.name, conn.token = who.player, who.name, who.token
+    return Account(id=msg.id, token=who.token, player=who.player, name=who.name, guest=who.guest)
+
+
+async def on_register(conn: Connection, msg: Register) -> ServerMessage:
+    who = await conn.services.accounts.register(msg.name, msg.password, _address(conn))
+    return _speak_for(conn, msg, who)
+
+
+async def on_login(conn: Connection, msg: Login) -> ServerMessage:
+    who = await conn.services.accounts.login(msg.name, msg.password, _address(conn))
+    return _speak_for(conn, msg, who)
+
+
+async def on_logout(conn: Connection, msg: Logout) -> ServerMessage:
+    """Revoke the account's token (or all of them); the connection goes on as a new guest."""
+    if conn.token is None or not is_account_token(conn.token):
+        raise RequestRefused(ErrorCode.NOT_ALLOWED, "a guest has nothing to log out of")
+    await conn.services.accounts.logout(conn.token, everywhere=msg.everywhere)
+    name = conn.name or "guest"
+    token, player = await conn.services.sessions.open(name)
+    return _speak_for(conn, msg, Identity(token, player, name, guest=True))
 
 
 async def on_list_races(conn: Connection, msg: ListRaces) -> ServerMessage:
@@ -119,6 +183,7 @@ async def on_create_race(conn: Connection, msg: CreateRace) -> ServerMessage:
         "grace": msg.grace,
         "winnable": bool(msg.winnable),
         "practice": bool(msg.practice),
+        "unrated": msg.unrated,
     }
     race = await service.create(_me(conn), conn.name or "", request)
     await conn.watch(race, "racer", since=0)
@@ -359,6 +424,111 @@ async def on_get_tournament_record(conn: Connection, msg: GetTournamentRecord) -
     return TournamentRecord(id=msg.id, record=await director.record(tournament))
 
 
+# -- quick races -----------------------------------------------------------------
+
+
+def _alive(conn: Connection) -> Callable[[], bool]:
+    """Whether the connection is still open, for services that tell it things later."""
+    return lambda: conn.ws.open
+
+
+def _join_race_found(conn: Connection) -> Callable[[str], Awaitable[None]]:
+    """Tell the connection a race was found for it (``matched``), then follow it as a racer."""
+
+    async def matched(race: str) -> None:
+        info = await conn.services.races.info(race)
+        conn.send(Matched(race=race, variant=info["variant"], info=info))
+        await conn.watch(race, "racer", since=0)
+
+    return matched
+
+
+async def on_quick_race(conn: Connection, msg: QuickRace) -> ServerMessage:
+    """Queue for a quick race; ``matched`` is pushed when one is found, then its events."""
+    waiter = await conn.services.matchmaker.join(
+        _me(conn),
+        conn.name or "",
+        msg.variant,
+        msg.size,
+        notify=_join_race_found(conn),
+        alive=_alive(conn),
+    )
+    return Queued(
+        id=msg.id, queued=True, variant=waiter.variant, size=waiter.size, rating=waiter.rating
+    )
+
+
+async def on_leave_queue(conn: Connection, msg: LeaveQueue) -> ServerMessage:
+    await conn.services.matchmaker.leave(_me(conn))
+    return Queued(id=msg.id, queued=False)
+
+
+async def on_rematch(conn: Connection, msg: Rematch) -> ServerMessage:
+    """Accept a rematch; ``matched`` is pushed when every racer has (maybe before the reply)."""
+    state = await conn.services.rematches.accept(
+        _me(conn), msg.race, notify=_join_race_found(conn), alive=_alive(conn)
+    )
+    return RematchState(
+        id=msg.id,
+        race=msg.race,
+        accepted=state.accepted,
+        racers=state.racers,
+        rematch=state.rematch,
+    )
+
+
+async def on_get_daily(conn: Connection, msg: GetDaily) -> ServerMessage:
+    return Daily(id=msg.id, daily=await conn.services.daily.info(msg.variant))
+
+
+async def on_play_daily(conn: Connection, msg: PlayDaily) -> None:
+    """Today's deal: ``matched`` answers, then the race's events follow as to a racer."""
+    race = await conn.services.daily.play(_me(conn), conn.name or "", msg.variant)
+    info = await conn.services.races.info(race)
+    conn.send(Matched(id=msg.id, race=race, variant=info["variant"], info=info))  # first
+    await conn.watch(race, "racer", since=0)
+
+
+async def on_get_results(conn: Connection, msg: GetResults) -> ServerMessage:
+    """A finished race's results, once they are public (never a held table's or day's)."""
+    service = conn.services.races
+    await conn.services.tournaments.check_onlooker(msg.race, conn.player)
+    if await service.store.results_held(msg.race):
+        raise RequestRefused(ErrorCode.NOT_ALLOWED, "these results are not public yet")
+    results = await service.stored_results(msg.race)
+    if results is None:
+        raise RequestRefused(ErrorCode.NOT_FOUND, "no results for that race (not over, or gone)")
+    return RaceFinished(
+        id=msg.id,
+        race=msg.race,
+        standings=results["standings"],
+        seed=results["seed"],
+        commitment=results["commitment"],
+        deal_version=results["deal_version"],
+        logs=results["logs"],
+    )
+
+
+# -- profiles and leaderboards -------------------------------------------------------
+
+
+async def on_get_profile(conn: Connection, msg: GetProfile) -> ServerMessage:
+    player = msg.player or _me(conn)
+    if is_guest(player):
+        raise RequestRefused(ErrorCode.NOT_FOUND, "guests have no profile; register to keep one")
+    return Profile(id=msg.id, profile=await conn.services.records.profile(player))
+
+
+async def on_get_leaderboard(conn: Connection, msg: GetLeaderboard) -> ServerMessage:
+    records = conn.services.records
+    if msg.fastest:
+        variant = variant_or_refusal(msg.variant).id
+        entries = await records.fastest_wins(variant)
+        return Leaderboard(id=msg.id, variant=variant, entries=entries, fastest=True)
+    scope = msg.variant if msg.variant == OVERALL else variant_or_refusal(msg.variant).id
+    return Leaderboard(id=msg.id, variant=scope, entries=await records.leaderboard(scope))
+
+
 HANDLERS: dict[type[ClientMessage], Handler] = {
     Hello: on_hello,
     ListRaces: on_list_races,
@@ -381,4 +551,15 @@ HANDLERS: dict[type[ClientMessage], Handler] = {
     WatchTournament: on_watch_tournament,
     ManageTournament: on_manage_tournament,
     GetTournamentRecord: on_get_tournament_record,
+    Register: on_register,
+    Login: on_login,
+    Logout: on_logout,
+    QuickRace: on_quick_race,
+    LeaveQueue: on_leave_queue,
+    GetProfile: on_get_profile,
+    GetLeaderboard: on_get_leaderboard,
+    Rematch: on_rematch,
+    GetDaily: on_get_daily,
+    PlayDaily: on_play_daily,
+    GetResults: on_get_results,
 }

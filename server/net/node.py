@@ -29,15 +29,23 @@ from protocol.codec import encode
 from protocol.messages import Races, Service, ServiceState
 from server.fanout.history import History
 from server.fanout.hub import Hub
-from server.net.connection import CLOSE_TRY_AGAIN, Connection
+from server.net.connection import CLOSE_POLICY, CLOSE_TRY_AGAIN, Connection
 from server.net.web import Site
 from server.net.websocket import PushConnection, WebSocketServer
 from server.services import Services
+from server.services.daily import DailyDeals
+from server.services.matchmaking import Matchmaker
+from server.services.players import Accounts, is_account_token
 from server.services.races import RaceService
+from server.services.records import Records
+from server.services.rematch import Rematches
 from server.services.sessions import Sessions
 from server.services.tournaments import Director
 from server.settings import Settings
+from server.storage.daily import DailyStore
 from server.storage.health import StorageHealth
+from server.storage.matchmaking import QueueStore, RematchStore
+from server.storage.players import PlayerStore
 from server.storage.store import Store, connect
 
 __all__ = ["Node", "running_node"]
@@ -53,9 +61,24 @@ class Node:
         self.name = settings.node
         self.store = store
         self.hub = Hub(store, on_feed_lost=self._suspect)
-        self.service = RaceService(store, settings, own_events=self.hub)
+        players, daily = PlayerStore(store), DailyStore(store)
+        self.records = Records(players, daily)
+        self.service = RaceService(store, settings, own_events=self.hub, records=self.records)
         self.director = Director(store, self.service, settings)
-        self.services = Services(self.service, self.director, Sessions(store))
+        self.accounts = Accounts(players, settings.logins)
+        self.matchmaker = Matchmaker(QueueStore(store), players, self.service)
+        self.rematches = Rematches(RematchStore(store), self.service)
+        self.daily = DailyDeals(daily, players, self.service)
+        self.services = Services(
+            self.service,
+            self.director,
+            Sessions(store),
+            self.accounts,
+            self.matchmaker,
+            self.records,
+            self.rematches,
+            self.daily,
+        )
         self.history = History(store, self.hub, self.service)
         if settings.redis_url is None:
             raise ValueError("a node needs settings.redis_url")
@@ -96,6 +119,7 @@ class Node:
         await self.hub.close()
         await self.director.close()
         await self.service.solver.close()
+        self.accounts.close()
 
     # -- Redis's health ------------------------------------------------------
 
@@ -162,15 +186,26 @@ class Node:
         status = answer.status
         return Response(status.value, status.phrase, Headers(answer.headers), answer.body)
 
+    #: Sweeps between two checks that this node's logged-in connections were not logged out.
+    REVOKE_EVERY = 10
+
     async def _sweep(self) -> None:
+        sweeps = 0
         while not self._stopping:
             await asyncio.sleep(self.settings.timeouts.sweep)
+            sweeps += 1
             if not self.health.up:
                 continue  # the health probe says when Redis is back
             try:
                 await self.service.sweep()
                 await self._presence()
                 await self._push_lobby()
+                await self.records.recover(self.service.stored_results)
+                await self.matchmaker.tick()
+                await self.rematches.tick()
+                await self.daily.tick()
+                if sweeps % self.REVOKE_EVERY == 0:
+                    await self._close_revoked()
                 await self.director.heartbeat(self._entrants_here())
                 await self.director.tick()
             except (RedisError, OSError) as exc:
@@ -213,6 +248,17 @@ class Node:
             for race, watch in conn.watches.items()
             if watch.role == "racer"
         }
+
+    async def _close_revoked(self) -> None:
+        """Close this node's connections whose account token was revoked ("log out
+        everywhere" on another device): they speak for nobody any more."""
+        held = {c.token: c for c in self.connections if c.token and is_account_token(c.token)}
+        if not held:
+            return
+        for token in await self.accounts.revoked(list(held)):
+            conn = held[token]
+            if conn.token == token:  # not logged in again meanwhile
+                conn.close(CLOSE_POLICY, "logged out everywhere")
 
     def _entrants_here(self) -> dict[str, set[str]]:
         """Tournament -> entrants connected to this node, following it."""

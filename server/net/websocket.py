@@ -141,6 +141,11 @@ class PushConnection(asyncio.Protocol):
         self._lost.add_done_callback(tell)
         return lost
 
+    @property
+    def open(self) -> bool:
+        """Whether messages can still be sent: the handshake done, no close begun."""
+        return self.protocol.state is OPEN
+
     async def wait_closed(self) -> None:
         """Return once the TCP connection is gone."""
         await asyncio.wait([self._lost])

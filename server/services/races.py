@@ -18,7 +18,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from protocol.exceptions import ErrorCode
 from protocol.messages import HintOutcome
@@ -42,6 +42,9 @@ from server.rules.replica import RaceReplica
 from server.services.solving import LineCache, SolverPool
 from server.settings import Settings
 from server.storage.store import MoveCommit, Store, StoredBoard, pack, unpack
+
+if TYPE_CHECKING:
+    from server.services.records import Records
 
 __all__ = ["Hint", "MoveResult", "RaceService", "StartedRace", "variant_or_refusal"]
 
@@ -219,12 +222,15 @@ class RaceService:
         settings: Settings,
         own_events: OwnEvents | None = None,
         solver: SolverPool | None = None,
+        records: Records | None = None,
     ) -> None:
         self.store = store
         self.settings = settings
         #: Where winnable deals are found and hints worked out (off the event loop).
         self.solver = SolverPool(settings.solving) if solver is None else solver
         self._lines = LineCache()
+        #: Writes accounts' ratings and histories from results (docs/players.md).
+        self.records = records
         self._started: OrderedDict[str, StartedRace] = OrderedDict()
         #: (race, player) -> (seq, board version, state)
         self._boards: OrderedDict[tuple[str, str], tuple[int, str, State]] = OrderedDict()
@@ -269,6 +275,8 @@ class RaceService:
             "line": line,  # secret, like the seed: it shows the stock's order
             "practice": int(bool(request.get("practice"))),
         }
+        if request.get("unrated"):
+            settings["unrated"] = 1
         race = await self.store.create_race(player, name, settings)
         await self.store.lobby_changed()
         return race
@@ -799,9 +807,16 @@ class RaceService:
         # A tournament table's results (its seed) wait for the other tables
         # racing the same deal: the director announces them at the stage's end.
         hold = meta.get("hold_results") == "1"
+        if self.records is not None:  # rating changes go into the results, once
+            results = await self.records.prepare(race, meta, results)
         payload = encode_event({"k": "results", **results})
         await self.store.record_results(race, pack(results), payload, hold=hold)
         await self.store.expire_race(race, self.settings.timeouts.keep_finished)
+        if self.records is not None and "records" in results:
+            # The stored results, not ours: another node may have stored its own first.
+            stored = await self.stored_results(race)
+            if stored is not None:
+                await self.records.write(race, stored)
         return True
 
     async def event_count(self, race: str) -> int:

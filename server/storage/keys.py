@@ -11,17 +11,34 @@ from __future__ import annotations
 
 __all__ = [
     "ACTIVE_TOURNAMENTS",
+    "DAILY_PENDING",
     "LIVE_RACES",
     "LOBBY_VERSION",
     "OPEN_RACES",
     "RACERS_AWAY",
     "RACERS_HERE",
+    "RECORDS_PENDING",
     "TOURNAMENTS",
+    "account",
+    "account_history",
+    "account_name",
+    "account_races",
+    "account_stats",
+    "account_tokens",
     "channel",
+    "daily",
+    "daily_board",
+    "daily_races",
     "events",
+    "fastest_wins",
     "hosted_races",
     "hosted_tournaments",
     "is_tournament",
+    "leaderboard",
+    "login_attempts",
+    "login_failures",
+    "queue_claim",
+    "queue_keys",
     "race_boards",
     "race_channel",
     "race_code",
@@ -29,6 +46,7 @@ __all__ = [
     "race_log",
     "race_meta",
     "race_players",
+    "race_rematch",
     "session",
     "tournament_code",
     "tournament_lock",
@@ -142,3 +160,109 @@ def channel(topic: str) -> str:
     if is_tournament(topic):
         return f"tourn:{{{topic}}}:live"
     return race_channel(topic)
+
+
+# -- accounts (docs/players.md lists them with their growth and expiry) -------
+
+
+def account(player: str) -> str:
+    """Hash: an account's ``name``, ``skeleton``, ``password`` (an argon2 hash), ``created``."""
+    return f"acct:{{{player}}}"
+
+
+def account_tokens(player: str) -> str:
+    """Hash: SHA-256 of each live session token of an account -> when it expires."""
+    return f"acct:{{{player}}}:tokens"
+
+
+def account_name(skeleton_digest: str) -> str:
+    """String: the account holding the name whose skeleton has this digest."""
+    return f"acctname:{skeleton_digest}"
+
+
+def login_failures(skeleton_digest: str) -> str:
+    """Counter of failed logins to one name in the current window (expires with it)."""
+    return f"login:name:{skeleton_digest}"
+
+
+def login_attempts(address: str) -> str:
+    """Counter of logins and registrations from one address in the current window."""
+    return f"login:addr:{address}"
+
+
+def account_stats(player: str) -> str:
+    """Hash: per variant and ``overall``, ``mu:K``, ``sigma:K``, ``n:K`` (rated races),
+    ``played:K``, ``won:K``; per variant ``best:V`` (fastest win, seconds)."""
+    return f"acct:{{{player}}}:stats"
+
+
+def account_races(player: str) -> str:
+    """Sorted set: the races recorded in an account (by finish time), newest 200 kept:
+    the guard that makes recording a race twice change nothing."""
+    return f"acct:{{{player}}}:races"
+
+
+def account_history(player: str) -> str:
+    """List: the account's last 50 races, newest first, each a packed map."""
+    return f"acct:{{{player}}}:history"
+
+
+def leaderboard(scope: str) -> str:
+    """Sorted set: account -> displayed rating in a variant (or ``overall``), non-provisional."""
+    return f"board:{scope}"
+
+
+#: Sorted set: finished races whose racers' records may not all be written yet (by time).
+RECORDS_PENDING = "records:pending"
+
+
+# -- quick races ---------------------------------------------------------------
+
+
+def queue_keys(queue: str) -> tuple[str, str, str, str]:
+    """The keys of one quick-race queue (``variant:size``), on one cluster slot:
+    the queue (zset player -> rating), joined (hash player -> "time|name"),
+    seen (hash player -> when their node last vouched for them) and matched
+    (hash player -> "race|time", until their node tells them)."""
+    tag = f"mm:{{{queue}}}"
+    return f"{tag}:queue", f"{tag}:joined", f"{tag}:seen", f"{tag}:matched"
+
+
+def queue_claim(player: str) -> str:
+    """String: the one queue a player waits in, with a short TTL their node renews."""
+    return f"mm:player:{player}"
+
+
+def race_rematch(race: str) -> str:
+    """Hash: racers of a finished race who accepted a rematch -> when; ``race`` -> its id once
+    all did. Expires with the race."""
+    return f"race:{{{race}}}:rematch"
+
+
+# -- the daily deal ---------------------------------------------------------------
+
+
+def daily(day: str) -> str:
+    """Hash: ``seed:V`` of each variant's deal of ``day`` (YYYY-MM-DD, UTC), drawn once."""
+    return f"daily:{day}"
+
+
+def daily_board(day: str, variant: str) -> str:
+    """Sorted set: account -> its score in that day's deal (a win's seconds, else
+    100000 minus cards home): the day's leaderboard."""
+    return f"daily:{day}:{variant}:board"
+
+
+def daily_races(day: str, variant: str) -> str:
+    """Set: that day's races of the deal, whose results wait for the next day."""
+    return f"daily:{day}:{variant}:races"
+
+
+#: Sorted set: "day:variant" of days whose races' results are not yet announced.
+DAILY_PENDING = "daily:pending"
+
+
+def fastest_wins(variant: str) -> str:
+    """Sorted set: account -> its fastest winning time in a variant (seconds): the board of
+    fastest wins. One entry per account that won a race of the variant."""
+    return f"fastest:{variant}"

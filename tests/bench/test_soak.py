@@ -22,11 +22,13 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_a_short_soak_holds_every_promise(tmp_path: Path) -> None:
-    """Two nodes, races replaced as they end: no error, every race verified, memory bounded."""
+    """Two nodes, races replaced as they end, some racers logged in and in quick races: no
+    error, every race verified, memory bounded."""
     out = tmp_path / "soak.json"
     done = subprocess.run(
         [sys.executable, "-m", "bench.soak", "--seconds", "12", "--racers", "32",
-         "--races", "4", "--spectators", "16", "--nodes", "2", "--report-every", "4",
+         "--races", "4", "--spectators", "16", "--quick", "8", "--nodes", "2",
+         "--report-every", "4",
          "--give-up", "4", "--strict", "--json", str(out)],
         cwd=ROOT, capture_output=True, text=True, timeout=180, check=False,
     )  # fmt: skip
@@ -37,7 +39,10 @@ def test_a_short_soak_holds_every_promise(tmp_path: Path) -> None:
     assert total["moves"] > 0 and total["boards"] > 0
     assert total["races"] > 4, "no race was replaced when it ended"
     assert check["failures"] == []
-    assert check["races"] == total["races"] and check["logs"] == 8 * total["races"]
+    quick = total["quick_races"]
+    assert quick > 0, "no quick race was played"
+    assert check["races"] == total["races"]
+    assert check["logs"] == 8 * (total["races"] - quick) + 2 * quick
     assert all(report["memory"][f"node{i}"]["held"] for i in range(2))
     assert len(report["samples"]) == 3
     assert "verified" in done.stdout and "PASS" in done.stdout

@@ -47,7 +47,7 @@ async def test_l_makes_the_practice_bot_a_solver(node: str) -> None:
     app = BallroomApp(node, "Ann")
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: app.link.online, "the app is online")
-        await pilot.press("l")
+        await pilot.press("o")
         await on_screen(pilot, "Practice bot: solver")
         # Quadrille: a winnable deal is found at once (docs/engine.md).
         variants = app.screen.query_one("#variants", OptionList)

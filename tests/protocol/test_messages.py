@@ -84,6 +84,26 @@ from protocol import (
     encode_trusted,
     server_from_wire,
 )
+from protocol.messages import (
+    Account,
+    Daily,
+    GetDaily,
+    GetLeaderboard,
+    GetProfile,
+    GetResults,
+    Leaderboard,
+    LeaveQueue,
+    Login,
+    Logout,
+    Matched,
+    PlayDaily,
+    Profile,
+    Queued,
+    QuickRace,
+    Register,
+    Rematch,
+    RematchState,
+)
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "protocol.md"
 
@@ -216,6 +236,25 @@ SAMPLES: list[Message] = [
         legal=["deal"],
         progress={"p1": PROGRESS, "p2": PROGRESS},
     ),
+    # Players (docs/players.md).
+    Register(name="Ann", password="a long password", id=20),
+    Login(name="Ann", password="a long password", id=21),
+    Logout(everywhere=True, id=22),
+    Account(token="u0123456789ab.secret", player="u0123456789ab", name="Ann", guest=False),
+    QuickRace(variant="quadrille", size=3, id=23),
+    LeaveQueue(id=24),
+    Queued(queued=True, variant="quadrille", size=3, rating=1500, id=23),
+    Matched(race="q1", variant="quadrille", info={"id": "q1"}),
+    Rematch(race="r7", id=25),
+    RematchState(race="r7", accepted=1, racers=2, id=25),
+    GetProfile(player="u0123456789ab", id=26),
+    Profile(profile={"player": "u0123456789ab", "name": "Ann"}, id=26),
+    GetLeaderboard(variant="overall", id=27),
+    Leaderboard(variant="overall", entries=[{"place": 1, "name": "Ann", "rating": 1600}]),
+    GetDaily(variant="quadrille", id=28),
+    PlayDaily(variant="quadrille", id=29),
+    Daily(daily={"variant": "quadrille", "day": "2026-11-23", "board": []}, id=28),
+    GetResults(race="r7", id=30),
 ]
 
 

@@ -19,8 +19,9 @@ spectator      Sam, spectating A
 non_host       Olive, signed in, in no race at all
 =============  ==========================================================
 
-Tournaments have a matrix of their own, below the races': its world, its
-roles and its rows are described there. Between them the two tables cover
+Tournaments have a matrix of their own, below the races', and so do
+accounts (register, login, logout, and spectating as one identity): their
+worlds, roles and rows are described there. Between them the tables cover
 every client message type.
 """
 
@@ -35,27 +36,44 @@ import pytest
 from client.session import ClientSession
 from protocol.exceptions import ErrorCode
 from protocol.messages import (
+    Account,
     ClientMessage,
     CreateRace,
     CreateTournament,
+    Daily,
+    GetDaily,
     GetHint,
+    GetLeaderboard,
+    GetProfile,
     GetReplay,
+    GetResults,
     GetTournamentRecord,
     Hello,
     JoinRace,
     JoinTournament,
+    Leaderboard,
+    LeaveQueue,
     LeaveRace,
     LeaveTournament,
     ListRaces,
     ListTournaments,
+    Login,
+    Logout,
     ManageTournament,
+    Matched,
     Moved,
     Ping,
+    PlayDaily,
     Pong,
+    Profile,
+    Queued,
+    QuickRace,
     RaceInfo,
     Races,
     RaceStarted,
     Ready,
+    Register,
+    Rematch,
     Resign,
     Resume,
     ServerMessage,
@@ -200,8 +218,11 @@ def test_matrix_covers_every_client_message() -> None:
 
     placeholder = Cup("T1", "CODE", "T2", "r1", "deal", "r2", "p1", "p2", {})
     tournament_types = {build(placeholder).t for _, build in CUP_MESSAGES.values()}
+    account_types = {build("r1").t for build in ACCOUNT_MESSAGES.values()}
     assert set(MATRIX) == set(MESSAGES)
-    assert set(MATRIX) | tournament_types == set(CLIENT_MESSAGES)
+    assert set(MATRIX) | tournament_types | account_types == set(CLIENT_MESSAGES)
+    assert set(ACCOUNT_MATRIX) == set(ACCOUNT_MESSAGES)
+    assert all(len(outcomes) == len(ACCOUNT_ROLES) for outcomes in ACCOUNT_MATRIX.values())
     assert {t for t in CLIENT_MESSAGES if "tournament" in t} <= tournament_types
     assert all(len(outcomes) == len(ROLES) for outcomes in MATRIX.values())
     assert set(CUP_MATRIX) == set(CUP_MESSAGES)
@@ -443,3 +464,109 @@ async def test_tournament_authorization(
     await _answered(cup.sessions[role], build(cup), outcome, store)
     if role != ANON:
         await alive(cup.sessions[role])
+
+
+# -- accounts and quick races -----------------------------------------------------
+#
+# The accounts' world: Alice (a guest) hosts race A on a live policy; Vera
+# registered an account and races in A from her first connection; her second
+# connection logged in to the same account; Sam (a guest) spectates A; Olive
+# is a guest in no race. One account is one player on every connection, so
+# Vera's second connection can no more spectate A than her first.
+#
+# =============  ==========================================================
+# anonymous      a connection before hello
+# guest          Olive, a guest in no race
+# account        Vera's first connection, racing in A
+# twin           Vera's second connection, logged in, in no race of its own
+# spectator      Sam, a guest spectating A
+# =============  ==========================================================
+
+ACCOUNT_ROLES = ("anonymous", "guest", "account", "twin", "spectator")
+ACCOUNT_PASSWORD = "a long enough password"
+
+
+async def build_accounts(url: str, clients: Clients) -> tuple[str, dict[str, ClientSession]]:
+    """Race A with Vera racing and Sam spectating; each role's connection."""
+    alice = await clients.hello(url, "Alice")
+    race = (await _create(alice, max_players=4)).race["id"]
+    vera = await clients.hello(url, "Vera")
+    await vera.request(Register(name="Vera", password=ACCOUNT_PASSWORD), Account)
+    await vera.request(JoinRace(race=race), RaceInfo)
+    twin = await clients.hello(url, "Vera")
+    await twin.request(Login(name="Vera", password=ACCOUNT_PASSWORD), Account)
+    sam = await clients.hello(url, "Sam")
+    await sam.request(Spectate(race=race), Spectating)
+    sessions = {
+        ANON: await clients.raw(url), "guest": await clients.hello(url, "Olive"),
+        "account": vera, "twin": twin, "spectator": sam,
+    }  # fmt: skip
+    return race, sessions
+
+
+ACCOUNT_MESSAGES: dict[str, Callable[[str], ClientMessage]] = {
+    "register": lambda race: Register(name="Eve", password=ACCOUNT_PASSWORD),
+    "register/taken": lambda race: Register(name="VERA", password=ACCOUNT_PASSWORD),
+    "login": lambda race: Login(name="vera", password=ACCOUNT_PASSWORD),
+    "login/wrong": lambda race: Login(name="Vera", password="not the password"),
+    "logout": lambda race: Logout(),
+    "logout/everywhere": lambda race: Logout(everywhere=True),
+    "spectate/own": lambda race: Spectate(race=race),
+    "quick_race": lambda race: QuickRace(variant=VARIANT, size=3),
+    "leave_queue": lambda race: LeaveQueue(),
+    "get_profile": lambda race: GetProfile(),
+    "get_leaderboard": lambda race: GetLeaderboard(variant=VARIANT),
+    "rematch": lambda race: Rematch(race=race),
+    "get_daily": lambda race: GetDaily(variant=VARIANT),
+    "play_daily": lambda race: PlayDaily(variant=VARIANT),
+    "get_results": lambda race: GetResults(race=race),
+}
+
+ACCT, TAKEN, WRONG = Account, ErrorCode.NAME_TAKEN, ErrorCode.BAD_CREDENTIALS
+QUEUED, PROFILE, BOARD = Queued, Profile, Leaderboard
+DAILY, MATCHED = Daily, Matched
+
+# row: outcome for each role, in the order of ACCOUNT_ROLES.
+ACCOUNT_MATRIX: dict[str, tuple[Outcome, ...]] = {
+    #                    anonymous guest     account   twin      spectator
+    "register":          (UNAUTH,   ACCT,     ACCT,     ACCT,     ACCT),
+    "register/taken":    (UNAUTH,   TAKEN,    TAKEN,    TAKEN,    TAKEN),
+    "login":             (UNAUTH,   ACCT,     ACCT,     ACCT,     ACCT),
+    "login/wrong":       (UNAUTH,   WRONG,    WRONG,    WRONG,    WRONG),
+    # A guest has no account to log out of.
+    "logout":            (UNAUTH,   DENIED,   ACCT,     ACCT,     DENIED),
+    "logout/everywhere": (UNAUTH,   DENIED,   ACCT,     ACCT,     DENIED),
+    # The twin is the racer Vera: no connection of hers watches her race.
+    "spectate/own":      (UNAUTH,   WATCHING, DENIED,   DENIED,   WATCHING),
+    # Anyone signed in may queue; nobody here is queued, so nobody can leave a queue.
+    "quick_race":        (UNAUTH,   QUEUED,   QUEUED,   QUEUED,   QUEUED),
+    "leave_queue":       (UNAUTH,   DENIED,   DENIED,   DENIED,   DENIED),
+    # One's own profile: guests have none.
+    "get_profile":       (UNAUTH,   MISSING,  PROFILE,  PROFILE,  MISSING),
+    "get_leaderboard":   (UNAUTH,   BOARD,    BOARD,    BOARD,    BOARD),
+    # A is not over: its racers must wait; nobody else is ever asked.
+    "rematch":           (UNAUTH,   OUTSIDER, DENIED,   DENIED,   OUTSIDER),
+    "get_daily":         (UNAUTH,   DAILY,    DAILY,    DAILY,    DAILY),
+    # The daily deal is an account's, once a day; guests may not play it.
+    "play_daily":        (UNAUTH,   DENIED,   MATCHED,  MATCHED,  DENIED),
+    # A is not over: it has no results to give anyone yet.
+    "get_results":       (UNAUTH,   MISSING,  MISSING,  MISSING,  MISSING),
+}  # fmt: skip
+
+ACCOUNT_ROWS = [
+    pytest.param(row, role, outcome, id=f"{row}-{role}")
+    for row, outcomes in ACCOUNT_MATRIX.items()
+    for role, outcome in zip(ACCOUNT_ROLES, outcomes, strict=True)
+]
+
+
+@pytest.mark.parametrize(("row", "role", "outcome"), ACCOUNT_ROWS)
+async def test_account_authorization(
+    node: str, clients: Clients, store: Store, row: str, role: str, outcome: Outcome
+) -> None:
+    """Each role's account request gets the table's reply type or is refused with its code,
+    changing nothing (but the login rate counters, which count refusals)."""
+    race, sessions = await build_accounts(node, clients)
+    await _answered(sessions[role], ACCOUNT_MESSAGES[row](race), outcome, store)
+    if role != ANON:
+        await alive(sessions[role])

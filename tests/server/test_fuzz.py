@@ -42,6 +42,7 @@ from protocol.codec import decode_client, decode_server, encode
 from protocol.exceptions import ErrorCode, RemoteProtocolError
 from protocol.messages import (
     MAX_ID,
+    Account,
     CreateTournament,
     ErrorMessage,
     Hello,
@@ -53,6 +54,7 @@ from protocol.messages import (
     RaceFinished,
     RaceInfo,
     RaceStarted,
+    Register,
     Resume,
     ServerMessage,
     SpectatePolicy,
@@ -75,6 +77,7 @@ from tests.server.test_abuse import VARIANT, alive, lobby
 SENTINEL = MAX_ID  # the id of the ping that closes each connection's stream
 EXAMPLES, PER_EXAMPLE = 200, 50  # hypothesis-made frames: 10,000
 PASSWORD = "waltz"  # the open tournament's
+ANN_PASSWORD = "the one account's password"  # never among the fuzzed ones
 MUTANTS, RAW = 70_000, 21_000  # truncated / bit-flipped frames; random bytes and text
 LEAKS = ("Traceback", 'File "')
 
@@ -173,6 +176,21 @@ def _fields(aim: Targets) -> dict[str, dict[str, st.SearchStrategy[Any]]]:
             "player": maybe() | st.sampled_from(aim.entrants) | st.text(min_size=1, max_size=40),
         },
         "get_tournament_record": {"tournament": maybe() | cups, "code": maybe() | cup_codes},
+        # Ann's account exists and its password is never drawn: no connection changes identity.
+        "register": {"name": st.sampled_from(["Ann", "ann", "ＡＮＮ", "\u0410nn", " x", ""]),
+                     "password": st.text(max_size=130)},
+        "login": {"name": st.sampled_from(["Ann", "Nobody", " x"]) | st.text(max_size=25),
+                  "password": st.text(max_size=130)},
+        "logout": {"everywhere": maybe() | st.booleans()},
+        "quick_race": {"variant": st.sampled_from(["quadrille", "gavotte", "nope"]),
+                       "size": maybe() | st.integers(0, 9)},
+        "leave_queue": {},
+        "get_profile": {"player": maybe() | st.sampled_from(aim.entrants) | st.text(max_size=41)},
+        "get_leaderboard": {"variant": st.sampled_from(["quadrille", "overall", "nope"])},
+        "rematch": {"race": race_ids},
+        "get_daily": {"variant": st.sampled_from(["quadrille", "gavotte", "nope"])},
+        "play_daily": {"variant": st.sampled_from(["quadrille", "nope"])},
+        "get_results": {"race": race_ids},
     }  # fmt: skip
 
 
@@ -455,6 +473,8 @@ async def test_fuzzed_frames_break_nothing(make_node: NodeFactory, store: Store)
     async with make_node(limits=limits) as url:
         try:
             race = await lobby(clients, url, max_players=3)
+            ann = await clients.hello(url, "Ann")
+            await ann.request(Register(name="Ann", password=ANN_PASSWORD), Account)
             # A third racer whose token a fuzzing connection uses: its fuzzed moves count.
             mallory = await clients.hello(url, "Mallory")
             await mallory.request(JoinRace(code=race.code), RaceInfo)

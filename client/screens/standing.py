@@ -1,0 +1,156 @@
+"""A player's profile (``m`` in the lobby) and the leaderboards (``l``)."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.widgets import Footer, Static
+
+from client.models.catalogue import VARIANTS
+from client.models.standing import leaderboard_lines, profile_lines
+from client.net import Offline
+from client.screens.base import ServerScreen
+from client.session import RequestFailed
+from client.widgets.status import TopBar
+from protocol.messages import (
+    GetLeaderboard,
+    GetProfile,
+    GetResults,
+    Leaderboard,
+    Profile,
+    RaceFinished,
+)
+
+__all__ = ["LeaderboardScreen", "ProfileScreen", "TextPage"]
+
+
+class TextPage(ServerScreen):
+    """A top bar, a scrolling page of text, and Escape back."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,q", "back", "Back")]
+    TITLE_TEXT = ""
+
+    def compose(self) -> ComposeResult:
+        yield TopBar(id="top")
+        with VerticalScroll():
+            yield Static("Asking the server…", id="page")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(TopBar).text = self.TITLE_TEXT
+        self.load()
+
+    def show(self, lines: list[str]) -> None:
+        """The page as plain text: names and race ids are never read as markup."""
+        self.query_one("#page", Static).update(Text("\n".join(lines)))
+
+    def load(self) -> object:
+        """Ask the server for the page (a worker)."""
+        return None
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
+
+class ProfileScreen(TextPage):
+    """An account's profile: one's own unless ``player`` names another. ↑ ↓ pick one of
+    the last races, Enter opens its results (and from there its replays)."""
+
+    TITLE_TEXT = "Profile"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up", "pick(-1)", "Previous race", show=False, priority=True),
+        Binding("down", "pick(1)", "Next race", show=False, priority=True),
+        Binding("enter", "open", "Open the race", priority=True),
+        Binding("escape,q", "back", "Back"),
+    ]
+
+    def __init__(self, player: str | None = None) -> None:
+        super().__init__()
+        self.player = player
+        self.profile: dict[str, Any] = {}
+        self.picked = 0
+
+    @work(exclusive=True, group="page")
+    async def load(self) -> None:
+        try:
+            reply = await self.link.request(GetProfile(player=self.player), Profile)
+        except (RequestFailed, Offline) as exc:
+            self.show([f"✗ {getattr(exc, 'message', exc)}"])
+            return
+        self.profile = reply.profile
+        self._draw()
+
+    def _draw(self) -> None:
+        self.show(profile_lines(self.profile, picked=self.picked))
+
+    def action_pick(self, step: int) -> None:
+        recent = self.profile.get("recent") or []
+        if recent:
+            self.picked = (self.picked + step) % len(recent)
+            self._draw()
+
+    @work(exclusive=True, group="open")
+    async def action_open(self) -> None:
+        recent = self.profile.get("recent") or []
+        if not recent:
+            return
+        entry = recent[self.picked]
+        race = str(entry["race"])
+        try:
+            finished = await self.link.request(GetResults(race=race), RaceFinished)
+        except (RequestFailed, Offline) as exc:
+            lines = profile_lines(self.profile, picked=self.picked)
+            self.show([*lines, "", f"✗ {getattr(exc, 'message', exc)}"])
+            return
+        from client.models.record import RaceRecord
+        from client.screens.results import ResultsScreen
+
+        info = {"id": race, "variant": entry["variant"]}
+        me = self.link.player if self.player is None else self.player
+        record = RaceRecord(race, info, me=me, finished=finished)
+        self.app.push_screen(ResultsScreen(record))
+
+
+class LeaderboardScreen(TextPage):
+    """The top settled ratings; ← and → go through overall and each variant."""
+
+    TITLE_TEXT = "Leaderboard"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("left", "turn(-1)", "Previous"),
+        Binding("right", "turn(1)", "Next"),
+        Binding("f", "fastest", "Ratings / fastest wins"),
+        Binding("escape,q", "back", "Back"),
+    ]
+
+    def __init__(self, variant: str = "overall") -> None:
+        super().__init__()
+        self.scopes = ["overall", *(v.id for v in VARIANTS)]
+        self.index = self.scopes.index(variant) if variant in self.scopes else 0
+        self.fastest = False
+
+    def action_turn(self, step: int) -> None:
+        self.index = (self.index + step) % len(self.scopes)
+        self.load()
+
+    def action_fastest(self) -> None:
+        """Between ratings and fastest wins (a variant's: overall has none)."""
+        self.fastest = not self.fastest
+        if self.fastest and self.scopes[self.index] == "overall":
+            self.index = 1
+        self.load()
+
+    @work(exclusive=True, group="page")
+    async def load(self) -> None:
+        scope = self.scopes[self.index]
+        try:
+            request = GetLeaderboard(variant=scope, fastest=self.fastest or None)
+            reply = await self.link.request(request, Leaderboard)
+        except (RequestFailed, Offline) as exc:
+            self.show([f"✗ {getattr(exc, 'message', exc)}"])
+            return
+        self.show(leaderboard_lines(reply.variant, reply.entries, fastest=bool(reply.fastest)))

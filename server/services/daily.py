@@ -1,0 +1,131 @@
+"""The daily deal: one secret deal per variant per day, the same for every account.
+
+The day's seed is drawn by the first request of the day (``HSETNX``, any
+node) and committed to at once: :meth:`DailyDeals.info` publishes the
+SHA-256 of ``ballroom-commit/v1/{variant}/{deal_version}/{seed}/daily-{day}``
+all day, and the seed the next day, so anyone can check that everyone got
+the deal fixed in the morning. An account plays it once: its race's id is
+made from the day, the variant and the player, so a second try finds the
+first. Its results (which hold the seed) wait until the next day, like a
+tournament table's; the day's leaderboard of times is open all day.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import time
+from collections.abc import Callable
+from typing import Any
+
+from protocol.accounts import is_guest
+from protocol.exceptions import ErrorCode
+from protocol.messages import deal_commitment
+from server.engine import DEAL_VERSION
+from server.exceptions import RequestRefused
+from server.rules.daily import NOT_WON
+from server.rules.races import draw_secret_seed
+from server.services.races import RaceService, variant_or_refusal
+from server.storage.daily import DailyStore
+from server.storage.players import PlayerStore
+
+__all__ = ["DAILY_HOST", "DailyDeals"]
+
+#: The host of every daily race: no player has this id, so none can start one.
+DAILY_HOST = "daily"
+DAY = 24 * 3600
+
+
+def _entry(place: int, player: str, name: str, score: float) -> dict[str, Any]:
+    """A line of a day's board: a win's time, or the cards home of a game not won."""
+    entry: dict[str, Any] = {"place": place, "player": player, "name": name}
+    if score < NOT_WON:
+        entry.update(won=True, time=score)
+    else:
+        entry.update(won=False, home=int(NOT_WON - score))
+    return entry
+
+
+def _day(at: float) -> str:
+    return time.strftime("%Y-%m-%d", time.gmtime(at))
+
+
+class DailyDeals:
+    """Today's deals, their races and boards, and yesterday's reveal."""
+
+    def __init__(
+        self,
+        store: DailyStore,
+        players: PlayerStore,
+        races: RaceService,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.store = store
+        self.players = players
+        self.races = races
+        self.clock = clock
+
+    async def play(self, player: str, name: str, variant: str) -> str:
+        """The account's race on today's deal of ``variant``: made and started, or refused if
+        it was played to the end already."""
+        if is_guest(player):
+            raise RequestRefused(
+                ErrorCode.NOT_ALLOWED, "log in to play the daily deal: one try per account"
+            )
+        game = variant_or_refusal(variant)
+        day = _day(self.clock())
+        seed = await self.store.seed(day, game.id, draw_secret_seed())
+        tag = hashlib.sha256(f"{game.id}|{player}".encode()).hexdigest()[:16]
+        race = f"d{day.replace('-', '')}-{tag}"
+        settings = {
+            "variant": game.id, "deal": "", "seed": seed, "deal_version": DEAL_VERSION,
+            "time_limit": 900, "spectate": "after", "delay": 0, "hold_results": 1,
+            "unrated": 1, "daily": f"{day}:{game.id}",
+        }  # fmt: skip
+        if await self.races.create_seated(race, DAILY_HOST, {player: name}, settings):
+            await self.store.add_race(day, game.id, race)
+        elif await self.races.has_results(race):
+            raise RequestRefused(
+                ErrorCode.NOT_ALLOWED, "you played today's deal; its results open tomorrow"
+            )
+        with contextlib.suppress(RequestRefused):  # started already: it is resumed
+            await self.races.start(DAILY_HOST, race)
+        return race
+
+    async def info(self, variant: str) -> dict[str, Any]:
+        """Today's commitment and leaderboard, and yesterday's revealed seed."""
+        game = variant_or_refusal(variant)
+        now = self.clock()
+        today, yesterday = _day(now), _day(now - DAY)
+        seed = await self.store.seed(today, game.id, draw_secret_seed())
+        board = await self.store.board(today, game.id)
+        names = await self.players.names([player for player, _ in board])
+        entries = [
+            _entry(place, player, name or "?", score)
+            for place, ((player, score), name) in enumerate(zip(board, names, strict=True), 1)
+        ]
+        revealed = await self.store.known_seed(yesterday, game.id)
+        reveal = None
+        if revealed is not None:
+            proof = deal_commitment(game.id, DEAL_VERSION, revealed, f"daily-{yesterday}")
+            reveal = {
+                "day": yesterday, "seed": revealed, "deal_version": DEAL_VERSION,
+                "commitment": proof,
+            }  # fmt: skip
+        return {
+            "variant": game.id,
+            "day": today,
+            "commitment": deal_commitment(game.id, DEAL_VERSION, seed, f"daily-{today}"),
+            "board": entries,
+            "yesterday": reveal,
+        }
+
+    async def tick(self) -> None:
+        """Announce the results of every earlier day's races (the seed is public now)."""
+        today = _day(self.clock())
+        for day, variant in await self.store.pending_days():
+            if day >= today:
+                continue
+            for race in await self.store.races(day, variant):
+                await self.races.announce_held_results(race)
+            await self.store.announced(day, variant)

@@ -1,0 +1,193 @@
+"""After a race: its accounts' rating changes, computed once, then each account's record.
+
+The order is what makes it safe on many nodes (docs/players.md):
+
+1. :meth:`Records.prepare`, before the results are stored, computes every
+   rated account's new ratings from the skills stored now and writes the
+   changes into the results (the standings show ``rating``, ``change`` and
+   ``provisional``), and marks the race as pending in Redis.
+2. The race service stores the results once (``HSETNX``): of two nodes
+   closing the same race, one set of changes wins.
+3. :meth:`Records.write` records the *stored* results in each account
+   (``lua/player_race.lua``: history, counters, and the rating moved by the
+   stored change), guarded per account by the race's id, so a second run
+   changes nothing; then updates the leaderboards and clears the mark.
+4. A node that died between 2 and 3 leaves the mark: every node's sweeper
+   calls :meth:`Records.recover`, which runs 3 again for marks older than
+   :attr:`Records.RECOVER_AFTER` seconds.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+from protocol.accounts import is_guest
+from protocol.codec import pack_value as pack
+from protocol.exceptions import ErrorCode
+from server.exceptions import RequestRefused
+from server.rules.daily import daily_score
+from server.rules.ratings import OVERALL, Skill, is_rated, ranks, rate
+from server.storage.daily import DailyStore
+from server.storage.players import PlayerStore, RatingMove
+from server.storage.store import unpack
+
+__all__ = ["LEADERBOARD_SIZE", "Records"]
+
+#: Entries of one leaderboard.
+LEADERBOARD_SIZE = 100
+
+log = logging.getLogger(__name__)
+
+
+class Records:
+    """Ratings, counters and histories of accounts, from finished races."""
+
+    #: Seconds after which a race still marked pending is taken to have lost its node.
+    RECOVER_AFTER = 30.0
+
+    def __init__(self, store: PlayerStore, daily: DailyStore | None = None) -> None:
+        self.store = store
+        self.daily = daily
+
+    async def prepare(
+        self, race: str, meta: Mapping[str, str], results: dict[str, Any]
+    ) -> dict[str, Any]:
+        """The results with each account's rating change and record to write (step 1)."""
+        standings: list[dict[str, Any]] = results["standings"]
+        accounts = [s for s in standings if not is_guest(s["player"])]
+        if not accounts:
+            return results
+        variant = results["variant"]
+        moves: dict[str, list[RatingMove]] = {s["player"]: [] for s in accounts}
+        if is_rated(meta, [s["player"] for s in standings]):
+            placed = [
+                (s["player"], r)
+                for s, r in zip(standings, ranks(standings), strict=True)
+                if not is_guest(s["player"])
+            ]
+            for scope in (variant, OVERALL):
+                before = {p: await self._skill(p, scope) for p, _ in placed}
+                after = rate(placed, before)
+                for player, _ in placed:
+                    old, new = before[player], after[player]
+                    moves[player].append(RatingMove(scope, old.mu, old.sigma, new.mu, new.sigma))
+                    if scope == variant:
+                        standing = next(s for s in accounts if s["player"] == player)
+                        standing["rating"] = new.display
+                        standing["change"] = new.display - old.display
+                        standing["provisional"] = new.provisional
+        started_at = float(meta.get("started_at") or time.time())
+        if meta.get("daily"):
+            results["daily"] = meta["daily"]  # "day:variant": its board gets the score
+        results["records"] = {
+            s["player"]: {
+                "moves": [list(move) for move in moves[s["player"]]],
+                "entry": {
+                    "race": race, "variant": variant, "at": started_at,
+                    "place": s["place"], "of": len(standings), "status": s["status"],
+                    "time": s["time"], "home": s["home"], "change": s.get("change"),
+                    "rating": s.get("rating"),
+                },
+            }
+            for s in accounts
+        }  # fmt: skip
+        await self.store.mark_pending(race, time.time())
+        return results
+
+    async def write(self, race: str, results: Mapping[str, Any]) -> None:
+        """Record stored results in each account, once however often it runs (step 3)."""
+        records: dict[str, Any] = results.get("records") or {}
+        for player, record in records.items():
+            entry = record["entry"]
+            moves = [RatingMove(*move) for move in record["moves"]]
+            moved = await self.store.record_race(
+                player,
+                race,
+                when=entry["at"],
+                entry=pack(entry),
+                variant=entry["variant"],
+                won=entry["status"] == "won",
+                seconds=entry["time"],
+                moves=moves,
+            )
+            if moved is None:  # recorded before: the boards are brought up to date anyway
+                skills = await self.store.skills(player, [m.key for m in moves])
+                moved = [(scope, *values) for scope, values in skills.items()]
+            for scope, mu, sigma, races in moved:
+                skill = Skill(mu, sigma, races)
+                await self.store.rank(scope, player, None if skill.provisional else skill.display)
+            if entry["status"] == "won" and not results.get("daily"):
+                await self.store.won_in(entry["variant"], player, entry["time"])
+            if self.daily is not None and results.get("daily"):
+                day, variant = str(results["daily"]).split(":", 1)
+                score = daily_score(entry["status"], entry["time"], entry["home"])
+                await self.daily.score(day, variant, player, score)
+        await self.store.recorded(race)
+
+    async def recover(
+        self, stored_results: Callable[[str], Awaitable[dict[str, Any] | None]]
+    ) -> None:
+        """Finish step 3 for races whose node died before it did (step 4)."""
+        for race in await self.store.pending(time.time() - self.RECOVER_AFTER):
+            results = await stored_results(race)
+            if results is None:  # never stored (the node died before step 2), or expired
+                log.info("race %s: no results to record in its accounts", race)
+                await self.store.recorded(race)
+                continue
+            log.info("race %s: recording it in its accounts after a node's death", race)
+            await self.write(race, results)
+
+    # -- reading -------------------------------------------------------------
+
+    async def profile(self, player: str) -> dict[str, Any]:
+        """An account's public profile: what any spectator of its races could see."""
+        account = await self.store.account(player)
+        if account is None:
+            raise RequestRefused(ErrorCode.NOT_FOUND, "no account with that id")
+        stats = await self.store.stats(player)
+        ratings: dict[str, dict[str, Any]] = {}
+        counts: dict[str, dict[str, Any]] = {}
+        for field, value in stats.items():
+            kind, scope = field.split(":", 1)
+            if kind in ("played", "won"):
+                counts.setdefault(scope, {"played": 0, "won": 0})[kind] = int(value)
+            elif kind == "best":
+                counts.setdefault(scope, {"played": 0, "won": 0})["best"] = float(value)
+            elif kind == "mu":
+                skill = Skill(
+                    float(value), float(stats[f"sigma:{scope}"]), int(stats.get(f"n:{scope}", 0))
+                )
+                ratings[scope] = {
+                    "rating": skill.display, "provisional": skill.provisional,
+                    "races": skill.races,
+                }  # fmt: skip
+        recent = [dict(unpack(entry)) for entry in await self.store.history(player)]
+        return {
+            "player": player, "name": account.name, "ratings": ratings, "races": counts,
+            "recent": recent,
+        }  # fmt: skip
+
+    async def leaderboard(self, scope: str) -> list[dict[str, Any]]:
+        """The top :data:`LEADERBOARD_SIZE` non-provisional ratings of a variant (or overall)."""
+        top = await self.store.top(scope, LEADERBOARD_SIZE)
+        names = await self.store.names([player for player, _ in top])
+        return [
+            {"place": place, "player": player, "name": name or "?", "rating": rating}
+            for place, ((player, rating), name) in enumerate(zip(top, names, strict=True), 1)
+        ]
+
+    async def fastest_wins(self, variant: str) -> list[dict[str, Any]]:
+        """The :data:`LEADERBOARD_SIZE` fastest winning times of a variant, one per account."""
+        fastest = await self.store.fastest(variant, LEADERBOARD_SIZE)
+        names = await self.store.names([player for player, _ in fastest])
+        return [
+            {"place": place, "player": player, "name": name or "?", "time": seconds}
+            for place, ((player, seconds), name) in enumerate(zip(fastest, names, strict=True), 1)
+        ]
+
+    async def _skill(self, player: str, scope: str) -> Skill:
+        found = await self.store.skills(player, [scope])
+        return Skill(*found[scope]) if scope in found else Skill()

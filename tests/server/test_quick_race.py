@@ -1,0 +1,291 @@
+"""Quick races: queue, pairing, leaving, one queue per player, on one node and on two."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import random
+import time
+from collections import Counter
+
+import pytest
+
+from client.session import ClientSession, RequestFailed
+from protocol.codec import encode
+from protocol.exceptions import ErrorCode
+from protocol.messages import (
+    Daily,
+    GetDaily,
+    GetResults,
+    LeaveQueue,
+    Matched,
+    PlayDaily,
+    Queued,
+    QuickRace,
+    RaceFinished,
+    RaceInfo,
+    RaceStarted,
+    Rematch,
+    RematchState,
+    Resign,
+    deal_commitment,
+)
+from server.engine import DEAL_VERSION
+from server.settings import Timeouts
+from server.storage import keys
+from server.storage.matchmaking import QueueStore
+from server.storage.store import Store
+from tests.server.conftest import NODES, TIMEOUT, Clients, NodeFactory, ProcessFactory
+from tests.server.secrecy import carries_seed
+from tests.server.test_abuse import VARIANT, refused
+
+pytestmark = pytest.mark.usefixtures("no_errors_logged")
+
+
+async def queued(session: ClientSession, size: int = 2) -> Queued:
+    return await session.request(QuickRace(variant=VARIANT, size=size), Queued)
+
+
+async def test_two_players_are_matched_and_race(node: str, clients: Clients, store: Store) -> None:
+    """Two players queueing for a race of two are told the same race, which starts."""
+    ann, bob = await clients.hello(node, "Ann"), await clients.hello(node, "Bob")
+    first = await queued(ann)
+    assert first.queued and first.rating == 1500 and first.size == 2
+    await queued(bob)
+    matched = [await s.next(Matched, timeout=TIMEOUT) for s in (ann, bob)]
+    assert matched[0].race == matched[1].race and matched[0].variant == VARIANT
+    assert set(matched[0].info["players"]) == {ann.player, bob.player}
+    seed = int((await store.meta(matched[0].race))["seed"])
+    assert not carries_seed(encode(matched[0]), seed)  # the secret deal stays secret
+    assert (await store.meta(matched[0].race))["deal"] == ""
+    for session in (ann, bob):
+        started = await session.next(RaceStarted, timeout=TIMEOUT)
+        assert started.race == matched[0].race and started.legal
+
+
+async def test_one_queue_at_a_time_and_leaving(node: str, clients: Clients, store: Store) -> None:
+    """A player waits in one queue; leaving takes them out; a second leave is refused."""
+    ann = await clients.hello(node, "Ann")
+    await queued(ann, size=3)
+    await refused(ann, QuickRace(variant=VARIANT, size=2), ErrorCode.NOT_ALLOWED)
+    assert not (await ann.request(LeaveQueue(), Queued)).queued
+    assert not await store.redis.zcard(keys.queue_keys(f"{VARIANT}:3")[0])
+    await refused(ann, LeaveQueue(), ErrorCode.NOT_ALLOWED)
+    await refused(ann, QuickRace(variant="no-such-game"), ErrorCode.INVALID_FIELD)
+
+
+async def test_disconnecting_cancels_the_place(node: str, clients: Clients, store: Store) -> None:
+    """A player whose connection closes leaves the queue: nobody is matched with a ghost."""
+    ann = await clients.hello(node, "Ann")
+    await queued(ann)
+    line = keys.queue_keys(f"{VARIANT}:2")[0]
+    assert await store.redis.zcard(line) == 1
+    await ann.close()
+    async with asyncio.timeout(TIMEOUT):
+        while await store.redis.zcard(line):  # polled: the sweep notices the closed connection
+            await asyncio.sleep(0.05)
+    assert not NODES[node].matchmaker.waiting
+
+
+async def test_far_ratings_wait_for_the_gap_to_widen(
+    node: str, clients: Clients, store: Store
+) -> None:
+    """Ratings further apart than the gap are not paired until the waiting widens it."""
+    matchmaker = NODES[node].matchmaker
+    matchmaker.settings = dataclasses.replace(matchmaker.settings, base_gap=50.0, widen=0.0)
+    ann, bob = await clients.hello(node, "Ann"), await clients.hello(node, "Bob")
+    await queued(ann)
+    await store.redis.zadd(keys.queue_keys(f"{VARIANT}:2")[0], {ann.player: 1800})
+    await queued(bob)
+    await matchmaker.tick()
+    assert await store.redis.zcard(keys.queue_keys(f"{VARIANT}:2")[0]) == 2
+    matchmaker.settings = dataclasses.replace(matchmaker.settings, widen=1000.0)
+    matched = [await s.next(Matched, timeout=TIMEOUT) for s in (ann, bob)]
+    assert matched[0].race == matched[1].race
+
+
+async def test_a_match_whose_race_never_came_is_requeued(
+    make_node: NodeFactory, clients: Clients, store: Store
+) -> None:
+    """A node pairs two players and dies before making their race: their nodes put them
+    back in the queue, where they are paired again into a race that does start."""
+    async with make_node(timeouts=Timeouts(countdown=0.0, sweep=3600.0)) as url:
+        matchmaker = NODES[url].matchmaker
+        ann, bob = await clients.hello(url, "Ann"), await clients.hello(url, "Bob")
+        await queued(ann)
+        await queued(bob)
+        dying = QueueStore(store)  # the node that dies: it pairs, and makes no race
+        [group] = await dying.pair(
+            f"{VARIANT}:2", now=time.time(), size=2, base_gap=100.0, widen=0.0, stale=60.0,
+            prefix="qdead-",
+        )  # fmt: skip
+        assert set(group.racers) == {ann.player, bob.player}
+        await matchmaker.tick()  # the race may still be coming: they wait
+        assert not ann.received and len(matchmaker.waiting) == 2
+        matchmaker.settings = dataclasses.replace(matchmaker.settings, orphan_after=0.0)
+        await matchmaker.tick()  # not coming: back in the queue
+        matchmaker.settings = dataclasses.replace(matchmaker.settings, orphan_after=60.0)
+        await matchmaker.tick()  # paired again, made, passed on
+        matched = [await s.next(Matched, timeout=TIMEOUT) for s in (ann, bob)]
+        assert matched[0].race == matched[1].race != "qdead-1"
+        await ann.next(RaceStarted, timeout=TIMEOUT)
+
+
+# -- two node processes ----------------------------------------------------------
+
+PLAYERS, ROUNDS = 24, 40  # players; random joins and leaves, bounded
+
+
+@dataclasses.dataclass
+class Player:
+    session: ClientSession
+    queued: bool = False
+    race: str | None = None
+
+
+async def _churn(players: list[Player], rng: random.Random) -> None:
+    """Players join and leave at random, a bounded number of times."""
+    for _ in range(ROUNDS):
+        player = rng.choice(players)
+        if player.race is not None or _matched(player):
+            continue
+        try:
+            if player.queued:
+                await player.session.request(LeaveQueue(), Queued)
+                player.queued = False
+            else:
+                await player.session.request(QuickRace(variant=VARIANT), Queued)
+                player.queued = True
+        except RequestFailed as failed:  # matched meanwhile: leave is refused; that is fine
+            assert failed.code is ErrorCode.NOT_ALLOWED
+
+
+def _matched(player: Player) -> bool:
+    return any(isinstance(m, Matched) for m in player.session.received)
+
+
+async def test_two_nodes_match_everyone_once(
+    node_processes: ProcessFactory, clients: Clients, store: Store
+) -> None:
+    """Players on two nodes join and leave at random, then all wait: each is matched into
+    exactly one race of two, every race has two players from the queue, nobody twice."""
+    nodes = node_processes(2)
+    urls = [f"ws://127.0.0.1:{node.port}/" for node in nodes]
+    rng = random.Random(16)
+    players = [Player(await clients.hello(urls[i % 2], f"P{i}")) for i in range(PLAYERS)]
+    await _churn(players, rng)
+    for player in players:  # everyone still out joins now
+        if not player.queued and not _matched(player):
+            await player.session.request(QuickRace(variant=VARIANT), Queued)
+            player.queued = True
+    races: Counter[str] = Counter()
+    for player in players:
+        player.race = (await player.session.next(Matched, timeout=3 * TIMEOUT)).race
+        races[player.race] += 1
+    assert set(races.values()) == {2}, races
+    for race in races:
+        racers = await store.players(race)
+        assert {p.session.player for p in players if p.race == race} == set(racers)
+    assert not await store.redis.zcard(keys.queue_keys(f"{VARIANT}:2")[0])
+
+
+async def test_a_node_killed_while_players_queue_loses_none_of_the_others(
+    node_processes: ProcessFactory, clients: Clients, store: Store
+) -> None:
+    """Players queue on two nodes; one node is killed mid-way: its players are gone from the
+    queue, and every player of the other node ends in exactly one race or still queued."""
+    doomed, survivor = node_processes(2)
+    urls = [f"ws://127.0.0.1:{node.port}/" for node in (doomed, survivor)]
+    players = [Player(await clients.hello(urls[i % 2], f"P{i}")) for i in range(2 * 7)]
+    for i, player in enumerate(players):
+        if i == 7:
+            doomed.kill()  # SIGKILL mid-way: pairing may be running on it
+        if i % 2 == 0 and i >= 7:
+            continue  # the dead node's players are disconnected
+        await player.session.request(QuickRace(variant=VARIANT), Queued)
+    survivors = players[1::2]
+    line = keys.queue_keys(f"{VARIANT}:2")[0]
+    dead = {p.session.player for p in players[0:7:2]}
+    deadline = time.monotonic() + 3 * TIMEOUT
+    while True:  # polled: the sweeps pair the living (a dead player goes at a pairing)
+        queued: list[bytes] = await store.redis.zrange(line, 0, -1)  # type: ignore[assignment]
+        waiting = {p.decode() for p in queued}
+        unmatched = {p.session.player for p in survivors if not _matched(p)}
+        if unmatched <= waiting <= unmatched | dead and len(unmatched) <= 1:
+            break
+        assert time.monotonic() < deadline, (unmatched, waiting)
+        await asyncio.sleep(0.1)
+    races: Counter[str] = Counter()
+    for player in survivors:
+        if _matched(player):
+            player.race = (await player.session.next(Matched)).race
+            races[player.race] += 1
+            assert player.session.player in await store.players(player.race)
+    assert not [p for p in survivors if _matched(p)]  # each was told exactly once
+    assert all(count <= 2 for count in races.values()), races
+
+
+async def test_rematch_starts_when_every_racer_accepts(node: str, clients: Clients) -> None:
+    """After a race, each racer accepts; the last acceptance makes a fresh race for all."""
+    from tests.server.test_rated_races import race_to_the_end
+
+    ann, bob = await clients.hello(node, "Ann"), await clients.hello(node, "Bob")
+    outsider = await clients.hello(node, "Cy")
+    finished = await race_to_the_end(ann, bob)
+    await refused(outsider, Rematch(race=finished.race), ErrorCode.NOT_A_RACER)
+    first = await ann.request(Rematch(race=finished.race), RematchState)
+    assert (first.accepted, first.racers, first.rematch) == (1, 2, None)
+    last = await bob.request(Rematch(race=finished.race), RematchState)
+    assert last.rematch is not None and last.accepted == 2
+    for session in (ann, bob):
+        matched = await session.next(Matched, timeout=TIMEOUT)
+        assert matched.race == last.rematch
+        started = await session.next(RaceStarted, lambda m: m.race == last.rematch)
+        assert started.commitment != finished.commitment  # a fresh deal
+    again = await ann.request(Rematch(race=finished.race), RematchState)
+    assert again.rematch == last.rematch  # asking again names the same race
+
+
+async def test_no_rematch_before_the_end(node: str, clients: Clients) -> None:
+    ann, bob = await clients.hello(node, "Ann"), await clients.hello(node, "Bob")
+    await queued(ann)
+    await queued(bob)
+    matched = await ann.next(Matched, timeout=TIMEOUT)
+    await refused(ann, Rematch(race=matched.race), ErrorCode.NOT_ALLOWED)
+
+
+async def test_daily_deal_once_per_account_results_the_next_day(
+    node: str, clients: Clients, store: Store
+) -> None:
+    """Two accounts play today's deal (the same seed, committed), each once; the board has
+    both; the results, which hold the seed, wait until the day is over."""
+    from tests.server.test_rated_races import _account
+
+    ann, bob = await _account(clients, node, "Ann"), await _account(clients, node, "Bob")
+    guest = await clients.hello(node, "Guest")
+    await refused(guest, PlayDaily(variant=VARIANT), ErrorCode.NOT_ALLOWED)
+    today = (await ann.request(GetDaily(variant=VARIANT), Daily)).daily
+    races = []
+    for session in (ann, bob):
+        matched = await session.request(PlayDaily(variant=VARIANT), Matched)
+        await session.next(RaceStarted, timeout=TIMEOUT)
+        await session.request(Resign(race=matched.race), RaceInfo)
+        races.append(matched.race)
+    seeds = {int((await store.meta(race))["seed"]) for race in races}
+    assert len(seeds) == 1
+    seed = seeds.pop()
+    proof = deal_commitment(VARIANT, DEAL_VERSION, seed, f"daily-{today['day']}")
+    assert today["commitment"] == proof
+    await refused(ann, PlayDaily(variant=VARIANT), ErrorCode.NOT_ALLOWED)  # once a day
+    async with asyncio.timeout(TIMEOUT):
+        while len((await ann.request(GetDaily(variant=VARIANT), Daily)).daily["board"]) < 2:
+            await asyncio.sleep(0.05)  # polled: the board is written just after the results
+    assert not [m for m in ann.received if isinstance(m, RaceFinished)]  # held: the seed
+    await refused(bob, GetResults(race=races[0]), ErrorCode.NOT_ALLOWED)
+    daily = NODES[node].daily
+    daily.clock = lambda: time.time() + 24 * 3600  # tomorrow
+    await daily.tick()
+    finished = await ann.next(RaceFinished, timeout=TIMEOUT)
+    assert finished.seed == seed
+    revealed = (await ann.request(GetDaily(variant=VARIANT), Daily)).daily["yesterday"]
+    assert revealed["seed"] == seed and revealed["commitment"] == today["commitment"]

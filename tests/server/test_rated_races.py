@@ -1,0 +1,191 @@
+"""Rated races on a real node: changes in the results, recorded once in each account,
+recovered by the sweeper when the node that stored the results did not record them."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from client.session import ClientSession
+from protocol.messages import (
+    Account,
+    CreateRace,
+    GetLeaderboard,
+    GetProfile,
+    GetResults,
+    JoinRace,
+    Leaderboard,
+    Profile,
+    RaceFinished,
+    RaceInfo,
+    RaceStarted,
+    Register,
+    Resign,
+    SpectatePolicy,
+    StartRace,
+)
+from server.services.records import Records
+from server.storage import keys
+from server.storage.store import Store
+from tests.server.conftest import NODES, TIMEOUT, Clients
+from tests.server.test_abuse import VARIANT
+
+PASSWORD = "a long enough password"
+
+
+async def _account(clients: Clients, url: str, name: str) -> ClientSession:
+    session = await clients.hello(url, name)
+    made = await session.request(Register(name=name, password=PASSWORD), Account)
+    return await clients.hello(url, name, token=made.token)  # this connection is the account
+
+
+async def race_to_the_end(
+    first: ClientSession, second: ClientSession, *, deal: int | None = None, unrated: bool = False
+) -> RaceFinished:
+    """A two-racer race, both resigning with the same cards home: ``first`` resigns a
+    tenth of a second or more before ``second``, and so is placed first (the standings
+    part equal cards home by time)."""
+    create = CreateRace(
+        variant=VARIANT, max_players=2, time_limit=600, spectate=SpectatePolicy.AFTER,
+        deal=deal, unrated=unrated or None,
+    )  # fmt: skip
+    race = str((await first.request(create, RaceInfo)).race["id"])
+    await second.request(JoinRace(race=race), RaceInfo)
+    await first.request(StartRace(race=race), RaceInfo)
+    for racer in (first, second):
+        await racer.next(RaceStarted, timeout=TIMEOUT)
+    await first.request(Resign(race=race), RaceInfo)
+    # Times are compared in tenths of a second (closer is a tie): the second
+    # resignation must come a tenth later to be placed second, whatever the load.
+    await asyncio.sleep(0.15)
+    await second.request(Resign(race=race), RaceInfo)
+    return await first.next(RaceFinished, timeout=TIMEOUT)
+
+
+async def recorded(store: Store) -> None:
+    """Wait until every finished race is recorded in its accounts (just after the results)."""
+    async with asyncio.timeout(TIMEOUT):
+        while await store.redis.zcard(keys.RECORDS_PENDING):  # polled: no event says it
+            await asyncio.sleep(0.02)
+
+
+def _by_player(finished: RaceFinished) -> dict[str, dict[str, Any]]:
+    return {s["player"]: s for s in finished.standings}
+
+
+@pytest.mark.usefixtures("no_errors_logged")
+async def test_rated_race_changes_ratings_once(node: str, clients: Clients, store: Store) -> None:
+    """Two accounts on a secret deal: +/- changes in the results, each account's record
+    written once, and writing it again changes nothing."""
+    ann, bob = await _account(clients, node, "Ann"), await _account(clients, node, "Bob")
+    finished = await race_to_the_end(ann, bob)
+    standings = _by_player(finished)
+    first, second = standings[ann.player], standings[bob.player]
+    assert first["place"] == 1 and first["change"] > 0 > second["change"]
+    assert first["rating"] == 1500 + first["change"] and first["provisional"] is True
+    again = await bob.request(GetResults(race=finished.race), RaceFinished)  # from a profile
+    assert (again.standings, again.seed, again.logs) == (
+        finished.standings,
+        finished.seed,
+        finished.logs,
+    )
+    await recorded(store)
+    stats = await store.redis.hgetall(keys.account_stats(ann.player))
+    assert stats[f"played:{VARIANT}".encode()] == b"1" and stats[b"n:overall"] == b"1"
+    assert await store.redis.llen(keys.account_history(bob.player)) == 1
+    # The step runs again (a second node closing the race): nothing changes.
+    records: Records = NODES[node].records
+    stored = await NODES[node].service.stored_results(finished.race)
+    assert stored is not None
+    await records.write(finished.race, stored)
+    assert await store.redis.hgetall(keys.account_stats(ann.player)) == stats
+    assert await store.redis.llen(keys.account_history(bob.player)) == 1
+    assert not await store.redis.zcard(keys.RECORDS_PENDING)
+
+
+@pytest.mark.usefixtures("no_errors_logged")
+@pytest.mark.parametrize("kind", ["public deal", "unrated", "guest"])
+async def test_unrated_races(node: str, clients: Clients, store: Store, kind: str) -> None:
+    """Public deals, races the host marked unrated and races with one account are not rated,
+    though the accounts' histories still record them."""
+    ann = await _account(clients, node, "Ann")
+    other = (
+        await clients.hello(node, "Guest")
+        if kind == "guest"
+        else await _account(clients, node, "Bob")
+    )
+    finished = await race_to_the_end(
+        ann, other, deal=7 if kind == "public deal" else None, unrated=kind == "unrated"
+    )
+    assert all("change" not in s for s in finished.standings)
+    await recorded(store)
+    assert await store.redis.llen(keys.account_history(ann.player)) == 1
+    assert not await store.redis.hexists(keys.account_stats(ann.player), "n:overall")
+
+
+async def test_sweeper_records_what_a_dead_node_did_not(
+    node: str, clients: Clients, store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Results stored, records not written (the node died between): another sweep writes
+    them from the stored results."""
+    records: Records = NODES[node].records
+    real_write = Records.write
+    failed = asyncio.Event()
+
+    async def dies(self: Records, race: str, results: dict[str, Any]) -> None:
+        if not failed.is_set():
+            failed.set()
+            raise ConnectionError("the node died here")
+        await real_write(self, race, results)
+
+    monkeypatch.setattr(Records, "write", dies)
+    monkeypatch.setattr(records, "RECOVER_AFTER", 0.0)
+    ann, bob = await _account(clients, node, "Ann"), await _account(clients, node, "Bob")
+    finished = await race_to_the_end(ann, bob)
+    assert "change" in _by_player(finished)[ann.player]
+    await asyncio.wait_for(failed.wait(), TIMEOUT)
+    await recorded(store)
+    assert await store.redis.hget(keys.account_stats(ann.player), "n:overall") == b"1"
+    assert await store.redis.llen(keys.account_history(bob.player)) == 1
+
+
+@pytest.mark.usefixtures("no_errors_logged")
+async def test_profile_and_leaderboard(node: str, clients: Clients, store: Store) -> None:
+    """A profile shows ratings, counts and the last races; the leaderboard only settled
+    ratings (Ann's tenth rated race settles hers; Bob's first leaves his provisional)."""
+    ann, bob = await _account(clients, node, "Ann"), await _account(clients, node, "Bob")
+    for scope in (VARIANT, "overall"):
+        await store.redis.hset(
+            keys.account_stats(ann.player),
+            mapping={f"mu:{scope}": 26.0, f"sigma:{scope}": 3.0, f"n:{scope}": 9},
+        )
+    await race_to_the_end(ann, bob)
+    await recorded(store)
+    mine = (await ann.request(GetProfile(), Profile)).profile
+    assert mine["name"] == "Ann" and mine["races"][VARIANT]["played"] == 1
+    assert mine["ratings"][VARIANT]["races"] == 10 and not mine["ratings"][VARIANT]["provisional"]
+    assert [entry["place"] for entry in mine["recent"]] == [1]
+    theirs = (await ann.request(GetProfile(player=bob.player), Profile)).profile
+    assert theirs["ratings"]["overall"]["provisional"] and theirs["recent"][0]["change"] < 0
+    board = await bob.request(GetLeaderboard(variant=VARIANT), Leaderboard)
+    assert [(e["place"], e["name"]) for e in board.entries] == [(1, "Ann")]
+    assert board.entries[0]["rating"] == mine["ratings"][VARIANT]["rating"]
+
+
+@pytest.mark.usefixtures("no_errors_logged")
+async def test_fastest_wins_board(node: str, clients: Clients) -> None:
+    """Each account's fastest win of a variant, fastest first; a slower win changes nothing."""
+    ann = await _account(clients, node, "Ann")
+    records: Records = NODES[node].records
+    for race, seconds in (("ra", 80.0), ("rb", 60.0), ("rc", 70.0)):
+        entry = {
+            "race": race, "variant": VARIANT, "at": 0.0, "place": 1, "of": 1, "status": "won",
+            "time": seconds, "home": 52, "change": None, "rating": None,
+        }  # fmt: skip
+        await records.write(race, {"records": {ann.player: {"moves": [], "entry": entry}}})
+    board = await ann.request(GetLeaderboard(variant=VARIANT, fastest=True), Leaderboard)
+    assert board.fastest and [(e["name"], e["time"]) for e in board.entries] == [("Ann", 60.0)]
+    profile = (await ann.request(GetProfile(), Profile)).profile
+    assert profile["races"][VARIANT]["best"] == 60.0 and profile["races"][VARIANT]["won"] == 3
