@@ -26,7 +26,7 @@ from protocol.messages import (
 
 #: A valid value for each required field, by name.
 SAMPLES: dict[str, Any] = {
-    "v": 1,
+    "v": 2,
     "name": "Ann",
     "race": "r1",
     "variant": "gavotte",
@@ -41,6 +41,7 @@ SAMPLES: dict[str, Any] = {
     "format": "rounds",
     "tournament": "T1",
     "action": "start",
+    "password": "a long enough password",
 }
 #: Messages that need exactly one of two optional fields: the one given here.
 ONE_OF: dict[str, dict[str, Any]] = {

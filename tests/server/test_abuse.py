@@ -245,7 +245,9 @@ def _ready(**fields: Any) -> RawFrame:
 
 
 def _hello(**fields: Any) -> RawFrame:
-    return lambda race_id: packed({"t": "hello", "v": 1, "name": "Ann", "id": 3, **fields})
+    return lambda race_id: packed(
+        {"t": "hello", "v": PROTOCOL_VERSION, "name": "Ann", "id": 3, **fields}
+    )
 
 
 def _frame(value: Any) -> RawFrame:
@@ -302,7 +304,7 @@ BAD_FRAMES = [
     _case("bool-for-deal", _create(deal=True), INVALID, 3, "create_race.deal"),
     _case("unprintable-name", _hello(name="a\nb"), INVALID, 3, "hello.name"),
     _case("hello-int-token", _hello(token=5), INVALID, 3, "hello.token"),
-    _case("version", _hello(v=2), ErrorCode.UNSUPPORTED_VERSION, 3, "supported versions: 1"),
+    _case("version", _hello(v=1), ErrorCode.UNSUPPORTED_VERSION, 3, "supported versions: 2"),
 ]
 
 
