@@ -52,6 +52,15 @@ class RaceRecord:
     label: str | None = None
 
     @property
+    def target(self) -> int:
+        """How many cards a won game has home: from the opening, else from any progress
+        seen (a racer who rejoined mid-race never saw the opening)."""
+        for known in (self.opening, *self.progress.values()):
+            if known and known.get("target"):
+                return int(known["target"])
+        return 0
+
+    @property
     def called(self) -> str:
         """The race's name on screen: its label, else ``race`` and its join code."""
         if self.label:
@@ -140,7 +149,7 @@ class RaceRecord:
         return views[max(views)]
 
     def racer_lines(self) -> list[RacerLine]:
-        target = int((self.opening or {}).get("target", 0))
+        target = self.target
         lines = []
         for player in self.players:
             progress = self.progress.get(player) or {"home": _opening_home(self), "moves": 0}

@@ -27,7 +27,7 @@ def results_text(record: RaceRecord) -> Group:
     finished = record.finished
     assert finished is not None
     par = finished.par
-    target = int((record.opening or {}).get("target", 0))
+    target = record.target
     table = Table(box=None, pad_edge=False, header_style="bold")
     for column, justify in (
         ("#", "right"),

@@ -220,3 +220,12 @@ async def test_keys_highlight_legal_moves_offline() -> None:
         assert screen.picked is None
         await pilot.pause()
         assert "not connected" in str(screen.notice)  # the move went to the (absent) server
+
+
+def test_a_racer_who_rejoined_mid_race_knows_the_target() -> None:
+    """A record that never saw the opening (rejoined after move 5) still knows how many
+    cards make a win, so the results say 7/104, not 7."""
+    record = RaceRecord("r1", {"id": "r1", "code": "TEST", "players": ["me"], "names": {}}, me="me")
+    assert record.target == 0
+    record.remember("me", {"moves": 5, "home": 7, "target": 104, "won": False, "over": False})
+    assert record.opening is None and record.target == 104
