@@ -35,7 +35,6 @@ from protocol.messages import (
     Countdown,
     Presence,
     Progress,
-    RaceFinished,
     RaceStarted,
     RaceState,
     Rewound,
@@ -43,6 +42,7 @@ from protocol.messages import (
 )
 from server.exceptions import RequestRefused
 from server.rules.races import Spectate
+from server.services.races import race_finished
 
 if TYPE_CHECKING:
     from server.fanout.client import Client
@@ -164,19 +164,7 @@ class RaceWatch:
             results = _shared_frame(
                 event,
                 "results",
-                lambda: encode(
-                    RaceFinished(
-                        race=race,
-                        standings=event["standings"],
-                        seed=event["seed"],
-                        commitment=event["commitment"],
-                        deal_version=event["deal_version"],
-                        logs=event["logs"],
-                        event=n,
-                        line=event.get("line"),
-                        par=event.get("par"),
-                    )
-                ),
+                lambda: encode(race_finished(race, event, event=n)),
             )
             if self.role == "racer":
                 self._emit(results)

@@ -51,7 +51,6 @@ from protocol.messages import (
     Profile,
     Queued,
     QuickRace,
-    RaceFinished,
     RaceInfo,
     Races,
     RaceStarted,
@@ -79,7 +78,7 @@ from server.exceptions import RequestRefused, StateLost
 from server.rules.races import Spectate as SpectatePolicy
 from server.rules.ratings import OVERALL
 from server.services.players import Identity, is_account_token
-from server.services.races import MoveResult, variant_or_refusal
+from server.services.races import MoveResult, race_finished, variant_or_refusal
 
 if TYPE_CHECKING:
     from server.fanout.feeds import RaceWatch
@@ -498,15 +497,7 @@ async def on_get_results(conn: Connection, msg: GetResults) -> ServerMessage:
     results = await service.stored_results(msg.race)
     if results is None:
         raise RequestRefused(ErrorCode.NOT_FOUND, "no results for that race (not over, or gone)")
-    return RaceFinished(
-        id=msg.id,
-        race=msg.race,
-        standings=results["standings"],
-        seed=results["seed"],
-        commitment=results["commitment"],
-        deal_version=results["deal_version"],
-        logs=results["logs"],
-    )
+    return race_finished(msg.race, results, id=msg.id)
 
 
 # -- profiles and leaderboards -------------------------------------------------------

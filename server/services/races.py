@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from protocol.exceptions import ErrorCode
-from protocol.messages import HintOutcome
+from protocol.messages import HintOutcome, RaceFinished
 from protocol.moves import Move, MoveSyntaxError
 from server.engine import DEAL_VERSION, Game, IllegalMoveError, State, find_variant
 from server.engine.exceptions import UnknownVariantError
@@ -46,7 +46,14 @@ from server.storage.store import MoveCommit, Store, StoredBoard, pack, unpack
 if TYPE_CHECKING:
     from server.services.records import Records
 
-__all__ = ["Hint", "MoveResult", "RaceService", "StartedRace", "variant_or_refusal"]
+__all__ = [
+    "Hint",
+    "MoveResult",
+    "RaceService",
+    "StartedRace",
+    "race_finished",
+    "variant_or_refusal",
+]
 
 log = logging.getLogger(__name__)
 
@@ -72,6 +79,22 @@ def variant_or_refusal(name: str) -> Game:
         return find_variant(name)
     except UnknownVariantError:
         raise RequestRefused(ErrorCode.INVALID_FIELD, f"unknown variant {name!r}") from None
+
+
+def race_finished(race: str, results: dict[str, Any], **fields: Any) -> RaceFinished:
+    """The ``race_finished`` message of a race's stored results, wherever it is sent from
+    (the results event, or a later ``get_results``): a winnable deal's line and par too."""
+    return RaceFinished(
+        race=race,
+        standings=results["standings"],
+        seed=results["seed"],
+        commitment=results["commitment"],
+        deal_version=results["deal_version"],
+        logs=results["logs"],
+        line=results.get("line"),
+        par=results.get("par"),
+        **fields,
+    )
 
 
 def _refuse(status: str) -> RequestRefused:

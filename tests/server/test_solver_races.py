@@ -15,6 +15,7 @@ from protocol.exceptions import ErrorCode
 from protocol.messages import (
     CreateRace,
     GetHint,
+    GetResults,
     GetTournamentRecord,
     Hinted,
     HintOutcome,
@@ -71,6 +72,9 @@ async def test_winnable_race_reveals_a_line_that_verifies(
         await alice.request(SubmitMove(race=race, seq=0, move=started.legal[0]), Moved)
         await alice.request(Resign(race=race), RaceInfo)
         results = await alice.next(RaceFinished, timeout=TIMEOUT)
+        # Read again later (a profile's link), the results still carry the line and par.
+        again = await alice.request(GetResults(race=race), RaceFinished)
+        assert (again.line, again.par) == (results.line, results.par)
 
     assert commitment("quadrille", results.deal_version, results.seed, race) == info["commitment"]
     assert results.line and results.par == len(results.line)
