@@ -78,11 +78,15 @@ def lobby_help(server_url: str, name: str) -> Text:
     out.append(f"{name}\n\n")
     out.append("Lobby keys\n", style="bold")
     out.append(
-        "p practise against a bot on the highlighted variant · c or Enter creates a race\n"
-        "j joins by code · Enter on a listed race joins it · w watches it · i watches by id\n"
+        # Lines short enough for an 80-column terminal, inside the dialog's frame.
+        "p practise against a bot on the highlighted variant\n"
+        "c or Enter creates a race · j joins by code · g rejoins the race you left\n"
+        "Enter on a listed race joins it · w watches it · i watches by id\n"
         "t shows tournaments instead of races (and back) · r refreshes · q quits\n"
-        "b sets the practice bot's speed · l its level: greedy, or solver (plays the\n"
-        "winning line the server finds, on a deal proved winnable)\n\n"
+        "a logs in or registers · k waits for a quick race · m shows your profile\n"
+        "l shows the leaderboards · d the daily deal\n"
+        "b sets the practice bot's speed · o its level: greedy, or solver\n"
+        "(which plays the winning line the server finds, on a deal proved winnable)\n\n"
     )
     out.append("In a race\n", style="bold")
     out.append(_GAME_KEYS + "\n\n")

@@ -230,7 +230,7 @@ class LobbyScreen(ServerScreen):
             "greedy": "plays what looks best on the table",
             "solver": "plays a winning line the server finds, when there is one",
         }[level]
-        self.say(f"Practice bot: {level} ({why}); l changes it.")
+        self.say(f"Practice bot: {level} ({why}); o changes it.")
 
     def action_help(self) -> None:
         from client.screens.help import HelpScreen, lobby_help

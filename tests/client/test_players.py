@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import stat
 from pathlib import Path
@@ -145,7 +146,13 @@ async def test_a_rated_quick_race_shows_in_results_profile_and_back(
             race = (await bob.next(Matched)).race
             await bob.next(RaceStarted)
             await until(pilot, lambda: isinstance(app.screen, GameScreen), "the game starts")
+            game = app.screen
+            assert isinstance(game, GameScreen)
             await pilot.press("x", "x")
+            await until(pilot, lambda: game.resigned, "Ann resigned")
+            # Times count in tenths of a second (closer is a tie, which moves no
+            # rating): Bob resigns a tenth later, whatever the load.
+            await asyncio.sleep(0.15)
             await bob.request(Resign(race=race), RaceInfo)
             await until(pilot, lambda: isinstance(app.screen, ResultsScreen), "the results")
             await on_screen(pilot, "Rating", "? +", "? −", "Bob")
