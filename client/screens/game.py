@@ -198,6 +198,8 @@ class GameScreen(ServerScreen):
         yield Footer()
 
     def on_mount(self) -> None:
+        if not self.composed:  # taken down before it was built: the app is closing
+            return
         info = self.record.info
         if self.record.finished is None:  # kept on disk: a restarted client offers it back
             self.link.keep_race(

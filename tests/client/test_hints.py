@@ -57,6 +57,7 @@ async def test_l_makes_the_practice_bot_a_solver(node: str) -> None:
         )  # fmt: skip
         await pilot.press("p")
         await until(pilot, lambda: isinstance(app.screen, GameScreen), "the practice starts")
+        await on_screen(pilot, "Arrows move")
         await until(pilot, lambda: len(app.bots) == 1, "the bot plays")
         assert app.bots[0].strategy == "solver"
         assert isinstance(app.screen, GameScreen)
