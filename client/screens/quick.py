@@ -29,6 +29,7 @@ from protocol.messages import (
     QuickRace,
     RaceStarted,
     Rematch,
+    RematchOffer,
     RematchState,
     ServerMessage,
 )
@@ -150,6 +151,11 @@ class RematchScreen(QuickRaceScreen):
             self.say(f"✗ {getattr(exc, 'message', exc)}")
             return
         self.say(f"{state.accepted} of {state.racers} racers accepted")
+
+    def server_message(self, message: ServerMessage) -> None:
+        if isinstance(message, RematchOffer) and message.race == self.finished:
+            self.say(f"{message.accepted} of {message.racers} racers accepted ({message.name} too)")
+        super().server_message(message)
 
     def action_back(self) -> None:
         self.app.pop_screen()

@@ -164,3 +164,40 @@ async def test_a_rated_quick_race_shows_in_results_profile_and_back(
             await on_screen(pilot, "Rating", "✓ verified")
     finally:
         await bob.close()
+
+
+async def test_results_show_another_racers_rematch_offer_and_n_accepts(node: str) -> None:
+    """Bob offers a rematch after a quick race: Ann's results screen says so without her
+    asking; n accepts, and the rematch's game starts."""
+    from client.screens.results import ResultsScreen
+    from protocol.messages import RaceFinished, RaceInfo, RaceStarted, Rematch, RematchState, Resign
+
+    app = BallroomApp(node, "Ann")
+    bob = await ClientSession.connect(node, "Bob")
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: app.link.online, "the app is online")
+            await pilot.press("k")
+            await until(pilot, lambda: isinstance(app.screen, QuickRaceScreen), "queued")
+            await bob.request(QuickRace(variant="quadrille"), Queued)
+            race = (await bob.next(Matched)).race
+            await bob.next(RaceStarted)
+            await until(pilot, lambda: isinstance(app.screen, GameScreen), "the game starts")
+            game = app.screen
+            assert isinstance(game, GameScreen)
+            await pilot.press("x", "x")
+            await until(pilot, lambda: game.resigned, "Ann resigned")
+            await bob.request(Resign(race=race), RaceInfo)
+            await bob.next(RaceFinished)
+            await until(pilot, lambda: isinstance(app.screen, ResultsScreen), "the results")
+            await bob.request(Rematch(race=race), RematchState)
+            await on_screen(pilot, "Bob offers a rematch — press n to accept", "1 of 2")
+            await pilot.press("n")
+            rematch = await bob.next(Matched)
+            await until(
+                pilot,
+                lambda: isinstance(app.screen, GameScreen) and app.screen.race == rematch.race,
+                "the rematch starts",
+            )
+    finally:
+        await bob.close()
