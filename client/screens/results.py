@@ -123,11 +123,7 @@ class ResultsScreen(ServerScreen):
 
     def server_message(self, message: ServerMessage) -> None:
         """Another racer offered a rematch of this race: say so, and how to accept."""
-        if (
-            isinstance(message, RematchOffer)
-            and message.race == self.record.race
-            and self.composed
-        ):
+        if isinstance(message, RematchOffer) and message.race == self.record.race and self.composed:
             self.query_one("#offer", Static).update(rematch_offer_text(message))
 
     def watch_notice(self, text: str) -> None:

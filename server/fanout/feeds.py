@@ -41,7 +41,7 @@ from protocol.messages import (
     Spectating,
 )
 from server.exceptions import RequestRefused
-from server.fanout.rematch_feed import REMATCH, offer_frame, tells
+from server.fanout.rematch_feed import offer_frame, tells
 from server.rules.races import Spectate
 from server.services.races import race_finished
 
@@ -177,10 +177,9 @@ class RaceWatch:
                 self._spawn(self.conn.hear_rematches(race, n))
             else:
                 self._spawn(self._finish_spectating(results))
-        elif kind == REMATCH:
-            # Offers to a racer who resumed the race after its results.
-            if self.role == "racer" and not self._over and tells(self.conn, event):
-                self._emit(offer_frame(race, n, event))
+        elif self.role == "racer" and not self._over and tells(self.conn, event):
+            # A rematch offer, to a racer who resumed the race after its results.
+            self._emit(offer_frame(race, n, event))
 
     def _starting(self, n: int, event: dict[str, Any]) -> None:
         wait = event["started_at"] - time.time()

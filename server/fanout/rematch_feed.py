@@ -47,7 +47,7 @@ def offer_frame(race: str, n: int, event: dict[str, Any]) -> bytes:
 
 def tells(conn: Client, event: dict[str, Any]) -> bool:
     """Whether ``conn`` is told of this event: a rematch offer by someone else."""
-    return event["k"] == REMATCH and event["player"] != conn.player
+    return bool(event["k"] == REMATCH and event["player"] != conn.player)
 
 
 class RematchWatch:
