@@ -1,7 +1,8 @@
 """Quick race (``k`` in the lobby): wait in the server's queue, then race whoever it finds.
 
 The server pairs players of close rating (docs/players.md); this screen only
-shows the wait, leaves the queue on Escape, and turns into the game when
+shows the wait, leaves the queue on Escape, queues again after a reconnect
+(a place in a queue goes with its connection), and turns into the game when
 the race it was matched to starts.
 """
 
@@ -88,6 +89,12 @@ class QuickRaceScreen(ServerScreen):
             return
         self.rating = queued.rating
         self._show()
+
+    def link_online(self) -> None:
+        """Reconnected: the place in the queue went with the old connection; take a new one."""
+        if self.race is None:
+            self.say("Reconnected: back in the queue.")
+            self._join()
 
     def server_message(self, message: ServerMessage) -> None:
         if isinstance(message, Matched) and self.race is None:

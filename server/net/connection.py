@@ -157,6 +157,8 @@ class Connection:
                 await asyncio.wait([self._working])
         finally:
             self._silence.cancel()
+            if self.player is not None:  # first: another node may be pairing the queue
+                await self._leave_queue(self.player)
             for race, watch in list(self.watches.items()):
                 await self.hub.unwatch(race, watch)
                 if watch.role == "racer" and self.player is not None:
@@ -301,6 +303,14 @@ class Connection:
             return  # gone meanwhile: nobody to tell (and nothing would unwatch it)
         offers = self.rematch_offers = RematchWatch(self, self.services.races.store, race, since)
         await self.hub.watch(race, offers)
+
+    async def _leave_queue(self, player: str) -> None:
+        """Give up this connection's place in a quick-race queue, if it had one, at once
+        (if Redis cannot hear it now, the node's sweep, or silence, drops it later)."""
+        try:
+            await self.services.matchmaker.went_away(player)
+        except (RedisError, OSError) as exc:
+            log.info("could not take a closed connection out of its queue: %s", exc)
 
     async def _went_away(self, race: str, player: str) -> None:
         """Tell the race its racer's connection is gone (if Redis can hear it now:
