@@ -59,11 +59,14 @@ class QuickRaceScreen(ServerScreen):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one(
-            TopBar
-        ).text = f"Quick race · {title_of(self.variant)} · {self.racers} racers"
+        # Textual runs each class's on_mount down the MRO: a subclass changes the title,
+        # not the mounting, or it would ask the server twice.
+        self.query_one(TopBar).text = self.title_text()
         self.set_interval(1.0, self._show)
         self._join()
+
+    def title_text(self) -> str:
+        return f"Quick race · {title_of(self.variant)} · {self.racers} racers"
 
     def _show(self) -> None:
         if self.race is not None:
@@ -139,9 +142,8 @@ class RematchScreen(QuickRaceScreen):
         super().__init__(variant, racers)
         self.finished = race
 
-    def on_mount(self) -> None:
-        super().on_mount()
-        self.query_one(TopBar).text = f"Rematch · {title_of(self.variant)}"
+    def title_text(self) -> str:
+        return f"Rematch · {title_of(self.variant)}"
 
     def _show(self) -> None:
         if self.race is None:
