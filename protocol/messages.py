@@ -43,7 +43,7 @@ Server to client::
     tournament   TournamentInfo tournaments  Tournaments    tournament_record TournamentRecord
     account      Account        queue        Queued         matched      Matched
     profile      Profile        leaderboard  Leaderboard
-    rematch_state RematchState  daily        Daily
+    rematch_state RematchState  rematch_offer RematchOffer  daily  Daily
 
 Optional fields default to ``None`` (``spectate`` to ``delayed``); a missing optional
 field and an explicit nil mean the same, and :meth:`Message.to_wire` leaves
@@ -131,6 +131,7 @@ __all__ = [
     "Ready",
     "Register",
     "Rematch",
+    "RematchOffer",
     "RematchState",
     "Replay",
     "Resign",
@@ -1204,6 +1205,24 @@ class RematchState(ServerMessage):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class RematchOffer(ServerMessage):
+    """Pushed to a finished race's other racers when ``player`` accepts a rematch of it.
+
+    Without it a racer would learn of the offer only by asking; ``rematch``
+    names the new race once this acceptance completed the set.
+    """
+
+    t: ClassVar[str] = "rematch_offer"
+    race: RaceId
+    player: PlayerId
+    name: PlayerName
+    accepted: Annotated[int, Int(1, MAX_PLAYERS)]
+    racers: Annotated[int, Int(1, MAX_PLAYERS)]
+    event: EventNumber
+    rematch: Annotated[str | None, Opt(Str(1, 40))] = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Daily(ServerMessage):
     """The answer to get_daily (its map is described in docs/protocol.md)."""
 
@@ -1345,6 +1364,7 @@ SERVER_MESSAGES: Mapping[str, type[ServerMessage]] = MappingProxyType(
             Profile,
             Leaderboard,
             RematchState,
+            RematchOffer,
             Daily,
         )
     }

@@ -1,7 +1,8 @@
 """Quick race (``k`` in the lobby): wait in the server's queue, then race whoever it finds.
 
 The server pairs players of close rating (docs/players.md); this screen only
-shows the wait, leaves the queue on Escape, and turns into the game when
+shows the wait, leaves the queue on Escape, queues again after a reconnect
+(a place in a queue goes with its connection), and turns into the game when
 the race it was matched to starts.
 """
 
@@ -30,6 +31,7 @@ from protocol.messages import (
     QuickRace,
     RaceStarted,
     Rematch,
+    RematchOffer,
     RematchState,
     ServerMessage,
 )
@@ -58,11 +60,14 @@ class QuickRaceScreen(ServerScreen):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one(
-            TopBar
-        ).text = f"Quick race · {title_of(self.variant)} · {self.racers} racers"
+        # Textual runs each class's on_mount down the MRO: a subclass changes the title,
+        # not the mounting, or it would ask the server twice.
+        self.query_one(TopBar).text = self.title_text()
         self.set_interval(1.0, self._show)
         self._join()
+
+    def title_text(self) -> str:
+        return f"Quick race · {title_of(self.variant)} · {self.racers} racers"
 
     def _show(self) -> None:
         if self.race is not None:
@@ -88,6 +93,12 @@ class QuickRaceScreen(ServerScreen):
             return
         self.rating = queued.rating
         self._show()
+
+    def link_online(self) -> None:
+        """Reconnected: the place in the queue went with the old connection; take a new one."""
+        if self.race is None:
+            self.say("Reconnected: back in the queue.")
+            self._join()
 
     def server_message(self, message: ServerMessage) -> None:
         if isinstance(message, Matched) and self.race is None:
@@ -132,9 +143,8 @@ class RematchScreen(QuickRaceScreen):
         super().__init__(variant, racers)
         self.finished = race
 
-    def on_mount(self) -> None:
-        super().on_mount()
-        self.query_one(TopBar).text = f"Rematch · {title_of(self.variant)}"
+    def title_text(self) -> str:
+        return f"Rematch · {title_of(self.variant)}"
 
     def _show(self) -> None:
         if self.race is None:
@@ -151,6 +161,11 @@ class RematchScreen(QuickRaceScreen):
             self.say(f"✗ {getattr(exc, 'message', exc)}")
             return
         self.say(f"{state.accepted} of {state.racers} racers accepted")
+
+    def server_message(self, message: ServerMessage) -> None:
+        if isinstance(message, RematchOffer) and message.race == self.finished:
+            self.say(f"{message.accepted} of {message.racers} racers accepted ({message.name} too)")
+        super().server_message(message)
 
     def action_back(self) -> None:
         self.app.pop_screen()

@@ -19,8 +19,9 @@ from client.screens.base import ServerScreen
 from client.widgets.status import TopBar
 from protocol.accounts import is_guest
 from protocol.results import DecidedBy
+from protocol.messages import RematchOffer, ServerMessage
 
-__all__ = ["ResultsScreen", "results_text"]
+__all__ = ["ResultsScreen", "rematch_offer_text", "results_text"]
 
 
 def results_text(record: RaceRecord) -> Group:
@@ -88,6 +89,16 @@ def results_text(record: RaceRecord) -> Group:
     return Group(table, proof)
 
 
+def rematch_offer_text(offer: RematchOffer) -> Text:
+    """The line that tells a racer of another's rematch offer (a name is never markup)."""
+    if offer.rematch is not None:
+        return Text(f"{offer.name} accepted the rematch: it starts now.", "bold")
+    line = Text()
+    line.append(f"{offer.name} offers a rematch — press n to accept", "bold")
+    line.append(f" ({offer.accepted} of {offer.racers} racers accepted)")
+    return line
+
+
 class ResultsScreen(ServerScreen):
     """Shown when a race ends, to racers and spectators alike."""
 
@@ -108,7 +119,13 @@ class ResultsScreen(ServerScreen):
         yield TopBar(id="top")
         yield Static(results_text(self.record), id="results")
         yield Static("", id="notice")
+        yield Static("", id="offer")
         yield Footer()
+
+    def server_message(self, message: ServerMessage) -> None:
+        """Another racer offered a rematch of this race: say so, and how to accept."""
+        if isinstance(message, RematchOffer) and message.race == self.record.race and self.composed:
+            self.query_one("#offer", Static).update(rematch_offer_text(message))
 
     def watch_notice(self, text: str) -> None:
         if self.composed:

@@ -37,3 +37,8 @@ class Client(Protocol):
     async def unwatch(self, race: str, watch: RaceWatch) -> None:
         """Stop following ``race`` if ``watch`` is still how the client follows it."""
         ...
+
+    async def hear_rematches(self, race: str, since: int) -> None:
+        """Be told the rematch offers of ``race``, a race the client just finished, after
+        event ``since`` (instead of those of any race it finished before)."""
+        ...

@@ -41,6 +41,7 @@ from protocol.messages import (
     Spectating,
 )
 from server.exceptions import RequestRefused
+from server.fanout.rematch_feed import offer_frame, tells
 from server.rules.races import Spectate
 from server.services.races import race_finished
 
@@ -125,6 +126,9 @@ class RaceWatch:
         # Frames made while the reply to the request that opened this watch
         # (``spectate``, ``resume``) has not gone out yet: they follow it.
         self._before_reply: list[bytes] | None = None
+        # Whether this watch passed the results on: later offers of a rematch
+        # reach the racer through the connection's rematch watch instead.
+        self._over = False
 
     def hold(self) -> None:
         """Keep every frame for the client until :meth:`release`: the reply goes first."""
@@ -168,9 +172,14 @@ class RaceWatch:
             )
             if self.role == "racer":
                 self._emit(results)
-                self._stop_following()  # nothing follows the results
+                self._over = True
+                self._stop_following()  # nothing follows the results but rematch offers
+                self._spawn(self.conn.hear_rematches(race, n))
             else:
                 self._spawn(self._finish_spectating(results))
+        elif self.role == "racer" and not self._over and tells(self.conn, event):
+            # A rematch offer, to a racer who resumed the race after its results.
+            self._emit(offer_frame(race, n, event))
 
     def _starting(self, n: int, event: dict[str, Any]) -> None:
         wait = event["started_at"] - time.time()

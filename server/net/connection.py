@@ -31,6 +31,7 @@ from protocol.exceptions import ErrorCode
 from protocol.messages import ClientMessage, ServerMessage, SubmitMove
 from server.exceptions import RequestRefused
 from server.fanout.feeds import RaceWatch
+from server.fanout.rematch_feed import RematchWatch
 from server.fanout.tournament_feed import TournamentWatch
 from server.net.core import (
     CLOSE_POLICY,
@@ -86,6 +87,8 @@ class Connection:
         self.token: str | None = None  # the session's, so that logout can revoke it
         self.watches: dict[str, RaceWatch] = {}
         self.tournaments: dict[str, TournamentWatch] = {}
+        #: The rematch offers of the last race this connection finished as a racer.
+        self.rematch_offers: RematchWatch | None = None
         #: Whether the client asked to get the list of races pushed as it changes.
         self.follows_lobby = False
         self._close_task: asyncio.Task[None] | None = None
@@ -154,12 +157,16 @@ class Connection:
                 await asyncio.wait([self._working])
         finally:
             self._silence.cancel()
+            if self.player is not None:  # first: another node may be pairing the queue
+                await self._leave_queue(self.player)
             for race, watch in list(self.watches.items()):
                 await self.hub.unwatch(race, watch)
                 if watch.role == "racer" and self.player is not None:
                     await self._went_away(race, self.player)
             for tournament, follower in list(self.tournaments.items()):
                 await self.hub.unwatch(tournament, follower)
+            if self.rematch_offers is not None:
+                await self.hub.unwatch(self.rematch_offers.race, self.rematch_offers)
 
     def _check_silence(self) -> None:
         verdict = self.core.silence(self.loop.time())
@@ -286,6 +293,24 @@ class Connection:
         if role == "racer" and self.player is not None:
             await self.services.races.came_back(race, self.player)
         return watch
+
+    async def hear_rematches(self, race: str, since: int) -> None:
+        """Be told the rematch offers of ``race`` after event ``since``, and no others."""
+        old, self.rematch_offers = self.rematch_offers, None
+        if old is not None:
+            await self.hub.unwatch(old.race, old)
+        if self.core.closing:
+            return  # gone meanwhile: nobody to tell (and nothing would unwatch it)
+        offers = self.rematch_offers = RematchWatch(self, self.services.races.store, race, since)
+        await self.hub.watch(race, offers)
+
+    async def _leave_queue(self, player: str) -> None:
+        """Give up this connection's place in a quick-race queue, if it had one, at once
+        (if Redis cannot hear it now, the node's sweep, or silence, drops it later)."""
+        try:
+            await self.services.matchmaker.went_away(player)
+        except (RedisError, OSError) as exc:
+            log.info("could not take a closed connection out of its queue: %s", exc)
 
     async def _went_away(self, race: str, player: str) -> None:
         """Tell the race its racer's connection is gone (if Redis can hear it now:

@@ -5,53 +5,99 @@ A name is shown to other players, so ``Alice``, ``alice``, ``Ａlice``
 :func:`skeleton` folds a name to a form in which such look-alikes are
 equal; an account name is refused when its skeleton is taken.
 
-The steps follow the idea of Unicode's UTS #39 "skeleton": compatibility
-normalisation (NFKC, which folds full-width and styled letters), case
-folding, dropping combining marks (so ``é`` meets ``e``), then mapping the
-letters of other scripts, and the digits and signs, that are drawn like a
-Latin letter to that letter. The table below is a deliberately small and
-aggressive subset of Unicode's confusables data, aimed at the scripts most
-used for impersonation (Cyrillic, Greek) and at the classic ``l``/``1``/``I``
-and ``rn``/``m`` pairs; it refuses a few honest names (``Kim`` meets ``Klm``)
-rather than admit a forgery.
+The look-alikes are Unicode's own list, UTS #39's ``confusables.txt``, in
+full, as the ``confusable-homoglyphs`` package ships it (each source
+character and its prototype, kept as a pair in both directions). UTS #39's
+skeleton tells case apart, and account names must not, so the table here
+is the data's pairs with both sides case-folded, closed into groups: ``К``
+reads as ``K`` (so ``к`` meets ``k``), ``I`` as ``l`` and ``0`` as ``O``
+(so ``ALICE`` meets ``Alice``, ``AIice`` and ``A1ice``). Each group is
+written as one member of it, and a character that reads as a sequence
+(``m`` as ``rn``) as that sequence. Before the table, a name is folded
+for compatibility and case (NFKC, which also folds full-width and styled
+letters) and loses its combining marks (``José`` meets ``Jose``).
+
+This is coarser than UTS #39 (closing groups under case joins a few that
+Unicode keeps apart), so it refuses some honest names, ``Kim`` after
+``Klm`` say, rather than admit a forgery.
 """
 
 from __future__ import annotations
 
+import functools
 import unicodedata
+from collections.abc import Mapping
+
+from confusable_homoglyphs.confusables import confusables_data
 
 __all__ = ["skeleton"]
 
-#: Characters (after NFKC and case folding) drawn like a Latin letter.
-_LOOK_ALIKES = str.maketrans(
-    {
-        # Cyrillic, lower case (their capitals fold to these).
-        "а": "a", "в": "b", "с": "c", "ԁ": "d", "е": "e", "ё": "e", "ɡ": "g", "һ": "h",
-        "н": "h", "і": "l", "ї": "l", "ј": "j", "к": "k", "ӏ": "l", "м": "m", "о": "o",
-        "р": "p", "ԛ": "q", "ѕ": "s", "т": "t", "у": "y", "ԝ": "w", "х": "x", "з": "3",
-        "ь": "b", "п": "n", "г": "r",
-        # Greek, lower case.
-        "α": "a", "β": "b", "ε": "e", "ζ": "z", "η": "h", "ι": "l", "κ": "k", "μ": "u",
-        "ν": "v", "ο": "o", "ρ": "p", "τ": "t", "υ": "u", "χ": "x", "ω": "w", "γ": "y",
-        "ς": "c", "σ": "o",
-        # Latin letters and signs drawn alike.
-        "i": "l", "1": "l", "|": "l", "!": "l", "ı": "l", "0": "o", "5": "s", "$": "s",
-        "@": "a", "ø": "o", "ł": "l", "đ": "d", "ħ": "h",
-    }
-)  # fmt: skip
+#: Direction marks that the package's data keeps around right-to-left characters
+#: (they come from the comments of confusables.txt, not from the mappings).
+_DIRECTION_MARKS = str.maketrans("", "", "\u200e\u200f")
 
-#: Pairs of letters drawn like one letter, folded after the table.
-_DIGRAPHS = (("rn", "m"), ("vv", "w"), ("cl", "d"))
+#: Rounds of the table: a sequence's letters may read as others in turn.
+_ROUNDS = 3
+
+
+def _folded(text: str) -> str:
+    """Compatibility and case folded, without combining marks."""
+    folded = unicodedata.normalize("NFD", unicodedata.normalize("NFKC", text).casefold())
+    return "".join(char for char in folded if not unicodedata.combining(char))
+
+
+@functools.cache
+def _representatives() -> Mapping[str, str]:
+    """Character -> what UTS #39 reads it as, written in one member of each group of
+    look-alikes (the data does not say which member is the prototype, and need not:
+    two strings map alike exactly when their UTS #39 skeletons are equal)."""
+    parent: dict[str, str] = {}
+
+    def root(char: str) -> str:
+        while parent.setdefault(char, char) != char:
+            parent[char] = parent[parent[char]]
+            char = parent[char]
+        return char
+
+    sequences: dict[str, str] = {}  # a source -> the sequence it reads as
+    for key, entries in confusables_data.items():
+        one = key.translate(_DIRECTION_MARKS)
+        for entry in entries:
+            other = str(entry["c"]).translate(_DIRECTION_MARKS)
+            if len(one) == 1 and len(other) == 1:
+                first, second = sorted((root(one), root(other)))
+                parent[second] = first  # the smallest code point stands for the group
+            elif len(one) == 1:
+                sequences[one] = other
+    table = {char: root(char) for char in list(parent) if root(char) != char}
+    for source, sequence in sequences.items():
+        table[source] = "".join(table.get(char, char) for char in sequence)
+    return table
+
+
+def _uts39(text: str) -> str:
+    """UTS #39's skeleton of ``text``, up to the member that stands for each group."""
+    table = _representatives()
+    decomposed = unicodedata.normalize("NFD", text)
+    return unicodedata.normalize("NFD", "".join(table.get(char, char) for char in decomposed))
+
+
+@functools.cache
+def _reads_as(char: str) -> str:
+    """What a case-folded character reads as, case folded: as its capital does, when the
+    capital has look-alikes (``к`` as ``K``, ``i`` as ``I``, that is ``l``), else as itself."""
+    capital = unicodedata.normalize("NFD", char.upper())
+    read = _uts39(capital)
+    return _folded(read if read != capital else _uts39(char))
 
 
 def skeleton(name: str) -> str:
     """The form of ``name`` in which names a reader could mistake for each other are equal."""
-    folded = unicodedata.normalize("NFKC", name).casefold()
-    bare = "".join(
-        char for char in unicodedata.normalize("NFD", folded) if not unicodedata.combining(char)
-    )
-    mapped = bare.translate(_LOOK_ALIKES)
-    for pair, letter in _DIGRAPHS:
-        mapped = mapped.replace(pair, letter)
-    spaced = " ".join(mapped.split())  # "A  B" reads as "A B"
+    text = _folded(name)
+    for _ in range(_ROUNDS):
+        mapped = "".join(_reads_as(char) for char in text)
+        if mapped == text:
+            break
+        text = mapped
+    spaced = " ".join(text.split())  # "A  B" reads as "A B"
     return unicodedata.normalize("NFC", spaced)

@@ -5,7 +5,9 @@ keeps only who of its own connections waits, so that it can vouch for them
 (a player nobody vouches for is dropped from the queue: their node died)
 and tell them when they are matched. Every sweep, each node:
 
-1. drops its waiters whose connection closed, and vouches for the others;
+1. drops its waiters whose connection closed (a closing connection has
+   them dropped at once, too: :meth:`Matchmaker.went_away`), and vouches
+   for the others;
 2. pairs each queue one of its waiters is in (any node may pair any queue;
    the pairing script is atomic), and makes and starts a race on a fresh
    secret deal for each group;
@@ -140,16 +142,35 @@ class Matchmaker:
 
     # -- every sweep -----------------------------------------------------------
 
+    async def went_away(self, player: str) -> None:
+        """``player``'s connection closed: if it held their place in a queue, give it up now.
+
+        Not left to the next sweep: meanwhile another node could pair the
+        gone player, whose node vouched for them a moment ago. A place in a
+        queue belongs to a connection and has no grace period to come back
+        in (a client that reconnects queues again): a player paired while
+        away would cost their opponents a race against nobody.
+        """
+        waiter = self.waiting.get(player)
+        if waiter is not None and not waiter.alive():
+            await self._drop(waiter)
+
+    async def _drop(self, waiter: Waiter) -> None:
+        """Take a waiter whose connection closed out of their queue."""
+        if self.waiting.get(waiter.player) is not waiter:
+            return  # dropped meanwhile, by a sweep or the close itself
+        del self.waiting[waiter.player]
+        if not await self.queues.leave(waiter.queue, waiter.player):
+            # Matched as they went: the race stands, and they may resume it.
+            await self.queues.drop_ticket(waiter.queue, waiter.player)
+            await self.queues.release(waiter.player)
+
     async def tick(self) -> None:
         """Vouch, pair and pass matches on, for this node's waiters."""
         if not self.waiting:
             return
         for waiter in [w for w in self.waiting.values() if not w.alive()]:
-            del self.waiting[waiter.player]
-            if not await self.queues.leave(waiter.queue, waiter.player):
-                # Matched as they went: the race stands, and they may resume it.
-                await self.queues.drop_ticket(waiter.queue, waiter.player)
-                await self.queues.release(waiter.player)
+            await self._drop(waiter)
         by_queue: dict[str, list[Waiter]] = {}
         for waiter in self.waiting.values():
             by_queue.setdefault(waiter.queue, []).append(waiter)

@@ -85,6 +85,9 @@ class Accounts:
         self._hasher = hasher
         self._pool = ThreadPoolExecutor(hashing_threads, thread_name_prefix="argon2")
         self._decoy: str | None = None  # verified against when no account has the name
+        # The look-alikes' table is built at its first use (a tenth of a second):
+        # here, as the node starts, rather than on the event loop of a first login.
+        skeleton("")
 
     def close(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)

@@ -146,13 +146,20 @@ class RematchStore:
 
     def __init__(self, store: Store) -> None:
         self.redis: RedisClient = store.redis
-        self._accept = self.redis.register_script(_script("rematch"))
+        # A first acceptance is announced on the race's channel: a shard channel on a cluster.
+        source = _script("rematch", sharded=store.topology.sharded)
+        self._accept = self.redis.register_script(source)
 
     async def accept(self, race: str, player: str, *, new: str, now: float) -> RematchVote:
-        """Count ``player``'s acceptance; the one that completes the set names ``new``."""
+        """Count ``player``'s acceptance; the one that completes the set names ``new``.
+
+        A first acceptance is also a ``rematch`` event of the finished race, so
+        its other racers are told of the offer (:mod:`server.fanout.rematch_feed`).
+        """
+        race_keys = [keys.race_meta(race), keys.race_players(race), keys.race_rematch(race)]
         reply = await self._accept(
-            keys=[keys.race_meta(race), keys.race_players(race), keys.race_rematch(race)],
-            args=[player, new, repr(now)],
+            keys=[*race_keys, keys.race_events(race)],
+            args=[player, new, repr(now), keys.race_channel(race)],
         )
         status = _text(reply[0])
         if status == "waiting":

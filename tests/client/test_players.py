@@ -72,6 +72,41 @@ async def test_quick_race_key_matches_and_starts_the_game(node: str) -> None:
             await other.close()
 
 
+async def test_the_queue_screen_queues_again_after_a_reconnect(node: str) -> None:
+    """The link drops while Ann waits: the server gives her place up with the connection,
+    and the screen, back online, queues her again; a new opponent is matched with her."""
+    from tests.server.conftest import NODES
+
+    app = BallroomApp(node, "Ann")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.link.online, "the app is online")
+        await pilot.press("k")
+        await until(pilot, lambda: isinstance(app.screen, QuickRaceScreen), "the queue screen")
+        matchmaker = NODES[node].matchmaker
+        await until(pilot, lambda: bool(matchmaker.waiting), "Ann waits in the queue")
+        first = next(iter(matchmaker.waiting.values()))
+        session = app.link.session
+        assert session is not None
+        await session.ws.close()
+        await on_screen(pilot, "Reconnected: back in the queue.")
+        await until(
+            pilot,
+            lambda: (
+                app.link.player in matchmaker.waiting
+                and matchmaker.waiting[app.link.player] is not first
+            ),
+            "queued again on the new connection",
+        )
+        other = await ClientSession.connect(node, "Bob")
+        try:
+            await other.request(QuickRace(variant=app.screen.variant), Queued)  # type: ignore[attr-defined]
+            matched = await other.next(Matched)
+            await until(pilot, lambda: isinstance(app.screen, GameScreen), "the game starts")
+            assert app.screen.race == matched.race  # type: ignore[attr-defined]
+        finally:
+            await other.close()
+
+
 def test_profile_and_leaderboard_lines() -> None:
     """The pages read ratings with ? while provisional, changes signed, boards by place."""
     profile = {
@@ -162,5 +197,42 @@ async def test_a_rated_quick_race_shows_in_results_profile_and_back(
             await pilot.press("enter")
             await until(pilot, lambda: isinstance(app.screen, ResultsScreen), "results again")
             await on_screen(pilot, "Rating", "✓ verified")
+    finally:
+        await bob.close()
+
+
+async def test_results_show_another_racers_rematch_offer_and_n_accepts(node: str) -> None:
+    """Bob offers a rematch after a quick race: Ann's results screen says so without her
+    asking; n accepts, and the rematch's game starts."""
+    from client.screens.results import ResultsScreen
+    from protocol.messages import RaceFinished, RaceInfo, RaceStarted, Rematch, RematchState, Resign
+
+    app = BallroomApp(node, "Ann")
+    bob = await ClientSession.connect(node, "Bob")
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: app.link.online, "the app is online")
+            await pilot.press("k")
+            await until(pilot, lambda: isinstance(app.screen, QuickRaceScreen), "queued")
+            await bob.request(QuickRace(variant="quadrille"), Queued)
+            race = (await bob.next(Matched)).race
+            await bob.next(RaceStarted)
+            await until(pilot, lambda: isinstance(app.screen, GameScreen), "the game starts")
+            game = app.screen
+            assert isinstance(game, GameScreen)
+            await pilot.press("x", "x")
+            await until(pilot, lambda: game.resigned, "Ann resigned")
+            await bob.request(Resign(race=race), RaceInfo)
+            await bob.next(RaceFinished)
+            await until(pilot, lambda: isinstance(app.screen, ResultsScreen), "the results")
+            await bob.request(Rematch(race=race), RematchState)
+            await on_screen(pilot, "Bob offers a rematch — press n to accept", "1 of 2")
+            await pilot.press("n")
+            rematch = await bob.next(Matched)
+            await until(
+                pilot,
+                lambda: isinstance(app.screen, GameScreen) and app.screen.race == rematch.race,
+                "the rematch starts",
+            )
     finally:
         await bob.close()

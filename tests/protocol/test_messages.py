@@ -102,6 +102,7 @@ from protocol.messages import (
     QuickRace,
     Register,
     Rematch,
+    RematchOffer,
     RematchState,
 )
 
@@ -247,6 +248,7 @@ SAMPLES: list[Message] = [
     Matched(race="q1", variant="quadrille", info={"id": "q1"}),
     Rematch(race="r7", id=25),
     RematchState(race="r7", accepted=1, racers=2, id=25),
+    RematchOffer(race="r7", player="u0a1b2c3d4e5f", name="Ann", accepted=1, racers=2, event=9),
     GetProfile(player="u0123456789ab", id=26),
     Profile(profile={"player": "u0123456789ab", "name": "Ann"}, id=26),
     GetLeaderboard(variant="overall", id=27),

@@ -66,8 +66,11 @@ async def test_register_then_resume_on_another_connection(node: str, clients: Cl
 
 @pytest.mark.parametrize(
     "look_alike",
-    ["Alice", "alice", "ＡＬＩＣＥ", "\u0410lice", "A1ice", "Ali\u0301ce", "AIice", "Alicе"],
-)
+    [
+        "Alice", "alice", "ＡＬＩＣＥ", "\u0410lice", "A1ice", "Ali\u0301ce", "AIice", "Alicе",
+        "\u0391lice", "\u0410l\u0456c\u0435", "\U0001d400lice",
+    ],
+)  # fmt: skip
 async def test_taken_and_look_alike_names_are_refused(
     node: str, clients: Clients, store: Store, look_alike: str
 ) -> None:
@@ -76,6 +79,13 @@ async def test_taken_and_look_alike_names_are_refused(
     await register(first, "Alice")
     other = await clients.hello(node, "Other")
     await refused(other, Register(name=look_alike, password=PASSWORD), ErrorCode.NAME_TAKEN)
+
+
+async def test_a_different_name_beside_a_taken_one_is_accepted(node: str, clients: Clients) -> None:
+    """The look-alike check refuses forgeries, not neighbours: Alicia may join Alice."""
+    await register(await clients.hello(node, "First"), "Alice")
+    made = await register(await clients.hello(node, "Other"), "Alicia")
+    assert made.name == "Alicia" and not made.guest
 
 
 async def test_login_right_and_wrong(node: str, clients: Clients) -> None:

@@ -87,6 +87,34 @@ async def test_disconnecting_cancels_the_place(node: str, clients: Clients, stor
     assert not NODES[node].matchmaker.waiting
 
 
+async def test_a_closed_connection_leaves_the_queue_before_another_node_pairs(
+    make_node: NodeFactory, clients: Clients, store: Store
+) -> None:
+    """Ann queues on one node and her websocket closes; Bob queues on another node, whose
+    pairing must not match him with Ann: her place went with her connection, at once (no
+    sweep runs here to clean up after her). The next player to come is Bob's opponent."""
+    no_sweeps = Timeouts(countdown=0.0, sweep=3600.0)
+    line = keys.queue_keys(f"{VARIANT}:2")[0]
+    async with make_node(timeouts=no_sweeps) as first, make_node(timeouts=no_sweeps) as second:
+        ann = await clients.hello(first, "Ann")
+        await queued(ann)
+        await ann.close()
+        async with asyncio.timeout(TIMEOUT):
+            while await store.redis.zscore(line, ann.player) is not None:
+                await asyncio.sleep(0.02)  # polled: the close is the server's own business
+        assert not NODES[first].matchmaker.waiting
+        bob = await clients.hello(second, "Bob")
+        await queued(bob)
+        await NODES[second].matchmaker.tick()
+        assert await store.redis.zrange(line, 0, -1) == [bob.player.encode()]
+        assert not [m for m in bob.received if isinstance(m, Matched)]
+        cy = await clients.hello(first, "Cy")
+        await queued(cy)
+        await NODES[second].matchmaker.tick()
+        matched = await bob.next(Matched, timeout=TIMEOUT)
+        assert set(matched.info["players"]) == {bob.player, cy.player}
+
+
 async def test_far_ratings_wait_for_the_gap_to_widen(
     node: str, clients: Clients, store: Store
 ) -> None:
