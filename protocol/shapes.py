@@ -157,7 +157,7 @@ class Shape:
         return arrays
 
     def shapes(self, key: str, default: object = _MISSING) -> tuple[Shape, ...]:
-        """An array of maps, each to be read as a shape named after its place (``doc.stages[2]``)."""
+        """An array of maps, each read as a shape named by its place (``tournament.stages[2]``)."""
         return tuple(
             Shape(item, f"{self.name}.{key}[{index}]")
             for index, item in enumerate(self._array(key, default))

@@ -6,6 +6,7 @@ stage by stage, so the types are checked against the maps the server really push
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import pytest
@@ -71,9 +72,9 @@ def start_stage(doc: dict[str, Any]) -> list[dict[str, Any]]:
     return races
 
 
-def rows(players: list[str]) -> list[dict[str, Any]]:
+def rows(players: list[str]) -> list[Mapping[str, Any]]:
     """Standings rows: the first solves it, the rest are stuck, the last two tied."""
-    out = []
+    out: list[Mapping[str, Any]] = []
     for i, player in enumerate(players):
         won = i == 0
         home = 104 if won else max(10, 40 - 10 * i)
@@ -98,9 +99,7 @@ def knockout_document() -> dict[str, Any]:
         if rules.plan_stage(doc, ()) is None:
             break
         races = start_stage(doc)
-        rules.record_knockout_stage(
-            doc, {race["match"]: rows(race["players"]) for race in races}
-        )
+        rules.record_knockout_stage(doc, {race["match"]: rows(race["players"]) for race in races})
     doc["status"] = "finished"
     return doc
 
@@ -179,8 +178,8 @@ def test_a_record_reads_its_closed_races() -> None:
     """The record holds the document and each closed race's standings, seed and logs."""
     standing = {"place": 1, "player": "p1", "name": "P1", "status": "won", "home": 104,
                 "moves": 3, "time": 80.25, "by": None}  # fmt: skip
-    closed = {"standings": [standing], "seed": 12345, "commitment": "ab" * 32,
-              "deal_version": 1, "variant": "gavotte", "logs": {"p1": ["w>f1", "t2>f1"]}}  # fmt: skip
+    closed = {"standings": [standing], "seed": 12345, "commitment": "ab" * 32, "deal_version": 1,
+              "variant": "gavotte", "logs": {"p1": ["w>f1", "t2>f1"]}}  # fmt: skip
     record = Record.from_data({"tournament": rounds_document(), "races": {"r1-1": closed}})
     race = record.races["r1-1"]
     assert race.seed == 12345 and race.logs["p1"] == ("w>f1", "t2>f1") and race.line is None
