@@ -14,6 +14,7 @@ import pytest
 from protocol.codec import pack_value
 from protocol.exceptions import InvalidField
 from protocol.messages import TournamentFormat
+from protocol.record import CSV_COLUMNS, to_csv
 from protocol.results import DecidedBy, RacerStatus
 from protocol.tournament import seat_of
 from protocol.tournaments import (
@@ -184,3 +185,25 @@ def test_a_record_reads_its_closed_races() -> None:
     race = record.races["r1-1"]
     assert race.seed == 12345 and race.logs["p1"] == ("w>f1", "t2>f1") and race.line is None
     assert race.standings[0].won
+
+
+def test_the_csv_export_reads_the_typed_record() -> None:
+    """One row per racer per closed race, with the stage's points and the log."""
+    data = rounds_document()
+    stage = data["stages"][0]
+    race = stage["races"][0]
+    standings = [
+        {"place": i, "player": p, "name": p.upper(), "status": "stuck", "home": 20, "moves": 2,
+         "time": 300.0, "by": None}
+        for i, p in enumerate(race["players"], 1)
+    ]  # fmt: skip
+    logs = {p: ["w>f1", "t2>f1"] for p in race["players"]}
+    closed = {"standings": standings, "seed": 12345, "commitment": "ab" * 32, "deal_version": 1,
+              "variant": "gavotte", "logs": logs}  # fmt: skip
+    lines = to_csv(Record.from_data({"tournament": data, "races": {race["race"]: closed}}))
+    header, first, *rest = lines.splitlines()
+    assert header.split(",") == list(CSV_COLUMNS) and len(rest) == len(race["players"]) - 1
+    player = race["players"][0]
+    points = stage["results"][player]["points"]
+    assert first.startswith(f"T1,1,1,1,{race['race']},1,,gavotte,1,12345,")
+    assert first.endswith(f",{player},{player.upper()},stuck,20,2,300.000,{points},w>f1 t2>f1")
