@@ -42,7 +42,7 @@ import contextlib
 import logging
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -73,12 +73,25 @@ from protocol.messages import (
 from protocol.moves import Move
 from protocol.policy import STRATEGIES, Policy, make_policy
 from protocol.results import Standing
+from protocol.views import View
 
-__all__ = ["Bot", "BotError", "Patience", "run_bot", "standings_text", "start_bot"]
+__all__ = [
+    "Bot",
+    "BotError",
+    "Patience",
+    "RaceResults",
+    "run_bot",
+    "standings_text",
+    "start_bot",
+]
 
 log = logging.getLogger(__name__)
 
 M = TypeVar("M", bound=ServerMessage)
+
+#: What a bot's race comes to: the ``race_finished`` message as the wire map
+#: (``standings``, ``seed``, ``logs``, …), for the command line and scripts to read.
+RaceResults = dict[str, Any]
 
 #: What a dropped or unreachable server raises: ``ConnectionError`` and
 #: ``TimeoutError`` are ``OSError``\ s; a failed handshake is a websockets error.
@@ -163,12 +176,12 @@ class Bot:
         self.token: str | None = None
         self.session: ClientSession | None = None  # the live connection, if any
         self.results: RaceFinished | None = None
-        self.task: asyncio.Task[dict[str, Any] | None] | None = None  # set by start_bot
+        self.task: asyncio.Task[RaceResults | None] | None = None  # set by start_bot
         self._rng = random.Random(seed)
         self._policy: Policy | None = None
         #: Solver level: ask for hints until this move number (None: never again).
         self._hint_from: int | None = 0 if strategy == "solver" else None
-        self._view: dict[str, Any] = {}
+        self._view: View | None = None
         self._legal: list[str] = []
         self._seq = 0
         self._since = 0  # the last event number seen in the race
@@ -181,7 +194,7 @@ class Bot:
         self._reader: asyncio.Task[None] | None = None
         self._healthy = False  # this connection got as far as the race
 
-    async def play_seat(self, race: str, token: str) -> dict[str, Any] | None:
+    async def play_seat(self, race: str, token: str) -> RaceResults | None:
         """Race in ``race``, where a tournament seated the session of ``token``.
 
         There is nothing to join and nobody to tell we are ready: the bot
@@ -202,9 +215,7 @@ class Bot:
 
     # -- the whole life ------------------------------------------------------
 
-    async def run(
-        self, *, race: str | None = None, code: str | None = None
-    ) -> dict[str, Any] | None:
+    async def run(self, *, race: str | None = None, code: str | None = None) -> RaceResults | None:
         """Join (by race id or join code), race, and return ``race_finished`` as a map.
 
         Returns None when the server cannot be reached again within the
@@ -240,7 +251,7 @@ class Bot:
         finally:
             await self._disconnect()
 
-    async def _connected(self, race: str | None, code: str | None) -> dict[str, Any] | None:
+    async def _connected(self, race: str | None, code: str | None) -> RaceResults | None:
         """Everything one connection can do; raises :class:`_Lost` if it drops."""
         await self._connect()
         try:
@@ -329,8 +340,7 @@ class Bot:
         elif isinstance(message, Rewound):  # the server lost moves: go on from its board
             self._since = message.event
             if message.view is not None and message.legal is not None:
-                self._view, self._legal = message.view, list(message.legal)
-                self._seq = int(message.view.get("moves", self._seq))
+                self._take_view(message.view, message.legal)
         elif isinstance(message, RaceFinished):
             self.results = message
             self._finished.set()
@@ -383,8 +393,7 @@ class Bot:
         if self._policy is None:
             policy = "greedy" if self.strategy == "solver" else self.strategy
             self._policy = make_policy(policy, Layout.from_data(started.layout), self.seed)
-        self._view, self._legal = started.view, list(started.legal)
-        self._seq = int(started.view.get("moves", self._seq))
+        self._take_view(started.view, started.legal)
         self._started_at, self._ends_at = started.started_at, started.ends_at
         self._started.set()
 
@@ -431,7 +440,11 @@ class Bot:
                     next_at = time.monotonic() + pause
                 continue
             refusals = 0
-            self._view, self._legal, self._seq = reply.view, list(reply.legal), reply.seq + 1
+            self._view, self._legal, self._seq = (
+                View.from_data(reply.view),
+                list(reply.legal),
+                reply.seq + 1,
+            )
 
     async def _hinted(self) -> str | None:
         """The server's hint for this move, at the solver level while hints help; else None."""
@@ -454,8 +467,13 @@ class Bot:
             return None
         return hint.move
 
+    def _take_view(self, view: Mapping[str, object], legal: Sequence[str]) -> None:
+        """A whole board from the server: the view, its legal moves, and the next move's number."""
+        self._view, self._legal = View.from_data(view), list(legal)
+        self._seq = self._view.moves
+
     def _choose(self) -> str:
-        assert self._policy is not None
+        assert self._policy is not None and self._view is not None
         legal = [Move.parse(text) for text in self._legal]
         return self._policy.choose(self._view, legal).text()
 
@@ -467,7 +485,7 @@ class Bot:
             if exc.code is not ErrorCode.RACE_OVER:
                 raise
 
-    async def _results(self) -> dict[str, Any] | None:
+    async def _results(self) -> RaceResults | None:
         """Wait for ``race_finished`` (bounded by the race's end) and return it as a map."""
         remaining = self._ends_at - time.time() + self.patience.finish_grace
         if not await self._wait(self._finished, timeout=max(0.0, remaining)):
@@ -487,7 +505,7 @@ async def run_bot(
     speed: float = 2.0,
     seed: int = 0,
     ready: bool = True,
-) -> dict[str, Any] | None:
+) -> RaceResults | None:
     """Race one bot in the race with this id or join code; see :meth:`Bot.run`.
 
     ``speed`` is in moves per second; zero or less plays as fast as the

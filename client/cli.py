@@ -86,6 +86,7 @@ def _tournament_export(args: argparse.Namespace) -> int:
     from client.session import ClientSession, RequestFailed
     from protocol.messages import GetTournamentRecord, TournamentRecord
     from protocol.record import to_csv, to_json
+    from protocol.tournaments import Record
 
     async def fetch() -> dict[str, object]:
         session = await ClientSession.connect(args.server, "exporter")
@@ -103,7 +104,7 @@ def _tournament_export(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"ballroom tournament export: cannot reach {args.server}: {exc}", file=sys.stderr)
         return 1
-    text = to_json(record) if args.format == "json" else to_csv(record)
+    text = to_json(record) if args.format == "json" else to_csv(Record.from_data(record))
     if args.output == "-":
         sys.stdout.write(text)
     else:

@@ -4,7 +4,7 @@ It follows the tournament over one connection (``watch_tournament`` after
 each reconnect, which also keeps its grace clock from running) and, each
 time the pushed document seats it in a race, starts a :class:`~client.bot.Bot`
 on that race with the same session token. It stops when the tournament is
-over and returns the final document.
+over and returns the final document, as the server sent it.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from client.bot import _CONNECTION_ERRORS, Bot, Patience
+from client.bot import _CONNECTION_ERRORS, Bot, Patience, RaceResults
 from client.session import ClientSession, RequestFailed
 from protocol.messages import (
     JoinTournament,
@@ -24,13 +24,11 @@ from protocol.messages import (
     TournamentInfo,
     WatchTournament,
 )
-from protocol.tournament import seat_of
+from protocol.tournaments import Tournament
 
 __all__ = ["TournamentBot"]
 
 log = logging.getLogger(__name__)
-
-OVER = frozenset({"finished", "cancelled"})
 
 
 class TournamentBot:
@@ -58,10 +56,12 @@ class TournamentBot:
         self.token: str | None = None
         self.player: str | None = None
         self.tournament: str | None = None
-        self.doc: dict[str, Any] = {}
+        #: The newest document, and the map it came as (what ``run`` returns).
+        self.doc: Tournament | None = None
+        self._data: dict[str, Any] = {}
         #: Set once the bot has entered: a host may start the tournament then.
         self.joined = asyncio.Event()
-        self.races: dict[str, asyncio.Task[dict[str, Any] | None]] = {}
+        self.races: dict[str, asyncio.Task[RaceResults | None]] = {}
         self._rng = random.Random(seed)
 
     async def run(
@@ -75,7 +75,7 @@ class TournamentBot:
         """
         failures = 0
         try:
-            while self.doc.get("status") not in OVER:
+            while not self.over:
                 try:
                     session = await ClientSession.connect(self.urls[0], self.name, self.token)
                 except (*_CONNECTION_ERRORS, RequestFailed) as exc:
@@ -93,7 +93,7 @@ class TournamentBot:
                 finally:
                     with contextlib.suppress(*_CONNECTION_ERRORS):
                         await session.close()
-            return self.doc
+            return self._data
         finally:
             for task in self.races.values():
                 task.cancel()
@@ -109,14 +109,14 @@ class TournamentBot:
                 JoinTournament(code=code, tournament=tournament, password=self.password),
                 TournamentInfo,
             )
-            self.tournament = str(reply.tournament["id"])
+            self.tournament = Tournament.from_data(reply.tournament).id
             self.joined.set()
         else:
             reply = await session.request(
                 WatchTournament(tournament=self.tournament), TournamentInfo
             )
         self._take(reply.tournament)
-        while self.doc.get("status") not in OVER:
+        while not self.over:
             try:
                 message = await session.next(TournamentInfo, timeout=self.patience.keepalive)
             except TimeoutError:
@@ -125,12 +125,18 @@ class TournamentBot:
             self._take(message.tournament)
         await asyncio.gather(*self.races.values(), return_exceptions=True)
 
-    def _take(self, doc: dict[str, Any]) -> None:
-        self.doc = doc
+    @property
+    def over(self) -> bool:
+        """Whether the tournament has ended, as far as the bot has heard."""
+        return self.doc is not None and self.doc.status.over
+
+    def _take(self, data: dict[str, Any]) -> None:
+        self.doc, self._data = Tournament.from_data(data), data
         assert self.player is not None and self.token is not None
-        race = seat_of(doc, self.player)
-        if race is None or race in self.races:
+        table = self.doc.seat_of(self.player)
+        if table is None or table.race in self.races:
             return
+        race = table.race
         bot = Bot(
             self.urls[0], name=self.name, strategy=self.strategy, speed=self.speed,
             seed=self.seed, patience=self.patience, fallbacks=self.urls[1:],

@@ -28,6 +28,7 @@ racer's board.
 from __future__ import annotations
 
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
@@ -134,7 +135,7 @@ class _Packers(threading.local):
 _PACKERS = _Packers()
 
 
-def pack_value(value: Any) -> bytes:
+def pack_value(value: object) -> bytes:
     """The msgpack bytes of ``value`` (bin type on), made by this thread's reused packer."""
     data: bytes = _PACKERS.packer.pack(value)
     return data
@@ -186,11 +187,11 @@ def unpack(frame: bytes | str, limits: Limits) -> Any:
     return value
 
 
-def _check_shape(value: Any, max_depth: int) -> None:
+def _check_shape(value: object, max_depth: int) -> None:
     """Refuse nesting deeper than ``max_depth`` and map keys that are not strings."""
     if not isinstance(value, dict | list):
         return
-    pending: list[tuple[dict[Any, Any] | list[Any], int]] = [(value, 1)]
+    pending: list[tuple[dict[object, object] | list[object], int]] = [(value, 1)]
     while pending:
         container, depth = pending.pop()
         if depth > max_depth:
@@ -241,7 +242,7 @@ def encode_trusted(cls: type[ServerMessage], **fields: Any) -> bytes:
     return _frame(cls.t, cls.trusted_wire(**fields), MAX_SERVER_FRAME)
 
 
-def _frame(t: str, wire: dict[str, Any], limit: int) -> bytes:
+def _frame(t: str, wire: Mapping[str, object], limit: int) -> bytes:
     try:
         frame: bytes = _PACKERS.packer.pack(wire)
     except (TypeError, ValueError, OverflowError) as exc:

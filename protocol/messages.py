@@ -197,7 +197,7 @@ class SpectatePolicy(enum.StrEnum):
 # ----------------------------------------------------------------------
 # Field checks: each returns the value (normalised) or raises ValueError.
 
-Check = Callable[[Any], Any]
+Check = Callable[[object], object]
 
 _KINDS = {
     type(None): "nil",
@@ -228,7 +228,7 @@ class Int:
     lo: int
     hi: int
 
-    def __call__(self, value: Any) -> int:
+    def __call__(self, value: object) -> int:
         if not _is_int(value):
             raise ValueError(f"must be an integer, not {_kind(value)}")
         if not self.lo <= value <= self.hi:
@@ -240,7 +240,7 @@ class Int:
 class Float:
     """A finite number; integers are accepted, since many encoders send 5.0 as 5."""
 
-    def __call__(self, value: Any) -> float:
+    def __call__(self, value: object) -> float:
         if not (_is_int(value) or isinstance(value, float)):
             raise ValueError(f"must be a number, not {_kind(value)}")
         if not math.isfinite(value):
@@ -250,7 +250,7 @@ class Float:
 
 @dataclass(frozen=True, slots=True)
 class Bool:
-    def __call__(self, value: Any) -> bool:
+    def __call__(self, value: object) -> bool:
         if not isinstance(value, bool):
             raise ValueError(f"must be a boolean, not {_kind(value)}")
         return value
@@ -265,7 +265,7 @@ class Str:
     printable: bool = True
     stripped: bool = False  # no leading or trailing white space
 
-    def __call__(self, value: Any) -> str:
+    def __call__(self, value: object) -> str:
         if not isinstance(value, str):
             raise ValueError(f"must be a string, not {_kind(value)}")
         if not self.lo <= len(value) <= self.hi:
@@ -283,7 +283,7 @@ class Hex:
 
     digits: int
 
-    def __call__(self, value: Any) -> str:
+    def __call__(self, value: object) -> str:
         if not isinstance(value, str) or not re.fullmatch(f"[0-9a-f]{{{self.digits}}}", value):
             raise ValueError(f"must be {self.digits} lowercase hex digits")
         return value
@@ -295,7 +295,7 @@ class Choice:
 
     options: type[enum.StrEnum]
 
-    def __call__(self, value: Any) -> enum.StrEnum:
+    def __call__(self, value: object) -> enum.StrEnum:
         if isinstance(value, str):
             try:
                 return self.options(value)
@@ -313,7 +313,7 @@ class AnyMap:
     the race logic, which own their shapes; ``docs/protocol.md`` lists them.
     """
 
-    def __call__(self, value: Any) -> dict[str, Any]:
+    def __call__(self, value: object) -> dict[str, object]:
         if not isinstance(value, dict):
             raise ValueError(f"must be a map, not {_kind(value)}")
         if not all(isinstance(key, str) for key in value):
@@ -328,12 +328,12 @@ class ListOf:
     item: Check
     most: int
 
-    def __call__(self, value: Any) -> tuple[Any, ...]:
+    def __call__(self, value: object) -> tuple[object, ...]:
         if not isinstance(value, list | tuple):
             raise ValueError(f"must be an array, not {_kind(value)}")
         if len(value) > self.most:
             raise ValueError(f"must have at most {self.most} items, not {len(value)}")
-        checked = []
+        checked: list[object] = []
         for i, item in enumerate(value):
             try:
                 checked.append(self.item(item))
@@ -350,12 +350,12 @@ class MapOf:
     value: Check
     most: int
 
-    def __call__(self, value: Any) -> dict[Any, Any]:
+    def __call__(self, value: object) -> dict[object, object]:
         if not isinstance(value, dict):
             raise ValueError(f"must be a map, not {_kind(value)}")
         if len(value) > self.most:
             raise ValueError(f"must have at most {self.most} entries, not {len(value)}")
-        checked = {}
+        checked: dict[object, object] = {}
         for key, item in value.items():
             try:
                 checked[self.key(key)] = self.value(item)
@@ -370,7 +370,7 @@ class Opt:
 
     inner: Check
 
-    def __call__(self, value: Any) -> Any:
+    def __call__(self, value: object) -> object:
         return None if value is None else self.inner(value)
 
 
@@ -463,11 +463,11 @@ class Message:
         return LocalProtocolError(f"{self.t}.{field}: {reason}", field=field, reason=reason)
 
     @classmethod
-    def _before_fields(cls, data: Mapping[str, Any]) -> None:
+    def _before_fields(cls, data: Mapping[str, object]) -> None:
         """Checks a peer's map must pass before its fields are looked at."""
 
     @classmethod
-    def from_wire(cls, data: Mapping[str, Any]) -> Self:
+    def from_wire(cls, data: Mapping[str, object]) -> Self:
         """Build from a peer's decoded map; raises :class:`InvalidField` naming the field."""
         cls._before_fields(data)
         spec = _spec(cls)
@@ -573,7 +573,7 @@ class Hello(ClientMessage):
     token: Annotated[str | None, Opt(Str(1, 64))] = None
 
     @classmethod
-    def _before_fields(cls, data: Mapping[str, Any]) -> None:
+    def _before_fields(cls, data: Mapping[str, object]) -> None:
         # The version is judged first, so that a newer client whose hello has
         # fields we never heard of still learns which versions we speak.
         version = data.get("v")

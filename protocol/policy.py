@@ -5,6 +5,10 @@ current view (face-down piles only as counts) and the list of legal moves.
 It never touches the engine, so the same code drives the protocol bot, the
 load generator and ``ballroom odds``.
 
+A client hands it a :class:`~protocol.views.View`; ``ballroom odds`` plays
+on the engine's own view maps, game after game, so a policy also takes the
+map as it is, unparsed: all it reads of it is how many cards each pile holds.
+
 The greedy policy ranks moves by what they do on the table:
 
 * put base cards in their places (swaps, bases into Parade spaces) and
@@ -20,15 +24,18 @@ The greedy policy ranks moves by what they do on the table:
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from collections.abc import Mapping, Sequence, Sized
+from typing import Protocol
 
+from protocol.exceptions import InvalidField
 from protocol.layout import Layout, Role
 from protocol.moves import Move, MoveKind
+from protocol.views import View
 
-__all__ = ["STRATEGIES", "GreedyPolicy", "Policy", "RandomPolicy", "make_policy"]
+__all__ = ["STRATEGIES", "GreedyPolicy", "Policy", "RandomPolicy", "Shown", "make_policy"]
 
-View = Mapping[str, Any]
+#: What a policy is shown: a parsed view, or a view map as the engine or the wire has it.
+Shown = View | Mapping[str, object]
 
 #: A bot's levels: the policies here, and ``solver``, which plays the server's
 #: hints (a winning line needs the stock's order, which only the server knows).
@@ -38,7 +45,7 @@ STRATEGIES = ("greedy", "random", "solver")
 class Policy(Protocol):
     """Anything that picks one of the legal moves."""
 
-    def choose(self, view: View, legal: Sequence[Move]) -> Move: ...
+    def choose(self, view: Shown, legal: Sequence[Move]) -> Move: ...
 
 
 class RandomPolicy:
@@ -47,7 +54,7 @@ class RandomPolicy:
     def __init__(self, layout: Layout, seed: int = 0) -> None:
         self._random = random.Random(seed)
 
-    def choose(self, view: View, legal: Sequence[Move]) -> Move:
+    def choose(self, view: Shown, legal: Sequence[Move]) -> Move:
         return legal[self._random.randrange(len(legal))]
 
 
@@ -69,17 +76,17 @@ class GreedyPolicy:
     def __init__(self, layout: Layout, seed: int = 0) -> None:
         self._roles = {spec.id: spec.role for spec in layout.piles}
 
-    def choose(self, view: View, legal: Sequence[Move]) -> Move:
+    def choose(self, view: Shown, legal: Sequence[Move]) -> Move:
         return max(legal, key=lambda move: self.score(view, move))
 
-    def score(self, view: View, move: Move) -> float:
+    def score(self, view: Shown, move: Move) -> float:
         """How much we like ``move``; only its relative order matters."""
         if move.kind is MoveKind.SWAP:
             return _BASE_SCORE["swap"]
         if move.kind is not MoveKind.MOVE:
             return _BASE_SCORE[move.kind.value]
         assert move.src is not None and move.dst is not None
-        piles: Mapping[str, list[int]] = view["piles"]
+        piles = _piles(view)
         if move.is_discard:
             return _BASE_SCORE["discard"]
         dst_role = self._roles.get(move.dst)
@@ -90,7 +97,7 @@ class GreedyPolicy:
             _BASE_SCORE["home"] + self._uncovers(piles, move) + len(piles.get(move.dst, ())) / 100
         )
 
-    def _uncovers(self, piles: Mapping[str, list[int]], move: Move) -> float:
+    def _uncovers(self, piles: Mapping[str, Sized], move: Move) -> float:
         """A rough worth of what taking the card off its source reveals."""
         assert move.src is not None
         role = self._roles.get(move.src)
@@ -102,6 +109,16 @@ class GreedyPolicy:
         if role is Role.WASTE:
             return 1.0 + min(below, 20) / 40
         return 0.5  # reserves refill from the waste or stay open
+
+
+def _piles(view: Shown) -> Mapping[str, Sized]:
+    """The face-up piles of ``view``, as much as a policy reads of them: their sizes."""
+    if isinstance(view, View):
+        return view.piles
+    piles = view.get("piles")
+    if not isinstance(piles, Mapping):
+        raise InvalidField("view.piles", "must be a map")
+    return piles
 
 
 def make_policy(name: str, layout: Layout, seed: int = 0) -> Policy:

@@ -12,7 +12,9 @@ from __future__ import annotations
 import csv
 import io
 import json
-from typing import Any
+from collections.abc import Mapping
+
+from protocol.tournaments import Record
 
 __all__ = ["CSV_COLUMNS", "to_csv", "to_json"]
 
@@ -24,45 +26,46 @@ CSV_COLUMNS = (
 )  # fmt: skip
 
 
-def to_json(record: dict[str, Any]) -> str:
+def to_json(record: Mapping[str, object]) -> str:
+    """The record's map as the server sent it, keys sorted: nothing added, nothing lost."""
     return json.dumps(record, indent=2, sort_keys=True)
 
 
-def to_csv(record: dict[str, Any]) -> str:
+def to_csv(record: Record) -> str:
     """One row per racer per closed race; the log is the moves separated by spaces."""
-    doc = record["tournament"]
+    doc = record.tournament
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=CSV_COLUMNS, lineterminator="\n")
     writer.writeheader()
-    for stage in doc["stages"]:
-        for race in stage["races"]:
-            results = record["races"].get(race["race"])
+    for stage in doc.stages:
+        for race in stage.races:
+            results = record.races.get(race.race)
             if results is None:
                 continue
-            for row in results["standings"]:
-                scored = stage["results"].get(row["player"], {})
+            for row in results.standings:
+                scored = stage.results.get(row.player)
                 writer.writerow(
                     {
-                        "tournament": doc["id"],
-                        "stage": stage["n"],
-                        "round": stage["round"],
-                        "game": stage["game"],
-                        "race": race["race"],
-                        "table": race["table"],
-                        "match": "" if race["match"] is None else race["match"],
-                        "variant": results["variant"],
-                        "deal_version": results["deal_version"],
-                        "seed": results["seed"],
-                        "commitment": results["commitment"],
-                        "place": row["place"],
-                        "player": row["player"],
-                        "name": row["name"],
-                        "status": row["status"],
-                        "home": row["home"],
-                        "moves": row["moves"],
-                        "time": f"{row['time']:.3f}",
-                        "points": scored.get("points", ""),
-                        "log": " ".join(results["logs"].get(row["player"], [])),
+                        "tournament": doc.id,
+                        "stage": stage.n,
+                        "round": stage.round,
+                        "game": stage.game,
+                        "race": race.race,
+                        "table": race.table,
+                        "match": "" if race.match is None else race.match,
+                        "variant": results.variant,
+                        "deal_version": results.deal_version,
+                        "seed": results.seed,
+                        "commitment": results.commitment,
+                        "place": row.place,
+                        "player": row.player,
+                        "name": row.name,
+                        "status": row.status.value,
+                        "home": row.home,
+                        "moves": row.moves,
+                        "time": f"{row.time:.3f}",
+                        "points": "" if scored is None else scored.points,
+                        "log": " ".join(results.logs.get(row.player, ())),
                     }
                 )
     return out.getvalue()

@@ -156,8 +156,47 @@ class Shape:
             arrays[name] = tuple(item)
         return arrays
 
-    def _array(self, key: str) -> list[object] | tuple[object, ...]:
-        value = self.value(key)
+    def shapes(self, key: str, default: object = _MISSING) -> tuple[Shape, ...]:
+        """An array of maps, each read as a shape named by its place (``tournament.stages[2]``)."""
+        return tuple(
+            Shape(item, f"{self.name}.{key}[{index}]")
+            for index, item in enumerate(self._array(key, default))
+        )
+
+    def shape_rows(self, key: str) -> tuple[tuple[Shape, ...], ...]:
+        """An array of arrays of maps (a knockout's bracket: rounds of matches)."""
+        rows = []
+        for row, items in enumerate(self._array(key)):
+            if not isinstance(items, list | tuple):
+                raise self.invalid(f"{key}[{row}]", f"must be an array, not {_kind(items)}")
+            rows.append(
+                tuple(
+                    Shape(item, f"{self.name}.{key}[{row}][{index}]")
+                    for index, item in enumerate(items)
+                )
+            )
+        return tuple(rows)
+
+    def shape_map(self, key: str) -> dict[str, Shape]:
+        """A map of string to map, each value to be read as the shape ``name.key.entry``."""
+        return {
+            entry: Shape(item, f"{self.name}.{key}.{entry[:40]}")
+            for entry, item in self.mapping(key).items()
+        }
+
+    def integers(self, key: str) -> tuple[int, ...]:
+        """An array of integers."""
+        items = self._array(key)
+        if not all(isinstance(item, int) and not isinstance(item, bool) for item in items):
+            raise self.invalid(key, "must hold only integers")
+        return tuple(int(item) for item in items if isinstance(item, int))
+
+    def shape(self, key: str) -> Shape:
+        """A map inside this one, to be read as the shape ``name.key``."""
+        return Shape(self.value(key), f"{self.name}.{key}")
+
+    def _array(self, key: str, default: object = _MISSING) -> list[object] | tuple[object, ...]:
+        value = self.value(key, default)
         if not isinstance(value, list | tuple):
             raise self.invalid(key, f"must be an array, not {_kind(value)}")
         return value

@@ -1,24 +1,21 @@
-"""Reading the tournament document the server pushes (docs/protocol.md).
+"""Where the server's plain tournament document seats a player.
 
-Both ends need the same answer to "where does this player race now?": the
-server to resign or forfeit an entrant, a client to take its player to the
-race. It lives here, beside the messages that carry the document.
+``server/services/tournaments.py`` still keeps the document as a map; it
+asks here, and the answer is :meth:`protocol.tournaments.Tournament.seat_of`,
+the one the clients use, so both ends agree. This module goes once the
+server holds :class:`~protocol.tournaments.Tournament` values too.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+
+from protocol.tournaments import Tournament
 
 __all__ = ["seat_of"]
 
 
-def seat_of(doc: Mapping[str, Any], player: str) -> str | None:
+def seat_of(doc: Mapping[str, object], player: str) -> str | None:
     """The race ``player`` is seated in in the tournament's running stage, if any."""
-    stages = doc.get("stages") or []
-    if not stages or stages[-1]["status"] != "running":
-        return None
-    for race in stages[-1]["races"]:
-        if player in race["players"]:
-            return str(race["race"])
-    return None
+    table = Tournament.from_data(doc).seat_of(player)
+    return None if table is None else table.race

@@ -14,6 +14,7 @@ from client.screens.standing import TextPage
 from client.session import RequestFailed
 from protocol.lobby import RaceSummary
 from protocol.messages import Daily, GetDaily, Matched, PlayDaily, RaceStarted, ServerMessage
+from protocol.profiles import DailyDeal
 
 __all__ = ["DailyGameScreen", "DailyScreen"]
 
@@ -41,7 +42,7 @@ class DailyScreen(TextPage):
         except (RequestFailed, Offline) as exc:
             self.show([f"✗ {getattr(exc, 'message', exc)}"])
             return
-        self.lines = daily_lines(reply.daily)
+        self.lines = daily_lines(DailyDeal.from_data(reply.daily))
         self.show(self.lines)
 
     @work(exclusive=True, group="play")

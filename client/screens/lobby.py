@@ -11,7 +11,7 @@ waiting room shows its players. ``t`` swaps the races for the tournaments
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from rich.text import Text
 from textual import on, work
@@ -50,9 +50,11 @@ from protocol.messages import (
     ServerMessage,
     Spectate,
     SpectatePolicy,
+    TournamentFormat,
     TournamentInfo,
     Tournaments,
 )
+from protocol.tournaments import Tournament, TournamentStatus, TournamentSummary
 
 __all__ = ["LobbyScreen", "enter_by_code", "join_by_code"]
 
@@ -112,7 +114,7 @@ class LobbyScreen(ServerScreen):
         self._reach_said = False  # the notice says the server cannot be reached
         #: Whether the lower table lists tournaments rather than races.
         self.tournaments_shown = False
-        self.listed_tournaments: dict[str, dict[str, Any]] = {}
+        self.listed_tournaments: dict[str, TournamentSummary] = {}
 
     def compose(self) -> ComposeResult:
         yield TopBar(id="top")
@@ -504,25 +506,26 @@ class LobbyScreen(ServerScreen):
         table = self.query_one("#tournaments", DataTable)
         keep = table.cursor_row
         table.clear()
-        self.listed_tournaments = {str(t["id"]): t for t in reply.tournaments}
-        for summary in reply.tournaments:
-            variants = [title_of(str(v)) for v in summary.get("variants") or []]
-            status = str(summary.get("status", "?"))
-            if status in ("running", "paused") and summary.get("stage"):
-                status += f" ({summary['stage']})"
-            fmt = str(summary.get("format"))
-            if fmt == "knockout" and int(summary.get("best_of", 1)) > 1:
-                fmt += f" bo{summary['best_of']}"
-            elif fmt == "rounds":
-                fmt += f" ×{summary.get('rounds')}"
+        summaries = [TournamentSummary.from_data(data) for data in reply.tournaments]
+        self.listed_tournaments = {summary.id: summary for summary in summaries}
+        for summary in summaries:
+            variants = [title_of(variant) for variant in summary.variants]
+            status = str(summary.status)
+            if summary.status.active and summary.stage:
+                status += f" ({summary.stage})"
+            fmt = str(summary.format)
+            if summary.format is TournamentFormat.KNOCKOUT and summary.best_of > 1:
+                fmt += f" bo{summary.best_of}"
+            elif summary.format is TournamentFormat.ROUNDS:
+                fmt += f" ×{summary.rounds}"
             table.add_row(
-                str(summary.get("code", "?")),
-                str(summary.get("name", "?")),
+                summary.code,
+                summary.name,
                 fmt,
                 ", ".join(variants),
-                str(summary.get("entrants", 0)),
+                str(summary.entrants),
                 status,
-                key=str(summary["id"]),
+                key=summary.id,
             )
         if table.row_count:
             table.move_cursor(row=min(keep, table.row_count - 1))
@@ -551,10 +554,7 @@ class LobbyScreen(ServerScreen):
             self.say(f"✗ Could not create the tournament: {exc}")
             return
         self.say("")
-        tournament = str(reply.tournament["id"])
-        if request.password is not None:
-            self.ballroom.passwords[tournament] = request.password
-        self._open_tournament(tournament, reply.tournament)
+        self._entered(reply, request.password)
 
     def _join_tournament_code(self) -> None:
         def given(code: str | None) -> None:
@@ -571,8 +571,12 @@ class LobbyScreen(ServerScreen):
         chosen = self._selected_tournament()
         if chosen is None:
             return
-        summary = self.listed_tournaments.get(chosen, {})
-        if summary.get("status") == "open" and summary.get("host") != self.link.player:
+        summary = self.listed_tournaments.get(chosen)
+        if (
+            summary is not None
+            and summary.status is TournamentStatus.OPEN
+            and summary.host != self.link.player
+        ):
             self.join_tournament(JoinTournament(tournament=chosen))
         else:
             self._open_tournament(chosen)
@@ -591,10 +595,7 @@ class LobbyScreen(ServerScreen):
             self.say(f"✗ Could not enter: {exc}")
             return
         self.say("")
-        tournament = str(reply.tournament["id"])
-        if request.password is not None:
-            self.ballroom.passwords[tournament] = request.password
-        self._open_tournament(tournament, reply.tournament)
+        self._entered(reply, request.password)
 
     def _ask_password(self, request: JoinTournament) -> None:
         def with_password(password: str) -> JoinTournament:
@@ -614,7 +615,14 @@ class LobbyScreen(ServerScreen):
             given,
         )
 
-    def _open_tournament(self, tournament: str, doc: dict[str, Any] | None = None) -> None:
+    def _entered(self, reply: TournamentInfo, password: str | None) -> None:
+        """Open the tournament a create or join request answered with; keep its password."""
+        doc = Tournament.from_data(reply.tournament)
+        if password is not None:
+            self.ballroom.passwords[doc.id] = password
+        self._open_tournament(doc.id, doc)
+
+    def _open_tournament(self, tournament: str, doc: Tournament | None = None) -> None:
         from client.screens.tournament import TournamentScreen
 
         self.app.push_screen(TournamentScreen(tournament, doc))

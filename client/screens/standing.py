@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from rich.text import Text
 from textual import work
@@ -25,6 +25,7 @@ from protocol.messages import (
     Profile,
     RaceFinished,
 )
+from protocol.profiles import LeaderboardEntry, PlayerProfile, RecentRace
 
 __all__ = ["LeaderboardScreen", "ProfileScreen", "TextPage"]
 
@@ -72,7 +73,7 @@ class ProfileScreen(TextPage):
     def __init__(self, player: str | None = None) -> None:
         super().__init__()
         self.player = player
-        self.profile: dict[str, Any] = {}
+        self.profile: PlayerProfile | None = None
         self.picked = 0
 
     @work(exclusive=True, group="page")
@@ -82,25 +83,29 @@ class ProfileScreen(TextPage):
         except (RequestFailed, Offline) as exc:
             self.show([f"✗ {getattr(exc, 'message', exc)}"])
             return
-        self.profile = reply.profile
+        self.profile = PlayerProfile.from_data(reply.profile)
         self._draw()
 
+    def _recent(self) -> tuple[RecentRace, ...]:
+        return () if self.profile is None else self.profile.recent
+
     def _draw(self) -> None:
-        self.show(profile_lines(self.profile, picked=self.picked))
+        if self.profile is not None:
+            self.show(profile_lines(self.profile, picked=self.picked))
 
     def action_pick(self, step: int) -> None:
-        recent = self.profile.get("recent") or []
+        recent = self._recent()
         if recent:
             self.picked = (self.picked + step) % len(recent)
             self._draw()
 
     @work(exclusive=True, group="open")
     async def action_open(self) -> None:
-        recent = self.profile.get("recent") or []
-        if not recent:
+        recent = self._recent()
+        if self.profile is None or not recent:
             return
         entry = recent[self.picked]
-        race = str(entry["race"])
+        race = entry.race
         try:
             finished = await self.link.request(GetResults(race=race), RaceFinished)
         except (RequestFailed, Offline) as exc:
@@ -111,7 +116,7 @@ class ProfileScreen(TextPage):
         from client.screens.results import ResultsScreen
 
         me = self.link.player if self.player is None else self.player
-        record = RaceRecord(race, me=me, finished=finished, variant_name=str(entry["variant"]))
+        record = RaceRecord(race, me=me, finished=finished, variant_name=entry.variant)
         self.app.push_screen(ResultsScreen(record))
 
 
@@ -152,4 +157,5 @@ class LeaderboardScreen(TextPage):
         except (RequestFailed, Offline) as exc:
             self.show([f"✗ {getattr(exc, 'message', exc)}"])
             return
-        self.show(leaderboard_lines(reply.variant, reply.entries, fastest=bool(reply.fastest)))
+        entries = [LeaderboardEntry.from_data(entry) for entry in reply.entries]
+        self.show(leaderboard_lines(reply.variant, entries, fastest=bool(reply.fastest)))

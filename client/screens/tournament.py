@@ -15,7 +15,7 @@ under the tournament's spectating policy.
 from __future__ import annotations
 
 import time
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -33,13 +33,10 @@ from client.screens.dialogs import AskScreen, ConfirmScreen
 from client.session import RequestFailed
 from client.widgets.status import TopBar
 from client.widgets.tournament import (
-    OVER,
     bracket_text,
     entrant_rows,
     my_line,
-    names_of,
     race_rows,
-    running_stage,
     stage_title,
     standings_table,
     status_line,
@@ -56,12 +53,11 @@ from protocol.messages import (
     RaceStarted,
     Resume,
     ServerMessage,
-    SpectatePolicy,
     TournamentAction,
     TournamentInfo,
     WatchTournament,
 )
-from protocol.tournament import seat_of
+from protocol.tournaments import StageStatus, Tournament, TournamentStatus
 from protocol.views import Progress as ProgressValue
 
 __all__ = ["MIN_SIZE", "TournamentScreen", "newer_or_same"]
@@ -70,25 +66,25 @@ __all__ = ["MIN_SIZE", "TournamentScreen", "newer_or_same"]
 MIN_SIZE = (64, 16)
 
 #: Keys that only the host sees, and only in these statuses.
-_HOST_KEYS: dict[str, frozenset[str]] = {
-    "start": frozenset({"open"}),
-    "add_bot": frozenset({"open"}),
-    "pause": frozenset({"running"}),
-    "resume": frozenset({"paused"}),
-    "cancel": frozenset({"open", "running", "paused"}),
-    "remove": frozenset({"open", "running", "paused"}),
+_OPEN, _RUNNING, _PAUSED = TournamentStatus.OPEN, TournamentStatus.RUNNING, TournamentStatus.PAUSED
+_HOST_KEYS: dict[str, frozenset[TournamentStatus]] = {
+    "start": frozenset({_OPEN}),
+    "add_bot": frozenset({_OPEN}),
+    "pause": frozenset({_RUNNING}),
+    "resume": frozenset({_PAUSED}),
+    "cancel": frozenset({_OPEN, _RUNNING, _PAUSED}),
+    "remove": frozenset({_OPEN, _RUNNING, _PAUSED}),
 }
 
 
-def _age(doc: dict[str, Any]) -> tuple[int, int, int]:
-    stages = doc.get("stages") or []
-    done = sum(stage.get("status") != "running" for stage in stages)
-    return (int(doc.get("status") in OVER), len(stages), done)
+def _age(doc: Tournament) -> tuple[int, int, int]:
+    done = sum(stage.status is not StageStatus.RUNNING for stage in doc.stages)
+    return (int(doc.status.over), len(doc.stages), done)
 
 
-def newer_or_same(new: dict[str, Any], old: dict[str, Any]) -> bool:
+def newer_or_same(new: Tournament, old: Tournament | None) -> bool:
     """Whether ``new`` is not behind ``old``: a request's reply may overtake a push."""
-    return not old or new.get("id") != old.get("id") or _age(new) >= _age(old)
+    return old is None or new.id != old.id or _age(new) >= _age(old)
 
 
 class TournamentScreen(ServerScreen):
@@ -110,11 +106,11 @@ class TournamentScreen(ServerScreen):
         Binding("escape", "back", "Lobby"),
     ]
 
-    doc: reactive[dict[str, Any]] = reactive(dict, always_update=True)
+    doc: reactive[Tournament | None] = reactive(None, always_update=True)
     notice: reactive[str] = reactive("")
     show_bracket: reactive[bool] = reactive(True)
 
-    def __init__(self, tournament: str, doc: dict[str, Any] | None = None) -> None:
+    def __init__(self, tournament: str, doc: Tournament | None = None) -> None:
         """``doc``: the document a create or join request answered with, if any."""
         super().__init__()
         self.tournament = tournament
@@ -126,7 +122,7 @@ class TournamentScreen(ServerScreen):
         self.games_over: set[str] = set()
         self._saw_active = False
         self._final_shown = False
-        if doc:
+        if doc is not None:
             self.set_reactive(TournamentScreen.doc, doc)
 
     def compose(self) -> ComposeResult:
@@ -155,7 +151,7 @@ class TournamentScreen(ServerScreen):
         entrants = self.query_one("#t-entrants", DataTable)
         entrants.border_title = "Entrants"
         entrants.add_columns("#", "Entrant", "Seat")
-        if self.doc:
+        if self.doc is not None:
             self.watch_doc(self.doc)
         else:
             self.query_one(TopBar).text = f"Tournament {self.tournament}"
@@ -172,31 +168,25 @@ class TournamentScreen(ServerScreen):
 
     @property
     def is_host(self) -> bool:
-        return self.me is not None and self.doc.get("host") == self.me
+        return self.me is not None and self.doc is not None and self.doc.host == self.me
 
     @property
     def is_entrant(self) -> bool:
-        return any(
-            e.get("player") == self.me and not e.get("removed")
-            for e in self.doc.get("entrants") or []
-        )
+        entrant = None if self.doc is None else self.doc.entrant(self.me)
+        return entrant is not None and not entrant.removed
 
-    def watch_doc(self, doc: dict[str, Any]) -> None:
-        if not self.composed or not doc:
+    def watch_doc(self, doc: Tournament | None) -> None:
+        if not self.composed or doc is None:
             return
-        fmt = "knockout" if doc.get("format") == "knockout" else "rounds"
-        self.query_one(
-            TopBar
-        ).text = f"Tournament · {doc.get('name')} · code {doc.get('code')} · {fmt}"
-        self._draw_board()
-        self._fill_races()
-        self._fill_entrants()
+        self.query_one(TopBar).text = f"Tournament · {doc.name} · code {doc.code} · {doc.format}"
+        self._draw_board(doc)
+        self._fill_races(doc)
+        self._fill_entrants(doc)
         self._tick()
         self.refresh_bindings()
-        status = doc.get("status")
-        if status not in OVER:
+        if not doc.status.over:
             self._saw_active = True
-        elif self._saw_active and not self._final_shown and doc.get("stages"):
+        elif self._saw_active and not self._final_shown and doc.stages:
             self._final_shown = True
             if not self.entered and self.app.screen is self:
                 # Someone watching (or hosting) sees the end at once; a racer is
@@ -205,44 +195,42 @@ class TournamentScreen(ServerScreen):
         self._check_seat()
 
     def watch_show_bracket(self) -> None:
-        if self.composed:
-            self._draw_board()
+        if self.composed and self.doc is not None:
+            self._draw_board(self.doc)
 
     def watch_notice(self, text: str) -> None:
         if self.composed:
             self.query_one("#notice", Static).update(text)
 
-    def _draw_board(self) -> None:
-        doc = self.doc
+    def _draw_board(self, doc: Tournament) -> None:
         left = self.query_one("#t-left", VerticalScroll)
         board = self.query_one("#t-board", Static)
-        if doc.get("format") == "knockout" and self.show_bracket:
+        if doc.knockout and self.show_bracket:
             left.border_title = "Bracket (t: standings)"
             board.update(bracket_text(doc, self.me))
         else:
-            knockout = doc.get("format") == "knockout"
-            left.border_title = "Standings" + (" (t: bracket)" if knockout else "")
+            left.border_title = "Standings" + (" (t: bracket)" if doc.knockout else "")
             board.update(standings_table(doc, self.me))
 
-    def _fill_races(self) -> None:
+    def _fill_races(self, doc: Tournament) -> None:
         table = self.query_one("#t-races", DataTable)
         keep = table.cursor_row
         table.clear()
-        for row in race_rows(self.doc):
+        for row in race_rows(doc):
             table.add_row(row.table, row.state, row.players, key=row.race)
-        stages = self.doc.get("stages") or []
-        if stages:
-            title = stage_title(self.doc, stages[-1]).split(" of ")[0]
-            running = stages[-1].get("status") == "running"
+        last = doc.last_stage
+        if last is not None:
+            title = stage_title(doc, last).split(" of ")[0]
+            running = last.status is StageStatus.RUNNING
             table.border_title = f"{'Racing' if running else 'Last'}: {title} (Enter: watch)"
         if table.row_count:
             table.move_cursor(row=min(keep, table.row_count - 1))
 
-    def _fill_entrants(self) -> None:
+    def _fill_entrants(self, doc: Tournament) -> None:
         table = self.query_one("#t-entrants", DataTable)
         keep = table.cursor_row
         table.clear()
-        rows = entrant_rows(self.doc, self.me)
+        rows = entrant_rows(doc, self.me)
         for row in rows:
             table.add_row(row.seed, row.name, row.state, key=row.player)
         table.border_title = f"Entrants ({len(rows)})" + (" x: remove" if self.is_host else "")
@@ -250,12 +238,13 @@ class TournamentScreen(ServerScreen):
             table.move_cursor(row=min(keep, table.row_count - 1))
 
     def _tick(self) -> None:
-        if not self.composed or not self.doc:
+        doc = self.doc
+        if not self.composed or doc is None:
             return
         now = time.time()
-        status = status_line(self.doc, now)
+        status = status_line(doc, now)
         self.query_one("#t-status", Static).update(status)
-        mine = my_line(self.doc, self.me, now, game_over=self._game_over())
+        mine = my_line(doc, self.me, now, game_over=self._game_over())
         self.query_one("#t-me", Static).update(mine)
         from client.screens.results import ResultsScreen
 
@@ -263,8 +252,15 @@ class TournamentScreen(ServerScreen):
         if isinstance(top, ResultsScreen) and top.record.race in self.entered:
             top.notice = f"Esc returns to the tournament · {status}"
 
+    def _seat(self) -> str | None:
+        """The race the document seats this client's player in now, if any."""
+        if self.doc is None or self.me is None:
+            return None
+        table = self.doc.seat_of(self.me)
+        return None if table is None else table.race
+
     def _game_over(self) -> bool:
-        race = seat_of(self.doc, self.me) if self.me else None
+        race = self._seat()
         return race is not None and race in self.games_over
 
     def on_resize(self, event: Resize) -> None:
@@ -284,7 +280,7 @@ class TournamentScreen(ServerScreen):
     def server_message(self, message: ServerMessage) -> None:
         if isinstance(message, TournamentInfo):
             if message.tournament.get("id") == self.tournament:
-                self._take(message.tournament)
+                self._take(Tournament.from_data(message.tournament))
         elif isinstance(message, RaceStarted) and message.race in self.pending:
             self._play(message)
         elif isinstance(message, Progress) and message.race in self.pending:
@@ -295,7 +291,7 @@ class TournamentScreen(ServerScreen):
             self.pending.pop(message.race, None)
             self._tick()
 
-    def _take(self, doc: dict[str, Any]) -> None:
+    def _take(self, doc: Tournament) -> None:
         if newer_or_same(doc, self.doc):
             if self.notice.startswith("Asking") or "not connected" in self.notice:
                 self.notice = ""
@@ -307,34 +303,31 @@ class TournamentScreen(ServerScreen):
 
     def _check_seat(self) -> None:
         """Take the player to the race the document seats them in, once per race."""
-        me = self.me
-        race = seat_of(self.doc, me) if me is not None else None
-        if race is None or race in self.entered:
+        me, doc = self.me, self.doc
+        stage = None if doc is None else doc.running_stage
+        entry = None if stage is None or me is None else stage.seat_of(me)
+        if doc is None or stage is None or entry is None or entry.race in self.entered:
             return
-        stage = running_stage(self.doc)
-        assert stage is not None
-        entry = next(r for r in stage["races"] if r["race"] == race)
-        names = names_of(self.doc)
-        players = [str(p) for p in entry["players"]]
+        race = entry.race
         # What the document says of the table, until the race's own info comes.
         info = RaceSummary(
             id=race,
             code="",
-            variant=str(stage["variant"]),
-            host=str(self.doc.get("host", "")),
-            players=tuple(players),
-            names={p: names.get(p, p) for p in players},
+            variant=stage.variant,
+            host=doc.host,
+            players=entry.players,
+            names={p: doc.name_of(p) for p in entry.players},
             ready=(),
             phase=RacePhase.RUNNING,
-            max_players=len(players),
-            time_limit=int(self.doc.get("time_limit", 0)),
-            spectate=SpectatePolicy(self.doc.get("spectate", SpectatePolicy.LIVE)),
-            delay=int(self.doc.get("delay", 0)),
-            grace=int(self.doc.get("grace", 0)),
-            commitment=str(entry.get("commitment") or ""),
+            max_players=len(entry.players),
+            time_limit=doc.time_limit,
+            spectate=doc.spectate,
+            delay=doc.delay,
+            grace=doc.grace,
+            commitment=entry.commitment,
             tournament=self.tournament,
         )
-        label = f"{self.doc.get('name')} · {stage_title(self.doc, stage)}, table {entry['table']}"
+        label = f"{doc.name} · {stage_title(doc, stage)}, table {entry.table}"
         self.entered.add(race)
         self.pending[race] = RaceRecord(race, info, me=me, label=label)
         self.link.follow(race)
@@ -384,7 +377,7 @@ class TournamentScreen(ServerScreen):
                 return
             self.notice = f"✗ {exc}"
             return
-        self._take(reply.tournament)
+        self._take(Tournament.from_data(reply.tournament))
 
     def _ask_password(self) -> None:
         def given(password: str | None) -> None:
@@ -408,17 +401,18 @@ class TournamentScreen(ServerScreen):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Show only the keys that can do something now, for this player."""
-        status = str(self.doc.get("status", ""))
+        doc = self.doc
+        status = None if doc is None else doc.status
         if action in _HOST_KEYS:
             return self.is_host and status in _HOST_KEYS[action]
         if action == "enter":
-            return status == "open" and not self.is_entrant
+            return status is TournamentStatus.OPEN and not self.is_entrant
         if action == "withdraw":
-            return status == "open" and self.is_entrant
+            return status is TournamentStatus.OPEN and self.is_entrant
         if action == "switch_view":
-            return self.doc.get("format") == "knockout"
+            return doc is not None and doc.knockout
         if action == "final":
-            return status in OVER and bool(self.doc.get("stages"))
+            return doc is not None and doc.status.over and bool(doc.stages)
         return True
 
     def action_start(self) -> None:
@@ -445,10 +439,10 @@ class TournamentScreen(ServerScreen):
             self.notice = "No entrant to remove."
             return
         player = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
-        if player is None:
+        if player is None or self.doc is None:
             return
-        name = names_of(self.doc).get(player, player)
-        started = self.doc.get("status") != "open"
+        name = self.doc.name_of(player)
+        started = self.doc.status is not TournamentStatus.OPEN
         consequence = (
             " They resign their race, and a knockout match is forfeited." if started else ""
         )
@@ -460,7 +454,8 @@ class TournamentScreen(ServerScreen):
         self.app.push_screen(ConfirmScreen(f"Remove {name}?{consequence}", "Remove"), sure)
 
     def action_add_bot(self) -> None:
-        if self.doc.get("password") and self.tournament not in self.ballroom.passwords:
+        needs = self.doc is not None and self.doc.password
+        if needs and self.tournament not in self.ballroom.passwords:
 
             def given(password: str | None) -> None:
                 if password:
@@ -488,25 +483,26 @@ class TournamentScreen(ServerScreen):
     def action_final(self) -> None:
         from client.screens.tournament_results import TournamentResultsScreen
 
-        self.app.push_screen(TournamentResultsScreen(self.tournament, self.doc))
+        if self.doc is not None:
+            self.app.push_screen(TournamentResultsScreen(self.tournament, self.doc))
 
     @on(DataTable.RowSelected, "#t-races")
     def race_chosen(self, event: DataTable.RowSelected) -> None:
         from client.screens.spectate import SpectateScreen
 
         race = event.row_key.value
-        if race is None:
+        if race is None or self.doc is None:
             return
-        if race == seat_of(self.doc, self.me or ""):
+        if race == self._seat():
             self.entered.discard(race)  # back to our own game
             self._check_seat()
             return
         row = next((r for r in race_rows(self.doc) if r.race == race), None)
-        label = f"{self.doc.get('name')} · {row.table if row else race}"
+        label = f"{self.doc.name} · {row.table if row else race}"
         self.app.push_screen(SpectateScreen(race, label=label))
 
     def action_back(self) -> None:
-        active = self.doc.get("status") in ("running", "paused")
+        active = self.doc is not None and self.doc.status.active
         if not (active and self.is_entrant):
             self._leave()
             return

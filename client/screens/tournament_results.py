@@ -11,8 +11,7 @@ the rounds format it also checks that every table of a round had one deal.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
-from typing import Any, ClassVar, NamedTuple
+from typing import ClassVar, NamedTuple
 
 from rich.console import Group, RenderableType
 from rich.table import Table
@@ -30,6 +29,7 @@ from client.session import RequestFailed
 from client.widgets.status import TopBar
 from client.widgets.tournament import bracket_text, standings_table, status_line
 from protocol.messages import GetTournamentRecord, TournamentRecord, deal_commitment
+from protocol.tournaments import Record, Tournament
 
 __all__ = ["RaceCheck", "TournamentResultsScreen", "check_record", "final_text"]
 
@@ -45,25 +45,23 @@ class RaceCheck(NamedTuple):
     ok: bool
 
 
-def check_record(record: Mapping[str, Any]) -> list[RaceCheck]:
+def check_record(record: Record) -> list[RaceCheck]:
     """Every race of the record, its seed, and whether the seed proves what was published."""
-    doc = record.get("tournament") or {}
-    closed: Mapping[str, Any] = record.get("races") or {}
-    several = int(doc.get("best_of", 1)) > 1 and doc.get("format") == "knockout"
+    doc = record.tournament
+    several = doc.best_of > 1 and doc.knockout
     checks = []
-    for stage in doc.get("stages") or []:
-        label = f"R{stage.get('round')}" + (f" G{stage.get('game')}" if several else "")
-        for entry in stage.get("races") or []:
-            race = str(entry["race"])
-            result = closed.get(race)
-            variant = str((result or {}).get("variant") or stage.get("variant"))
+    for stage in doc.stages:
+        label = f"R{stage.round}" + (f" G{stage.game}" if several else "")
+        for entry in stage.races:
+            race = entry.race
+            result = record.races.get(race)
             if result is None:
-                checks.append(RaceCheck(label, int(entry["table"]), variant, race, None, False))
+                checks.append(RaceCheck(label, entry.table, stage.variant, race, None, False))
                 continue
-            seed = int(result["seed"])
-            digest = deal_commitment(variant, int(result["deal_version"]), seed, race)
-            ok = digest == entry.get("commitment") == result.get("commitment")
-            checks.append(RaceCheck(label, int(entry["table"]), variant, race, seed, ok))
+            seed = result.seed
+            digest = deal_commitment(result.variant, result.deal_version, seed, race)
+            ok = digest == entry.commitment == result.commitment
+            checks.append(RaceCheck(label, entry.table, result.variant, race, seed, ok))
     return checks
 
 
@@ -74,18 +72,16 @@ def _one_deal_per_round(checks: list[RaceCheck]) -> bool:
     return all(len(found) == 1 for found in seeds.values())
 
 
-def final_text(
-    doc: Mapping[str, Any], record: Mapping[str, Any] | None, me: str | None, now: float
-) -> Group:
+def final_text(doc: Tournament, record: Record | None, me: str | None, now: float) -> Group:
     """The verdict on every deal, the standings (and bracket), then each race's seed."""
     checks = check_record(record) if record is not None else []
     parts: list[RenderableType] = [
-        Text(f"{doc.get('name')} · {status_line(doc, now)}", style="bold"),
+        Text(f"{doc.name} · {status_line(doc, now)}", style="bold"),
         _verdict(doc, record, checks),
         Text(""),
         standings_table(doc, me),
     ]
-    if doc.get("format") == "knockout":
+    if doc.knockout:
         parts += [Text(""), bracket_text(doc, me)]
     parts.append(Text("\nThe races and their deals", style="bold"))
     if record is None:
@@ -107,9 +103,7 @@ def final_text(
     return Group(*parts)
 
 
-def _verdict(
-    doc: Mapping[str, Any], record: Mapping[str, Any] | None, checks: list[RaceCheck]
-) -> Text:
+def _verdict(doc: Tournament, record: Record | None, checks: list[RaceCheck]) -> Text:
     """Whether every revealed seed proves its commitment, in a line or three."""
     verdict = Text()
     if record is None:
@@ -130,7 +124,7 @@ def _verdict(
             " when their races started",
             "bold green",
         )
-        if doc.get("format") == "rounds" and _one_deal_per_round(closed):
+        if not doc.knockout and _one_deal_per_round(closed):
             verdict.append("\n✓ one deal per round: every table of a round raced the same seed")
     if len(closed) < len(checks):
         verdict.append(f"\n{len(checks) - len(closed)} race(s) not closed: no seed yet.", "dim")
@@ -146,11 +140,12 @@ class TournamentResultsScreen(ServerScreen):
 
     AUTO_FOCUS = "#t-final-scroll"
 
-    def __init__(self, tournament: str, doc: Mapping[str, Any]) -> None:
+    def __init__(self, tournament: str, doc: Tournament) -> None:
         super().__init__()
         self.tournament = tournament
+        #: The newest document: the record's once it comes.
         self.doc = doc
-        self.record: Mapping[str, Any] | None = None
+        self.record: Record | None = None
 
     def compose(self) -> ComposeResult:
         yield TopBar(id="top")
@@ -160,14 +155,13 @@ class TournamentResultsScreen(ServerScreen):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one(TopBar).text = f"Final results · {self.doc.get('name')}"
+        self.query_one(TopBar).text = f"Final results · {self.doc.name}"
         self._draw()
         self.fetch()
 
     def _draw(self) -> None:
-        record_doc = (self.record or {}).get("tournament") or self.doc
         self.query_one("#t-final", Static).update(
-            final_text(record_doc, self.record, self.link.player, time.time())
+            final_text(self.doc, self.record, self.link.player, time.time())
         )
 
     @work(exclusive=True, group="record")
@@ -179,7 +173,8 @@ class TournamentResultsScreen(ServerScreen):
         except (RequestFailed, Offline) as exc:
             self.query_one("#notice", Static).update(f"✗ Could not fetch the record: {exc}")
             return
-        self.record = reply.record
+        self.record = Record.from_data(reply.record)
+        self.doc = self.record.tournament
         self._draw()
 
     def link_online(self) -> None:

@@ -9,16 +9,24 @@ the scoring rules: places, points and bracket winners come from the server.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
-from typing import Any, NamedTuple
+from collections.abc import Mapping
+from typing import NamedTuple
 
 from rich.table import Table
 from rich.text import Text
 
 from client.models.catalogue import title_of
+from protocol.tournaments import (
+    Match,
+    RankedBy,
+    Stage,
+    StageStatus,
+    Tournament,
+    TournamentStanding,
+    TournamentStatus,
+)
 
 __all__ = [
-    "OVER",
     "EntrantRow",
     "RaceRow",
     "bracket_rounds",
@@ -26,20 +34,13 @@ __all__ = [
     "eliminated_by",
     "entrant_rows",
     "my_line",
-    "names_of",
     "race_rows",
     "round_name",
-    "running_stage",
     "stage_title",
     "standings_table",
     "status_line",
     "tie_break",
 ]
-
-Doc = Mapping[str, Any]
-
-#: The statuses after which nothing changes any more.
-OVER = frozenset({"finished", "cancelled"})
 
 NAME = 10  # a name's width in the bracket
 
@@ -62,18 +63,6 @@ class EntrantRow(NamedTuple):
     state: str
 
 
-def names_of(doc: Doc) -> dict[str, str]:
-    return {str(e["player"]): str(e["name"]) for e in doc.get("entrants") or []}
-
-
-def running_stage(doc: Doc) -> Mapping[str, Any] | None:
-    """The stage under way, if one is."""
-    stages = doc.get("stages") or []
-    if stages and stages[-1].get("status") == "running":
-        return stages[-1]  # type: ignore[no-any-return]
-    return None
-
-
 def round_name(matches: int, *, short: bool = False) -> str:
     """A knockout round by its number of matches: final, semi-finals… (``short``: semi…)."""
     names = {1: "final", 2: "semi", 4: "quarter"} if short else _ROUND_NAMES
@@ -83,26 +72,27 @@ def round_name(matches: int, *, short: bool = False) -> str:
 _ROUND_NAMES = {1: "final", 2: "semi-finals", 4: "quarter-finals"}
 
 
-def bracket_rounds(doc: Doc) -> int:
+def _entered(doc: Tournament) -> int:
+    return sum(1 for _ in doc.active_entrants())
+
+
+def bracket_rounds(doc: Tournament) -> int:
     """How many bracket rounds a knockout plays: the bracket's, or its entrants' if not drawn."""
-    bracket = doc.get("bracket") or []
-    if bracket:
-        slots = 2 * len(bracket[0])
+    if doc.bracket:
+        slots = 2 * len(doc.bracket[0])
     else:
-        entrants = sum(not e.get("removed") for e in doc.get("entrants") or [])
-        slots = 2 ** math.ceil(math.log2(max(2, entrants)))
+        slots = 2 ** math.ceil(math.log2(max(2, _entered(doc))))
     return max(1, slots.bit_length() - 1)
 
 
-def stage_title(doc: Doc, stage: Mapping[str, Any]) -> str:
+def stage_title(doc: Tournament, stage: Stage) -> str:
     """``round 2 of 3``, or for a knockout ``round 2 of 3 (final), game 1``."""
-    number = int(stage.get("round", 0))
-    if doc.get("format") != "knockout":
-        return f"round {number} of {doc.get('rounds')}"
-    bracket = doc.get("bracket") or []
-    matches = len(bracket[number - 1]) if 0 < number <= len(bracket) else 0
+    number = stage.round
+    if not doc.knockout:
+        return f"round {number} of {doc.rounds}"
+    matches = len(doc.bracket[number - 1]) if 0 < number <= len(doc.bracket) else 0
     name = f" ({round_name(matches)})" if matches else ""
-    game = f", game {stage.get('game', 1)}" if int(doc.get("best_of", 1)) > 1 else ""
+    game = f", game {stage.game}" if doc.best_of > 1 else ""
     return f"round {number} of {bracket_rounds(doc)}{name}{game}"
 
 
@@ -110,162 +100,141 @@ def _count(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
 
 
-def _winner(doc: Doc) -> str:
-    standings = doc.get("standings") or []
-    names = names_of(doc)
-    if doc.get("format") == "knockout":
-        champion = doc.get("champion")
-        return f"★ champion {names.get(champion, champion)}" if champion else "no champion"
-    if not standings:
+def _winner(doc: Tournament) -> str:
+    if doc.knockout:
+        champion = doc.champion
+        return f"★ champion {doc.name_of(champion)}" if champion else "no champion"
+    if not doc.standings:
         return "no results"
-    best = standings[0]
-    return f"★ winner {best.get('name')} ({_count(int(best.get('points', 0)), 'point')})"
+    best = doc.standings[0]
+    return f"★ winner {best.name} ({_count(int(best.points), 'point')})"
 
 
-def status_line(doc: Doc, now: float) -> str:
+def _seconds_to(next_at: float, now: float) -> int:
+    return max(0, math.ceil(next_at - now))
+
+
+def status_line(doc: Tournament, now: float) -> str:
     """Where the tournament stands, in one line."""
-    status = str(doc.get("status", "?"))
-    stages = doc.get("stages") or []
-    last = stages[-1] if stages else None
-    entrants = sum(not e.get("removed") for e in doc.get("entrants") or [])
-    if status == "open":
-        return f"open · {_count(entrants, 'entrant')} · the host starts it"
-    if status == "finished":
+    status = doc.status
+    last = doc.last_stage
+    if status is TournamentStatus.OPEN:
+        return f"open · {_count(_entered(doc), 'entrant')} · the host starts it"
+    if status is TournamentStatus.FINISHED:
         return f"finished · {_winner(doc)}"
-    if status == "cancelled":
+    if status is TournamentStatus.CANCELLED:
         return "cancelled" + (f" during {stage_title(doc, last)}" if last else "")
-    running = running_stage(doc)
-    if status == "paused":
+    running = doc.running_stage
+    if status is TournamentStatus.PAUSED:
         if running is not None:
             return f"paused · {stage_title(doc, running)} finishes, then it waits for the host"
         done = f" after {stage_title(doc, last)}" if last else ""
         return f"paused{done} · it waits for the host to resume"
     if running is not None:
-        variant = title_of(str(running.get("variant", "?")))
-        return f"running · {stage_title(doc, running)} · {variant}"
-    next_at = doc.get("next_at")
-    if next_at is not None:
-        seconds = max(0, math.ceil(float(next_at) - now))
-        if not stages:
+        return f"running · {stage_title(doc, running)} · {title_of(running.variant)}"
+    if doc.next_at is not None:
+        seconds = _seconds_to(doc.next_at, now)
+        if not doc.stages:
             return f"starting · the first round in {seconds} s"
         return f"break · the next round starts in {seconds} s"
     return f"{status} · between rounds"
 
 
-def eliminated_by(doc: Doc, player: str) -> tuple[str, int] | None:
+def eliminated_by(doc: Tournament, player: str) -> tuple[str, int] | None:
     """Who knocked ``player`` out, and in which bracket round, if anyone did."""
-    for number, matches in enumerate(doc.get("bracket") or [], 1):
+    for number, matches in enumerate(doc.bracket, 1):
         for match in matches:
-            if player in (match.get("a"), match.get("b")) and match.get("winner") not in (
-                None,
-                player,
-            ):
-                return str(match["winner"]), number
+            if player in match.players and match.winner not in (None, player):
+                return str(match.winner), number
     return None
 
 
-def my_line(doc: Doc, me: str | None, now: float, *, game_over: bool = False) -> str:
+def my_line(doc: Tournament, me: str | None, now: float, *, game_over: bool = False) -> str:
     """What the tournament means for this client's player right now.
 
     ``game_over``: the player's game in their current race has ended (the
     document does not say so until every table of the stage is done).
     """
-    entrant = next((e for e in doc.get("entrants") or [] if e.get("player") == me), None)
-    status = doc.get("status")
-    host = me is not None and doc.get("host") == me
+    entrant = doc.entrant(me)
+    status = doc.status
+    is_open = status is TournamentStatus.OPEN
     if entrant is None:
-        if host:
-            return "You host it." + (" e enters you too." if status == "open" else "")
-        return "You are watching." + (" e enters you." if status == "open" else "")
-    if entrant.get("removed"):
+        if me is not None and doc.host == me:
+            return "You host it." + (" e enters you too." if is_open else "")
+        return "You are watching." + (" e enters you." if is_open else "")
+    if entrant.removed:
         return "You were taken out of the tournament."
-    if status == "open":
+    if is_open:
         return "You are entered; the host starts the tournament."
-    if status == "finished":
-        place = next(
-            (s.get("place") for s in doc.get("standings") or [] if s.get("player") == me), None
-        )
-        return f"You placed {place} of {len(doc.get('standings') or [])}." if place else ""
-    if status == "cancelled":
+    if status is TournamentStatus.FINISHED:
+        place = next((s.place for s in doc.standings if s.player == me), None)
+        return f"You placed {place} of {len(doc.standings)}." if place else ""
+    if status is TournamentStatus.CANCELLED:
         return "The host cancelled the tournament."
-    if doc.get("format") == "knockout":
-        beaten = eliminated_by(doc, me or "")
+    if doc.knockout:
+        beaten = eliminated_by(doc, entrant.player)
         if beaten is not None:
             winner, number = beaten
-            matches = len(doc["bracket"][number - 1])
-            name = names_of(doc).get(winner, winner)
-            return f"You are out: {name} won in the {round_name(matches)}."
-    stage = running_stage(doc)
+            matches = len(doc.bracket[number - 1])
+            return f"You are out: {doc.name_of(winner)} won in the {round_name(matches)}."
+    stage = doc.running_stage
     if stage is not None:
-        table = next((r for r in stage.get("races") or [] if me in r.get("players", [])), None)
+        table = stage.seat_of(entrant.player)
         if table is None:
             return "You sit this one out (a bye): waiting for the next round."
         if game_over:
-            return f"Your game at table {table.get('table')} is over: waiting for the other racers."
-        return f"You race at table {table.get('table')}."
-    next_at = doc.get("next_at")
-    if next_at is not None:
-        seconds = max(0, math.ceil(float(next_at) - now))
+            return f"Your game at table {table.table} is over: waiting for the other racers."
+        return f"You race at table {table.table}."
+    if doc.next_at is not None:
+        seconds = _seconds_to(doc.next_at, now)
         return f"Waiting for the next round: it starts in {seconds} s."
     return "Waiting for the next round."
 
 
-def race_rows(doc: Doc) -> list[RaceRow]:
+def race_rows(doc: Tournament) -> list[RaceRow]:
     """The races of the latest stage: who sits where and how it went."""
-    stages = doc.get("stages") or []
-    if not stages:
+    stage = doc.last_stage
+    if stage is None:
         return []
-    stage = stages[-1]
-    names = names_of(doc)
-    results: Mapping[str, Any] = stage.get("results") or {}
-    knockout = doc.get("format") == "knockout"
+    names = doc.names
+    results = stage.results
     rows = []
-    for race in stage.get("races") or []:
-        players = [str(p) for p in race.get("players", [])]
-        shown = [names.get(p, p) for p in players]
-        if stage.get("status") == "running":
+    for race in stage.races:
+        shown = [names.get(p, p) for p in race.players]
+        if stage.status is StageStatus.RUNNING:
             state = "racing"
-        elif stage.get("status") == "done":
+        elif stage.status is StageStatus.DONE:
             first = min(
-                (p for p in players if p in results),
-                key=lambda p: int(results[p].get("place", 99)),
+                (p for p in race.players if p in results),
+                key=lambda p: results[p].place,
                 default=None,
             )
-            state = f"{names.get(first, first)} won" if first and knockout else "done"
-            if not knockout and first:
-                state = f"1st {names.get(first, first)}"
+            if first is None:
+                state = "done"
+            else:
+                name = names.get(first, first)
+                state = f"{name} won" if doc.knockout else f"1st {name}"
         else:
-            state = str(stage.get("status"))
-        rows.append(
-            RaceRow(
-                str(race["race"]),
-                f"T{race.get('table')}",
-                (" v " if knockout else ", ").join(shown),
-                state,
-            )
-        )
+            state = str(stage.status)
+        players = (" v " if doc.knockout else ", ").join(shown)
+        rows.append(RaceRow(race.race, f"T{race.table}", players, state))
     return rows
 
 
-def entrant_rows(doc: Doc, me: str | None) -> list[EntrantRow]:
+def entrant_rows(doc: Tournament, me: str | None) -> list[EntrantRow]:
     """Every entrant in seeding order, with their seat or why they are out."""
-    stage = running_stage(doc)
-    seats = {
-        str(p): f"T{race.get('table')}"
-        for race in (stage.get("races") or [] if stage else [])
-        for p in race.get("players", [])
-    }
-    knockout = doc.get("format") == "knockout"
+    stage = doc.running_stage
+    seats = {p: f"T{race.table}" for race in (stage.races if stage else ()) for p in race.players}
     rows = []
-    for seed, entrant in enumerate(doc.get("entrants") or [], 1):
-        player = str(entrant["player"])
-        tags = [t for t, on in (("you", player == me), ("host", player == doc.get("host"))) if on]
-        name = str(entrant["name"]) + (f" ({', '.join(tags)})" if tags else "")
-        if entrant.get("removed"):
+    for seed, entrant in enumerate(doc.entrants, 1):
+        player = entrant.player
+        tags = [t for t, on in (("you", player == me), ("host", player == doc.host)) if on]
+        name = entrant.name + (f" ({', '.join(tags)})" if tags else "")
+        if entrant.removed:
             state = "removed"
-        elif player == doc.get("champion"):
+        elif player == doc.champion:
             state = "★ champion"
-        elif knockout and eliminated_by(doc, player) is not None:
+        elif doc.knockout and eliminated_by(doc, player) is not None:
             state = "out"
         else:
             state = seats.get(player, "")
@@ -273,9 +242,43 @@ def entrant_rows(doc: Doc, me: str | None) -> list[EntrantRow]:
     return rows
 
 
-def standings_table(doc: Doc, me: str | None) -> Table:
+class _Line(NamedTuple):
+    """One line of the standings table: a standing, or an entrant before any result."""
+
+    place: str
+    player: str
+    name: str
+    removed: bool
+    points: str = "–"
+    home: str = "–"
+    time: str = "–"
+    reached: int = 0
+    by: RankedBy | None = None
+
+
+def _lines(doc: Tournament) -> list[_Line]:
+    if not doc.standings:
+        return [_Line("–", e.player, e.name, e.removed) for e in doc.entrants]
+    return [_line(standing) for standing in doc.standings]
+
+
+def _line(standing: TournamentStanding) -> _Line:
+    return _Line(
+        place=str(standing.place),
+        player=standing.player,
+        name=standing.name,
+        removed=standing.removed,
+        points=str(standing.points),
+        home=str(standing.home),
+        time=f"{standing.time:.1f}s",
+        reached=standing.round,
+        by=standing.by,
+    )
+
+
+def standings_table(doc: Tournament, me: str | None) -> Table:
     """The standings, best first (entrants in seeding order before any result)."""
-    knockout = doc.get("format") == "knockout"
+    knockout = doc.knockout
     table = Table(box=None, pad_edge=False, header_style="bold", expand=False)
     table.add_column("#", justify="right", no_wrap=True, min_width=1)
     table.add_column("Entrant", no_wrap=True, overflow="ellipsis", max_width=18)
@@ -286,62 +289,53 @@ def standings_table(doc: Doc, me: str | None) -> Table:
         table.add_column("Pts", justify="right", no_wrap=True, min_width=3)
     table.add_column("Home", justify="right", no_wrap=True, min_width=4)
     table.add_column("Time", justify="right", no_wrap=True, min_width=6)
-    rows: Sequence[Mapping[str, Any]] = doc.get("standings") or [
-        {"place": "–", "player": e["player"], "name": e["name"], "removed": e.get("removed")}
-        for e in doc.get("entrants") or []
-    ]
+    lines = _lines(doc)
     # Where equal points left it to a tie-break, say which one did (a knockout's
     # table has no room for it). A shared place shows as the same number twice.
-    split = not knockout and any(tie_break(row.get("by")) for row in rows)
+    split = not knockout and any(tie_break(line.by) for line in lines)
     if split:
         table.add_column("By", no_wrap=True)
-    bracket = doc.get("bracket") or []
-    for row in rows:
-        player = row.get("player")
-        name = str(row.get("name", player)) + (" (you)" if player == me else "")
-        cells = [str(row.get("place", "")), name]  # a shared place shows twice
+    bracket = doc.bracket
+    for line in lines:
+        player = line.player
+        cells = [line.place, line.name + (" (you)" if player == me else "")]
         if knockout:
-            reached = int(row.get("round", 0) or 0)
-            if player is not None and player == doc.get("champion"):
+            if player == doc.champion:
                 where = "★"
-            elif 0 < reached <= len(bracket):
-                where = round_name(len(bracket[reached - 1]), short=True)
+            elif 0 < line.reached <= len(bracket):
+                where = round_name(len(bracket[line.reached - 1]), short=True)
             else:
                 where = "–"
-            cells += [where, str(row.get("points", "–"))]
-        else:
-            cells.append(str(row.get("points", "–")))
-        time = row.get("time")
-        cells += [str(row.get("home", "–")), "–" if time is None else f"{float(time):.1f}s"]
+            cells.append(where)
+        cells += [line.points, line.home, line.time]
         if split:
-            cells.append(tie_break(row.get("by")))
-        style = "dim strike" if row.get("removed") else "bold" if player == me else ""
+            cells.append(tie_break(line.by))
+        style = "dim strike" if line.removed else "bold" if player == me else ""
         table.add_row(*cells, style=style)
     return table
 
 
 #: The tie-breaks a standing may name (``by``), in the table's words.
-TIE_BREAKS = {"cards home": "home", "time": "time"}
+TIE_BREAKS = {RankedBy.CARDS_HOME: "home", RankedBy.TIME: "time"}
 
 
-def tie_break(by: object) -> str:
+def tie_break(by: RankedBy | None) -> str:
     """What decided a place, when a tie-break did (else "")."""
-    return TIE_BREAKS.get(str(by), "")
+    return "" if by is None else TIE_BREAKS.get(by, "")
 
 
 def _fit(name: str, width: int = NAME) -> str:
     return name if len(name) <= width else name[: width - 1] + "…"
 
 
-def _side(names: Mapping[str, str], match: Mapping[str, Any], side: str) -> Text:
-    player = match.get(side)
+def _side(names: Mapping[str, str], match: Match, player: str | None) -> Text:
     if player is None:
         return Text(" " * (NAME + 2))
     mark, style = "  ", ""
-    if match.get("winner") == player:
+    if match.winner == player:
         mark, style = "✓ ", "bold"
-    elif match.get("winner") is not None:
-        mark, style = ("✗ ", "dim") if match.get("forfeit") == player else ("  ", "dim")
+    elif match.winner is not None:
+        mark, style = ("✗ ", "dim") if match.forfeit == player else ("  ", "dim")
     return Text.assemble(mark, (_fit(names.get(player, player)).ljust(NAME), style))
 
 
@@ -350,21 +344,18 @@ def _trimmed(text: Text) -> Text:
     return text
 
 
-def _match_line(
-    doc: Doc, names: Mapping[str, str], match: Mapping[str, Any], playing: bool
-) -> Text:
-    a, b = match.get("a"), match.get("b")
+def _match_line(names: Mapping[str, str], match: Match, playing: bool) -> Text:
     line = Text("  ")
-    if a is None or b is None:
-        line.append_text(_side(names, match, "a" if a is not None else "b"))
+    if match.bye:
+        line.append_text(_side(names, match, match.a if match.a is not None else match.b))
         return line.append(" bye", "dim")
-    wins = match.get("wins") or [0, 0]
-    started = playing or match.get("winner") is not None or any(wins)
+    wins = match.wins
+    started = playing or match.winner is not None or any(wins)
     score = f"{wins[0]}–{wins[1]}" if started else "–"
-    line.append_text(_side(names, match, "a"))
+    line.append_text(_side(names, match, match.a))
     line.append(f" {score:^3} ")
-    line.append_text(_trimmed(_side(names, match, "b")))
-    if match.get("forfeit") is not None:
+    line.append_text(_trimmed(_side(names, match, match.b)))
+    if match.forfeit is not None:
         line.append(" forfeit", "dim")
     elif playing:
         line.append(" playing", "italic")
@@ -372,42 +363,38 @@ def _match_line(
     return line
 
 
-def bracket_text(doc: Doc, me: str | None = None) -> Text:
+def bracket_text(doc: Tournament, me: str | None = None) -> Text:
     """The knockout bracket round by round: "✓ Ann  2–1  Bob", byes, forfeits, the champion."""
-    names = dict(names_of(doc))
+    names = doc.names
     if me is not None and me in names:
         names[me] = f"{names[me]} (you)"
-    bracket = doc.get("bracket") or []
+    bracket = doc.bracket
     out = Text()
     if not bracket:
-        entrants = sum(not e.get("removed") for e in doc.get("entrants") or [])
         out.append(
-            f"The bracket is drawn at the start: {_count(entrants, 'entrant')} in seeding order,"
-            " byes to the top seeds.",
+            f"The bracket is drawn at the start: {_count(_entered(doc), 'entrant')} in seeding"
+            " order, byes to the top seeds.",
             "dim",
         )
         return out
-    stage = running_stage(doc)
+    stage = doc.running_stage
     playing: set[int] = set()
-    if stage is not None and int(stage.get("round", 0)) == len(bracket):
-        playing = {int(race["match"]) for race in stage.get("races") or []}
-    total = bracket_rounds(doc)
-    variants = doc.get("variants") or ["?"]
-    for number in range(1, total + 1):
+    if stage is not None and stage.round == len(bracket):
+        playing = {race.match for race in stage.races if race.match is not None}
+    for number in range(1, bracket_rounds(doc) + 1):
         if number > 1:
             out.append("\n")
-        variant = title_of(str(variants[(number - 1) % len(variants)]))
+        variant = title_of(doc.variant_of_round(number))
         if number > len(bracket):
             matches = len(bracket[0]) >> (number - 1)
             out.append(f"Round {number} · {round_name(max(1, matches))} · {variant}", "dim")
             continue
-        matches = bracket[number - 1]
-        out.append(f"Round {number} · {round_name(len(matches))} · {variant}", "bold")
+        played = bracket[number - 1]
+        out.append(f"Round {number} · {round_name(len(played))} · {variant}", "bold")
         current = number == len(bracket)
-        for index, match in enumerate(matches):
+        for index, match in enumerate(played):
             out.append("\n")
-            out.append_text(_match_line(doc, names, match, current and index in playing))
-    champion = doc.get("champion")
-    if champion is not None:
-        out.append(f"\n\n★ Champion: {names.get(champion, champion)}", "bold")
+            out.append_text(_match_line(names, match, current and index in playing))
+    if doc.champion is not None:
+        out.append(f"\n\n★ Champion: {names.get(doc.champion, doc.champion)}", "bold")
     return out

@@ -18,6 +18,7 @@ from client.screens.quick import QuickRaceScreen
 from client.session import ClientSession
 from protocol.accounts import is_guest
 from protocol.messages import Matched, Queued, QuickRace
+from protocol.profiles import LeaderboardEntry, PlayerProfile
 from tests.client.screen import on_screen, until
 
 PASSWORD = "a long enough password"
@@ -110,6 +111,7 @@ async def test_the_queue_screen_queues_again_after_a_reconnect(node: str) -> Non
 def test_profile_and_leaderboard_lines() -> None:
     """The pages read ratings with ? while provisional, changes signed, boards by place."""
     profile = {
+        "player": "u0123456789ab",
         "name": "Ann",
         "ratings": {"overall": {"rating": 1512, "provisional": True, "races": 1}},
         "races": {"overall": {"played": 1, "won": 0}, "quadrille": {"played": 1, "won": 0}},
@@ -118,9 +120,9 @@ def test_profile_and_leaderboard_lines() -> None:
              "status": "resigned", "time": 9.5, "home": 8, "change": 12},
         ],
     }  # fmt: skip
-    text = "\n".join(profile_lines(profile))
+    text = "\n".join(profile_lines(PlayerProfile.from_data(profile)))
     assert "1512?" in text and "+12" in text and "1/2" in text
-    board = leaderboard_lines("quadrille", [{"place": 1, "name": "Ann", "rating": 1600}])
+    board = leaderboard_lines("quadrille", [LeaderboardEntry(1, "u0123456789ab", "Ann", 1600)])
     assert "1. Ann" in "\n".join(board)
 
 

@@ -39,6 +39,13 @@ from protocol.messages import (
     TournamentInfo,
     deal_commitment,
 )
+from protocol.tournaments import (
+    RankedBy,
+    Record,
+    Tournament,
+    TournamentStanding,
+    TournamentStatus,
+)
 from tests.client.make_golden import GOLDEN_DIR
 from tests.client.screen import on_screen, until
 from tests.client.test_app import NOWHERE
@@ -121,7 +128,7 @@ async def test_tournament_screen_fits_80_by_24() -> None:
     """At 80×24 the bracket, the races and the entrants all show; t swaps in the standings."""
     app = BallroomApp(NOWHERE, "Ann")
     async with app.run_test(size=(80, 24)) as pilot:
-        await app.push_screen(TournamentScreen("T1", knockout_doc()))
+        await app.push_screen(TournamentScreen("T1", Tournament.from_data(knockout_doc())))
         await pilot.pause()
         await on_screen(
             pilot,
@@ -135,7 +142,9 @@ async def test_tournament_screen_fits_80_by_24() -> None:
         await pilot.press("t")
         shown = await on_screen(pilot, "Reached", "Dan")
         assert "✓ Dan" not in shown
-        await app.push_screen(TournamentScreen("T2", rounds_doc(finished=True)))
+        await app.push_screen(
+            TournamentScreen("T2", Tournament.from_data(rounds_doc(finished=True)))
+        )
         await pilot.pause()
         shown = await on_screen(pilot, "finished · ★ winner Ann (10 points)")
         assert re.search(r"1\s+Ann\s+10\s+149\s+620\.0s", shown)
@@ -157,17 +166,20 @@ def test_record_checks_prove_each_commitment() -> None:
                 "commitment": race["commitment"],
                 "deal_version": 1,
                 "variant": stage["variant"],
+                "standings": [],
+                "logs": {},
             }
-    checks = check_record({"tournament": doc, "races": races})
+    checks = check_record(Record.from_data({"tournament": doc, "races": races}))
     assert len(checks) == 6 and all(check.ok for check in checks)
     races["t1-2-1"]["seed"] += 1
-    checks = check_record({"tournament": doc, "races": races})
+    checks = check_record(Record.from_data({"tournament": doc, "races": races}))
     assert [check.race for check in checks if not check.ok] == ["t1-2-1"]
 
 
 def test_a_late_reply_does_not_undo_a_newer_push() -> None:
     """A reply that left the server before a push of a later stage is not drawn over it."""
-    finished, running = rounds_doc(finished=True), rounds_doc()
+    finished = Tournament.from_data(rounds_doc(finished=True))
+    running = Tournament.from_data(rounds_doc())
     assert not newer_or_same(running, finished)
     assert newer_or_same(finished, running) and newer_or_same(running, running)
 
@@ -193,8 +205,12 @@ async def _create_from_form(pilot: Pilot[Any], **fields: str) -> TournamentScree
     return screen
 
 
+def _status(screen: TournamentScreen) -> TournamentStatus | None:
+    return None if screen.doc is None else screen.doc.status
+
+
 def _entrants(screen: TournamentScreen) -> int:
-    return len(screen.doc.get("entrants") or [])
+    return 0 if screen.doc is None else len(screen.doc.entrants)
 
 
 @pytest.mark.parametrize(
@@ -229,12 +245,10 @@ async def test_host_runs_a_tournament_of_bots_from_the_ui(
             final = app.screen
             assert isinstance(final, TournamentResultsScreen)
             doc = final.doc
-            assert doc["status"] == "finished"
+            assert doc.status is TournamentStatus.FINISHED
             plays = ["quadrille", "royal-cotillion"]
-            assert [s["variant"] for s in doc["stages"]] == [
-                plays[(s["round"] - 1) % 2] for s in doc["stages"]
-            ]
-            assert doc["stages"][-1]["round"] == 2
+            assert [s.variant for s in doc.stages] == [plays[(s.round - 1) % 2] for s in doc.stages]
+            assert doc.stages[-1].round == 2
             await pilot.press("escape")
             assert app.screen is screen
             await on_screen(pilot, f"finished · {headline}", "You host it.")
@@ -296,7 +310,7 @@ async def test_an_entrant_is_taken_to_each_race_and_back(make_node: NodeFactory)
                     await until(pilot, lambda: races[-1] in screen.games_over, "the race ends")
                 await until(pilot, lambda: isinstance(app.screen, ResultsScreen), "last results")
                 await on_screen(pilot, "Esc returns to the tournament")
-                await until(pilot, lambda: screen.doc.get("status") == "finished", "the end")
+                await until(pilot, lambda: _status(screen) == "finished", "the end")
                 await pilot.press("escape")
                 assert app.screen is screen
                 await on_screen(pilot, "You placed 2 of 2.", "finished · ★ winner Bot")
@@ -342,13 +356,13 @@ async def test_host_removes_an_entrant_and_the_tournament_is_watched_again_after
             assert isinstance(app.screen, TournamentScreen) and _entrants(screen) == 2
             await pilot.press("x", "y")
             await until(pilot, lambda: _entrants(screen) == 1, "Bob is removed")
-            assert screen.doc["entrants"][0]["name"] == "Ann"
+            assert screen.doc is not None and screen.doc.entrants[0].name == "Ann"
             # A push, not a reply, after the reconnect: Bob comes back by himself.
             await guests[1].request(JoinTournament(tournament=tournament), TournamentInfo)
             await until(pilot, lambda: _entrants(screen) == 2, "a later change is pushed")
 
             def status() -> object:
-                return screen.doc.get("status")
+                return _status(screen)
 
             for key, then in (("s", "running"), ("p", "paused"), ("r", "running")):
                 await pilot.press(key)
@@ -371,17 +385,15 @@ def test_the_standings_table_names_the_tie_break_that_decided_a_place() -> None:
 
     from client.widgets.tournament import standings_table
 
-    doc = {
-        "format": "rounds",
-        "standings": [
-            {"place": 1, "player": "a", "name": "Ann", "points": 3, "home": 60, "time": 9.0,
-             "by": None},
-            {"place": 2, "player": "b", "name": "Bob", "points": 3, "home": 40, "time": 9.0,
-             "by": "cards home"},
-            {"place": 2, "player": "c", "name": "Cy", "points": 3, "home": 40, "time": 9.0,
-             "by": "tie"},
-        ],
-    }  # fmt: skip
+    doc = Tournament(
+        id="T1", code="K7QH2M", host="a", name="Friday dance", format=TournamentFormat.ROUNDS,
+        variants=("gavotte",), time_limit=300, status=TournamentStatus.FINISHED, created=0.0,
+        standings=(
+            TournamentStanding(1, "a", "Ann", 3, 60, 9.0, 1, 0, by=None),
+            TournamentStanding(2, "b", "Bob", 3, 40, 9.0, 1, 0, by=RankedBy.CARDS_HOME),
+            TournamentStanding(2, "c", "Cy", 3, 40, 9.0, 1, 0, by=RankedBy.TIE),
+        ),
+    )  # fmt: skip
     console = Console(width=80, file=io.StringIO(), record=True, color_system=None)
     console.print(standings_table(doc, None))
     text = console.export_text()

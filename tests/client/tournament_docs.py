@@ -14,6 +14,7 @@ from typing import Any
 from rich.console import Console, RenderableType
 
 from client.widgets.tournament import bracket_text, my_line, standings_table, status_line
+from protocol.tournaments import Tournament
 from server.rules import tournaments as rules
 
 __all__ = ["NAMES", "PANE", "drawn", "golden_texts", "knockout_doc", "rounds_doc"]
@@ -133,8 +134,9 @@ def drawn(renderable: RenderableType, width: int = PANE) -> str:
 
 def golden_texts() -> dict[str, str]:
     """The golden file names and texts: both formats as Dan (``p4``) sees them."""
-    knockout = knockout_doc()
-    rounds, final = rounds_doc(), rounds_doc(finished=True)
+    knockout = Tournament.from_data(knockout_doc())
+    rounds = Tournament.from_data(rounds_doc())
+    final = Tournament.from_data(rounds_doc(finished=True))
     parts = {
         "tournament-knockout": [
             ("status", f"{status_line(knockout, START)}\n{my_line(knockout, 'p4', START)}\n"),
