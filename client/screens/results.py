@@ -18,8 +18,8 @@ from client.models.record import RaceRecord
 from client.screens.base import ServerScreen
 from client.widgets.status import TopBar
 from protocol.accounts import is_guest
-from protocol.results import DecidedBy
 from protocol.messages import RematchOffer, ServerMessage
+from protocol.results import DecidedBy
 
 __all__ = ["ResultsScreen", "rematch_offer_text", "results_text"]
 
