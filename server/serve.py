@@ -30,6 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from server import event_loop
 from server.lifetime import (
     DataDirInUse,
     PortClaimed,
@@ -204,4 +205,7 @@ def run_server(settings: Settings, launch: Launch | None = None) -> None:
         if launch.workers > 1:
             Supervisor(settings, sockets, bind_shared).run()
         else:
-            asyncio.run(serve_forever(settings, sock))
+            try:
+                event_loop.run(serve_forever(settings, sock), settings.event_loop)
+            except event_loop.MissingEventLoop as exc:
+                raise ServeError(str(exc)) from None
