@@ -28,7 +28,7 @@ With ``--shards S`` (S above 1) the nodes get a Redis Cluster of S
 primaries instead (:class:`~server.storage.local_cluster.LocalCluster` on
 loopback, AOF everysec, no replicas), as ``redis+cluster://`` with every
 primary, and the table has a share of a core and µs per move for each
-shard. A cluster needs a Redis (or Valkey) 7+ server: ``--cluster-server``,
+shard, and their sum (Σ). A cluster needs a Redis (or Valkey) 7+ server: ``--cluster-server``,
 else ``$BALLROOM_CLUSTER_SERVER``, else ``redis-server`` on the PATH or in
 /usr/bin (what ``make redis7`` installs), as the cluster tests find it.
 Redis's CPU is read from each server's ``INFO cpu`` (user plus system, the
@@ -353,12 +353,15 @@ def _table(rows: Sequence[tuple[Measured, float]]) -> str:
     shards = rows[0][0].shards
     head = f"{'K':>3} {'moves/s':>9} {'node cores':>10} {'µs/move':>8} "
     head += "".join(f"{s + ' share':>12} {'µs/move':>8} " for s in shards)
+    cluster = len(shards) > 1
+    head += f"{'Σ µs/move':>9} " if cluster else ""
     head += f"{'p50 ms':>7} {'p99 ms':>7} {'efficiency':>10}"
     lines = [head]
     for m, efficiency in rows:
         line = f"{m.nodes:>3} {m.rate:>9,.0f} {m.node_cores():>10.2f} "
         line += f"{m.us_per_move(m.node_cores()):>8.1f} "
         line += "".join(f"{m.cpu[s]:>12.2f} {m.us_per_move(m.cpu[s]):>8.1f} " for s in shards)
+        line += f"{m.us_per_move(m.redis_cores()):>9.1f} " if cluster else ""
         line += f"{percentile(m.latencies, 0.5) * 1000:>7.2f} "
         line += f"{percentile(m.latencies, 0.99) * 1000:>7.2f} {efficiency:>10.0%}"
         if m.errors:
