@@ -72,7 +72,7 @@ from bench.harness import (
 from bench.processes import ROOT, children
 from bench.race_load import Racing, Run, Window, race_group
 from server.storage.embedded import EmbeddedRedis
-from server.storage.local_cluster import BINARY_VARIABLE, LocalCluster
+from server.storage.local_cluster import BINARY_VARIABLE, LocalCluster, cluster_server_binary
 
 __all__ = ["main"]
 
@@ -453,10 +453,24 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _cluster_server(given: str | None) -> str:
+    """The Redis 7+ binary a cluster will run, or a one-line exit saying what is missing."""
+    found = given or cluster_server_binary()
+    if found is None or not os.access(found, os.X_OK):
+        missing = f"{given} is not an executable file" if given else "none was found"
+        raise SystemExit(
+            f"bench.scale: --shards needs a Redis/Valkey 7+ server and {missing}: pass "
+            f"--cluster-server PATH or set ${BINARY_VARIABLE} (make redis7 installs one)"
+        )
+    return found
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "load":
         return run_load(args)
+    if args.shards > 1:
+        args.cluster_server = _cluster_server(args.cluster_server)
     report = asyncio.run(run(args))
     if args.json:
         args.json.write_text(json.dumps(report, indent=2))
