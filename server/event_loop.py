@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 from server.settings import EventLoop
 
-__all__ = ["MissingEventLoop", "run"]
+__all__ = ["MissingEventLoop", "loop_factory", "run"]
 
 T = TypeVar("T")
 
@@ -23,8 +23,12 @@ class MissingEventLoop(RuntimeError):
     """The chosen event loop's package is not installed."""
 
 
-def _factory(kind: EventLoop) -> Callable[[], asyncio.AbstractEventLoop] | None:
-    """What makes a loop of ``kind``; None for asyncio's default."""
+def loop_factory(kind: EventLoop) -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """What makes a loop of ``kind`` (None: asyncio's default).
+
+    Raises:
+        MissingEventLoop: ``kind``'s package is not installed.
+    """
     if kind is EventLoop.ASYNCIO:
         return None
     try:
@@ -37,16 +41,7 @@ def _factory(kind: EventLoop) -> Callable[[], asyncio.AbstractEventLoop] | None:
     return factory
 
 
-def run(main: Coroutine[Any, Any, T], kind: EventLoop) -> T:
-    """``asyncio.run(main)`` on a loop of ``kind``.
-
-    Raises:
-        MissingEventLoop: ``kind``'s package is not installed (``main`` is closed unrun).
-    """
-    try:
-        factory = _factory(kind)
-    except MissingEventLoop:
-        main.close()
-        raise
+def run(main: Coroutine[Any, Any, T], factory: Callable[[], asyncio.AbstractEventLoop] | None) -> T:
+    """``asyncio.run(main)`` on a loop made by ``factory`` (from :func:`loop_factory`)."""
     with asyncio.Runner(loop_factory=factory) as runner:
         return runner.run(main)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import socket
 import subprocess
 import sys
 
@@ -13,6 +14,7 @@ from bench.processes import ROOT
 from protocol.messages import RaceFinished
 from server.settings import EventLoop, Settings
 from server.storage.store import Store
+from server.supervisor import Supervisor
 from tests.server.conftest import TIMEOUT, ProcessFactory
 from tests.server.test_nodes import _check_log, _connect, _open_race, _start
 
@@ -35,6 +37,14 @@ def test_the_loop_is_asyncio_unless_chosen(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setenv("BALLROOM_LOOP", "uvloop")
     assert Settings.from_env().event_loop is EventLoop.UVLOOP
     assert Settings.from_env(event_loop=EventLoop.ASYNCIO).event_loop is EventLoop.ASYNCIO
+
+
+def test_workers_run_on_the_supervisors_loop() -> None:
+    """``serve --workers N --loop uvloop``: each worker is started with the same loop."""
+    settings = Settings(redis_url="redis://127.0.0.1:1/0", event_loop=EventLoop.UVLOOP)
+    with socket.socket() as sock:
+        line = Supervisor(settings, [sock], lambda: sock).command_line(1)
+    assert line[line.index("--loop") + 1] == "uvloop"
 
 
 @pytest.mark.skipif(not HAS_UVLOOP, reason="uvloop is not installed (the uvloop extra)")
@@ -62,10 +72,12 @@ async def test_two_racers_on_uvloop_nodes_play_a_whole_deal(
 
 
 @pytest.mark.skipif(HAS_UVLOOP, reason="uvloop is installed here")
-def test_uvloop_without_the_package_is_said_in_one_line() -> None:
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_uvloop_without_the_package_is_said_in_one_line(workers: str) -> None:
+    """Before anything starts: no supervisor restarting workers that cannot run."""
     done = subprocess.run(
-        [sys.executable, "-m", "server.cli", "serve", "--loop", "uvloop",
-         "--redis", "redis://127.0.0.1:1/0"],
+        [sys.executable, "-m", "server.cli", "serve", "--loop", "uvloop", "--workers", workers,
+         "--port", "0", "--redis", "redis://127.0.0.1:1/0"],
         cwd=ROOT, capture_output=True, text=True, timeout=60, check=False,
     )  # fmt: skip
     assert done.returncode == 1
