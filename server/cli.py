@@ -16,6 +16,7 @@ from server import solve_command
 from server.engine import DEAL_VERSION, VARIANTS, find_variant
 from server.engine.prng import MAX_SEED
 from server.rules.odds import measure_odds
+from server.settings import EventLoop
 
 __all__ = ["legal_line", "register"]
 
@@ -68,6 +69,7 @@ def _serve(args: argparse.Namespace) -> int:
         data_dir=args.data_dir,
         allowed_origins=tuple(args.allowed_origin) or None,
         node=args.node,
+        event_loop=EventLoop(args.loop) if args.loop else None,
     )
     launch = Launch(
         workers=args.workers,
@@ -146,6 +148,12 @@ def register(commands: Commands) -> None:
         metavar="ORIGIN",
         help="a site (e.g. https://watch.example.org) whose pages may connect; repeatable "
         "(the node's own page always may)",
+    )
+    serve.add_argument(
+        "--loop",
+        choices=[kind.value for kind in EventLoop],
+        default=None,
+        help="event loop: asyncio (default, or $BALLROOM_LOOP) or uvloop (the uvloop extra)",
     )
     serve.add_argument(
         "--workers",

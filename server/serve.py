@@ -30,6 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from server import event_loop
 from server.lifetime import (
     DataDirInUse,
     PortClaimed,
@@ -177,6 +178,10 @@ def run_server(settings: Settings, launch: Launch | None = None) -> None:
         ServeError: the port is taken, or another server holds the data dir.
     """
     launch = launch or Launch()
+    try:  # first: a supervisor's workers would fail on it one after another
+        loop_factory = event_loop.loop_factory(settings.event_loop)
+    except event_loop.MissingEventLoop as exc:
+        raise ServeError(str(exc)) from None
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     # Until the event loop takes over signals, SIGTERM must unwind the stack
     # (and so stop an embedded redis-server) instead of killing us outright.
@@ -204,4 +209,4 @@ def run_server(settings: Settings, launch: Launch | None = None) -> None:
         if launch.workers > 1:
             Supervisor(settings, sockets, bind_shared).run()
         else:
-            asyncio.run(serve_forever(settings, sock))
+            event_loop.run(serve_forever(settings, sock), loop_factory)

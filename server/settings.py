@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import enum
 import os
 import secrets
 from dataclasses import dataclass, field
 
-__all__ = ["Limits", "LoginLimits", "Settings", "Solving", "Timeouts"]
+__all__ = ["EventLoop", "Limits", "LoginLimits", "Settings", "Solving", "Timeouts"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -68,6 +69,13 @@ class LoginLimits:
     token_lifetime: float = 30 * 24 * 3600.0  # unused this long, a token expires
 
 
+class EventLoop(enum.StrEnum):
+    """The event loops a node may run on (``serve --loop``; server/event_loop.py runs them)."""
+
+    ASYNCIO = "asyncio"
+    UVLOOP = "uvloop"
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Settings:
     """Everything a node needs to run."""
@@ -84,6 +92,7 @@ class Settings:
     timeouts: Timeouts = field(default_factory=Timeouts)
     solving: Solving = field(default_factory=Solving)
     logins: LoginLimits = field(default_factory=LoginLimits)
+    event_loop: EventLoop = EventLoop.ASYNCIO
 
     @classmethod
     def from_env(cls, **overrides: object) -> Settings:
@@ -94,7 +103,8 @@ class Settings:
         limits ``BALLROOM_RATE`` (messages/s), ``BALLROOM_BURST`` (messages)
         and ``BALLROOM_CONNECTIONS_PER_ADDRESS``, which a load test from one
         loopback address must raise (docs/performance.md), as it must
-        ``BALLROOM_LOGINS_PER_ADDRESS`` (logins and registrations per window).
+        ``BALLROOM_LOGINS_PER_ADDRESS`` (logins and registrations per window);
+        ``BALLROOM_LOOP`` (``asyncio`` or ``uvloop``, as ``serve --loop``).
         """
         values: dict[str, object] = {}
         if url := os.environ.get("REDIS_URL"):
@@ -112,6 +122,8 @@ class Settings:
             limits["connections_per_address"] = int(per_address)
         if limits:
             values["limits"] = Limits(**limits)  # type: ignore[arg-type]
+        if event_loop := os.environ.get("BALLROOM_LOOP"):
+            values["event_loop"] = EventLoop(event_loop)
         if logins := os.environ.get("BALLROOM_LOGINS_PER_ADDRESS"):
             values["logins"] = LoginLimits(attempts_per_address=int(logins))
         values.update({k: v for k, v in overrides.items() if v is not None})

@@ -114,6 +114,7 @@ class Supervisor:
             "--port", str(settings.port),
             "--redis", settings.redis_url,
             "--node", f"{settings.node}.{index}",
+            "--loop", settings.event_loop,
             "--listen-fd", str(self.sockets[index].fileno()),
             "--parent", str(os.getpid()),
             *(arg for origin in settings.allowed_origins for arg in ("--allowed-origin", origin)),

@@ -31,6 +31,7 @@ import os
 import socket
 from collections.abc import Awaitable, Callable
 from types import TracebackType
+from typing import cast
 
 from websockets.frames import BINARY, CONT, PONG, TEXT, CloseCode, Frame
 from websockets.http11 import SERVER, Request, Response
@@ -163,8 +164,9 @@ class PushConnection(asyncio.Protocol):
     # -- asyncio's callbacks -------------------------------------------------
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
+        # A stream transport, though not always a subclass of asyncio.Transport
+        # (uvloop's TCPTransport is not, with ``serve --loop uvloop``).
+        self.transport = cast(asyncio.Transport, transport)
         self.server.connections.add(self)
         self._timer = self.loop.call_later(self.server.open_timeout, self._abort)
 

@@ -25,7 +25,7 @@ import logging
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 import hiredis
 import redis.asyncio as aioredis
@@ -171,8 +171,9 @@ class _Connection(asyncio.Protocol):
     # -- asyncio.Protocol ----------------------------------------------------
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self._transport = transport
+        # A stream transport, though not always a subclass of asyncio.Transport
+        # (uvloop's TCPTransport is not, with ``serve --loop uvloop``).
+        self._transport = cast(asyncio.Transport, transport)
 
     def data_received(self, data: bytes) -> None:
         reader = self._reader
