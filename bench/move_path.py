@@ -46,10 +46,23 @@ try:  # the stream's own encoding, where the code measured has one
     from server.rules.events import decode_event, encode_event
 except ImportError:
     decode_event, encode_event = unpack, pack  # type: ignore[assignment]
+
+
 #: A board snapshot is packed after every this many moves (every move, before).
-SNAPSHOT_EVERY: int = getattr(
-    importlib.import_module("server.services.races").RaceService, "SNAPSHOT_EVERY", 1
-)
+def _snapshot_every() -> int:
+    """Where the code measured keeps the number: the moves service, else the race service."""
+    for module, owner in (
+        ("server.services.moves", "Moves"),
+        ("server.services.races", "RaceService"),
+    ):
+        try:
+            return int(getattr(importlib.import_module(module), owner).SNAPSHOT_EVERY)
+        except (ImportError, AttributeError):
+            continue
+    return 1
+
+
+SNAPSHOT_EVERY: int = _snapshot_every()
 STEPS = ("apply", "view", "pack", "legal", "moved", "unpack", "feeds")
 
 

@@ -42,12 +42,14 @@ from protocol.messages import (
 )
 from server.exceptions import RequestRefused
 from server.rules.races import Spectate
-from server.services.races import race_finished
+from server.services.results import race_finished
 
 if TYPE_CHECKING:
     from server.fanout.client import Client
     from server.rules.replica import RaceReplica
-    from server.services.races import RaceService
+    from server.services.boards import Boards
+    from server.services.lobby import Lobby
+    from server.services.race_memory import RaceMemory
 
 __all__ = ["RaceWatch"]
 
@@ -92,9 +94,24 @@ class RaceWatch:
     #: Pauses between tries to fill the boards' replica while Redis is away.
     FILL_RETRY_FIRST, FILL_RETRY_MOST = 0.05, 1.0
 
-    def __init__(self, conn: Client, races: RaceService, race: str, role: str, since: int) -> None:
+    def __init__(
+        self,
+        conn: Client,
+        race: str,
+        role: str,
+        since: int,
+        *,
+        lobby: Lobby,
+        boards: Boards,
+        memory: RaceMemory,
+    ) -> None:
         self.conn = conn
-        self.races = races
+        #: The race's public picture (its info, on lobby events).
+        self.lobby = lobby
+        #: Whole pictures of the race (snapshots, rewinds).
+        self.boards = boards
+        #: The node's replica of the race's boards, which spectators' boards are drawn from.
+        self.memory = memory
         self.race = race
         self.role = role
         self.last_event = since
@@ -150,7 +167,7 @@ class RaceWatch:
             return
         kind = event["k"]
         if kind in LOBBY_EVENTS:
-            info = _shared_info(event, lambda: self.races.info(race))
+            info = _shared_info(event, lambda: self.lobby.info(race))
             self._spawn(self._send_race_state(info, n))
         elif kind == "starting":
             self._starting(n, event)
@@ -241,7 +258,7 @@ class RaceWatch:
             return
         if self.policy is Spectate.AFTER:
             return  # boards come with the results, not before
-        replica = self.races.replica_now(self.race)
+        replica = self.memory.replica_now(self.race)
         view = None if replica is None else self._view(replica, event)
         if view is None:
             if n == self._gap:  # the logs did not have it either: a rewound move
@@ -264,7 +281,7 @@ class RaceWatch:
             while self._unseen and self.conn.watches.get(self.race) is self:
                 players = {e["player"] for _, e in self._unseen if e["k"] == "move"}
                 try:
-                    await self.races.filled_replica(self.race, players)
+                    await self.memory.filled_replica(self.race, players)
                 except (RedisError, OSError) as exc:
                     # Redis is away: the boards wait for it, in order, as moves do.
                     log.info("race %s: boards wait for redis (%s)", self.race, exc)
@@ -388,18 +405,18 @@ class RaceWatch:
     async def rewound(self) -> int:
         """Tell the client what Redis holds now; returns the event number to go on from."""
         self._forget_owed()
-        service, player = self.races, self.conn.player
+        boards, player = self.boards, self.conn.player
         try:
             if self.role == "spectator":
-                snapshot = await service.spectator_snapshot(self.race, player)
+                snapshot = await boards.spectator_snapshot(self.race, player)
                 self._shown = int(snapshot["event"])  # numbers after it are new events now
                 self._emit(encode(Rewound(race=self.race, event=snapshot["event"])))
                 self._emit(encode(Spectating(**snapshot)))
                 return int(snapshot["event"])
             assert player is not None
-            now = await service.board_now(self.race, player)
+            now = await boards.board_now(self.race, player)
         except RequestRefused:  # the race is back in its lobby, or gone
-            now = {"race": self.race, "event": await self.races.event_count(self.race)}
+            now = {"race": self.race, "event": await boards.event_count(self.race)}
         if "seq" in now:
             now["lost"] = max(0, self.acknowledged - now["seq"])
             self.acknowledged = now["seq"]
@@ -412,7 +429,7 @@ class RaceWatch:
     ) -> None:
         """Send the race's info (after event ``n``): read now, or the read shared by
         this event's watchers."""
-        race = await (self.races.info(self.race) if info is None else info)
+        race = await (self.lobby.info(self.race) if info is None else info)
         self._emit(encode(RaceState(race=race, event=n)))
 
     async def _send_spectating(self, n: int, wait: float) -> None:
@@ -425,10 +442,9 @@ class RaceWatch:
                     await self._hurry.wait()
             if self.conn.watches.get(self.race) is not self or self.policy is Spectate.AFTER:
                 return
-            service = self.races
             try:
                 # The opening boards, as of the start: each move after it comes as its board.
-                snapshot = await service.spectator_snapshot(self.race, self.conn.player, upto=n)
+                snapshot = await self.boards.spectator_snapshot(self.race, self.conn.player, upto=n)
             except RequestRefused:
                 # The player joined the race from another connection (one
                 # account, one identity): no board of it may reach this one.

@@ -45,7 +45,7 @@ from server.net.core import (
 from server.net.handlers import HANDLERS, move_now, moved
 from server.net.websocket import PushConnection
 from server.rules.races import Spectate as SpectatePolicy
-from server.services.races import MoveResult
+from server.services.moves import MoveResult
 
 if TYPE_CHECKING:
     from server.fanout.history import History
@@ -277,21 +277,24 @@ class Connection:
         old = self.watches.pop(race, None)
         if old is not None:
             await self.hub.unwatch(race, old)
-        watch = RaceWatch(self, self.services.races, race, role, since)
+        watch = RaceWatch(
+            self, race, role, since,
+            lobby=self.services.lobby, boards=self.services.boards, memory=self.services.memory,
+        )  # fmt: skip
         watch.policy, watch.delay = policy, delay
         if held:
             watch.hold()
         self.watches[race] = watch
         await self.hub.watch(race, watch)
         if role == "racer" and self.player is not None:
-            await self.services.races.came_back(race, self.player)
+            await self.services.presence.came_back(race, self.player)
         return watch
 
     async def _went_away(self, race: str, player: str) -> None:
         """Tell the race its racer's connection is gone (if Redis can hear it now:
         else the node's silence about them says it later)."""
         try:
-            await self.services.races.went_away(race, player)
+            await self.services.presence.went_away(race, player)
         except (RedisError, OSError) as exc:
             log.info("could not note that %s left race %s: %s", player, race, exc)
 

@@ -77,8 +77,10 @@ from protocol.version import PROTOCOL_VERSION
 from server.exceptions import RequestRefused, StateLost
 from server.rules.races import Spectate as SpectatePolicy
 from server.rules.ratings import OVERALL
+from server.services.moves import MoveResult
 from server.services.players import Identity, is_account_token
-from server.services.races import MoveResult, race_finished, variant_or_refusal
+from server.services.refusals import variant_or_refusal
+from server.services.results import race_finished
 
 if TYPE_CHECKING:
     from server.fanout.feeds import RaceWatch
@@ -167,11 +169,11 @@ async def on_logout(conn: Connection, msg: Logout) -> ServerMessage:
 async def on_list_races(conn: Connection, msg: ListRaces) -> ServerMessage:
     if msg.follow is not None:
         conn.follows_lobby = msg.follow  # the node pushes the list as it changes
-    return Races(id=msg.id, races=await conn.services.races.listed_races())
+    return Races(id=msg.id, races=await conn.services.lobby.listed_races())
 
 
 async def on_create_race(conn: Connection, msg: CreateRace) -> ServerMessage:
-    service = conn.services.races
+    lobby = conn.services.lobby
     request = {
         "variant": msg.variant,
         "deal": msg.deal,
@@ -184,45 +186,45 @@ async def on_create_race(conn: Connection, msg: CreateRace) -> ServerMessage:
         "practice": bool(msg.practice),
         "unrated": msg.unrated,
     }
-    race = await service.create(_me(conn), conn.name or "", request)
+    race = await lobby.create(_me(conn), conn.name or "", request)
     await conn.watch(race, "racer", since=0)
-    return RaceInfo(id=msg.id, race=await service.info(race))
+    return RaceInfo(id=msg.id, race=await lobby.info(race))
 
 
 async def on_join_race(conn: Connection, msg: JoinRace) -> ServerMessage:
-    service = conn.services.races
-    race = await service.resolve(msg.race, msg.code)
-    before = await conn.services.races.event_count(race)
-    await service.join(_me(conn), conn.name or "", race)
+    lobby = conn.services.lobby
+    race = await lobby.resolve(msg.race, msg.code)
+    before = await conn.services.boards.event_count(race)
+    await lobby.join(_me(conn), conn.name or "", race)
     await conn.watch(race, "racer", since=before)
-    return RaceInfo(id=msg.id, race=await service.info(race))
+    return RaceInfo(id=msg.id, race=await lobby.info(race))
 
 
 async def on_leave_race(conn: Connection, msg: LeaveRace) -> ServerMessage:
-    service = conn.services.races
-    await service.leave(_me(conn), msg.race)
+    lobby = conn.services.lobby
+    await lobby.leave(_me(conn), msg.race)
     watch = conn.watches.pop(msg.race, None)
     if watch is not None:
         await conn.hub.unwatch(msg.race, watch)
-    return RaceInfo(id=msg.id, race=await service.info(msg.race))
+    return RaceInfo(id=msg.id, race=await lobby.info(msg.race))
 
 
 async def on_ready(conn: Connection, msg: Ready) -> ServerMessage:
-    service = conn.services.races
-    await service.set_ready(_me(conn), msg.race, msg.ready)
-    return RaceInfo(id=msg.id, race=await service.info(msg.race))
+    lobby = conn.services.lobby
+    await lobby.set_ready(_me(conn), msg.race, msg.ready)
+    return RaceInfo(id=msg.id, race=await lobby.info(msg.race))
 
 
 async def on_start_race(conn: Connection, msg: StartRace) -> ServerMessage:
-    service = conn.services.races
-    await service.start(_me(conn), msg.race)
-    return RaceInfo(id=msg.id, race=await service.info(msg.race))
+    lobby = conn.services.lobby
+    await lobby.start(_me(conn), msg.race)
+    return RaceInfo(id=msg.id, race=await lobby.info(msg.race))
 
 
 async def on_move(conn: Connection, msg: SubmitMove) -> bytes:
     told = _acknowledged(conn, msg)
     try:
-        result = await conn.services.races.move(
+        result = await conn.services.moves.move(
             _me(conn), msg.race, msg.seq, msg.move, acknowledged=told
         )
     except StateLost as lost:
@@ -232,13 +234,13 @@ async def on_move(conn: Connection, msg: SubmitMove) -> bytes:
 
 
 def move_now(conn: Connection, msg: SubmitMove) -> asyncio.Future[MoveResult | None] | None:
-    """:func:`on_move` without a task, in the usual case (see ``RaceService.move_now``).
+    """:func:`on_move` without a task, in the usual case (see ``Moves.move_now``).
 
     The connection answers the future's result with :func:`moved`; None
     (here or as the result) sends the move down :func:`on_move` instead.
     """
     told = _acknowledged(conn, msg)
-    return conn.services.races.move_now(_me(conn), msg.race, msg.seq, msg.move, acknowledged=told)
+    return conn.services.moves.move_now(_me(conn), msg.race, msg.seq, msg.move, acknowledged=told)
 
 
 def _acknowledged(conn: Connection, msg: SubmitMove) -> int:
@@ -271,9 +273,8 @@ def moved(conn: Connection, msg: SubmitMove, result: MoveResult) -> bytes:
 
 
 async def on_resign(conn: Connection, msg: Resign) -> ServerMessage:
-    service = conn.services.races
-    await service.resign(_me(conn), msg.race)
-    return RaceInfo(id=msg.id, race=await service.info(msg.race))
+    await conn.services.moves.resign(_me(conn), msg.race)
+    return RaceInfo(id=msg.id, race=await conn.services.lobby.info(msg.race))
 
 
 async def on_spectate(conn: Connection, msg: Spectate) -> None:
@@ -284,7 +285,7 @@ async def _spectate(conn: Connection, request: int | None, race: str, upto: int 
     """Reply ``spectating`` with the boards as of event ``upto`` (None: as late as the
     policy allows), then push every later event, each once, in order."""
     await conn.services.tournaments.check_onlooker(race, conn.player)
-    snapshot = await conn.services.races.spectator_snapshot(race, conn.player, upto=upto)
+    snapshot = await conn.services.boards.spectator_snapshot(race, conn.player, upto=upto)
     meta = snapshot["race"]
     watch = await conn.watch(
         race,
@@ -305,10 +306,10 @@ def _reply_then_release(conn: Connection, reply: ServerMessage, watch: RaceWatch
 
 async def on_resume(conn: Connection, msg: Resume) -> None:
     """The client's picture of the race now, then every event after ``since`` it missed."""
-    service = conn.services.races
-    info = await service.info(msg.race)
+    boards = conn.services.boards
+    info = await conn.services.lobby.info(msg.race)
     racer = _me(conn) in info["players"]
-    since, events = msg.since, await service.event_count(msg.race)
+    since, events = msg.since, await boards.event_count(msg.race)
     if since > events:  # the client saw events that Redis no longer has
         log.warning(
             "redis lost the latest writes of race %s: a client resumes from event %d of %d",
@@ -317,7 +318,7 @@ async def on_resume(conn: Connection, msg: Resume) -> None:
         now: dict[str, Any] = {"race": msg.race, "event": events}
         if racer:
             with contextlib.suppress(RequestRefused):
-                now = await service.board_now(msg.race, _me(conn))
+                now = await boards.board_now(msg.race, _me(conn))
         conn.send(Rewound(**now))
         since = now["event"]
     if not racer:
@@ -328,7 +329,7 @@ async def on_resume(conn: Connection, msg: Resume) -> None:
         return
     reply: ServerMessage = RaceInfo(id=msg.id, race=info)
     if info["phase"] in ("running", "finished") or info["started_at"] is not None:
-        reply = RaceStarted(id=msg.id, **await service.racer_snapshot(msg.race, _me(conn)))
+        reply = RaceStarted(id=msg.id, **await boards.racer_snapshot(msg.race, _me(conn)))
     watch = await conn.watch(msg.race, "racer", since=since, held=True)
     _reply_then_release(conn, reply, watch)
 
@@ -336,13 +337,13 @@ async def on_resume(conn: Connection, msg: Resume) -> None:
 async def on_replay(conn: Connection, msg: GetReplay) -> ServerMessage:
     """Every position of a racer's game, once the race is over and the seed is public."""
     await conn.services.tournaments.check_onlooker(msg.race, conn.player)
-    moves, views = await conn.services.races.replay(msg.race, msg.player)
+    moves, views = await conn.services.results.replay(msg.race, msg.player)
     return Replay(id=msg.id, race=msg.race, player=msg.player, moves=moves, views=views)
 
 
 async def on_hint(conn: Connection, msg: GetHint) -> ServerMessage:
     """The next move of a winning line, for a racer in a practice race."""
-    hint = await conn.services.races.hint(_me(conn), msg.race)
+    hint = await conn.services.hints.hint(_me(conn), msg.race)
     return Hinted(id=msg.id, race=msg.race, seq=hint.seq, outcome=hint.outcome, move=hint.move)
 
 
@@ -435,7 +436,7 @@ def _join_race_found(conn: Connection) -> Callable[[str], Awaitable[None]]:
     """Tell the connection a race was found for it (``matched``), then follow it as a racer."""
 
     async def matched(race: str) -> None:
-        info = await conn.services.races.info(race)
+        info = await conn.services.lobby.info(race)
         conn.send(Matched(race=race, variant=info["variant"], info=info))
         await conn.watch(race, "racer", since=0)
 
@@ -483,20 +484,15 @@ async def on_get_daily(conn: Connection, msg: GetDaily) -> ServerMessage:
 async def on_play_daily(conn: Connection, msg: PlayDaily) -> None:
     """Today's deal: ``matched`` answers, then the race's events follow as to a racer."""
     race = await conn.services.daily.play(_me(conn), conn.name or "", msg.variant)
-    info = await conn.services.races.info(race)
+    info = await conn.services.lobby.info(race)
     conn.send(Matched(id=msg.id, race=race, variant=info["variant"], info=info))  # first
     await conn.watch(race, "racer", since=0)
 
 
 async def on_get_results(conn: Connection, msg: GetResults) -> ServerMessage:
     """A finished race's results, once they are public (never a held table's or day's)."""
-    service = conn.services.races
     await conn.services.tournaments.check_onlooker(msg.race, conn.player)
-    if await service.store.results_held(msg.race):
-        raise RequestRefused(ErrorCode.NOT_ALLOWED, "these results are not public yet")
-    results = await service.stored_results(msg.race)
-    if results is None:
-        raise RequestRefused(ErrorCode.NOT_FOUND, "no results for that race (not over, or gone)")
+    results = await conn.services.results.public_results(msg.race)
     return race_finished(msg.race, results, id=msg.id)
 
 

@@ -28,7 +28,8 @@ from server.exceptions import RequestRefused
 from server.rules import tournaments as rules
 from server.rules.races import commitment
 from server.rules.tournaments import Doc, Status
-from server.services.races import RaceService, variant_or_refusal
+from server.services.races import RaceServices
+from server.services.refusals import variant_or_refusal
 from server.settings import Settings
 from server.storage.store import Store
 from server.storage.tournaments import TournamentStore
@@ -48,7 +49,7 @@ def _not_found(tournament: str) -> RequestRefused:
 class Director:
     """Tournament requests, and the schedule of every active tournament."""
 
-    def __init__(self, store: Store, races: RaceService, settings: Settings) -> None:
+    def __init__(self, store: Store, races: RaceServices, settings: Settings) -> None:
         self.tournaments = TournamentStore(store)
         self.races = races
         self.settings = settings
@@ -167,8 +168,8 @@ class Director:
             for race in stage["races"]:
                 for player in race["players"]:
                     await self._resign(race["race"], player)
-                await self.races.close_if_done(race["race"])
-                await self.races.announce_held_results(race["race"])
+                await self.races.results.close_if_done(race["race"])
+                await self.races.results.announce_held_results(race["race"])
         await self.tournaments.set_active(doc["id"], False)
         await self._keep_for_a_while(doc)
 
@@ -199,7 +200,7 @@ class Director:
             if stage["status"] == "running":
                 continue
             for race in stage["races"]:
-                results = await self.races.stored_results(race["race"])
+                results = await self.races.results.stored_results(race["race"])
                 if results is not None:
                     races[race["race"]] = results
         return {"tournament": doc, "races": races}
@@ -211,7 +212,7 @@ class Director:
         replay once it has closed, would show an entrant cards still face down
         in their own game.
         """
-        tournament = await self.races.tournament_of(race)
+        tournament = await self.races.lobby.tournament_of(race)
         doc = None if not tournament else await self.tournaments.load(tournament)
         if doc is None or player is None:
             return
@@ -291,11 +292,11 @@ class Director:
                 "line": line,
             }
             players = seats["players"]
-            await self.races.create_seated(
+            await self.races.lobby.create_seated(
                 race, tournament, {p: names[p] for p in players}, settings
             )
             with contextlib.suppress(RequestRefused):  # started already by an earlier try
-                await self.races.start(tournament, race)
+                await self.races.lobby.start(tournament, race)
             races.append(
                 {
                     "race": race,
@@ -356,7 +357,7 @@ class Director:
         for race in stage["races"]:
             for player in race["players"]:
                 if player in absent:
-                    if await self.races.is_playing(race["race"], player):
+                    if await self.races.moves.is_playing(race["race"], player):
                         log.info("resigning %s from %s: away too long", player, race["race"])
                         await self._resign(race["race"], player)
                     self._forfeit_match(doc, race["race"], player)
@@ -364,18 +365,18 @@ class Director:
     async def _score_if_over(self, doc: Doc, stage: Doc, now: float) -> None:
         for race in stage["races"]:
             # A race is closed here too, in case the node that should have died first.
-            if not await self.races.has_results(race["race"]) and not (
-                await self.races.close_if_done(race["race"])
+            if not await self.races.results.has_results(race["race"]) and not (
+                await self.races.results.close_if_done(race["race"])
             ):
                 return
         results: dict[str, Any] = {}
         for race in stage["races"]:
-            stored = await self.races.stored_results(race["race"])
+            stored = await self.races.results.stored_results(race["race"])
             assert stored is not None  # results, once stored, stay
             results[race["race"]] = stored
         for race in stage["races"]:
             race["seed"] = results[race["race"]]["seed"]
-            await self.races.announce_held_results(race["race"])
+            await self.races.results.announce_held_results(race["race"])
         if doc["format"] == "rounds":
             rows = [row for r in results.values() for row in r["standings"]]
             rules.record_rounds_stage(doc, rows)
@@ -417,7 +418,7 @@ class Director:
 
     async def _resign(self, race: str, player: str) -> None:
         with contextlib.suppress(RequestRefused):  # finished already
-            await self.races.resign(player, race)
+            await self.races.moves.resign(player, race)
 
     async def heartbeat(self, connected: dict[str, set[str]], now: float | None = None) -> None:
         """Keep the grace clocks of the entrants connected to this node from running."""

@@ -482,13 +482,36 @@ class Store:
         seqs = await self.redis.hmget(keys.race_boards(race), [f"seq:{p}" for p in players])
         return {p: None if s is None else int(s) for p, s in zip(players, seqs, strict=True)}
 
-    async def race_now(self, race: str) -> tuple[int, dict[str, bytes]]:
-        """The race's latest event number and its boards hash, read at one instant."""
+    async def race_now(self, race: str) -> tuple[int, dict[str, StoredBoard]]:
+        """The race's latest event number and every racer's stored board, as of one instant.
+
+        The number and the boards hash are read together; each log's tail is
+        read after, cut at the board's ``seq``, so a move made in between is
+        left out as the hash leaves it out.
+        """
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.hget(keys.race_meta(race), "events")
             pipe.hgetall(keys.race_boards(race))
-            events, boards = await pipe.execute()
-        return int(events or 0), {_text(k): _bytes(v) for k, v in boards.items()}
+            events, raw = await pipe.execute()
+        fields = {_text(k): _bytes(v) for k, v in raw.items()}
+        racers = [key.removeprefix("seq:") for key in fields if key.startswith("seq:")]
+        seqs = {p: int(fields[f"seq:{p}"]) for p in racers}
+        snaps = {p: int(fields.get(f"snap:{p}") or 0) for p in racers}
+        # LRANGE's end is inclusive, and -1 would mean the whole log: only racers with a tail.
+        behind = [p for p in racers if seqs[p] > snaps[p]]
+        tails: dict[str, list[str]] = {p: [] for p in racers}
+        if behind:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                for p in behind:
+                    pipe.lrange(keys.race_log(race, p), snaps[p], seqs[p] - 1)
+                for p, tail in zip(behind, await pipe.execute(), strict=True):
+                    tails[p] = [_text(move) for move in tail]
+        boards = {}
+        for p in racers:
+            status, version = _text(fields[f"status:{p}"]), _text(fields.get(f"ver:{p}", b""))
+            snapshot = fields.get(f"state:{p}") or None
+            boards[p] = StoredBoard(seqs[p], status, version, snapshot, snaps[p], tails[p])
+        return int(events or 0), boards
 
     async def boards(self, race: str) -> dict[str, bytes]:
         """The racers' boards hash: ``seq:P``, ``status:P``, ``home:P``, ``at:P``, ``ver:P``,

@@ -97,7 +97,7 @@ async def test_rated_race_changes_ratings_once(node: str, clients: Clients, stor
     assert await store.redis.llen(keys.account_history(bob.player)) == 1
     # The step runs again (a second node closing the race): nothing changes.
     records: Records = NODES[node].records
-    stored = await NODES[node].service.stored_results(finished.race)
+    stored = await NODES[node].races.results.stored_results(finished.race)
     assert stored is not None
     await records.write(finished.race, stored)
     assert await store.redis.hgetall(keys.account_stats(ann.player)) == stats
