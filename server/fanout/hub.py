@@ -61,7 +61,9 @@ class Hub:
 
     def __init__(self, store: Store, on_feed_lost: Callable[[], None] | None = None) -> None:
         self.store = store
-        self._on_feed_lost = on_feed_lost
+        #: Told when the event feed drops (the node's health probe looks at once); may be
+        #: replaced or set to None (nobody is told) at any time.
+        self.on_feed_lost = on_feed_lost
         self._watchers: defaultdict[str, set[Watcher]] = defaultdict(set)
         #: race -> (number, payload) of the newest event passed on to a watcher here.
         self._latest: dict[str, tuple[int, bytes]] = {}
@@ -304,8 +306,8 @@ class Hub:
             return
         log.warning("event feed lost (%s); reconnecting", error)
         self.live.clear()
-        if self._on_feed_lost is not None:
-            self._on_feed_lost()
+        if self.on_feed_lost is not None:
+            self.on_feed_lost()
         if self._reconnecting is None or self._reconnecting.done():
             self._reconnecting = asyncio.get_running_loop().create_task(self._reconnect())
 
