@@ -42,7 +42,7 @@ import contextlib
 import logging
 import random
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -72,6 +72,7 @@ from protocol.messages import (
 )
 from protocol.moves import Move
 from protocol.policy import STRATEGIES, Policy, make_policy
+from protocol.results import Standing
 
 __all__ = ["Bot", "BotError", "Patience", "run_bot", "standings_text", "start_bot"]
 
@@ -538,12 +539,12 @@ async def start_bot(
     raise TimeoutError(f"the bot did not join within {timeout}s")
 
 
-def standings_text(standings: Sequence[Mapping[str, Any]]) -> str:
+def standings_text(standings: Sequence[Standing]) -> str:
     """The standings of ``race_finished`` as a small table, best first."""
     lines = []
-    for standing in standings:
+    for s in standings:
         lines.append(
-            f"{standing['place']:>2}. {standing['name']:<24} {standing['status']:<9}"
-            f"{standing['home']:>4} home {standing['moves']:>5} moves {standing['time']:>8.1f}s"
+            f"{s.place:>2}. {s.name:<24} {s.status.value:<9}"
+            f"{s.home:>4} home {s.moves:>5} moves {s.time:>8.1f}s"
         )
     return "\n".join(lines)

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import Any
+
+from protocol.shapes import Shape
 
 __all__ = ["Fan", "Layout", "PileSpec", "Role"]
 
@@ -45,7 +46,7 @@ class PileSpec:
     fan: Fan = Fan.NONE
     label: str = ""
 
-    def to_data(self) -> dict[str, Any]:
+    def to_data(self) -> dict[str, object]:
         return {
             "id": self.id,
             "role": self.role.value,
@@ -56,14 +57,15 @@ class PileSpec:
         }
 
     @classmethod
-    def from_data(cls, data: dict[str, Any]) -> PileSpec:
+    def from_data(cls, data: object) -> PileSpec:
+        shape = Shape(data, "pile")
         return cls(
-            id=data["id"],
-            role=Role(data["role"]),
-            row=data["row"],
-            col=data["col"],
-            fan=Fan(data["fan"]),
-            label=data["label"],
+            id=shape.text("id"),
+            role=shape.choice("role", Role),
+            row=shape.integer("row"),
+            col=shape.integer("col"),
+            fan=shape.choice("fan", Fan),
+            label=shape.text("label"),
         )
 
 
@@ -81,7 +83,7 @@ class Layout:
                 return spec
         raise KeyError(pile_id)
 
-    def to_data(self) -> dict[str, Any]:
+    def to_data(self) -> dict[str, object]:
         return {
             "variant": self.variant,
             "title": self.title,
@@ -89,9 +91,13 @@ class Layout:
         }
 
     @classmethod
-    def from_data(cls, data: dict[str, Any]) -> Layout:
+    def from_data(cls, data: object) -> Layout:
+        shape = Shape(data, "layout")
+        piles = shape.value("piles")
+        if not isinstance(piles, list | tuple):
+            raise shape.invalid("piles", "must be an array")
         return cls(
-            variant=data["variant"],
-            title=data["title"],
-            piles=tuple(PileSpec.from_data(p) for p in data["piles"]),
+            variant=shape.text("variant"),
+            title=shape.text("title"),
+            piles=tuple(PileSpec.from_data(p) for p in piles),
         )

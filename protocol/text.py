@@ -8,21 +8,21 @@ grow sideways, face-down piles show their count, empty piles a dot.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from protocol.cards import card_text
 from protocol.layout import Fan, Layout, PileSpec
+from protocol.views import View
 
 __all__ = ["render_view"]
 
 CELL = 5  # "10♥" plus spacing
 
 
-def _cell_lines(spec: PileSpec, view: Mapping[str, Any]) -> list[str]:
+def _cell_lines(spec: PileSpec, view: View) -> list[str]:
     """The lines one pile occupies, top line first."""
-    if spec.id in view["hidden"]:
-        return [f"[{view['hidden'][spec.id]}]"]
-    cards: list[int] = view["piles"].get(spec.id, [])
+    if spec.id in view.hidden:
+        return [f"[{view.hidden[spec.id]}]"]
+    cards = view.cards(spec.id)
     if not cards:
         return ["·"]
     if spec.fan is Fan.DOWN:
@@ -32,8 +32,10 @@ def _cell_lines(spec: PileSpec, view: Mapping[str, Any]) -> list[str]:
     return [card_text(cards[-1]) + (f"({len(cards)})" if len(cards) > 1 else "")]
 
 
-def render_view(layout: Layout, view: Mapping[str, Any]) -> str:
-    """The whole table as text, one layout row after another."""
+def render_view(layout: Layout, view: View | Mapping[str, object]) -> str:
+    """The whole table as text, one layout row after another (from a view, or its map)."""
+    if not isinstance(view, View):
+        view = View.from_data(view)
     rows: dict[int, list[PileSpec]] = {}
     for spec in layout.piles:
         rows.setdefault(spec.row, []).append(spec)

@@ -1,15 +1,17 @@
 """One racer's standing as the client shows it: name, cards home, moves, status.
 
-The progress maps the server sends are turned into :class:`RacerLine` values
+The progress values the server sends are turned into :class:`RacerLine` values
 here, once, so that the panels, the one-line summary and the results all read
 the same fields the same way.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+
+from protocol.results import RacerStatus
+from protocol.views import Progress
 
 __all__ = ["RacerLine", "progress_summary", "racer_line", "status_word"]
 
@@ -34,27 +36,20 @@ class RacerLine:
         return f"away {max(0, int(now - self.away))}s"
 
 
-def status_word(progress: Mapping[str, Any]) -> str:
-    """How a racer stands, from their progress map."""
-    if progress.get("left"):
-        return "left"
-    if progress.get("resigned"):
-        return "resigned"
-    if progress.get("won"):
-        return "won"
-    if progress.get("over"):
-        return "stuck"
-    return "racing"
+def status_word(progress: Progress) -> str:
+    """How a racer stands, in the panel's words: ``racing`` while their game is on."""
+    status = progress.status
+    return "racing" if status is RacerStatus.PLAYING else status.value
 
 
 def racer_line(
-    name: str, progress: Mapping[str, Any], *, me: bool = False, away: float | None = None
+    name: str, progress: Progress, *, me: bool = False, away: float | None = None
 ) -> RacerLine:
     return RacerLine(
         name=name,
-        home=int(progress.get("home", 0)),
-        target=int(progress.get("target", 0)),
-        moves=int(progress.get("moves", 0)),
+        home=progress.home,
+        target=progress.target,
+        moves=progress.moves,
         status=status_word(progress),
         me=me,
         away=away,

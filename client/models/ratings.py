@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from protocol.results import Standing
 
 __all__ = ["rating_change", "rating_text"]
 
@@ -13,11 +12,11 @@ def rating_text(rating: int, provisional: bool) -> str:
     return f"{rating}{'?' if provisional else ''}"
 
 
-def rating_change(standing: Mapping[str, Any]) -> str:
+def rating_change(standing: Standing) -> str:
     """A racer's rating after a race and its change (``1512? +12``); empty if unrated."""
-    if "change" not in standing:
+    if standing.change is None:
         return ""
-    change = int(standing["change"])
+    change = standing.change
     sign = "+" if change > 0 else "−" if change < 0 else "±"
-    after = rating_text(int(standing["rating"]), bool(standing.get("provisional")))
+    after = rating_text(standing.rating or 0, bool(standing.provisional))
     return f"{after} {sign}{abs(change)}"

@@ -9,12 +9,14 @@ view says how many moves led to it (``moves``), which is its step.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
 
 from client.models.racers import RacerLine, racer_line
 from protocol.layout import Layout
+from protocol.lobby import RacePhase, RaceSummary
 from protocol.messages import RaceFinished, deal_commitment
+from protocol.results import RacerStatus, Standing
+from protocol.views import Progress, View
 
 __all__ = ["RaceRecord", "Verdict"]
 
@@ -34,68 +36,84 @@ class Verdict:
 
 @dataclass(slots=True)
 class RaceRecord:
-    """One race as this client saw it."""
+    """One race as this client saw it.
+
+    ``info`` is None until the server has described the race (a spectator's
+    record exists before the snapshot that names its racers arrives).
+    """
 
     race: str
-    info: dict[str, Any]
+    info: RaceSummary | None = None
     me: str | None = None  # our player id, when we race in it
     layout: Layout | None = None
-    opening: dict[str, Any] | None = None
+    opening: View | None = None
     #: player → step (moves made) → the view after that many moves
-    views: dict[str, dict[int, dict[str, Any]]] = field(default_factory=dict)
+    views: dict[str, dict[int, View]] = field(default_factory=dict)
     #: player → seq → the move text the server logged, as far as this client saw it
     moves: dict[str, dict[int, str]] = field(default_factory=dict)
-    progress: dict[str, dict[str, Any]] = field(default_factory=dict)
+    progress: dict[str, Progress] = field(default_factory=dict)
     finished: RaceFinished | None = None
     #: What to call the race on screen, when its join code will not do (a
     #: tournament's races have none): "Friday dance · round 2, table 1".
     label: str | None = None
+    #: The variant when neither a layout nor a summary names it (a past race
+    #: opened from a profile, known by its results alone).
+    variant_name: str = "?"
 
     @property
     def target(self) -> int:
         """How many cards a won game has home: from the opening, else from any progress
         seen (a racer who rejoined mid-race never saw the opening)."""
-        for known in (self.opening, *self.progress.values()):
-            if known and known.get("target"):
-                return int(known["target"])
-        return 0
+        seen = list(self.progress.values())
+        if self.opening is not None:
+            seen.insert(0, self.opening.progress)
+        return next((known.target for known in seen if known.target), 0)
 
     @property
     def called(self) -> str:
         """The race's name on screen: its label, else ``race`` and its join code."""
         if self.label:
             return self.label
-        return f"race {self.info.get('code') or self.race}"
+        return f"race {(self.info.code if self.info else '') or self.race}"
 
     @property
     def variant(self) -> str:
         if self.layout is not None:
             return self.layout.variant
-        return str(self.info.get("variant", "?"))
+        return self.info.variant if self.info else self.variant_name
 
     @property
     def players(self) -> list[str]:
-        return [str(player) for player in self.info.get("players", [])]
+        return list(self.info.players) if self.info else []
+
+    @property
+    def practice(self) -> bool:
+        """Whether this is a practice race, where hints may be asked for."""
+        return self.info is not None and self.info.practice
 
     def name(self, player: str) -> str:
-        names: dict[str, str] = self.info.get("names") or {}
-        return str(names.get(player, player))
+        return self.info.name(player) if self.info else player
 
-    def start(self, layout: dict[str, Any], view: dict[str, Any]) -> None:
+    def start(self, layout: Layout, view: View) -> None:
         """The race began (or we learnt of it late): the layout and a first view."""
-        self.layout = Layout.from_data(layout)
-        if int(view.get("moves", 0)) == 0:
+        self.layout = layout
+        if view.moves == 0:
             self.opening = view
 
-    def remember(self, player: str, view: dict[str, Any]) -> None:
+    def remember(self, player: str, view: View) -> None:
         """A view of ``player``'s board; it also tells their progress."""
-        step = int(view.get("moves", 0))
+        step = view.moves
         self.views.setdefault(player, {})[step] = view
         if step == 0 and self.opening is None:
             self.opening = view
         known = self.progress.get(player)
-        if known is None or int(known.get("moves", 0)) <= step:
-            self.progress[player] = {**(known or {}), **_progress_of(view)}
+        if known is None or known.moves <= step:
+            seen = view.progress
+            if known is not None:  # a view says nothing of a resignation seen before
+                seen = seen._replace(
+                    resigned=seen.resigned or known.resigned, left=seen.left or known.left
+                )
+            self.progress[player] = seen
 
     def note_move(self, player: str, seq: int, move: str) -> None:
         self.moves.setdefault(player, {})[seq] = move
@@ -108,40 +126,50 @@ class RaceRecord:
         steps = max([*seen, *(step - 1 for step in self.views.get(player, {}))], default=-1)
         return [seen.get(seq, "?") for seq in range(steps + 1)]
 
-    def update_progress(self, player: str, progress: dict[str, Any]) -> None:
+    def update_progress(self, player: str, progress: Progress) -> None:
         known = self.progress.get(player)
-        if known is None or int(known.get("moves", 0)) <= int(progress.get("moves", 0)):
-            self.progress[player] = dict(progress)
+        if known is None or known.moves <= progress.moves:
+            self.progress[player] = progress
+
+    def resigned(self, player: str) -> None:
+        """``player`` resigned: their progress says so from now on."""
+        self.progress[player] = self.progress_of(player)._replace(resigned=True)
+
+    @property
+    def standings(self) -> tuple[Standing, ...]:
+        """The results' lines, best first; none before the race finished."""
+        if self.finished is None:
+            return ()
+        return tuple(Standing.from_data(line) for line in self.finished.standings)
 
     def finish(self, finished: RaceFinished) -> None:
         """The race is over: its results, and how each racer ended, from the standings
         (a spectator's boards say nothing of a resignation)."""
         self.finished = finished
-        for standing in finished.standings:
-            player, status = str(standing.get("player")), standing.get("status")
-            progress = {**self.progress.get(player, {}), "moves": standing.get("moves", 0)}
-            progress["home"] = standing.get("home", progress.get("home", 0))
-            if status in ("resigned", "left"):
-                progress["resigned"] = True
-                progress["left"] = status == "left"
-            progress["won"] = status == "won"
-            self.progress[player] = progress
+        for standing in self.standings:
+            known = self.progress_of(standing.player)
+            self.progress[standing.player] = known._replace(
+                moves=standing.moves,
+                home=standing.home,
+                won=standing.won,
+                resigned=standing.status.gave_up or known.resigned,
+                left=standing.status is RacerStatus.LEFT or known.left,
+            )
 
-    def rewind(self, player: str, moves: int, progress: dict[str, Any] | None = None) -> None:
+    def rewind(self, player: str, moves: int, progress: Progress | None = None) -> None:
         """The server lost ``player``'s moves after the first ``moves``: forget them."""
         self.views[player] = {s: v for s, v in self.views.get(player, {}).items() if s <= moves}
         self.moves[player] = {q: m for q, m in self.moves.get(player, {}).items() if q < moves}
-        known = self.progress.get(player) or {}
-        self.progress[player] = dict(progress) if progress else {**known, "moves": moves}
+        self.progress[player] = progress or self.progress_of(player)._replace(moves=moves)
 
-    def view_at(self, player: str, step: int) -> dict[str, Any] | None:
+    def view_at(self, player: str, step: int) -> View | None:
         """The view of ``player``'s board after ``step`` moves, if the server ever sent it."""
         view = self.views.get(player, {}).get(step)
         if view is None and step == 0:
             return self.opening
         return view
 
-    def latest(self, player: str) -> dict[str, Any] | None:
+    def latest(self, player: str) -> View | None:
         """The newest view of ``player``'s board this client has."""
         views = self.views.get(player)
         if not views:
@@ -149,11 +177,9 @@ class RaceRecord:
         return views[max(views)]
 
     def racer_lines(self) -> list[RacerLine]:
-        target = self.target
         lines = []
         for player in self.players:
-            progress = self.progress.get(player) or {"home": _opening_home(self), "moves": 0}
-            progress = {"target": target, **progress}
+            progress = self.progress_of(player)
             away = self.away.get(player)
             lines.append(racer_line(self.name(player), progress, me=player == self.me, away=away))
         return lines
@@ -162,28 +188,32 @@ class RaceRecord:
         """The race's phase at ``now`` (server time): the info's, moved on by the clock
         (nothing is pushed when a countdown ends or the time runs out)."""
         if self.finished is not None:
-            return "finished"
-        phase = str(self.info.get("phase", "?"))
-        started_at, ends_at = self.info.get("started_at"), self.info.get("ends_at")
-        if phase in ("countdown", "running") and started_at is not None and ends_at is not None:
-            if now >= float(ends_at):
+            return RacePhase.FINISHED.value
+        if self.info is None:
+            return "?"
+        info = self.info
+        running = info.phase in (RacePhase.COUNTDOWN, RacePhase.RUNNING)
+        if running and info.started_at is not None and info.ends_at is not None:
+            if now >= info.ends_at:
                 return "time up"
-            return "running" if now >= float(started_at) else "countdown"
-        return phase
+            return (RacePhase.RUNNING if now >= info.started_at else RacePhase.COUNTDOWN).value
+        return info.phase.value
 
     @property
     def away(self) -> dict[str, float]:
         """Player → since when their connection is gone, for the racers away now."""
-        return dict(self.info.get("away") or {})
+        return dict(self.info.away) if self.info else {}
 
     def set_presence(self, player: str, away: float | None) -> None:
         """``player``'s connection went (at ``away``) or came back (None)."""
+        if self.info is None:
+            return
         now_away = self.away
         if away is None:
             now_away.pop(player, None)
         else:
             now_away[player] = away
-        self.info = {**self.info, "away": now_away}
+        self.info = replace(self.info, away=now_away)
 
     def verdict(self) -> Verdict | None:
         """Recompute the commitment from the revealed seed (no server code needed)."""
@@ -194,11 +224,10 @@ class RaceRecord:
         digest = deal_commitment(self.variant, done.deal_version, done.seed, self.race)
         return Verdict(text, digest, done.commitment)
 
-
-def _progress_of(view: dict[str, Any]) -> dict[str, Any]:
-    keys = ("home", "target", "moves", "won", "over", "resigned", "left")
-    return {key: view[key] for key in keys if key in view}
-
-
-def _opening_home(record: RaceRecord) -> int:
-    return int((record.opening or {}).get("home", 0))
+    def progress_of(self, player: str) -> Progress:
+        """``player``'s progress as far as seen; before any, where the opening stands."""
+        known = self.progress.get(player)
+        if known is not None:
+            return known if known.target else known._replace(target=self.target)
+        home = self.opening.progress.home if self.opening else 0
+        return Progress(home=home, target=self.target, moves=0, won=False, over=False)

@@ -19,9 +19,12 @@ import logging
 import os
 import tempfile
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+
+from protocol.exceptions import InvalidField
+from protocol.lobby import RaceSummary
+from protocol.shapes import Shape
 
 __all__ = ["FILE_NAME", "SavedRace", "SavedSession", "SessionFile", "default_state_dir"]
 
@@ -46,18 +49,25 @@ class SavedRace:
     code: str
     variant: str
     #: The race's summary (players, names, settings) when it started.
-    info: Mapping[str, Any] = field(default_factory=dict)
+    info: RaceSummary | None = None
 
-    def to_data(self) -> dict[str, Any]:
-        return {"race": self.race, "code": self.code, "variant": self.variant, "info": self.info}
+    def to_data(self) -> dict[str, object]:
+        info = None if self.info is None else self.info.to_data()
+        return {"race": self.race, "code": self.code, "variant": self.variant, "info": info}
 
     @classmethod
-    def from_data(cls, data: Mapping[str, Any]) -> SavedRace:
+    def from_data(cls, data: object) -> SavedRace:
+        """A race read back from the file; a summary the file mangled is dropped, not fatal."""
+        shape = Shape(data, "saved race")
+        try:
+            info = RaceSummary.from_data(shape.value("info"))
+        except InvalidField:
+            info = None
         return cls(
-            race=str(data["race"]),
-            code=str(data.get("code") or ""),
-            variant=str(data.get("variant") or "?"),
-            info=dict(data.get("info") or {}),
+            race=shape.text("race"),
+            code=shape.text("code", "") or "",
+            variant=shape.text("variant", "?") or "?",
+            info=info,
         )
 
 
@@ -75,7 +85,7 @@ class SessionFile:
     def __init__(self, directory: Path) -> None:
         self.path = directory / FILE_NAME
 
-    def _read(self) -> dict[str, Any]:
+    def _read(self) -> dict[str, object]:
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
         except FileNotFoundError:
@@ -86,7 +96,7 @@ class SessionFile:
         servers = data.get("servers") if isinstance(data, dict) else None
         return servers if isinstance(servers, dict) else {}
 
-    def _write(self, servers: Mapping[str, Any]) -> None:
+    def _write(self, servers: Mapping[str, object]) -> None:
         """Replace the file at once (a crash leaves the old one or the new one), owner-only."""
         temp: str | None = None
         try:
@@ -108,15 +118,16 @@ class SessionFile:
         if not isinstance(entry, dict):
             return SavedSession()
         races = []
-        for data in (entry.get("races") or {}).values():
+        saved = entry.get("races")
+        for data in saved.values() if isinstance(saved, dict) else ():
             try:
                 races.append(SavedRace.from_data(data))
-            except (KeyError, TypeError, AttributeError):
+            except InvalidField:
                 continue
         token = entry.get("token")
         return SavedSession(token if isinstance(token, str) else None, tuple(races))
 
-    def _update(self, server: str, token: str | None, races: Mapping[str, Any]) -> None:
+    def _update(self, server: str, token: str | None, races: Mapping[str, object]) -> None:
         servers = self._read()
         if token is None and not races:
             servers.pop(server, None)
@@ -124,7 +135,7 @@ class SessionFile:
             servers[server] = {"token": token, "races": dict(races)}
         self._write(servers)
 
-    def _races(self, server: str) -> dict[str, Any]:
+    def _races(self, server: str) -> dict[str, object]:
         entry = self._read().get(server)
         races = entry.get("races") if isinstance(entry, dict) else None
         return dict(races) if isinstance(races, dict) else {}

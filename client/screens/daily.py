@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from textual import work
 from textual.binding import Binding, BindingType
@@ -12,6 +12,7 @@ from client.net import Offline
 from client.screens.game import GameScreen
 from client.screens.standing import TextPage
 from client.session import RequestFailed
+from protocol.lobby import RaceSummary
 from protocol.messages import Daily, GetDaily, Matched, PlayDaily, RaceStarted, ServerMessage
 
 __all__ = ["DailyGameScreen", "DailyScreen"]
@@ -30,7 +31,7 @@ class DailyScreen(TextPage):
         super().__init__()
         self.variant = variant
         self.race: str | None = None
-        self.info: dict[str, Any] = {}
+        self.info: RaceSummary | None = None
         self.lines: list[str] = []
 
     @work(exclusive=True, group="page")
@@ -50,7 +51,7 @@ class DailyScreen(TextPage):
         except (RequestFailed, Offline) as exc:
             self.show([*self.lines, "", f"✗ {getattr(exc, 'message', exc)}"])
             return
-        self.race, self.info = matched.race, dict(matched.info)
+        self.race, self.info = matched.race, RaceSummary.from_data(matched.info)
         self.link.follow(matched.race)
 
     def server_message(self, message: ServerMessage) -> None:

@@ -18,10 +18,10 @@ were aimed at a position that never came, and says how many were dropped.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -44,6 +44,7 @@ from client.widgets.racers import RacersPanel
 from client.widgets.status import TopBar
 from protocol.exceptions import ErrorCode
 from protocol.layout import Layout
+from protocol.lobby import RaceSummary
 from protocol.messages import (
     GetHint,
     Hinted,
@@ -62,6 +63,8 @@ from protocol.messages import (
     SubmitMove,
 )
 from protocol.moves import MoveKind
+from protocol.views import Progress as ProgressValue
+from protocol.views import View
 
 __all__ = [
     "CHROME",
@@ -90,7 +93,7 @@ class TableFit:
 
 
 def fit_table(
-    layout: Layout, view: Mapping[str, Any], width: int, height: int, *, sidebar: bool = True
+    layout: Layout, view: View, width: int, height: int, *, sidebar: bool = True
 ) -> TableFit:
     """The layout for a ``width``×``height`` terminal: the panel if there is room, else a line.
 
@@ -170,9 +173,9 @@ class GameScreen(ServerScreen):
         self.table = Layout.from_data(started.layout)
         self.started_at = started.started_at
         self.ends_at = started.ends_at
-        self.view: dict[str, Any] = started.view
+        self.view = View.from_data(started.view)
         self.picker = MovePicker(self.table, started.legal)
-        self.seq = int(started.view.get("moves", 0))
+        self.seq = self.view.moves
         self.pending = False
         #: Keys pressed while a move was in flight, to run once its reply is in.
         self.queued: deque[Callable[[], None]] = deque()
@@ -182,9 +185,9 @@ class GameScreen(ServerScreen):
         #: Whether the player wants the racers panel (shown only where it fits).
         self.show_racers = True
         self._resign_armed = False
-        record.start(started.layout, started.view)
+        record.start(self.table, self.view)
         if record.me is not None:
-            record.remember(record.me, started.view)
+            record.remember(record.me, self.view)
 
     def compose(self) -> ComposeResult:
         yield TopBar(id="top")
@@ -203,7 +206,7 @@ class GameScreen(ServerScreen):
         info = self.record.info
         if self.record.finished is None:  # kept on disk: a restarted client offers it back
             self.link.keep_race(
-                SavedRace(self.race, str(info.get("code") or ""), self.record.variant, info)
+                SavedRace(self.race, info.code if info else "", self.record.variant, info)
             )
         board = self.query_one(BoardView)
         board.table = self.table
@@ -288,11 +291,11 @@ class GameScreen(ServerScreen):
             (4, self.table.title),
             (2, self.record.called),
             (0, clock),
-            (1, f"home {view.get('home', 0)}/{view.get('target', 0)}"),
+            (1, f"home {view.progress.home}/{view.progress.target}"),
             (3, f"moves {self.seq}"),
         ]
-        if view.get("redeals_left"):
-            parts.append((3, f"redeals {view['redeals_left']}"))
+        if view.redeals_left:
+            parts.append((3, f"redeals {view.redeals_left}"))
         bar = self.query_one(TopBar)
         bar.text = hud_text(parts, bar.room)
         if self.record.away:
@@ -338,9 +341,9 @@ class GameScreen(ServerScreen):
     def server_message(self, message: ServerMessage) -> None:
         race = self.race
         if isinstance(message, Progress) and message.race == race:
-            self.record.update_progress(message.player, message.progress)
+            self.record.update_progress(message.player, ProgressValue.from_data(message.progress))
             self._show_racers()
-            if message.progress.get("left"):
+            if self.record.progress[message.player].left:
                 name = self.record.name(message.player)
                 self.notice = f"{name} was away too long and has left the race."
         elif isinstance(message, Presence) and message.race == race:
@@ -351,32 +354,35 @@ class GameScreen(ServerScreen):
         elif isinstance(message, Rewound) and message.race == race:
             self._rewound(message)
         elif isinstance(message, RaceState | RaceInfo) and message.race.get("id") == race:
-            self.record.info = message.race
+            self.record.info = RaceSummary.from_data(message.race)
             self._show_racers()
         elif isinstance(message, RaceFinished) and message.race == race:
             self._finished(message)
 
     def _resumed(self, started: RaceStarted) -> None:
         """A fresh copy of our board (after a reconnect); older copies are ignored."""
-        if self.record.finished is not None or int(started.view.get("moves", 0)) < self.seq:
+        view = View.from_data(started.view)
+        if self.record.finished is not None or view.moves < self.seq:
             return
         self.started_at, self.ends_at = started.started_at, started.ends_at
-        self._set_position(started.view, started.legal)
+        self._set_position(view, started.legal)
 
     def _rewound(self, rewound: Rewound) -> None:
         """The server lost the race's latest moves: our board (and theirs) as it holds them."""
-        for player, progress in (rewound.progress or {}).items():
-            self.record.rewind(player, int(progress.get("moves", 0)), progress)
+        for player, data in (rewound.progress or {}).items():
+            progress = ProgressValue.from_data(data)
+            self.record.rewind(player, progress.moves, progress)
         self._show_racers()
         if rewound.view is not None and rewound.legal is not None:
-            self.seq = int(rewound.view.get("moves", 0))
-            self._set_position(rewound.view, rewound.legal)
+            view = View.from_data(rewound.view)
+            self.seq = view.moves
+            self._set_position(view, rewound.legal)
         lost = f"your last {rewound.lost} moves" if rewound.lost else "the latest moves"
         self.notice = f"✗ The server lost {lost}; play on from here."
 
-    def _set_position(self, view: dict[str, Any], legal: Sequence[str]) -> None:
+    def _set_position(self, view: View, legal: Sequence[str]) -> None:
         self.view = view
-        self.seq = int(view.get("moves", self.seq))
+        self.seq = view.moves
         self.picker = MovePicker(self.table, [] if self.resigned else legal)
         if self.record.me is not None:
             self.record.remember(self.record.me, view)
@@ -464,7 +470,7 @@ class GameScreen(ServerScreen):
         if self.record.me is not None:
             self.record.note_move(self.record.me, reply.seq, reply.move)
         self.notice = f"{reply.move} ✓"
-        self._set_position(reply.view, reply.legal)
+        self._set_position(View.from_data(reply.view), reply.legal)
         if self.finishing is not None:
             self.finishing += 1
             self._finish_step()
@@ -512,9 +518,9 @@ class GameScreen(ServerScreen):
         view = self.view
         if self.resigned:
             return "You resigned"
-        if view.get("won"):
-            return f"You won: all {view.get('target', 0)} cards home"
-        return f"No legal move left, with {view.get('home', 0)}/{view.get('target', 0)} home"
+        if view.progress.won:
+            return f"You won: all {view.progress.target} cards home"
+        return f"No legal move left, with {view.progress.home}/{view.progress.target} home"
 
     def _over(self) -> bool:
         """Whether our game is over (won, stuck or resigned); says so, in those words, if it is."""
@@ -667,13 +673,13 @@ class GameScreen(ServerScreen):
         self.picker = MovePicker(self.table, [])
         me = self.record.me
         if me is not None:
-            self.record.update_progress(me, {**self.record.progress.get(me, {}), "resigned": True})
+            self.record.resigned(me)
         self._show_position()
         self.notice = "You resigned. Waiting for the others… (Esc or q: leave this board)"
 
     def action_hint(self) -> None:
         """In a practice race: the server's next move of a winning line, highlighted."""
-        if not self.record.info.get("practice"):
+        if not self.record.practice:
             self.notice = "Hints are given in practice races only (p in the lobby)."
             return
         if self._over():

@@ -10,7 +10,7 @@ waiting room shows its players. ``t`` swaps the races for the tournaments
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -35,6 +35,7 @@ from client.screens.dialogs import (
 from client.session import RequestFailed
 from client.widgets.status import TopBar
 from protocol.exceptions import ErrorCode
+from protocol.lobby import RaceSummary
 from protocol.messages import (
     CreateRace,
     CreateTournament,
@@ -105,7 +106,7 @@ class LobbyScreen(ServerScreen):
         super().__init__()
         #: Races seen in the lobby: info, and when they were last listed as open.
         #: The races as the server last listed them, in its order (open ones first).
-        self.listed: list[dict[str, Any]] = []
+        self.listed: list[RaceSummary] = []
         self._said = False  # a notice is showing: the empty-list hint does not replace it
         self._hint = False  # the notice is an empty-list hint, to clear once a row comes
         self._reach_said = False  # the notice says the server cannot be reached
@@ -184,10 +185,10 @@ class LobbyScreen(ServerScreen):
         self.say("")
         self.link.follow(saved.race)
         if isinstance(reply, RaceStarted):
-            record = RaceRecord(saved.race, dict(saved.info), me=self.link.player)
+            record = RaceRecord(saved.race, saved.info, me=self.link.player)
             self.app.push_screen(GameScreen(record, reply))
         elif isinstance(reply, RaceInfo):
-            self.app.push_screen(RoomScreen(reply.race))
+            self.app.push_screen(RoomScreen(RaceSummary.from_data(reply.race)))
         else:  # the server no longer counts us as a racer there: it answered as to a spectator
             self.link.forget(saved.race)
             self.refresh_bindings()
@@ -267,9 +268,9 @@ class LobbyScreen(ServerScreen):
         if isinstance(message, Races) and message.id is None:  # the list changed
             self._show_races(message.races)
 
-    def _show_races(self, races: Sequence[dict[str, Any]]) -> None:
+    def _show_races(self, races: Sequence[Mapping[str, object]]) -> None:
         """The list exactly as the server has it now: the same for every client."""
-        self.listed = list(races)
+        self.listed = [RaceSummary.from_data(info) for info in races]
         self._fill_table()
 
     def _fill_table(self) -> None:
@@ -281,24 +282,23 @@ class LobbyScreen(ServerScreen):
         table.clear()
         shown: set[str] = set()
         for info in self.listed:
-            if str(info["id"]) in shown:
+            if info.id in shown:
                 continue  # listed twice (started between the server's two reads)
-            shown.add(str(info["id"]))
-            names = info.get("names") or {}
-            deal = "secret" if info.get("deal") is None else f"#{info['deal']}"
+            shown.add(info.id)
+            deal = "secret" if info.deal is None else f"#{info.deal}"
             # A tournament's table has no join code of its own: its tournament's
             # code and name stand for them.
-            code = info.get("code") or info.get("tournament_code") or "–"
-            host = info.get("host_name") or names.get(info.get("host")) or "–"
+            code = info.code or info.tournament_code or "–"
+            host = info.host_name or info.names.get(info.host) or "–"
             table.add_row(
-                str(code),
-                title_of(str(info.get("variant", "?"))),
-                f"{len(info.get('players', []))}/{info.get('max_players', '?')}",
-                str(host),
+                code,
+                title_of(info.variant),
+                f"{len(info.players)}/{info.max_players}",
+                host,
                 deal,
-                f"{int(info.get('time_limit', 0)) / 60:g}",
-                str(info.get("phase", "open")),
-                key=str(info["id"]),
+                f"{info.time_limit / 60:g}",
+                info.phase.value,
+                key=info.id,
             )
         if table.row_count:
             table.move_cursor(row=min(keep, table.row_count - 1))
@@ -437,10 +437,10 @@ class LobbyScreen(ServerScreen):
         self.say("")
         self._enter_room(reply.race, practice=False)
 
-    def _enter_room(self, info: dict[str, Any], practice: bool) -> None:
+    def _enter_room(self, info: Mapping[str, object], practice: bool) -> None:
         from client.screens.room import RoomScreen
 
-        self.app.push_screen(RoomScreen(info, practice=practice))
+        self.app.push_screen(RoomScreen(RaceSummary.from_data(info), practice=practice))
 
     # -- watching ----------------------------------------------------------
 

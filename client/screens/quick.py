@@ -8,7 +8,7 @@ the race it was matched to starts.
 from __future__ import annotations
 
 import time
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from rich.text import Text
 from textual import work
@@ -21,6 +21,7 @@ from client.net import Offline
 from client.screens.base import ServerScreen
 from client.session import RequestFailed
 from client.widgets.status import TopBar
+from protocol.lobby import RaceSummary
 from protocol.messages import (
     Countdown,
     LeaveQueue,
@@ -47,7 +48,7 @@ class QuickRaceScreen(ServerScreen):
         self.racers = size
         self.since = time.monotonic()
         self.race: str | None = None
-        self.info: dict[str, Any] = {}
+        self.info: RaceSummary | None = None
         self.rating: int | None = None
 
     def compose(self) -> ComposeResult:
@@ -90,9 +91,9 @@ class QuickRaceScreen(ServerScreen):
 
     def server_message(self, message: ServerMessage) -> None:
         if isinstance(message, Matched) and self.race is None:
-            self.race, self.info = message.race, dict(message.info)
+            self.race, self.info = message.race, RaceSummary.from_data(message.info)
             self.link.follow(message.race)
-            names = ", ".join(str(n) for n in self.info.get("names", {}).values())
+            names = ", ".join(self.info.names.values())
             matched = Text(f"Matched: {names or 'opponents found'}")  # names are never markup
             self.query_one("#waiting", Static).update(matched)
         elif isinstance(message, Countdown) and message.race == self.race:

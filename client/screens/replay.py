@@ -25,6 +25,7 @@ from client.session import RequestFailed
 from client.widgets.board import BoardView
 from client.widgets.status import TopBar
 from protocol.messages import GetReplay, Replay
+from protocol.views import View
 
 __all__ = ["ReplayScreen", "step_ranges"]
 
@@ -96,7 +97,7 @@ class ReplayScreen(ServerScreen):
         except (RequestFailed, Offline):
             return
         for view in reply.views:
-            record.remember(player, view)
+            record.remember(player, View.from_data(view))
         self._redraw()
 
     @property
@@ -110,7 +111,7 @@ class ReplayScreen(ServerScreen):
         log = record.log(player)
         view = record.view_at(player, step)
         board = self.query_one(BoardView)
-        board.view = dict(view) if view is not None else None
+        board.view = view
         self.set_class(view is None, "-missing")
         name = record.name(player) + (" (you)" if player == record.me else "")
         self.query_one(

@@ -18,6 +18,7 @@ from client.models.record import RaceRecord
 from client.screens.base import ServerScreen
 from client.widgets.status import TopBar
 from protocol.accounts import is_guest
+from protocol.results import DecidedBy
 
 __all__ = ["ResultsScreen", "results_text"]
 
@@ -38,35 +39,35 @@ def results_text(record: RaceRecord) -> Group:
         ("Time", "right"),
     ):
         table.add_column(column, justify=justify)  # type: ignore[arg-type]
-    rated = any("change" in standing for standing in finished.standings)
+    standings = record.standings
+    rated = any(standing.rated for standing in standings)
     if rated:
         table.add_column("Rating", justify="right")
     # Guests are marked once accounts race: a guest may call itself by an account's name.
-    marked = any(not is_guest(str(s.get("player"))) for s in finished.standings)
-    for standing in finished.standings:
-        player = str(standing.get("player"))
+    marked = any(not is_guest(s.player) for s in standings)
+    for standing in standings:
+        player = standing.player
         me = player == record.me
-        tied = standing.get("by") == "tie" or any(
-            other.get("by") == "tie" and other.get("place") == standing.get("place")
-            for other in finished.standings
+        tied = standing.by is DecidedBy.TIE or any(
+            other.by is DecidedBy.TIE and other.place == standing.place for other in standings
         )
         guest = " (guest)" if marked and is_guest(player) else ""
         cells = [
-            f"={standing.get('place')}" if tied else str(standing.get("place")),
-            str(standing.get("name", player)) + guest + (" (you)" if me else ""),
-            str(standing.get("status")),
-            f"{standing.get('home')}/{target}" if target else str(standing.get("home")),
-            str(standing.get("moves")) + ("" if par is None else f" (par {par})"),
-            f"{float(standing.get('time', 0)):.1f}s",
+            f"={standing.place}" if tied else str(standing.place),
+            standing.name + guest + (" (you)" if me else ""),
+            standing.status.value,
+            f"{standing.home}/{target}" if target else str(standing.home),
+            str(standing.moves) + ("" if par is None else f" (par {par})"),
+            f"{standing.time:.1f}s",
         ]
         if rated:
             cells.append(rating_change(standing))
         table.add_row(*cells, style="bold" if me else "")
     verdict = record.verdict()
     assert verdict is not None
-    deal = record.info.get("deal")
+    deal = record.info.deal if record.info else None
     proof = Text()
-    if any(standing.get("by") == "tie" for standing in finished.standings):
+    if any(standing.by is DecidedBy.TIE for standing in standings):
         proof.append("\n=: tied (times count in tenths of a second)")
     kind = f"public deal #{deal}" if deal is not None else "secret deal"
     proof.append(f"\n{kind} · seed {finished.seed} · deal version {finished.deal_version}\n")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from rich.text import Text
 from textual import work
@@ -22,6 +22,7 @@ from client.net import Offline
 from client.screens.base import ServerScreen
 from client.session import RequestFailed
 from client.widgets.status import TopBar
+from protocol.lobby import RacePhase, RaceSummary, Winnable
 from protocol.messages import (
     ClientMessage,
     Countdown,
@@ -31,6 +32,7 @@ from protocol.messages import (
     RaceState,
     Ready,
     ServerMessage,
+    SpectatePolicy,
     StartRace,
 )
 
@@ -47,15 +49,14 @@ class RoomScreen(ServerScreen):
         Binding("escape", "leave", "Leave"),
     ]
 
-    info: reactive[dict[str, Any]] = reactive(dict, always_update=True)
     notice: reactive[str] = reactive("")
 
-    def __init__(self, info: dict[str, Any], *, practice: bool = False) -> None:
+    def __init__(self, info: RaceSummary, *, practice: bool = False) -> None:
         super().__init__()
-        self.race = str(info["id"])
+        self.race = info.id
         self.practice = practice
         self._starting = False
-        self.set_reactive(RoomScreen.info, info)
+        self.info = info
 
     def compose(self) -> ComposeResult:
         yield TopBar(id="top")
@@ -65,25 +66,27 @@ class RoomScreen(ServerScreen):
 
     def on_mount(self) -> None:
         self.link.follow(self.race)
-        self.watch_info(self.info)
+        self.show_info(self.info)
         if self.practice:
             self.notice = "Practice: a bot is joining…"
-            self.ballroom.start_bot(str(self.info["code"]))
+            self.ballroom.start_bot(self.info.code)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Start is the host's key: others do not see it (the race starts when all are ready)."""
         if action == "start":
-            return self.info.get("host") == self.link.player
+            return self.info.host == self.link.player
         return True
 
-    def watch_info(self, info: dict[str, Any]) -> None:
+    def show_info(self, info: RaceSummary) -> None:
+        """The race as the server now describes it, drawn."""
+        self.info = info
         self.refresh_bindings()
         if not self.composed:
             return
-        title = title_of(str(info.get("variant", "?")))
-        self.query_one(TopBar).text = f"{title} · race {info.get('code')} · waiting room"
+        title = title_of(info.variant)
+        self.query_one(TopBar).text = f"{title} · race {info.code} · waiting room"
         self.query_one("#room", Static).update(_describe(info, self.link.player))
-        if self.practice and len(info.get("players", [])) >= 2 and info.get("phase") == "open":
+        if self.practice and len(info.players) >= 2 and info.phase is RacePhase.OPEN:
             self.action_start()
 
     def watch_notice(self, text: str) -> None:
@@ -92,7 +95,7 @@ class RoomScreen(ServerScreen):
 
     def server_message(self, message: ServerMessage) -> None:
         if isinstance(message, RaceState | RaceInfo) and message.race.get("id") == self.race:
-            self.info = message.race
+            self.show_info(RaceSummary.from_data(message.race))
         elif isinstance(message, Countdown) and message.race == self.race:
             self.notice = f"Starting in {message.seconds}…" if message.seconds else "Go!"
         elif isinstance(message, RaceStarted) and message.race == self.race:
@@ -102,7 +105,7 @@ class RoomScreen(ServerScreen):
         from client.models.record import RaceRecord
         from client.screens.game import GameScreen
 
-        record = RaceRecord(self.race, dict(self.info), me=self.link.player)
+        record = RaceRecord(self.race, self.info, me=self.link.player)
         self.app.switch_screen(GameScreen(record, started))
 
     def race_lost(self, race: str, reason: str) -> None:
@@ -113,19 +116,19 @@ class RoomScreen(ServerScreen):
 
     def action_ready(self) -> None:
         me = self.link.player
-        self.ask(Ready(race=self.race, ready=me not in self.info.get("ready", [])))
+        self.ask(Ready(race=self.race, ready=me not in self.info.ready))
 
     def action_start(self) -> None:
         if self._starting:
             return
-        if self.info.get("host") != self.link.player:
+        if self.info.host != self.link.player:
             self.notice = "Only the host can start the race; press r when you are ready."
             return
         self._starting = True
         self.ask(StartRace(race=self.race))
 
     def action_add_bot(self) -> None:
-        self.ballroom.start_bot(str(self.info["code"]))
+        self.ballroom.start_bot(self.info.code)
         self.notice = "A bot is joining…"
 
     def action_leave(self) -> None:
@@ -148,49 +151,44 @@ class RoomScreen(ServerScreen):
                 self.notice = f"✗ {exc}"
             return
         if self.is_attached and reply.race.get("id") == self.race:
-            self.info = reply.race
+            self.show_info(RaceSummary.from_data(reply.race))
 
 
-def _describe(info: dict[str, Any], me: str | None) -> Text:
+def _describe(info: RaceSummary, me: str | None) -> Text:
     """The race's settings and its players, for the waiting room."""
-    names: dict[str, str] = info.get("names") or {}
-    ready = set(info.get("ready", []))
-    deal = info.get("deal")
-    ends = info.get("ends_at")
+    ready = set(info.ready)
+    deal = info.deal
     out = Text()
-    out.append(f"Race {info.get('code')}", style="bold")
-    out.append(f"   (id {info.get('id')}, for spectators)\n", style="dim")
-    out.append(f"Variant     {title_of(str(info.get('variant')))}\n")
-    out.append(f"Time limit  {int(info.get('time_limit', 0)) / 60:g} minutes\n")
+    out.append(f"Race {info.code}", style="bold")
+    out.append(f"   (id {info.id}, for spectators)\n", style="dim")
+    out.append(f"Variant     {title_of(info.variant)}\n")
+    out.append(f"Time limit  {info.time_limit / 60:g} minutes\n")
     out.append("Deal        " + ("secret (commitment shown below)" if deal is None else f"#{deal}"))
     pad = "\n" + " " * 12
-    winnable = info.get("winnable")
-    if winnable == "proved":
+    if info.winnable is Winnable.PROVED:
         out.append(f"{pad}proved winnable (the solver's line comes with the results)")
-    elif winnable == "fallback":
+    elif info.winnable is Winnable.FALLBACK:
         out.append(f"{pad}none proved winnable in time: an ordinary secret deal", "yellow")
-    if info.get("practice"):
+    if info.practice:
         out.append("\nPractice    hints on: h in the race shows a winning move")
-    out.append(f"\nSpectators  {info.get('spectate')}")
-    if info.get("spectate") == "delayed":
-        out.append(f", {info.get('delay')} s behind")
-    out.append(f"\nCommitment  {info.get('commitment', '')}\n", style="dim")
-    if ends:
-        out.append(f"Ends in {max(0, round(float(ends) - time.time()))} s\n")
-    out.append(
-        f"\nPlayers {len(info.get('players', []))}/{info.get('max_players')}\n", style="bold"
-    )
-    for player in info.get("players", []):
+    out.append(f"\nSpectators  {info.spectate.value}")
+    if info.spectate is SpectatePolicy.DELAYED:
+        out.append(f", {info.delay} s behind")
+    out.append(f"\nCommitment  {info.commitment}\n", style="dim")
+    if info.ends_at:
+        out.append(f"Ends in {max(0, round(info.ends_at - time.time()))} s\n")
+    out.append(f"\nPlayers {len(info.players)}/{info.max_players}\n", style="bold")
+    for player in info.players:
         tags = []
-        if player == info.get("host"):
+        if player == info.host:
             tags.append("host")
         if player == me:
             tags.append("you")
         mark = "✓ ready" if player in ready else "· not ready"
         extra = f" ({', '.join(tags)})" if tags else ""
-        out.append(f"  {names.get(player, player)}{extra}  ")
+        out.append(f"  {info.name(player)}{extra}  ")
         out.append(f"{mark}\n", style="green" if player in ready else "dim")
-    if info.get("host") == me:
+    if info.host == me:
         out.append("\nStart with s, or the race starts when everyone is ready (r).", "dim")
     else:
         out.append(

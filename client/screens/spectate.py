@@ -29,6 +29,7 @@ from client.widgets.racers import RacersPanel
 from client.widgets.status import TopBar
 from protocol.exceptions import ErrorCode
 from protocol.layout import Layout
+from protocol.lobby import RacePhase, RaceSummary
 from protocol.messages import (
     MAX_PLAYERS,
     Board,
@@ -44,6 +45,8 @@ from protocol.messages import (
     Spectate,
     Spectating,
 )
+from protocol.views import Progress as ProgressValue
+from protocol.views import View
 
 __all__ = ["SpectateScreen"]
 
@@ -66,7 +69,7 @@ class SpectateScreen(ServerScreen):
         """``label``: what to call the race, when its join code will not do."""
         super().__init__()
         self.race = race
-        self.record = RaceRecord(race, {"id": race, "players": []}, label=label)
+        self.record = RaceRecord(race, label=label)
         self._rewound = False  # a rewound came: the next spectating replaces the boards
         #: The race was over (for us) when we came: its results open by themselves.
         self._ended_before = False
@@ -129,9 +132,10 @@ class SpectateScreen(ServerScreen):
             return False
         record = self.record
         record.me = self.link.player
-        record.start(reply.layout, reply.view)
+        view = View.from_data(reply.view)
+        record.start(Layout.from_data(reply.layout), view)
         if record.me is not None:
-            record.remember(record.me, reply.view)
+            record.remember(record.me, view)
         self._ended_before = True
         if record.finished is not None:  # the results came before the reply
             self.action_results()
@@ -152,22 +156,22 @@ class SpectateScreen(ServerScreen):
         if isinstance(message, Spectating) and message.race.get("id") == self.race:
             rewound, self._rewound = self._rewound, False
             for player, view in message.boards.items() if rewound else ():
-                record.rewind(player, int(view.get("moves", 0)))  # newer boards were lost
+                record.rewind(player, View.from_data(view).moves)  # newer boards were lost
             self._snapshot(message)
             if rewound:
                 self.notice = "✗ The server lost the race's latest moves; it goes on from there."
         elif isinstance(message, Rewound) and message.race == self.race:
             self._rewound = True  # the spectating that follows has the boards
         elif isinstance(message, RaceState | RaceInfo) and message.race.get("id") == self.race:
-            record.info = message.race
+            record.info = RaceSummary.from_data(message.race)
             self._redraw()
         elif isinstance(message, Board) and message.race == self.race:
-            record.remember(message.player, message.view)
+            record.remember(message.player, View.from_data(message.view))
             if message.move is not None:
                 record.note_move(message.player, message.seq, message.move)
             self._redraw()
         elif isinstance(message, Progress) and message.race == self.race:
-            record.update_progress(message.player, message.progress)
+            record.update_progress(message.player, ProgressValue.from_data(message.progress))
             self._redraw()
         elif isinstance(message, Presence) and message.race == self.race:
             record.set_presence(message.player, message.away)
@@ -182,16 +186,15 @@ class SpectateScreen(ServerScreen):
 
     def _snapshot(self, snapshot: Spectating) -> None:
         record = self.record
-        record.info = snapshot.race
+        record.info = info = RaceSummary.from_data(snapshot.race)
         if snapshot.layout is not None:
             record.layout = Layout.from_data(snapshot.layout)
         for player, view in snapshot.boards.items():
-            record.remember(player, view)
-        phase = snapshot.race.get("phase")
-        self._ended_before = phase == "finished"
-        if phase == "finished" and record.finished is None:
+            record.remember(player, View.from_data(view))
+        self._ended_before = info.phase is RacePhase.FINISHED
+        if info.phase is RacePhase.FINISHED and record.finished is None:
             self.notice = "This race is over: its results are on their way."
-        elif phase == "open":
+        elif info.phase is RacePhase.OPEN:
             self.notice = "Waiting for the race to start…"
         elif not snapshot.boards and record.finished is None:
             self.notice = "This race shows its boards only after it ends."
@@ -245,18 +248,18 @@ class SpectateScreen(ServerScreen):
             seat.styles.margin = (0, 1 if i < shown - 1 else 0, 0, 0)  # a gap between seats only
             player = players[(self.first + i) % len(players)]
             view = record.latest(player)
-            progress = record.progress.get(player, {})
+            progress = record.progress_of(player)
             away = record.away.get(player)
             status = status_word(progress)
             if away is not None and status == "racing":
                 status = f"away {max(0, int(now - away))}s"
             seat.query_one(".seat-title", Static).update(
-                f"{record.name(player)} · {progress.get('home', 0)}/{progress.get('target', 0)}"
-                f" · {progress.get('moves', 0)} moves · {status}"
+                f"{record.name(player)} · {progress.home}/{progress.target}"
+                f" · {progress.moves} moves · {status}"
             )
             board = seat.query_one(BoardView)
             board.table = record.layout
-            board.view = dict(view) if view is not None else None
+            board.view = view
         self.query_one(RacersPanel).show(record.racer_lines())
 
     # -- actions -----------------------------------------------------------

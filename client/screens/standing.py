@@ -110,9 +110,8 @@ class ProfileScreen(TextPage):
         from client.models.record import RaceRecord
         from client.screens.results import ResultsScreen
 
-        info = {"id": race, "variant": entry["variant"]}
         me = self.link.player if self.player is None else self.player
-        record = RaceRecord(race, info, me=me, finished=finished)
+        record = RaceRecord(race, me=me, finished=finished, variant_name=str(entry["variant"]))
         self.app.push_screen(ResultsScreen(record))
 
 

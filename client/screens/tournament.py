@@ -45,6 +45,7 @@ from client.widgets.tournament import (
     status_line,
 )
 from protocol.exceptions import ErrorCode
+from protocol.lobby import RacePhase, RaceSummary
 from protocol.messages import (
     ClientMessage,
     JoinTournament,
@@ -55,11 +56,13 @@ from protocol.messages import (
     RaceStarted,
     Resume,
     ServerMessage,
+    SpectatePolicy,
     TournamentAction,
     TournamentInfo,
     WatchTournament,
 )
 from protocol.tournament import seat_of
+from protocol.views import Progress as ProgressValue
 
 __all__ = ["MIN_SIZE", "TournamentScreen", "newer_or_same"]
 
@@ -285,7 +288,8 @@ class TournamentScreen(ServerScreen):
         elif isinstance(message, RaceStarted) and message.race in self.pending:
             self._play(message)
         elif isinstance(message, Progress) and message.race in self.pending:
-            self.pending[message.race].update_progress(message.player, message.progress)
+            progress = ProgressValue.from_data(message.progress)
+            self.pending[message.race].update_progress(message.player, progress)
         elif isinstance(message, RaceFinished) and message.race in self.entered:
             self.games_over.add(message.race)
             self.pending.pop(message.race, None)
@@ -312,15 +316,24 @@ class TournamentScreen(ServerScreen):
         entry = next(r for r in stage["races"] if r["race"] == race)
         names = names_of(self.doc)
         players = [str(p) for p in entry["players"]]
-        info = {
-            "id": race,
-            "code": "",
-            "variant": stage["variant"],
-            "players": players,
-            "names": {p: names.get(p, p) for p in players},
-            "deal": None,
-            "tournament": self.tournament,
-        }
+        # What the document says of the table, until the race's own info comes.
+        info = RaceSummary(
+            id=race,
+            code="",
+            variant=str(stage["variant"]),
+            host=str(self.doc.get("host", "")),
+            players=tuple(players),
+            names={p: names.get(p, p) for p in players},
+            ready=(),
+            phase=RacePhase.RUNNING,
+            max_players=len(players),
+            time_limit=int(self.doc.get("time_limit", 0)),
+            spectate=SpectatePolicy(self.doc.get("spectate", SpectatePolicy.LIVE)),
+            delay=int(self.doc.get("delay", 0)),
+            grace=int(self.doc.get("grace", 0)),
+            commitment=str(entry.get("commitment") or ""),
+            tournament=self.tournament,
+        )
         label = f"{self.doc.get('name')} · {stage_title(self.doc, stage)}, table {entry['table']}"
         self.entered.add(race)
         self.pending[race] = RaceRecord(race, info, me=me, label=label)

@@ -23,7 +23,6 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from rich.style import Style
 from rich.text import Text
@@ -34,6 +33,7 @@ from textual.widget import Widget
 
 from protocol.cards import card_text, is_red
 from protocol.layout import Fan, Layout, PileSpec, Role
+from protocol.views import View
 
 __all__ = [
     "COMPACT_CELL",
@@ -45,8 +45,6 @@ __all__ = [
     "draw_board",
     "fit_header",
 ]
-
-View = Mapping[str, Any]
 
 MIN_CELL = 8  # columns of one grid cell: "10♥ ×12" fits, with a gap after it
 COMPACT_CELL = 7  # the narrowest cell: "10♥×12", with a gap after it
@@ -131,8 +129,8 @@ class _Pile:
         compact: bool = False,
     ) -> None:
         self.spec = spec
-        cards: list[int] = list(view["piles"].get(spec.id, []))
-        hidden = int(view["hidden"].get(spec.id, 0))
+        cards = list(view.cards(spec.id))
+        hidden = view.hidden.get(spec.id, 0)
         picked = marks.source == spec.id
         chosen = marks.source_index if marks.source_index is not None else len(cards) - 1
         chips = [_chip(card, i, picked and i == chosen) for i, card in enumerate(cards)]
@@ -354,7 +352,7 @@ class BoardView(Widget):
     can_focus = True  # keys go to the screen's bindings; focus keeps them off other widgets
 
     table: reactive[Layout | None] = reactive(None)
-    view: reactive[dict[str, Any] | None] = reactive(None, always_update=True)
+    view: reactive[View | None] = reactive(None, always_update=True)
     marks: reactive[Marks] = reactive(Marks)
 
     class PileClicked(Message):

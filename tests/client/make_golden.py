@@ -27,6 +27,7 @@ from client.screens.game import fit_table
 from client.widgets.board import draw_board
 from protocol.layout import Fan
 from protocol.policy import GreedyPolicy
+from protocol.views import View
 from server.engine import VARIANTS, Game
 
 __all__ = ["GOLDEN_DIR", "MAX_MOVES", "SEED", "TERMINALS", "golden_text", "main", "positions"]
@@ -39,7 +40,7 @@ MAX_MOVES = 400
 TERMINALS = ((80, 24), (120, 40))
 
 
-def positions(game: Game) -> list[tuple[str, dict[str, Any]]]:
+def positions(game: Game) -> list[tuple[str, View]]:
     """The opening, and the busiest view of a greedy game (most cards in fanned piles)."""
     fanned = [spec.id for spec in game.layout.piles if spec.fan is not Fan.NONE]
     state = game.deal(SEED)
@@ -51,7 +52,8 @@ def positions(game: Game) -> list[tuple[str, dict[str, Any]]]:
     busiest = max(views, key=lambda view: _spread(view, fanned))
     if busiest is views[0]:  # nothing fans out further: take the middle of the game
         busiest = views[len(views) // 2]
-    return [("opening", views[0]), (f"after {busiest['moves']} moves", busiest)]
+    opening = View.from_data(views[0])
+    return [("opening", opening), (f"after {busiest['moves']} moves", View.from_data(busiest))]
 
 
 def _spread(view: dict[str, Any], fanned: list[str]) -> int:

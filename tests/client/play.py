@@ -73,7 +73,7 @@ async def race_with_bob(
     session (the caller closes it) and his start."""
     room = await _room(pilot, _quadrille(2, grace=grace))
     bob = await ClientSession.connect(url, "Bob")
-    await bob.request(JoinRace(code=str(room.info["code"])), RaceInfo)
+    await bob.request(JoinRace(code=room.info.code), RaceInfo)
     await on_screen(pilot, "Bob")
     game = await _started(pilot)
     return game, bob, await bob.next(RaceStarted)

@@ -132,7 +132,7 @@ async def test_practice_race_against_a_bot_played_with_keys(node: str) -> None:
         bot = _other(game.record, me)
 
         def bot_moves() -> int:
-            return int(game.record.progress.get(bot, {}).get("moves", 0))
+            return game.record.progress_of(bot).moves
 
         await until(pilot, lambda: bot_moves() > 0, "the bot's progress shows")
         await on_screen(pilot, "Bot")
@@ -158,7 +158,7 @@ async def test_practice_race_against_a_bot_played_with_keys(node: str) -> None:
         for played in range(3, 7):  # tab highlights the first legal move, Enter plays it
             await pilot.press("tab", "enter")
             await until(pilot, lambda: game.seq == seq + played, "the move is played")  # noqa: B023
-        assert me is not None and game.record.progress[me]["moves"] == seq + 6
+        assert me is not None and game.record.progress[me].moves == seq + 6
 
         await pilot.press("x", "x")  # resign, and wait for the bot to finish
         await until(pilot, lambda: isinstance(app.screen, ResultsScreen), "the results show")
@@ -265,7 +265,7 @@ async def test_reconnects_by_itself_and_resumes_the_race(node: str) -> None:
         await pilot.press("r")  # ready
         room = app.screen
         assert isinstance(room, RoomScreen)
-        await until(pilot, lambda: app.link.player in room.info["ready"], "ready")
+        await until(pilot, lambda: app.link.player in room.info.ready, "ready")
         await rival.request(StartRace(race=race), RaceInfo)
         await until(pilot, lambda: isinstance(app.screen, GameScreen), "the race starts")
         game = app.screen
@@ -292,7 +292,7 @@ async def test_reconnects_by_itself_and_resumes_the_race(node: str) -> None:
         rival_id = rival.player
         await until(
             pilot,
-            lambda: game.record.progress.get(rival_id, {}).get("moves") == 3,
+            lambda: game.record.progress_of(rival_id).moves == 3,
             "the moves made meanwhile are caught up",
         )
         await pilot.press("d")
@@ -322,8 +322,8 @@ async def test_create_dialog_makes_the_race_it_describes(node: str) -> None:
         await until(pilot, lambda: isinstance(app.screen, RoomScreen), "in the waiting room")
         room = app.screen
         assert isinstance(room, RoomScreen)
-        assert room.info["variant"] == "royal-cotillion"
-        assert room.info["deal"] == 42 and room.info["max_players"] == 1
+        assert room.info.variant == "royal-cotillion"
+        assert room.info.deal == 42 and room.info.max_players == 1
         await on_screen(pilot, "#42")
         await pilot.press("s")  # the host starts a one-racer race at once
         await until(pilot, lambda: isinstance(app.screen, GameScreen), "the race starts")

@@ -18,6 +18,7 @@ from server.engine import find_variant
 from tests.client.make_rules import engine_rules
 from tests.client.play import solo_race
 from tests.client.screen import on_screen, until
+from tests.client.values import race_summary
 
 NOWHERE = "ws://127.0.0.1:9/"
 
@@ -30,10 +31,10 @@ async def test_f_plays_every_card_that_can_go_home(node: str) -> None:
         await pilot.press("d", "d")
         await until(pilot, lambda: game.seq == 2, "two deals")
         assert game.picker.homeward() == ["w>f8"]
-        home = int(game.view["home"])
+        home = game.view.progress.home
         await pilot.press("f")
         await on_screen(pilot, "Finish: ", "played home")
-        assert game.seq > 2 and int(game.view["home"]) == home + (game.seq - 2)
+        assert game.seq > 2 and game.view.progress.home == home + (game.seq - 2)
         assert game.picker.homeward() == [] and game.finishing is None
         await pilot.press("f")  # nothing left: it says so and plays nothing
         await on_screen(pilot, "Finish: 0 cards played home")
@@ -95,7 +96,7 @@ def _won_start() -> RaceStarted:
 
 
 async def _show(pilot: Pilot[Any], started: RaceStarted) -> GameScreen:
-    record = RaceRecord("r1", {"id": "r1", "code": "TEST", "players": ["me"], "names": {}}, me="me")
+    record = RaceRecord("r1", race_summary(), me="me")
     screen = GameScreen(record, started)
     await pilot.app.push_screen(screen)
     await pilot.pause()

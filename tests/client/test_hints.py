@@ -16,6 +16,7 @@ from client.screens.room import _describe
 from protocol.messages import RaceFinished, SpectatePolicy
 from tests.client.play import solo_race
 from tests.client.screen import on_screen, until
+from tests.client.values import race_summary
 
 
 async def test_h_shows_a_winning_move_in_a_practice_race_and_enter_plays_it(node: str) -> None:
@@ -61,12 +62,12 @@ async def test_l_makes_the_practice_bot_a_solver(node: str) -> None:
         await until(pilot, lambda: len(app.bots) == 1, "the bot plays")
         assert app.bots[0].strategy == "solver"
         assert isinstance(app.screen, GameScreen)
-        assert app.screen.record.info["practice"] is True
+        assert app.screen.record.practice
 
 
 def test_results_show_par_next_to_the_moves_and_the_line() -> None:
     """A winnable deal's results give par beside each racer's moves, and the line to check."""
-    record = RaceRecord("r1", {"id": "r1", "code": "TEST", "players": ["me"], "names": {}}, me="me")
+    record = RaceRecord("r1", race_summary(), me="me")
     record.finished = RaceFinished(
         race="r1",
         standings=[
@@ -103,9 +104,9 @@ def test_the_create_form_reads_w_as_a_winnable_deal() -> None:
 
 def test_the_waiting_room_says_whether_the_deal_was_proved_winnable() -> None:
     """The host learns of the fallback before anyone races; practice says hints are on."""
-    base = {"id": "r1", "code": "ABC", "variant": "gavotte", "players": [], "max_players": 2}
-    proved = _describe({**base, "winnable": "proved", "practice": True}, None).plain
+    base = {"code": "ABC", "variant": "gavotte", "players": [], "max_players": 2}
+    proved = _describe(race_summary(**base, winnable="proved", practice=True), None).plain
     assert "proved winnable" in proved and "hints on" in proved
-    fallback = _describe({**base, "winnable": "fallback"}, None).plain
+    fallback = _describe(race_summary(**base, winnable="fallback"), None).plain
     assert "none proved winnable in time" in fallback and "hints on" not in fallback
-    assert "winnable" not in _describe(base, None).plain
+    assert "winnable" not in _describe(race_summary(**base), None).plain

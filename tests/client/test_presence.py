@@ -9,6 +9,7 @@ from protocol.messages import CreateRace, JoinRace, RaceInfo, RaceStarted, Spect
 from server.settings import Timeouts
 from tests.client.play import race_with_bob
 from tests.client.screen import on_screen, until
+from tests.client.values import race_summary
 from tests.server.conftest import NodeFactory
 
 
@@ -69,6 +70,7 @@ def test_a_races_phase_moves_on_with_the_clock() -> None:
     """The info says countdown; past its start it is running, past its end time is up."""
     from client.models.record import RaceRecord
 
-    record = RaceRecord("r1", {"phase": "countdown", "started_at": 100.0, "ends_at": 700.0})
+    info = race_summary(phase="countdown", started_at=100.0, ends_at=700.0)
+    record = RaceRecord("r1", info)
     assert [record.phase(t) for t in (99.0, 100.0, 700.0)] == ["countdown", "running", "time up"]
-    assert RaceRecord("r2", {"phase": "open"}).phase(1e12) == "open"
+    assert RaceRecord("r2", race_summary(phase="open")).phase(1e12) == "open"

@@ -8,6 +8,7 @@ from client.models.ratings import rating_change
 from client.models.record import RaceRecord
 from client.screens.results import results_text
 from protocol.messages import RaceFinished
+from protocol.results import Standing
 
 
 def _render(record: RaceRecord) -> str:
@@ -33,7 +34,7 @@ def test_results_show_rating_changes_and_guests() -> None:
     finished = RaceFinished(
         race="r1", standings=standings, seed=1, commitment="0" * 64, deal_version=1, logs={}
     )
-    record = RaceRecord("r1", {"variant": "quadrille"}, me="u000000000001", finished=finished)
+    record = RaceRecord("r1", me="u000000000001", finished=finished, variant_name="quadrille")
     text = _render(record)
     assert "Rating" in text and "1512 +12" in text and "1492? −8" in text
     assert "Ann (guest)" in text and "Ann (you)" in text
@@ -44,6 +45,6 @@ def test_unrated_results_have_no_rating_column() -> None:
         race="r1", standings=[_standing(1, "0123456789ab", "Cy")], seed=1,
         commitment="0" * 64, deal_version=1, logs={},
     )  # fmt: skip
-    text = _render(RaceRecord("r1", {"variant": "quadrille"}, finished=finished))
+    text = _render(RaceRecord("r1", finished=finished, variant_name="quadrille"))
     assert "Rating" not in text and "(guest)" not in text
-    assert rating_change({"place": 1}) == ""
+    assert rating_change(Standing.from_data(finished.standings[0])) == ""

@@ -11,18 +11,19 @@ from client.screens.game import GameScreen
 from client.screens.results import ResultsScreen
 from tests.client.play import solo_race
 from tests.client.screen import on_screen, until
+from tests.client.values import race_summary
 
 
 def test_the_session_file_keeps_tokens_and_races_per_server(tmp_path: Path) -> None:
     """Per server: a token and races, newest last; owner-only; a damaged file reads as empty."""
     saved = SessionFile(tmp_path)
     saved.save_token("ws://a/", "tok-a")
-    saved.add_race("ws://a/", SavedRace("r1", "ABC123", "gavotte", {"players": ["p"]}))
+    saved.add_race("ws://a/", SavedRace("r1", "ABC123", "gavotte", race_summary(players=["p"])))
     saved.add_race("ws://a/", SavedRace("r2", "DEF456", "quadrille"))
     saved.save_token("ws://b/", "tok-b")
     assert saved.load("ws://a/").token == "tok-a"
     assert [race.race for race in saved.load("ws://a/").races] == ["r1", "r2"]
-    assert saved.load("ws://a/").races[0].info == {"players": ["p"]}
+    assert saved.load("ws://a/").races[0].info == race_summary(players=["p"])
     assert saved.load("ws://b/").races == ()
     saved.drop_race("ws://a/", "r1")
     assert [race.race for race in saved.load("ws://a/").races] == ["r2"]
@@ -38,7 +39,8 @@ async def test_a_restarted_client_rejoins_its_race_where_it_was(node: str, tmp_p
     first = BallroomApp(node, "Ann", state_dir=tmp_path)
     async with first.run_test(size=(80, 24)) as pilot:
         game = await solo_race(pilot)
-        code = str(game.record.info["code"])
+        assert game.record.info is not None
+        code = game.record.info.code
         await pilot.press("d", "d")
         await until(pilot, lambda: game.seq == 2, "two deals")
         player = first.link.player

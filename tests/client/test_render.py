@@ -28,9 +28,11 @@ from client.widgets.board import (
     fit_header,
 )
 from protocol.messages import RaceStarted
+from protocol.views import Progress, View
 from server.engine import VARIANTS, find_variant
 from tests.client.make_golden import GOLDEN_DIR, TERMINALS, golden_text, positions
 from tests.client.screen import on_screen
+from tests.client.values import race_summary
 
 #: A URL nothing listens on: these tests need no server.
 NOWHERE = "ws://127.0.0.1:9/"
@@ -90,7 +92,7 @@ def _style_at(drawing: Any, pile: str, index: int | None) -> Any:
 def test_marks_light_up_the_picked_card_and_its_destinations() -> None:
     """The picked card, every legal destination and the chosen one each have their style."""
     game = find_variant("royal-cotillion")
-    view = game.view(game.deal(7))  # legal: r6>f7 r15>f6 deal
+    view = View.from_data(game.view(game.deal(7)))  # legal: r6>f7 r15>f6 deal
     marks = Marks(cursor="f7", source="r6", targets=frozenset({"f7", "f6"}), target="f7")
     drawing = draw_board(game.layout, view, 92, 37, marks)
     picked = _style_at(drawing, "r6", 0)
@@ -110,7 +112,7 @@ def test_clicks_find_the_pile_and_the_card() -> None:
     game = find_variant("grand-duchess")
     _, busy = positions(game)[1]
     drawing = draw_board(game.layout, busy, 92, 37)
-    reserve = busy["piles"]["r"]
+    reserve = busy.piles["r"]
     spot = next(s for s in drawing.spots if s.pile == "r" and s.index == 5)
     assert drawing.pile_at(spot.x0 + 1, spot.y) == ("r", 5)
     assert drawing.lines[spot.y].plain[spot.x0 : spot.x1].strip() == _card(reserve[5])
@@ -143,7 +145,7 @@ def _started(variant: str, seed: int = 7) -> RaceStarted:
 
 async def _show_game(pilot: Pilot[Any], variant: str) -> GameScreen:
     app = pilot.app
-    record = RaceRecord("r1", {"id": "r1", "code": "TEST", "players": ["me"], "names": {}}, me="me")
+    record = RaceRecord("r1", race_summary(), me="me")
     screen = GameScreen(record, _started(variant))
     await app.push_screen(screen)
     await pilot.pause()
@@ -225,7 +227,8 @@ async def test_keys_highlight_legal_moves_offline() -> None:
 def test_a_racer_who_rejoined_mid_race_knows_the_target() -> None:
     """A record that never saw the opening (rejoined after move 5) still knows how many
     cards make a win, so the results say 7/104, not 7."""
-    record = RaceRecord("r1", {"id": "r1", "code": "TEST", "players": ["me"], "names": {}}, me="me")
+    record = RaceRecord("r1", race_summary(), me="me")
     assert record.target == 0
-    record.remember("me", {"moves": 5, "home": 7, "target": 104, "won": False, "over": False})
+    rejoined = View("royal-cotillion", {}, {}, 0, Progress(7, 104, 5, won=False, over=False))
+    record.remember("me", rejoined)
     assert record.opening is None and record.target == 104

@@ -86,7 +86,8 @@ async def test_w_on_your_own_running_race_takes_you_back_to_its_board(node: str)
     app = BallroomApp(node, "Ann")
     async with app.run_test(size=(80, 24)) as pilot:
         game, bob, _ = await race_with_bob(pilot, node)
-        code = str(game.record.info["code"])
+        assert game.record.info is not None
+        code = game.record.info.code
         await pilot.press("d")
         await until(pilot, lambda: game.seq == 1, "a deal")
         app.back_to_lobby()

@@ -53,7 +53,7 @@ def test_the_times_and_sizes_the_page_gives_are_the_servers() -> None:
 def test_a_view_lists_every_pile_once(variant: str) -> None:
     """Every pile of the layout is in exactly one of a view's ``piles`` and ``hidden``."""
     game = find_variant(variant)
-    ids = {pile["id"] for pile in game.layout.to_data()["piles"]}
+    ids = {pile.id for pile in game.layout.piles}
     for seed in range(3):
         view = game.view(game.deal(seed))
         assert set(view["piles"]) | set(view["hidden"]) == ids
