@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from protocol.accounts import is_guest
 from protocol.codec import encode_trusted
 from protocol.exceptions import ErrorCode
+from protocol.lobby import RacePhase
 from protocol.messages import (
     Account,
     ClientMessage,
@@ -64,7 +65,6 @@ from protocol.messages import (
     Rewound,
     ServerMessage,
     Spectate,
-    Spectating,
     StartRace,
     SubmitMove,
     TournamentInfo,
@@ -75,7 +75,6 @@ from protocol.messages import (
 )
 from protocol.version import PROTOCOL_VERSION
 from server.exceptions import RequestRefused, StateLost
-from server.rules.races import Spectate as SpectatePolicy
 from server.rules.ratings import OVERALL
 from server.services.moves import MoveResult
 from server.services.players import Identity, is_account_token
@@ -93,6 +92,11 @@ log = logging.getLogger(__name__)
 #: A handler's reply: a message, a frame already encoded, or nothing.
 Reply = ServerMessage | bytes | None
 Handler = Callable[["Connection", Any], Awaitable[Reply]]
+
+
+async def _race_info(conn: Connection, request: int | None, race: str) -> RaceInfo:
+    """The ``race`` reply: the race's summary as it stands now."""
+    return RaceInfo(id=request, race=(await conn.services.lobby.info(race)).to_data())
 
 
 def _me(conn: Connection) -> str:
@@ -169,7 +173,9 @@ async def on_logout(conn: Connection, msg: Logout) -> ServerMessage:
 async def on_list_races(conn: Connection, msg: ListRaces) -> ServerMessage:
     if msg.follow is not None:
         conn.follows_lobby = msg.follow  # the node pushes the list as it changes
-    return Races(id=msg.id, races=await conn.services.lobby.listed_races())
+    return Races(
+        id=msg.id, races=[info.to_data() for info in await conn.services.lobby.listed_races()]
+    )
 
 
 async def on_create_race(conn: Connection, msg: CreateRace) -> ServerMessage:
@@ -188,7 +194,7 @@ async def on_create_race(conn: Connection, msg: CreateRace) -> ServerMessage:
     }
     race = await lobby.create(_me(conn), conn.name or "", request)
     await conn.watch(race, "racer", since=0)
-    return RaceInfo(id=msg.id, race=await lobby.info(race))
+    return await _race_info(conn, msg.id, race)
 
 
 async def on_join_race(conn: Connection, msg: JoinRace) -> ServerMessage:
@@ -197,7 +203,7 @@ async def on_join_race(conn: Connection, msg: JoinRace) -> ServerMessage:
     before = await conn.services.boards.event_count(race)
     await lobby.join(_me(conn), conn.name or "", race)
     await conn.watch(race, "racer", since=before)
-    return RaceInfo(id=msg.id, race=await lobby.info(race))
+    return await _race_info(conn, msg.id, race)
 
 
 async def on_leave_race(conn: Connection, msg: LeaveRace) -> ServerMessage:
@@ -206,19 +212,19 @@ async def on_leave_race(conn: Connection, msg: LeaveRace) -> ServerMessage:
     watch = conn.watches.pop(msg.race, None)
     if watch is not None:
         await conn.hub.unwatch(msg.race, watch)
-    return RaceInfo(id=msg.id, race=await lobby.info(msg.race))
+    return await _race_info(conn, msg.id, msg.race)
 
 
 async def on_ready(conn: Connection, msg: Ready) -> ServerMessage:
     lobby = conn.services.lobby
     await lobby.set_ready(_me(conn), msg.race, msg.ready)
-    return RaceInfo(id=msg.id, race=await lobby.info(msg.race))
+    return await _race_info(conn, msg.id, msg.race)
 
 
 async def on_start_race(conn: Connection, msg: StartRace) -> ServerMessage:
     lobby = conn.services.lobby
     await lobby.start(_me(conn), msg.race)
-    return RaceInfo(id=msg.id, race=await lobby.info(msg.race))
+    return await _race_info(conn, msg.id, msg.race)
 
 
 async def on_move(conn: Connection, msg: SubmitMove) -> bytes:
@@ -267,14 +273,14 @@ def moved(conn: Connection, msg: SubmitMove, result: MoveResult) -> bytes:
         move=result.move,
         view=result.view,
         legal=result.legal,
-        progress=result.progress,
+        progress=result.progress.to_data(),
         event=result.event,
     )
 
 
 async def on_resign(conn: Connection, msg: Resign) -> ServerMessage:
     await conn.services.moves.resign(_me(conn), msg.race)
-    return RaceInfo(id=msg.id, race=await conn.services.lobby.info(msg.race))
+    return await _race_info(conn, msg.id, msg.race)
 
 
 async def on_spectate(conn: Connection, msg: Spectate) -> None:
@@ -286,16 +292,15 @@ async def _spectate(conn: Connection, request: int | None, race: str, upto: int 
     policy allows), then push every later event, each once, in order."""
     await conn.services.tournaments.check_onlooker(race, conn.player)
     snapshot = await conn.services.boards.spectator_snapshot(race, conn.player, upto=upto)
-    meta = snapshot["race"]
     watch = await conn.watch(
         race,
         "spectator",
-        since=snapshot["event"],
-        policy=SpectatePolicy(meta["spectate"]),
-        delay=float(meta["delay"]),
+        since=snapshot.event,
+        policy=snapshot.race.spectate,
+        delay=float(snapshot.race.delay),
         held=True,
     )
-    _reply_then_release(conn, Spectating(id=request, **snapshot), watch)
+    _reply_then_release(conn, snapshot.message(request), watch)
 
 
 def _reply_then_release(conn: Connection, reply: ServerMessage, watch: RaceWatch) -> None:
@@ -308,7 +313,7 @@ async def on_resume(conn: Connection, msg: Resume) -> None:
     """The client's picture of the race now, then every event after ``since`` it missed."""
     boards = conn.services.boards
     info = await conn.services.lobby.info(msg.race)
-    racer = _me(conn) in info["players"]
+    racer = _me(conn) in info.players
     since, events = msg.since, await boards.event_count(msg.race)
     if since > events:  # the client saw events that Redis no longer has
         log.warning(
@@ -327,8 +332,8 @@ async def on_resume(conn: Connection, msg: Resume) -> None:
         # that saw nothing (0) is answered as ``spectate`` is: the boards now.
         await _spectate(conn, msg.id, msg.race, upto=since or None)
         return
-    reply: ServerMessage = RaceInfo(id=msg.id, race=info)
-    if info["phase"] in ("running", "finished") or info["started_at"] is not None:
+    reply: ServerMessage = RaceInfo(id=msg.id, race=info.to_data())
+    if info.phase in (RacePhase.RUNNING, RacePhase.FINISHED) or info.started_at is not None:
         reply = RaceStarted(id=msg.id, **await boards.racer_snapshot(msg.race, _me(conn)))
     watch = await conn.watch(msg.race, "racer", since=since, held=True)
     _reply_then_release(conn, reply, watch)
@@ -437,7 +442,7 @@ def _join_race_found(conn: Connection) -> Callable[[str], Awaitable[None]]:
 
     async def matched(race: str) -> None:
         info = await conn.services.lobby.info(race)
-        conn.send(Matched(race=race, variant=info["variant"], info=info))
+        conn.send(Matched(race=race, variant=info.variant, info=info.to_data()))
         await conn.watch(race, "racer", since=0)
 
     return matched
@@ -485,7 +490,7 @@ async def on_play_daily(conn: Connection, msg: PlayDaily) -> None:
     """Today's deal: ``matched`` answers, then the race's events follow as to a racer."""
     race = await conn.services.daily.play(_me(conn), conn.name or "", msg.variant)
     info = await conn.services.lobby.info(race)
-    conn.send(Matched(id=msg.id, race=race, variant=info["variant"], info=info))  # first
+    conn.send(Matched(id=msg.id, race=race, variant=info.variant, info=info.to_data()))  # first
     await conn.watch(race, "racer", since=0)
 
 

@@ -243,7 +243,8 @@ class Node:
         self._lobby_version = version
         followers = [conn for conn in self.connections if conn.follows_lobby]
         if followers:
-            frame = encode(Races(races=await self.races.lobby.listed_races()))
+            listed = await self.races.lobby.listed_races()
+            frame = encode(Races(races=[info.to_data() for info in listed]))
             for conn in followers:
                 conn.send_frame(frame)
 

@@ -10,12 +10,12 @@ from countdown to running on every node at once.
 
 from __future__ import annotations
 
-import enum
 import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from protocol.exceptions import ErrorCode
+from protocol.lobby import RacePhase
 from protocol.messages import SpectatePolicy as Spectate
 from protocol.messages import deal_commitment as commitment
 from server.engine.prng import MAX_SEED
@@ -36,11 +36,8 @@ __all__ = [
 ]
 
 
-class Phase(enum.Enum):
-    OPEN = "open"
-    COUNTDOWN = "countdown"
-    RUNNING = "running"
-    FINISHED = "finished"
+#: A race's phase: the protocol's own words (``race.phase``).
+Phase = RacePhase
 
 
 #: Which request may be made in which phase. Everything not listed is refused.

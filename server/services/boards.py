@@ -5,19 +5,41 @@ writes, and a spectator's boards under the race's spectating policy."""
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, NamedTuple
 
 from protocol.exceptions import ErrorCode
+from protocol.lobby import RaceSummary
+from protocol.messages import Spectating
 from protocol.moves import Move
 from server.engine import State
 from server.exceptions import RequestRefused
-from server.rules.events import decode_event
+from server.rules.events import Finished, MoveMade, Starting, decode_event
 from server.rules.races import Phase, Spectate
 from server.services.lobby import Lobby
 from server.services.race_memory import RaceMemory
 from server.storage.store import Store
 
-__all__ = ["Boards"]
+__all__ = ["Boards", "SpectatorSnapshot"]
+
+
+class SpectatorSnapshot(NamedTuple):
+    """The boards spectators may see, as of event ``event`` (the ``spectating`` reply)."""
+
+    race: RaceSummary
+    #: The wire's layout map (None before the start), and each racer's **View** map.
+    layout: dict[str, object] | None
+    boards: dict[str, dict[str, Any]]
+    event: int
+
+    def message(self, request: int | None = None) -> Spectating:
+        """The ``spectating`` message: the answer to request ``request``, or a push."""
+        return Spectating(
+            id=request,
+            race=self.race.to_data(),
+            layout=self.layout,
+            boards=self.boards,
+            event=self.event,
+        )
 
 
 class Boards:
@@ -58,12 +80,11 @@ class Boards:
             return now
         started = await self.memory.started(race)
         game = started.game
-        progress: dict[str, dict[str, Any]] = {}
+        progress: dict[str, dict[str, int | bool]] = {}
         for racer, board in boards.items():
             state = started.rebuilt(board)
-            progress[racer] = game.progress(state)
-            if board.status == "resigned":
-                progress[racer]["resigned"] = True
+            racing = game.progress(state)._replace(resigned=board.status == "resigned")
+            progress[racer] = racing.to_data()
             if racer == player:
                 now.update(
                     seq=board.seq, view=game.view(state), legal=game.legal_moves(state).texts()
@@ -73,21 +94,21 @@ class Boards:
 
     async def spectator_snapshot(
         self, race: str, player: str | None, upto: int | None = None
-    ) -> dict[str, Any]:
+    ) -> SpectatorSnapshot:
         """Boards as the race's policy lets spectators see them now (and no later than
         event ``upto``), and the number of the last event they reflect. Racers may
         not spectate their own race."""
         info = await self.lobby.info(race)
-        if player is not None and player in info["players"]:
+        if player is not None and player in info.players:
             raise RequestRefused(ErrorCode.NOT_ALLOWED, "racers cannot spectate their own race")
-        if info["phase"] == "open":
+        if info.phase is Phase.OPEN:
             last = await self.store.event_count(race)
             last = last if upto is None else min(upto, last)
-            return {"race": info, "layout": None, "boards": {}, "event": last}
+            return SpectatorSnapshot(info, None, {}, last)
         started = await self.memory.started(race)
         last = 0
         hidden_until_the_end = (
-            started.spectate is Spectate.AFTER and info["phase"] != Phase.FINISHED.value
+            started.spectate is Spectate.AFTER and info.phase is not Phase.FINISHED
         )
         cutoff = time.time() - (started.delay if started.spectate is Spectate.DELAYED else 0)
         game = started.game
@@ -96,21 +117,21 @@ class Boards:
             if upto is not None and n > upto:
                 break
             event = decode_event(payload)
-            if event["k"] == "starting":
+            if isinstance(event, Starting):
                 if hidden_until_the_end:
                     break
-                states = dict.fromkeys(info["players"], started.opening())
-            elif event["k"] == "move":
-                if event["at"] > cutoff:
+                states = dict.fromkeys(info.players, started.opening())
+            elif isinstance(event, MoveMade):
+                if event.at > cutoff:
                     break
-                player = event["player"]
-                states[player] = game.apply(states[player], Move.parse(event["move"]))
-            elif event["k"] == "results":
+                mover = event.player
+                states[mover] = game.apply(states[mover], Move.parse(event.move))
+            elif isinstance(event, Finished):
                 break  # left for the watch, so a late spectator gets race_finished too
             last = n
-        return {
-            "race": info,
-            "layout": game.layout.to_data(),
-            "boards": {player: game.view(state) for player, state in states.items()},
-            "event": last,
-        }
+        return SpectatorSnapshot(
+            info,
+            game.layout.to_data(),
+            {racer: game.view(state) for racer, state in states.items()},
+            last,
+        )

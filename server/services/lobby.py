@@ -7,10 +7,11 @@ import time
 from typing import Any
 
 from protocol.exceptions import ErrorCode
+from protocol.lobby import RaceSummary, Winnable
 from server.engine import DEAL_VERSION, find_variant
 from server.exceptions import RequestRefused
-from server.rules.events import encode_event
-from server.rules.races import Phase, commitment, draw_secret_seed, phase_at
+from server.rules.events import Joined, Left, ReadySet, Starting, encode_event
+from server.rules.races import Phase, Spectate, commitment, draw_secret_seed, phase_at
 from server.services.refusals import refusal, variant_or_refusal
 from server.services.solving import SolverPool
 from server.settings import Settings
@@ -24,40 +25,37 @@ DEFAULT_GRACE = 60
 
 def public_info(
     race: str, meta: dict[str, str], players: dict[str, str], now: float
-) -> dict[str, Any]:
-    """A race's ``info`` from its meta and players hashes: never the seed before the results."""
+) -> RaceSummary:
+    """A race's summary from its meta and players hashes: never the seed before the results."""
     started_at, ends_at = meta.get("started_at"), meta.get("ends_at")
-    phase = phase_at(meta["status"], now, float(started_at or 0), float(ends_at or 0))
-    return {
-        "id": race,
-        "code": meta["code"],
-        "variant": meta["variant"],
-        "host": meta["host"],
-        "players": list(players),
-        "names": players,
-        "ready": [p for p in players if meta.get(f"ready:{p}")],
-        "phase": phase.value,
-        "max_players": int(meta["max_players"]),
-        "time_limit": int(meta["time_limit"]),
-        "spectate": meta["spectate"],
-        "delay": int(meta["delay"] or 0),
-        "grace": int(meta.get("grace") or DEFAULT_GRACE),
+    return RaceSummary(
+        id=race,
+        code=meta["code"],
+        variant=meta["variant"],
+        host=meta["host"],
+        players=tuple(players),
+        names=players,
+        ready=tuple(p for p in players if meta.get(f"ready:{p}")),
+        phase=phase_at(meta["status"], now, float(started_at or 0), float(ends_at or 0)),
+        max_players=int(meta["max_players"]),
+        time_limit=int(meta["time_limit"]),
+        spectate=Spectate(meta["spectate"]),
+        delay=int(meta["delay"] or 0),
+        grace=int(meta.get("grace") or DEFAULT_GRACE),
+        commitment=commitment(meta["variant"], int(meta["deal_version"]), int(meta["seed"]), race),
         # A tournament's table: its tournament, whose code and name stand in
         # for the join code it has not and the host who is not a player.
-        "tournament": meta.get("tournament") or None,
-        "tournament_code": meta.get("tournament_code") or None,
-        "host_name": meta.get("host_name") or players.get(meta["host"], ""),
-        "away": {p: float(meta[f"away:{p}"]) for p in players if f"away:{p}" in meta},
-        "deal": int(meta["deal"]) if meta["deal"] else None,
+        tournament=meta.get("tournament") or None,
+        tournament_code=meta.get("tournament_code") or None,
+        host_name=meta.get("host_name") or players.get(meta["host"], ""),
+        away={p: float(meta[f"away:{p}"]) for p in players if f"away:{p}" in meta},
+        deal=int(meta["deal"]) if meta["deal"] else None,
         # Asked for a winnable deal: "proved", or "fallback" when none was found in time.
-        "winnable": meta.get("winnable") or None,
-        "practice": meta.get("practice") == "1",
-        "commitment": commitment(
-            meta["variant"], int(meta["deal_version"]), int(meta["seed"]), race
-        ),
-        "started_at": float(started_at) if started_at else None,
-        "ends_at": float(ends_at) if ends_at else None,
-    }
+        winnable=Winnable(meta["winnable"]) if meta.get("winnable") else None,
+        practice=meta.get("practice") == "1",
+        started_at=float(started_at) if started_at else None,
+        ends_at=float(ends_at) if ends_at else None,
+    )
 
 
 class Lobby:
@@ -121,7 +119,7 @@ class Lobby:
         assert race is not None
         return race
 
-    async def info(self, race: str) -> dict[str, Any]:
+    async def info(self, race: str) -> RaceSummary:
         """What anyone may know about a race: never the seed before the results."""
         [(meta, players)] = await self.store.metas_and_players([race])
         if not meta:
@@ -140,7 +138,7 @@ class Lobby:
         """The tournament a race belongs to, if any."""
         return (await self.store.meta(race)).get("tournament") or None
 
-    async def listed_races(self) -> list[dict[str, Any]]:
+    async def listed_races(self) -> list[RaceSummary]:
         """Races open to join, then races under way (to spectate); never a finished one,
         even one whose clock ran out a moment before the sweeper closed it."""
         # A race started between the two reads is in both: listed once.
@@ -155,27 +153,23 @@ class Lobby:
             )
             if meta  # else closed between the two reads
         ]
-        return [info for info in infos if info["phase"] != Phase.FINISHED.value]
+        return [info for info in infos if info.phase is not Phase.FINISHED]
 
     async def join(self, player: str, name: str, race: str) -> None:
-        status, _ = await self.store.join(
-            race, player, name, encode_event({"k": "joined", "player": player, "name": name})
-        )
+        status, _ = await self.store.join(race, player, name, encode_event(Joined(player, name)))
         if status != "ok":
             raise refusal(status)
         await self.store.lobby_changed()
 
     async def leave(self, player: str, race: str) -> None:
-        status, _ = await self.store.leave(
-            race, player, encode_event({"k": "left", "player": player})
-        )
+        status, _ = await self.store.leave(race, player, encode_event(Left(player)))
         if status != "ok":
             raise refusal(status)
         await self.store.lobby_changed()
 
     async def set_ready(self, player: str, race: str, ready: bool) -> None:
         """Say whether ``player`` is ready; the race starts once every racer is."""
-        payload = encode_event({"k": "ready", "player": player, "ready": ready})
+        payload = encode_event(ReadySet(player, ready))
         status, _, everyone = await self.store.set_ready(race, player, ready, payload)
         if status != "ok":
             raise refusal(status)
@@ -193,16 +187,15 @@ class Lobby:
         started_at = time.time() + self.settings.timeouts.countdown
         ends_at = started_at + int(meta["time_limit"])
         payload = encode_event(
-            {
-                "k": "starting",
-                "started_at": started_at,
-                "ends_at": ends_at,
-                "commitment": commitment(game.id, deal_version, seed, race),
-                "deal_version": deal_version,
-                "layout": game.layout.to_data(),
-                "view": game.view(opening),
-                "legal": game.legal_moves(opening).texts(),
-            }
+            Starting(
+                started_at=started_at,
+                ends_at=ends_at,
+                commitment=commitment(game.id, deal_version, seed, race),
+                deal_version=deal_version,
+                layout=game.layout.to_data(),
+                view=game.view(opening),
+                legal=game.legal_moves(opening).texts(),
+            )
         )
         status, _ = await self.store.start(
             race,

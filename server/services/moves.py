@@ -12,18 +12,16 @@ from typing import Any, NamedTuple, Protocol
 
 from protocol.exceptions import ErrorCode
 from protocol.moves import Move, MoveSyntaxError
+from protocol.views import Progress
 from server.engine import Game, IllegalMoveError, State
 from server.exceptions import RequestRefused, StateLost
-from server.rules.events import decode_event, encode_event, move_event
+from server.rules.events import Event, MoveMade, Resigned, decode_event, encode_event
 from server.services.race_memory import CachedBoard, RaceMemory, StartedRace
 from server.services.refusals import refusal
 from server.services.results import Results
 from server.storage.store import MoveCommit, Store, pack
 
-__all__ = ["PROGRESS_KEYS", "MoveResult", "Moves", "OwnEvents"]
-
-#: The keys of ``Game.progress``, which every view also carries.
-PROGRESS_KEYS = ("home", "target", "moves", "won", "over")
+__all__ = ["MoveResult", "Moves", "OwnEvents"]
 
 
 class MoveResult(NamedTuple):
@@ -35,9 +33,10 @@ class MoveResult(NamedTuple):
 
     seq: int
     move: str
+    #: The wire's **View** map, straight from the engine.
     view: dict[str, Any]
     legal: list[str]
-    progress: dict[str, Any]
+    progress: Progress
     #: The number of the move's event in the race (None: not found in the stream).
     event: int | None
 
@@ -45,7 +44,7 @@ class MoveResult(NamedTuple):
 class OwnEvents(Protocol):
     """Where a node's own move events go as it stores them: its hub."""
 
-    def storing(self, payload: bytes, event: dict[str, Any]) -> None:
+    def storing(self, payload: bytes, event: Event) -> None:
         """The event is being stored: until :meth:`done_storing`, its pub/sub copy is ``event``."""
         ...
 
@@ -53,7 +52,7 @@ class OwnEvents(Protocol):
         """The commit of the event has answered (stored or not)."""
         ...
 
-    def stored(self, topic: str, n: int, event: dict[str, Any], payload: bytes) -> None:
+    def stored(self, topic: str, n: int, event: Event, payload: bytes) -> None:
         """It is stored, as number ``n``: pass it on to watchers here."""
         ...
 
@@ -61,13 +60,13 @@ class OwnEvents(Protocol):
 class NoWatchers:
     """The own-events sink of a node part with no hub (tools, benches and tests)."""
 
-    def storing(self, payload: bytes, event: dict[str, Any]) -> None:
+    def storing(self, payload: bytes, event: Event) -> None:
         pass
 
     def done_storing(self, payload: bytes) -> None:
         pass
 
-    def stored(self, topic: str, n: int, event: dict[str, Any], payload: bytes) -> None:
+    def stored(self, topic: str, n: int, event: Event, payload: bytes) -> None:
         pass
 
 
@@ -185,11 +184,11 @@ class Moves:
         game, race = started.game, started.race
         text = move.text()
         view = game.view(after)
-        progress = {key: view[key] for key in PROGRESS_KEYS}
-        status = "won" if progress["won"] else "stuck" if progress["over"] else "playing"
+        progress = Progress(view["home"], view["target"], view["moves"], view["won"], view["over"])
+        status = progress.status.value
         # The event carries the move, not the board: nodes that show boards
         # replay it on their own copy (:meth:`RaceMemory.replica_now`).
-        event = move_event(player, seq, text, progress, now)
+        event = MoveMade(player, seq, text, progress, now)
         payload = encode_event(event)
         new_version = f"{self._version_prefix}.{next(self._versions)}"
         # A snapshot now and then bounds the log tail a cold read replays.
@@ -198,7 +197,7 @@ class Moves:
         committed = self.store.batcher.send(
             MoveCommit(
                 race, player, seq, snapshot, text, status,
-                progress["home"], now, payload, version, new_version,
+                progress.home, now, payload, version, new_version,
             )
         )  # fmt: skip
         result: asyncio.Future[MoveResult | None] = asyncio.get_running_loop().create_future()
@@ -265,10 +264,10 @@ class Moves:
             page = await self.store.events_before(race, before, self.EVENTS_PAGE)
             for n, payload in page:
                 event = decode_event(payload)
-                if event["k"] == "move" and event["player"] == player:
-                    if event["seq"] == seq:
+                if type(event) is MoveMade and event.player == player:
+                    if event.seq == seq:
                         return n
-                    if event["seq"] < seq:
+                    if event.seq < seq:
                         return None  # a rewind took it: the stream no longer has it
             if len(page) < self.EVENTS_PAGE:
                 return None
@@ -291,10 +290,8 @@ class Moves:
         script's status. Their progress goes with the event, marked with ``how``."""
         started = await self.memory.started(race)
         _, _, state = await self.memory.board(race, player, fresh=True)
-        progress = {**started.game.progress(state), "resigned": True}
-        if how == "left":
-            progress["left"] = True
-        payload = encode_event({"k": "resigned", "player": player, "progress": progress, "at": now})
+        progress = started.game.progress(state)._replace(resigned=True, left=how == "left")
+        payload = encode_event(Resigned(player, progress, now))
         status, _, left = await self.store.resign(race, player, now, payload, how=how)
         if status == "ok" and left == 0:
             self.results.close_soon(race)

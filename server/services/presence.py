@@ -10,7 +10,7 @@ from collections.abc import Iterable
 
 from protocol.exceptions import ErrorCode
 from server.exceptions import RequestRefused
-from server.rules.events import encode_event
+from server.rules.events import PresenceChanged, encode_event
 from server.services.lobby import DEFAULT_GRACE
 from server.services.moves import Moves
 from server.settings import Settings
@@ -78,5 +78,5 @@ class Presence:
     async def _presence(
         self, race: str, player: str, *, here: bool, since: float
     ) -> tuple[bool, int]:
-        payload = encode_event({"k": "presence", "player": player, "away": None if here else since})
+        payload = encode_event(PresenceChanged(player, None if here else since))
         return await self.store.presence(race, player, here=here, since=since, payload=payload)

@@ -6,13 +6,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from protocol.exceptions import ErrorCode
 from protocol.messages import RaceFinished
 from protocol.moves import Move
 from server.exceptions import RequestRefused
-from server.rules.events import encode_event
+from server.rules.events import Finished, encode_event
 from server.rules.races import Phase, RacerResult, standings
 from server.services.lobby import Lobby
 from server.services.race_memory import RaceMemory
@@ -27,7 +28,7 @@ __all__ = ["Results", "race_finished"]
 log = logging.getLogger(__name__)
 
 
-def race_finished(race: str, results: dict[str, Any], **fields: Any) -> RaceFinished:
+def race_finished(race: str, results: Mapping[str, Any], **fields: Any) -> RaceFinished:
     """The ``race_finished`` message of a race's stored results, wherever it is sent from
     (the results event, or a later ``get_results``): a winnable deal's line and par too."""
     return RaceFinished(
@@ -97,7 +98,7 @@ class Results:
         hold = meta.get("hold_results") == "1"
         if self.records is not None:  # rating changes go into the results, once
             results = await self.records.prepare(race, meta, results)
-        payload = encode_event({"k": "results", **results})
+        payload = encode_event(Finished(results))
         await self.store.record_results(race, pack(results), payload, hold=hold)
         await self.store.expire_race(race, self.settings.timeouts.keep_finished)
         if self.records is not None and "records" in results:
@@ -191,13 +192,13 @@ class Results:
         runs would show a racer cards still in their own stock.
         """
         info = await self.lobby.info(race)
-        if info["phase"] != Phase.FINISHED.value or info["started_at"] is None:
+        if info.phase is not Phase.FINISHED or info.started_at is None:
             raise RequestRefused(ErrorCode.NOT_ALLOWED, "replays open once the race is over")
         if await self.store.results_held(race):
             raise RequestRefused(
                 ErrorCode.NOT_ALLOWED, "replays open once every table on this deal has finished"
             )
-        if player not in info["players"]:
+        if player not in info.players:
             raise RequestRefused(ErrorCode.NOT_A_RACER, f"{player!r} did not race here")
         started = await self.memory.started(race)
         game = started.game

@@ -18,6 +18,7 @@ from typing import Any
 
 from redis.asyncio.lock import Lock
 
+from server.rules.events import TournamentChanged, encode_event
 from server.rules.races import draw_secret_seed
 from server.storage import keys
 from server.storage.store import Store, _bytes, _optional_text, _text, pack, unpack
@@ -91,7 +92,7 @@ class TournamentStore:
             await self.store.run(
                 "tournament_save",
                 [keys.tournament_meta(tournament), keys.events(tournament)],
-                [pack(doc), keys.channel(tournament), pack({"k": "tournament", "doc": doc})],
+                [pack(doc), keys.channel(tournament), encode_event(TournamentChanged(doc))],
             )
         )
 

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
 
 import pytest
 
 from client.session import ClientSession, RequestFailed
 from protocol.exceptions import ErrorCode
+from protocol.lobby import RaceSummary
 from protocol.messages import (
     CreateRace,
     GetReplay,
@@ -196,14 +196,13 @@ async def test_replay_opens_once_the_race_is_over(node: str) -> None:
     assert stranger.value.code is ErrorCode.NOT_A_RACER
 
 
-def test_progress_keys_are_what_the_engine_reports() -> None:
-    """The service copies progress out of a view by these keys; they must be the engine's."""
-    from server.services.moves import PROGRESS_KEYS
+def test_every_view_carries_the_progress_the_engine_reports() -> None:
+    """The move service reads the mover's progress out of their view: it must be there."""
+    from protocol.views import Progress
 
     game = find_variant("royal-parade")
     state = game.deal(1)
-    assert set(PROGRESS_KEYS) == set(game.progress(state))
-    assert {key: game.view(state)[key] for key in PROGRESS_KEYS} == game.progress(state)
+    assert Progress.from_data(game.view(state)) == game.progress(state)
 
 
 async def test_the_lobby_lists_open_then_live_races_and_skips_one_gone(
@@ -252,7 +251,7 @@ async def test_a_lobby_event_is_read_once_for_all_its_watchers_on_a_node(
     reads: list[str] = []
     real_info = Lobby.info
 
-    async def counting_info(self: Lobby, race: str) -> dict[str, Any]:
+    async def counting_info(self: Lobby, race: str) -> RaceSummary:
         reads.append(race)
         return await real_info(self, race)
 
