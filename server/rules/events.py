@@ -18,6 +18,7 @@ from typing import NamedTuple
 import msgpack
 
 from protocol.views import Progress
+from server.rules.results import RaceResults
 from server.rules.tournaments import Doc
 
 __all__ = [
@@ -106,7 +107,7 @@ class PresenceChanged(NamedTuple):
 class Finished(NamedTuple):
     """The race's results: standings, the revealed seed, every racer's log."""
 
-    results: Data
+    results: RaceResults
 
 
 class TournamentChanged(NamedTuple):
@@ -144,7 +145,7 @@ def encode_event(event: Event) -> bytes:
         return bytes(msgpack.packb(packed, use_bin_type=True))
     data: dict[str, object]
     if isinstance(event, Finished):
-        data = {"k": "results", **event.results}
+        data = {"k": "results", **event.results.to_data()}
     elif isinstance(event, Resigned):
         data = {"k": "resigned", "player": event.player,
                 "progress": _progress_data(event.progress), "at": event.at}  # fmt: skip
@@ -162,7 +163,7 @@ def decode_event(payload: bytes) -> Event:
         return MoveMade(player, seq, move, progress, at)
     kind = data.pop("k")
     if kind == "results":
-        return Finished(data)
+        return Finished(RaceResults.from_data(data))
     if kind == "resigned":
         return Resigned(data["player"], Progress.from_data(data["progress"]), data["at"])
     if kind == "move":  # written by a node older than the packed move event

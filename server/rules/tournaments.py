@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import enum
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from server.rules.ranking import rank, shared_points, tenths
@@ -214,7 +214,7 @@ def forfeit(doc: Doc, match_index: int, loser: str) -> None:
         match["forfeit"] = loser
 
 
-def record_knockout_stage(doc: Doc, races: Mapping[int, list[Mapping[str, Any]]]) -> None:
+def record_knockout_stage(doc: Doc, races: Mapping[int, Sequence[Mapping[str, Any]]]) -> None:
     """Count a finished game of each match, then open the next bracket round once
     every match of this one has a winner.
 

@@ -19,6 +19,7 @@ The order is what makes it safe on many nodes (docs/players.md):
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping
@@ -27,11 +28,13 @@ from typing import Any
 from protocol.accounts import is_guest
 from protocol.codec import pack_value as pack
 from protocol.exceptions import ErrorCode
+from protocol.results import RacerStatus
 from server.exceptions import RequestRefused
 from server.rules.daily import daily_score
 from server.rules.ratings import OVERALL, Skill, is_rated, ranks, rate
+from server.rules.results import AccountRecord, HistoryEntry, RaceResults, RatingChange
 from server.storage.daily import DailyStore
-from server.storage.players import PlayerStore, RatingMove
+from server.storage.players import PlayerStore
 from server.storage.store import unpack
 
 __all__ = ["LEADERBOARD_SIZE", "Records"]
@@ -53,83 +56,87 @@ class Records:
         self.daily = daily
 
     async def prepare(
-        self, race: str, meta: Mapping[str, str], results: dict[str, Any]
-    ) -> dict[str, Any]:
+        self, race: str, meta: Mapping[str, str], results: RaceResults
+    ) -> RaceResults:
         """The results with each account's rating change and record to write (step 1)."""
-        standings: list[dict[str, Any]] = results["standings"]
-        accounts = [s for s in standings if not is_guest(s["player"])]
+        standings = list(results.standings)
+        accounts = [s.player for s in standings if not is_guest(s.player)]
         if not accounts:
             return results
-        variant = results["variant"]
-        moves: dict[str, list[RatingMove]] = {s["player"]: [] for s in accounts}
-        if is_rated(meta, [s["player"] for s in standings]):
+        variant = results.variant
+        moves: dict[str, list[RatingChange]] = {player: [] for player in accounts}
+        if is_rated(meta, [s.player for s in standings]):
             placed = [
-                (s["player"], r)
+                (s.player, r)
                 for s, r in zip(standings, ranks(standings), strict=True)
-                if not is_guest(s["player"])
+                if not is_guest(s.player)
             ]
             for scope in (variant, OVERALL):
                 before = {p: await self._skill(p, scope) for p, _ in placed}
                 after = rate(placed, before)
                 for player, _ in placed:
                     old, new = before[player], after[player]
-                    moves[player].append(RatingMove(scope, old.mu, old.sigma, new.mu, new.sigma))
+                    moves[player].append(RatingChange(scope, old.mu, old.sigma, new.mu, new.sigma))
                     if scope == variant:
-                        standing = next(s for s in accounts if s["player"] == player)
-                        standing["rating"] = new.display
-                        standing["change"] = new.display - old.display
-                        standing["provisional"] = new.provisional
+                        at = next(i for i, s in enumerate(standings) if s.player == player)
+                        standings[at] = dataclasses.replace(
+                            standings[at],
+                            rating=new.display,
+                            change=new.display - old.display,
+                            provisional=new.provisional,
+                        )
         started_at = float(meta.get("started_at") or time.time())
-        if meta.get("daily"):
-            results["daily"] = meta["daily"]  # "day:variant": its board gets the score
-        results["records"] = {
-            s["player"]: {
-                "moves": [list(move) for move in moves[s["player"]]],
-                "entry": {
-                    "race": race, "variant": variant, "at": started_at,
-                    "place": s["place"], "of": len(standings), "status": s["status"],
-                    "time": s["time"], "home": s["home"], "change": s.get("change"),
-                    "rating": s.get("rating"),
-                },
-            }
-            for s in accounts
+        records = {
+            s.player: AccountRecord(
+                tuple(moves[s.player]),
+                HistoryEntry(
+                    race=race, variant=variant, at=started_at, place=s.place,
+                    of=len(standings), status=s.status, time=s.time, home=s.home,
+                    change=s.change, rating=s.rating,
+                ),
+            )
+            for s in standings
+            if s.player in moves
         }  # fmt: skip
         await self.store.mark_pending(race, time.time())
-        return results
+        return dataclasses.replace(
+            results,
+            standings=tuple(standings),
+            # "day:variant": its board gets the score
+            daily=meta.get("daily") or None,
+            records=records,
+        )
 
-    async def write(self, race: str, results: Mapping[str, Any]) -> None:
+    async def write(self, race: str, results: RaceResults) -> None:
         """Record stored results in each account, once however often it runs (step 3)."""
-        records: dict[str, Any] = results.get("records") or {}
-        for player, record in records.items():
-            entry = record["entry"]
-            moves = [RatingMove(*move) for move in record["moves"]]
+        for player, record in results.records.items():
+            entry, moves = record.entry, record.moves
+            won = entry.status is RacerStatus.WON
             moved = await self.store.record_race(
                 player,
                 race,
-                when=entry["at"],
-                entry=pack(entry),
-                variant=entry["variant"],
-                won=entry["status"] == "won",
-                seconds=entry["time"],
+                when=entry.at,
+                entry=pack(entry.to_data()),
+                variant=entry.variant,
+                won=won,
+                seconds=entry.time,
                 moves=moves,
             )
             if moved is None:  # recorded before: the boards are brought up to date anyway
-                skills = await self.store.skills(player, [m.key for m in moves])
+                skills = await self.store.skills(player, [m.scope for m in moves])
                 moved = [(scope, *values) for scope, values in skills.items()]
             for scope, mu, sigma, races in moved:
                 skill = Skill(mu, sigma, races)
                 await self.store.rank(scope, player, None if skill.provisional else skill.display)
-            if entry["status"] == "won" and not results.get("daily"):
-                await self.store.won_in(entry["variant"], player, entry["time"])
-            if self.daily is not None and results.get("daily"):
-                day, variant = str(results["daily"]).split(":", 1)
-                score = daily_score(entry["status"], entry["time"], entry["home"])
+            if won and not results.daily:
+                await self.store.won_in(entry.variant, player, entry.time)
+            if self.daily is not None and results.daily:
+                day, variant = results.daily.split(":", 1)
+                score = daily_score(entry.status.value, entry.time, entry.home)
                 await self.daily.score(day, variant, player, score)
         await self.store.recorded(race)
 
-    async def recover(
-        self, stored_results: Callable[[str], Awaitable[dict[str, Any] | None]]
-    ) -> None:
+    async def recover(self, stored_results: Callable[[str], Awaitable[RaceResults | None]]) -> None:
         """Finish step 3 for races whose node died before it did (step 4)."""
         for race in await self.store.pending(time.time() - self.RECOVER_AFTER):
             results = await stored_results(race)

@@ -6,15 +6,16 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from protocol.exceptions import ErrorCode
 from protocol.messages import RaceFinished
 from protocol.moves import Move
+from protocol.results import DecidedBy, RacerStatus, Standing
 from server.exceptions import RequestRefused
 from server.rules.events import Finished, encode_event
 from server.rules.races import Phase, RacerResult, standings
+from server.rules.results import RaceResults
 from server.services.lobby import Lobby
 from server.services.race_memory import RaceMemory
 from server.settings import Settings
@@ -28,19 +29,22 @@ __all__ = ["Results", "race_finished"]
 log = logging.getLogger(__name__)
 
 
-def race_finished(race: str, results: Mapping[str, Any], **fields: Any) -> RaceFinished:
+def race_finished(
+    race: str, results: RaceResults, *, id: int | None = None, event: int | None = None
+) -> RaceFinished:
     """The ``race_finished`` message of a race's stored results, wherever it is sent from
     (the results event, or a later ``get_results``): a winnable deal's line and par too."""
     return RaceFinished(
+        id=id,
         race=race,
-        standings=results["standings"],
-        seed=results["seed"],
-        commitment=results["commitment"],
-        deal_version=results["deal_version"],
-        logs=results["logs"],
-        line=results.get("line"),
-        par=results.get("par"),
-        **fields,
+        standings=[standing.to_data() for standing in results.standings],
+        seed=results.seed,
+        commitment=results.commitment,
+        deal_version=results.deal_version,
+        logs=dict(results.logs),
+        line=list(results.line) if results.line else None,
+        par=results.par,
+        event=event,
     )
 
 
@@ -99,9 +103,9 @@ class Results:
         if self.records is not None:  # rating changes go into the results, once
             results = await self.records.prepare(race, meta, results)
         payload = encode_event(Finished(results))
-        await self.store.record_results(race, pack(results), payload, hold=hold)
+        await self.store.record_results(race, pack(results.to_data()), payload, hold=hold)
         await self.store.expire_race(race, self.settings.timeouts.keep_finished)
-        if self.records is not None and "records" in results:
+        if self.records is not None and results.records:
             # The stored results, not ours: another node may have stored its own first.
             stored = await self.stored_results(race)
             if stored is not None:
@@ -123,12 +127,12 @@ class Results:
     async def has_results(self, race: str) -> bool:
         return await self.store.has_results(race)
 
-    async def stored_results(self, race: str) -> dict[str, Any] | None:
+    async def stored_results(self, race: str) -> RaceResults | None:
         """The results as stored, seed included, or None before the race closed."""
         packed = await self.store.results(race)
-        return None if packed is None else dict(unpack(packed))
+        return None if packed is None else RaceResults.from_data(unpack(packed))
 
-    async def public_results(self, race: str) -> dict[str, Any]:
+    async def public_results(self, race: str) -> RaceResults:
         """The stored results, once anyone may read them (never a held table's or day's)."""
         if await self.store.results_held(race):
             raise RequestRefused(ErrorCode.NOT_ALLOWED, "these results are not public yet")
@@ -139,7 +143,7 @@ class Results:
             )
         return results
 
-    async def results(self, race: str) -> dict[str, Any]:
+    async def results(self, race: str) -> RaceResults:
         """Standings, revealed seed and every racer's log."""
         started = await self.memory.started(race)
         boards = await self.store.boards(race)
@@ -160,30 +164,29 @@ class Results:
                     finished_at=float(boards.get(f"at:{player}") or started.ends_at),
                 )
             )
-        return {
-            "standings": [
-                {
-                    "place": placed.place,
-                    "player": r.player,
-                    "name": r.name,
-                    "status": r.status,
-                    "home": r.home,
-                    "moves": r.moves,
-                    "time": round(max(0.0, r.finished_at - started.started_at), 1),
-                    "by": placed.decided_by,
-                }
+        return RaceResults(
+            standings=tuple(
+                Standing(
+                    place=placed.place,
+                    player=r.player,
+                    name=r.name,
+                    status=RacerStatus(r.status),
+                    home=r.home,
+                    moves=r.moves,
+                    time=round(max(0.0, r.finished_at - started.started_at), 1),
+                    by=None if placed.decided_by is None else DecidedBy(placed.decided_by),
+                )
                 for placed in standings(racers, started.started_at)
                 for r in (placed.item,)
-            ],
-            "seed": started.seed,
-            "commitment": started.commitment,
-            "deal_version": started.deal_version,
-            "variant": started.game.id,
-            "logs": logs,
-            # The proof of a winnable deal, and its length as the par (the length
-            # of the line the solver found, not a proved shortest).
-            **({"line": list(started.line), "par": len(started.line)} if started.line else {}),
-        }
+            ),
+            seed=started.seed,
+            commitment=started.commitment,
+            deal_version=started.deal_version,
+            variant=started.game.id,
+            logs=logs,
+            # The proof of a winnable deal; its length is the par.
+            line=started.line,
+        )
 
     async def replay(self, race: str, player: str) -> tuple[list[str], list[dict[str, Any]]]:
         """A finished race's log for one racer and the view after each move.

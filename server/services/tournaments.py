@@ -27,6 +27,7 @@ from server.engine import DEAL_VERSION
 from server.exceptions import RequestRefused
 from server.rules import tournaments as rules
 from server.rules.races import commitment
+from server.rules.results import RaceResults
 from server.rules.tournaments import Doc, Status
 from server.services.races import RaceServices
 from server.services.refusals import variant_or_refusal
@@ -202,7 +203,7 @@ class Director:
             for race in stage["races"]:
                 results = await self.races.results.stored_results(race["race"])
                 if results is not None:
-                    races[race["race"]] = results
+                    races[race["race"]] = results.to_data()
         return {"tournament": doc, "races": races}
 
     async def check_onlooker(self, race: str, player: str | None) -> None:
@@ -369,21 +370,22 @@ class Director:
                 await self.races.results.close_if_done(race["race"])
             ):
                 return
-        results: dict[str, Any] = {}
+        results: dict[str, RaceResults] = {}
         for race in stage["races"]:
             stored = await self.races.results.stored_results(race["race"])
             assert stored is not None  # results, once stored, stay
             results[race["race"]] = stored
         for race in stage["races"]:
-            race["seed"] = results[race["race"]]["seed"]
+            race["seed"] = results[race["race"]].seed
             await self.races.results.announce_held_results(race["race"])
         if doc["format"] == "rounds":
-            rows = [row for r in results.values() for row in r["standings"]]
+            rows = [row.to_data() for r in results.values() for row in r.standings]
             rules.record_rounds_stage(doc, rows)
             over = len(doc["stages"]) >= int(doc["rounds"])
         else:
             by_match = {
-                race["match"]: results[race["race"]]["standings"] for race in stage["races"]
+                race["match"]: [row.to_data() for row in results[race["race"]].standings]
+                for race in stage["races"]
             }
             rules.record_knockout_stage(doc, by_match)
             over = doc["champion"] is not None

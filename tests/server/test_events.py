@@ -21,6 +21,7 @@ from server.rules.events import (
     decode_event,
     encode_event,
 )
+from server.rules.results import RaceResults
 
 
 def _progress(home: int, moves: int, *, won: bool = False, over: bool = False) -> Progress:
@@ -63,7 +64,7 @@ def test_other_events_are_maps_as_given() -> None:
         Starting(1.0, 61.0, "ab" * 32, 1, {"piles": []}, {"variant": "gavotte"}, ["deal"]),
         PresenceChanged("p1", 7.5),
         PresenceChanged("p1", None),
-        Finished({"seed": 7, "standings": []}),
+        Finished(RaceResults((), 7, "ab" * 32, 1, "gavotte", {"p1": ["deal"]})),
         TournamentChanged({"id": "t1", "entrants": []}),
     ],
 )
