@@ -26,6 +26,7 @@ from collections import Counter
 from pathlib import Path
 
 from protocol.layout import Layout
+from protocol.messages import CreateRace, SpectatePolicy
 from protocol.moves import Move
 from protocol.policy import make_policy
 from server.services.races import RaceServices
@@ -40,8 +41,10 @@ KINDS = re.compile(r"race:\{[^}]+\}:(\w+)")
 async def play_race(races: RaceServices, variant: str, deal: int, racers: int) -> tuple[str, int]:
     """One race of greedy bots on public deal ``deal``, played to the end; (race, moves)."""
     players = [f"player-{deal}-{n}" for n in range(racers)]
-    request = {"variant": variant, "deal": deal, "max_players": racers, "time_limit": 3600,
-               "spectate": "live", "delay": 0}  # fmt: skip
+    request = CreateRace(
+        variant=variant, deal=deal, max_players=racers, time_limit=3600,
+        spectate=SpectatePolicy.LIVE, delay=0,
+    )  # fmt: skip
     race = await races.lobby.create(players[0], "host", request)
     for player in players[1:]:
         await races.lobby.join(player, player, race)

@@ -179,20 +179,7 @@ async def on_list_races(conn: Connection, msg: ListRaces) -> ServerMessage:
 
 
 async def on_create_race(conn: Connection, msg: CreateRace) -> ServerMessage:
-    lobby = conn.services.lobby
-    request = {
-        "variant": msg.variant,
-        "deal": msg.deal,
-        "max_players": msg.max_players,
-        "time_limit": msg.time_limit,
-        "spectate": msg.spectate.value,
-        "delay": msg.spectate_delay,
-        "grace": msg.grace,
-        "winnable": bool(msg.winnable),
-        "practice": bool(msg.practice),
-        "unrated": msg.unrated,
-    }
-    race = await lobby.create(_me(conn), conn.name or "", request)
+    race = await conn.services.lobby.create(_me(conn), conn.name or "", msg)
     await conn.watch(race, "racer", since=0)
     return await _race_info(conn, msg.id, race)
 

@@ -24,7 +24,7 @@ from protocol.messages import deal_commitment
 from server.engine import DEAL_VERSION
 from server.exceptions import RequestRefused
 from server.rules.daily import NOT_WON
-from server.rules.races import draw_secret_seed
+from server.rules.races import RaceSettings, Spectate, draw_secret_seed
 from server.services.lobby import Lobby
 from server.services.refusals import variant_or_refusal
 from server.services.results import Results
@@ -81,11 +81,10 @@ class DailyDeals:
         seed = await self.store.seed(day, game.id, draw_secret_seed())
         tag = hashlib.sha256(f"{game.id}|{player}".encode()).hexdigest()[:16]
         race = f"d{day.replace('-', '')}-{tag}"
-        settings = {
-            "variant": game.id, "deal": "", "seed": seed, "deal_version": DEAL_VERSION,
-            "time_limit": 900, "spectate": "after", "delay": 0, "hold_results": 1,
-            "unrated": 1, "daily": f"{day}:{game.id}",
-        }  # fmt: skip
+        settings = RaceSettings(
+            variant=game.id, seed=seed, deal_version=DEAL_VERSION, time_limit=900,
+            spectate=Spectate.AFTER, hold_results=True, unrated=True, daily=f"{day}:{game.id}",
+        )  # fmt: skip
         if await self.lobby.create_seated(race, DAILY_HOST, {player: name}, settings):
             await self.store.add_race(day, game.id, race)
         elif await self.results.has_results(race):

@@ -4,14 +4,21 @@ getting ready and starting, and what anyone may know of it."""
 from __future__ import annotations
 
 import time
-from typing import Any
 
 from protocol.exceptions import ErrorCode
 from protocol.lobby import RaceSummary, Winnable
+from protocol.messages import CreateRace
 from server.engine import DEAL_VERSION, find_variant
 from server.exceptions import RequestRefused
 from server.rules.events import Joined, Left, ReadySet, Starting, encode_event
-from server.rules.races import Phase, Spectate, commitment, draw_secret_seed, phase_at
+from server.rules.races import (
+    Phase,
+    RaceSettings,
+    Spectate,
+    commitment,
+    draw_secret_seed,
+    phase_at,
+)
 from server.services.refusals import refusal, variant_or_refusal
 from server.services.solving import SolverPool
 from server.settings import Settings
@@ -67,43 +74,42 @@ class Lobby:
         #: Where a winnable deal is found for a race that asks for one.
         self.solver = solver
 
-    async def create(self, player: str, name: str, request: dict[str, Any]) -> str:
+    async def create(self, player: str, name: str, request: CreateRace) -> str:
         """A new open race hosted by ``player``; returns its id."""
-        game = variant_or_refusal(request["variant"])
+        game = variant_or_refusal(request.variant)
         limit = self.settings.limits.open_races_per_player
         if await self.store.open_races_hosted_by(player) >= limit:
             raise RequestRefused(
                 ErrorCode.NOT_ALLOWED, f"you already host {limit} open races; start or leave one"
             )
-        deal = request.get("deal")
+        deal = request.deal
         seed = draw_secret_seed() if deal is None else deal
-        winnable, line = "", ""
-        if request.get("winnable") and deal is None:
+        winnable, line = "", tuple[str, ...]()
+        if request.winnable and deal is None:
             choice = await self.solver.winnable_deal(game, DEAL_VERSION)
             seed, winnable = choice.seed, "proved" if choice.proved else "fallback"
-            line = ",".join(choice.line or ())
-        settings = {
-            "variant": game.id,
-            "deal": "" if deal is None else deal,
-            "seed": seed,
-            "deal_version": DEAL_VERSION,
-            "max_players": request["max_players"],
-            "time_limit": request["time_limit"],
-            "spectate": request["spectate"],
-            "delay": request.get("delay", 0),
-            "grace": request.get("grace") or DEFAULT_GRACE,
-            "winnable": winnable,
-            "line": line,  # secret, like the seed: it shows the stock's order
-            "practice": int(bool(request.get("practice"))),
-        }
-        if request.get("unrated"):
-            settings["unrated"] = 1
+            line = tuple(choice.line or ())
+        settings = RaceSettings(
+            variant=game.id,
+            deal=deal,
+            seed=seed,
+            deal_version=DEAL_VERSION,
+            max_players=request.max_players,
+            time_limit=request.time_limit,
+            spectate=request.spectate,
+            delay=request.spectate_delay,
+            grace=request.grace or DEFAULT_GRACE,
+            winnable=winnable,
+            line=line,
+            practice=bool(request.practice),
+            unrated=bool(request.unrated),
+        )
         race = await self.store.create_race(player, name, settings)
         await self.store.lobby_changed()
         return race
 
     async def create_seated(
-        self, race: str, host: str, racers: dict[str, str], settings: dict[str, Any]
+        self, race: str, host: str, racers: dict[str, str], settings: RaceSettings
     ) -> bool:
         """Store a race made for its racers (a tournament's table, a quick race, a
         rematch, a daily deal): an open race with them seated (safe to repeat)."""

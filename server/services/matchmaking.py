@@ -33,7 +33,7 @@ from protocol.exceptions import ErrorCode
 from protocol.messages import MAX_PLAYERS
 from server.engine import DEAL_VERSION
 from server.exceptions import RequestRefused
-from server.rules.races import draw_secret_seed
+from server.rules.races import RaceSettings, Spectate, draw_secret_seed
 from server.rules.ratings import Skill
 from server.services.lobby import Lobby
 from server.services.refusals import variant_or_refusal
@@ -179,11 +179,10 @@ class Matchmaker:
     async def _make_race(self, variant: str, group: Group) -> None:
         """A seated race for a group, on a fresh secret deal, started (safe to repeat)."""
         quick = self.settings
-        race_settings = {
-            "variant": variant, "deal": "", "seed": draw_secret_seed(),
-            "deal_version": DEAL_VERSION, "time_limit": quick.time_limit,
-            "spectate": quick.spectate, "delay": quick.delay,
-        }  # fmt: skip
+        race_settings = RaceSettings(
+            variant=variant, seed=draw_secret_seed(), deal_version=DEAL_VERSION,
+            time_limit=quick.time_limit, spectate=Spectate(quick.spectate), delay=quick.delay,
+        )  # fmt: skip
         await self.lobby.create_seated(group.race, QUICK_HOST, group.racers, race_settings)
         with contextlib.suppress(RequestRefused):  # started already
             await self.lobby.start(QUICK_HOST, group.race)

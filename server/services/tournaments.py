@@ -26,7 +26,7 @@ from protocol.tournament import seat_of
 from server.engine import DEAL_VERSION
 from server.exceptions import RequestRefused
 from server.rules import tournaments as rules
-from server.rules.races import commitment
+from server.rules.races import RaceSettings, Spectate, commitment
 from server.rules.results import RaceResults
 from server.rules.tournaments import Doc, Status
 from server.services.races import RaceServices
@@ -274,24 +274,23 @@ class Director:
         races: list[dict[str, Any]] = []
         for table, seats in enumerate(plan["tables"], 1):
             race = f"{tournament.lower()}-{plan['n']}-{table}"
-            settings = {
-                "variant": variant,
-                "deal": "",
-                "seed": seed,
-                "deal_version": DEAL_VERSION,
-                "time_limit": doc["time_limit"],
-                "spectate": doc["spectate"],
-                "delay": doc["delay"],
-                "grace": doc["grace"],
-                "tournament": tournament,
-                "tournament_code": doc["code"],
-                "host_name": doc["name"],
+            settings = RaceSettings(
+                variant=variant,
+                seed=seed,
+                deal_version=DEAL_VERSION,
+                time_limit=int(doc["time_limit"]),
+                spectate=Spectate(doc["spectate"]),
+                delay=int(doc["delay"]),
+                grace=int(doc["grace"]),
+                tournament=tournament,
+                tournament_code=doc["code"],
+                host_name=doc["name"],
                 # Tables racing one deal keep their results (and seed) to
                 # themselves until every table has finished.
-                "hold_results": int(len(plan["tables"]) > 1),
-                "winnable": winnable,
-                "line": line,
-            }
+                hold_results=len(plan["tables"]) > 1,
+                winnable=winnable,
+                line=tuple(line.split(",")) if line else (),
+            )
             players = seats["players"]
             await self.races.lobby.create_seated(
                 race, tournament, {p: names[p] for p in players}, settings

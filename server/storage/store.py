@@ -40,6 +40,7 @@ from redis.exceptions import NoScriptError, RedisError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from protocol.codec import pack_value as pack
+from server.rules.races import RaceSettings
 from server.storage import keys
 from server.storage.cluster import (
     Feed,
@@ -313,17 +314,16 @@ class Store:
 
     # -- races -----------------------------------------------------------
 
-    async def create_race(self, host: str, name: str, settings: dict[str, Any]) -> str:
+    async def create_race(self, host: str, name: str, settings: RaceSettings) -> str:
         """Store a new open race with its host as first player; returns its id."""
         race = secrets.token_hex(5)
         code = "".join(secrets.choice(_CODE_ALPHABET) for _ in range(6))
         now = time.time()
-        meta = {**settings, "status": "open", "host": host, "created": now, "code": code}
-        stored: dict[str, str | int | float] = {
-            k: ("" if v is None else v) for k, v in meta.items()
-        }
+        meta: dict[str, str | int | float] = {
+            **settings.to_meta(), "status": "open", "host": host, "created": now, "code": code,
+        }  # fmt: skip
         async with self.redis.pipeline(transaction=self.atomic_across_slots) as pipe:
-            pipe.hset(keys.race_meta(race), mapping=stored)  # type: ignore[arg-type]
+            pipe.hset(keys.race_meta(race), mapping=meta)  # type: ignore[arg-type]
             pipe.hset(keys.race_players(race), host, name)
             if not self.atomic_across_slots:
                 # A cluster: the code and the lists lie in other slots, written
@@ -336,7 +336,7 @@ class Store:
         return race
 
     async def create_seated_race(
-        self, race: str, host: str, racers: dict[str, str], settings: dict[str, Any]
+        self, race: str, host: str, racers: dict[str, str], settings: RaceSettings
     ) -> bool:
         """Store an open race with its racers seated and no room for more, unless
         ``race`` exists already; True if this call made it.
@@ -345,8 +345,8 @@ class Store:
         starts it, and only the racers seated may move in it.
         """
         meta = {
-            **settings, "status": "open", "host": host, "created": time.time(), "code": "",
-            "max_players": len(racers),
+            **settings.to_meta(), "status": "open", "host": host, "created": time.time(),
+            "code": "", "max_players": len(racers),
         }  # fmt: skip
         fields = [str(v) for item in meta.items() for v in item]
         seats = [v for item in racers.items() for v in item]
