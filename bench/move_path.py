@@ -53,7 +53,7 @@ except ImportError:
     ProgressValue = MoveMade = None  # type: ignore[assignment, misc]
 
 
-def move_event(seq: int, text: str, view: dict[str, Any]) -> Any:
+def move_event(seq: int, text: str, view: Any) -> Any:
     """The move event as the node makes it: typed where the code has the types."""
     if MoveMade is None:
         return {"k": "move", "player": "p1", "seq": seq, "move": text,

@@ -50,11 +50,11 @@ async def play_race(races: RaceServices, variant: str, deal: int, racers: int) -
         await races.lobby.join(player, player, race)
     await races.lobby.start(players[0], race)
     snapshot = await races.boards.racer_snapshot(race, players[0])
-    layout = Layout.from_data(snapshot["layout"])
+    layout = Layout.from_data(snapshot.layout)
     moves = 0
     for player in players:
         policy = make_policy("greedy", layout, seed=deal)
-        view, legal, seq = snapshot["view"], list(snapshot["legal"]), 0
+        view, legal, seq = snapshot.view, list(snapshot.legal), 0
         while legal:
             move = policy.choose(view, [Move.parse(text) for text in legal])
             result = await races.moves.move(player, race, seq, move.text())

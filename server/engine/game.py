@@ -10,12 +10,12 @@ turns that into the public API (``deal``, ``legal_moves``, ``apply``,
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from protocol.cards import card_kind, card_text
 from protocol.layout import Layout, PileSpec, Role
 from protocol.moves import Move, MoveKind
-from protocol.views import Progress
+from protocol.views import Progress, ViewMap
 from server.engine.exceptions import DealVersionError, IllegalMoveError, StateDataError
 from server.engine.foundations import FoundationSet
 from server.engine.prng import DEAL_VERSION, DEAL_VERSIONS, MAX_SEED, Xoshiro256, deal_key, shuffle
@@ -194,7 +194,7 @@ class Game:
         """No legal move or action remains (won games included)."""
         return not self.legal_moves(state)
 
-    def view(self, state: State) -> dict[str, Any]:
+    def view(self, state: State) -> ViewMap:
         """What the player of this position may see, as the wire's **View** map (built
         straight, not through :class:`protocol.views.View`: one is sent per move):
         face-down piles only as counts."""

@@ -40,6 +40,7 @@ from protocol.messages import (
     RaceState,
     Rewound,
 )
+from protocol.views import ViewMap
 from server.exceptions import RequestRefused
 from server.fanout.client import Shared
 from server.rules.events import (
@@ -54,6 +55,7 @@ from server.rules.events import (
     Starting,
 )
 from server.rules.races import Spectate
+from server.services.boards import RacerBoard
 from server.services.results import race_finished
 
 if TYPE_CHECKING:
@@ -289,7 +291,7 @@ class RaceWatch:
             if self.conn.watches.get(self.race) is not self:
                 self._unseen = None
 
-    def _board(self, n: int, event: MoveMade, view: dict[str, object], shared: Shared) -> None:
+    def _board(self, n: int, event: MoveMade, view: ViewMap, shared: Shared) -> None:
         """Show a spectator the board of move event ``n`` now or after the race's delay."""
         board = _shared_frame(
             shared,
@@ -408,13 +410,12 @@ class RaceWatch:
             assert player is not None
             now = await boards.board_now(self.race, player)
         except RequestRefused:  # the race is back in its lobby, or gone
-            now = {"race": self.race, "event": await boards.event_count(self.race)}
-        if "seq" in now:
-            now["lost"] = max(0, self.acknowledged - now["seq"])
-            self.acknowledged = now["seq"]
-        self._emit(encode(Rewound(**now)))
+            now = RacerBoard(self.race, await boards.event_count(self.race))
+        self._emit(encode(now.message(self.acknowledged)))
+        if now.seq is not None:
+            self.acknowledged = now.seq
         self._spawn(self._send_race_state())
-        return int(now["event"])
+        return now.event
 
     async def _send_race_state(
         self, info: Awaitable[RaceSummary] | None = None, n: int | None = None

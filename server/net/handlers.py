@@ -54,7 +54,6 @@ from protocol.messages import (
     QuickRace,
     RaceInfo,
     Races,
-    RaceStarted,
     Ready,
     Register,
     Rematch,
@@ -62,7 +61,6 @@ from protocol.messages import (
     Replay,
     Resign,
     Resume,
-    Rewound,
     ServerMessage,
     Spectate,
     StartRace,
@@ -76,6 +74,7 @@ from protocol.messages import (
 from protocol.version import PROTOCOL_VERSION
 from server.exceptions import RequestRefused, StateLost
 from server.rules.ratings import OVERALL
+from server.services.boards import RacerBoard
 from server.services.moves import MoveResult
 from server.services.players import Identity, is_account_token
 from server.services.refusals import variant_or_refusal
@@ -307,12 +306,12 @@ async def on_resume(conn: Connection, msg: Resume) -> None:
             "redis lost the latest writes of race %s: a client resumes from event %d of %d",
             msg.race, since, events,
         )  # fmt: skip
-        now: dict[str, Any] = {"race": msg.race, "event": events}
+        now = RacerBoard(msg.race, events)
         if racer:
             with contextlib.suppress(RequestRefused):
                 now = await boards.board_now(msg.race, _me(conn))
-        conn.send(Rewound(**now))
-        since = now["event"]
+        conn.send(now.message())
+        since = now.event
     if not racer:
         # A spectator's picture is the boards as of ``since``: every later
         # board then comes as a push, the move of each event included. One
@@ -321,7 +320,7 @@ async def on_resume(conn: Connection, msg: Resume) -> None:
         return
     reply: ServerMessage = RaceInfo(id=msg.id, race=info.to_data())
     if info.phase in (RacePhase.RUNNING, RacePhase.FINISHED) or info.started_at is not None:
-        reply = RaceStarted(id=msg.id, **await boards.racer_snapshot(msg.race, _me(conn)))
+        reply = (await boards.racer_snapshot(msg.race, _me(conn))).message(msg.id)
     watch = await conn.watch(msg.race, "racer", since=since, held=True)
     _reply_then_release(conn, reply, watch)
 
@@ -330,7 +329,8 @@ async def on_replay(conn: Connection, msg: GetReplay) -> ServerMessage:
     """Every position of a racer's game, once the race is over and the seed is public."""
     await conn.services.tournaments.check_onlooker(msg.race, conn.player)
     moves, views = await conn.services.results.replay(msg.race, msg.player)
-    return Replay(id=msg.id, race=msg.race, player=msg.player, moves=moves, views=views)
+    views_data = [dict(view) for view in views]
+    return Replay(id=msg.id, race=msg.race, player=msg.player, moves=moves, views=views_data)
 
 
 async def on_hint(conn: Connection, msg: GetHint) -> ServerMessage:

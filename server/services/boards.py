@@ -5,12 +5,13 @@ writes, and a spectator's boards under the race's spectating policy."""
 from __future__ import annotations
 
 import time
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from protocol.exceptions import ErrorCode
 from protocol.lobby import RaceSummary
-from protocol.messages import Spectating
+from protocol.messages import RaceStarted, Rewound, Spectating
 from protocol.moves import Move
+from protocol.views import ViewMap
 from server.engine import State
 from server.exceptions import RequestRefused
 from server.rules.events import Finished, MoveMade, Starting, decode_event
@@ -19,7 +20,51 @@ from server.services.lobby import Lobby
 from server.services.race_memory import RaceMemory
 from server.storage.store import Store
 
-__all__ = ["Boards", "SpectatorSnapshot"]
+__all__ = ["Boards", "RacerBoard", "RacerSnapshot", "SpectatorSnapshot"]
+
+
+class RacerSnapshot(NamedTuple):
+    """Everything a racer needs to (re)draw their game: the ``race_started`` fields."""
+
+    race: str
+    layout: dict[str, object]
+    view: ViewMap
+    legal: list[str]
+    commitment: str
+    deal_version: int
+    started_at: float
+    ends_at: float
+
+    def message(self, request: int | None = None) -> RaceStarted:
+        """The ``race_started`` message: the answer to request ``request``, or a push."""
+        return RaceStarted(
+            id=request, race=self.race, layout=self.layout, view=dict(self.view),
+            legal=self.legal, commitment=self.commitment, deal_version=self.deal_version,
+            started_at=self.started_at, ends_at=self.ends_at,
+        )  # fmt: skip
+
+
+class RacerBoard(NamedTuple):
+    """What a racer is told when Redis lost the race's latest writes (``rewound``): the
+    number of the race's latest event and, once it started, their board as Redis now
+    holds it (after ``seq`` moves) and every racer's progress."""
+
+    race: str
+    event: int
+    seq: int | None = None
+    view: ViewMap | None = None
+    legal: list[str] | None = None
+    progress: dict[str, dict[str, int | bool]] | None = None
+
+    def message(self, acknowledged: int | None = None) -> Rewound:
+        """The ``rewound`` message; ``acknowledged``: how many moves the racer was told
+        are stored, of which those Redis no longer has are ``lost``."""
+        lost = None if acknowledged is None or self.seq is None else acknowledged - self.seq
+        return Rewound(
+            race=self.race, event=self.event, lost=None if lost is None else max(0, lost),
+            seq=self.seq, view=None if self.view is None else dict(self.view),
+            legal=self.legal, progress=self.progress,
+        )  # fmt: skip
 
 
 class SpectatorSnapshot(NamedTuple):
@@ -28,7 +73,7 @@ class SpectatorSnapshot(NamedTuple):
     race: RaceSummary
     #: The wire's layout map (None before the start), and each racer's **View** map.
     layout: dict[str, object] | None
-    boards: dict[str, dict[str, Any]]
+    boards: dict[str, ViewMap]
     event: int
 
     def message(self, request: int | None = None) -> Spectating:
@@ -37,7 +82,7 @@ class SpectatorSnapshot(NamedTuple):
             id=request,
             race=self.race.to_data(),
             layout=self.layout,
-            boards=self.boards,
+            boards={racer: dict(view) for racer, view in self.boards.items()},
             event=self.event,
         )
 
@@ -54,43 +99,40 @@ class Boards:
         """How many events the race has had: a watcher's ``since`` for what comes next."""
         return await self.store.event_count(race)
 
-    async def racer_snapshot(self, race: str, player: str) -> dict[str, Any]:
-        """Everything a racer needs to (re)draw their game: the race_started fields."""
+    async def racer_snapshot(self, race: str, player: str) -> RacerSnapshot:
+        """Everything a racer needs to (re)draw their game."""
         started = await self.memory.started(race)
         _, _, state = await self.memory.board(race, player, fresh=True)
         game = started.game
-        return {
-            "race": race,
-            "layout": game.layout.to_data(),
-            "view": game.view(state),
-            "legal": game.legal_moves(state).texts(),
-            "commitment": started.commitment,
-            "deal_version": started.deal_version,
-            "started_at": started.started_at,
-            "ends_at": started.ends_at,
-        }
+        return RacerSnapshot(
+            race=race,
+            layout=game.layout.to_data(),
+            view=game.view(state),
+            legal=game.legal_moves(state).texts(),
+            commitment=started.commitment,
+            deal_version=started.deal_version,
+            started_at=started.started_at,
+            ends_at=started.ends_at,
+        )
 
-    async def board_now(self, race: str, player: str) -> dict[str, Any]:
-        """What a racer is told when Redis lost the race's latest writes: the fields of
-        ``rewound``. The number of the race's latest event; once the race has
-        started, the racer's board as Redis now holds it and every racer's progress."""
+    async def board_now(self, race: str, player: str) -> RacerBoard:
+        """What a racer is told when Redis lost the race's latest writes."""
         event, boards = await self.store.race_now(race)
-        now: dict[str, Any] = {"race": race, "event": event}
         if player not in boards:
-            return now
+            return RacerBoard(race, event)
         started = await self.memory.started(race)
         game = started.game
         progress: dict[str, dict[str, int | bool]] = {}
+        now = RacerBoard(race, event)
         for racer, board in boards.items():
             state = started.rebuilt(board)
             racing = game.progress(state)._replace(resigned=board.status == "resigned")
             progress[racer] = racing.to_data()
             if racer == player:
-                now.update(
+                now = now._replace(
                     seq=board.seq, view=game.view(state), legal=game.legal_moves(state).texts()
                 )
-        now["progress"] = progress
-        return now
+        return now._replace(progress=progress)
 
     async def spectator_snapshot(
         self, race: str, player: str | None, upto: int | None = None

@@ -12,7 +12,7 @@ from typing import Any, NamedTuple, Protocol
 
 from protocol.exceptions import ErrorCode
 from protocol.moves import Move, MoveSyntaxError
-from protocol.views import Progress
+from protocol.views import Progress, ViewMap
 from server.engine import Game, IllegalMoveError, State
 from server.exceptions import RequestRefused, StateLost
 from server.rules.events import Event, MoveMade, Resigned, decode_event, encode_event
@@ -33,8 +33,7 @@ class MoveResult(NamedTuple):
 
     seq: int
     move: str
-    #: The wire's **View** map, straight from the engine.
-    view: dict[str, Any]
+    view: ViewMap
     legal: list[str]
     progress: Progress
     #: The number of the move's event in the race (None: not found in the stream).

@@ -6,12 +6,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from protocol.exceptions import ErrorCode
 from protocol.messages import RaceFinished
 from protocol.moves import Move
 from protocol.results import DecidedBy, RacerStatus, Standing
+from protocol.views import ViewMap
 from server.exceptions import RequestRefused
 from server.rules.events import Finished, encode_event
 from server.rules.races import Phase, RacerResult, standings
@@ -188,7 +189,7 @@ class Results:
             line=started.line,
         )
 
-    async def replay(self, race: str, player: str) -> tuple[list[str], list[dict[str, Any]]]:
+    async def replay(self, race: str, player: str) -> tuple[list[str], list[ViewMap]]:
         """A finished race's log for one racer and the view after each move.
 
         Refused until the race is over: views of an opponent's game while it
