@@ -8,7 +8,7 @@ import asyncio
 import itertools
 import secrets
 import time
-from typing import Any, NamedTuple, Protocol
+from typing import NamedTuple, Protocol
 
 from protocol.exceptions import ErrorCode
 from protocol.moves import Move, MoveSyntaxError
@@ -19,7 +19,7 @@ from server.rules.events import Event, MoveMade, Resigned, decode_event, encode_
 from server.services.race_memory import CachedBoard, RaceMemory, StartedRace
 from server.services.refusals import refusal
 from server.services.results import Results
-from server.storage.store import MoveCommit, Store, pack
+from server.storage.store import CommitReply, MoveCommit, Store, pack
 
 __all__ = ["MoveResult", "Moves", "OwnEvents"]
 
@@ -201,7 +201,7 @@ class Moves:
         )  # fmt: skip
         result: asyncio.Future[MoveResult | None] = asyncio.get_running_loop().create_future()
 
-        def answered(done: asyncio.Future[list[Any]]) -> None:
+        def answered(done: asyncio.Future[CommitReply]) -> None:
             self.own_events.done_storing(payload)
             if done.cancelled():
                 result.cancel()

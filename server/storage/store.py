@@ -27,7 +27,7 @@ import logging
 import re
 import secrets
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from importlib import resources
 from typing import Any, NamedTuple
 
@@ -102,7 +102,7 @@ def _pair(race: str, player: str) -> str:
     return f"{race} {player}"
 
 
-def _split_pair(member: Any) -> tuple[str, str]:
+def _split_pair(member: object) -> tuple[str, str]:
     race, player = _text(member).split(" ", 1)
     return race, player
 
@@ -111,27 +111,36 @@ def unpack(data: bytes) -> Any:
     return msgpack.unpackb(data, raw=False, strict_map_key=False)
 
 
-def _meta(raw: dict[Any, Any]) -> dict[str, str]:
+def _meta(raw: Mapping[bytes | str, object]) -> dict[str, str]:
     """A race's meta hash as text, without the packed fields (results, held results)."""
     return {_text(k): _text(v) for k, v in raw.items() if k not in _PACKED_META}
 
 
-def _texts(raw: dict[Any, Any]) -> dict[str, str]:
+def _texts(raw: Mapping[bytes | str, object]) -> dict[str, str]:
     return {_text(k): _text(v) for k, v in raw.items()}
 
 
-def _text(value: Any) -> str:
+def _text(value: object) -> str:
     """A Redis reply as text (replies are bytes; our own values are ASCII)."""
     return value.decode() if isinstance(value, bytes) else str(value)
 
 
-def _bytes(value: Any) -> bytes:
+def _bytes(value: object) -> bytes:
     """A Redis reply as bytes (the client is not set to decode responses)."""
     return value if isinstance(value, bytes) else str(value).encode()
 
 
-def _optional_text(value: Any) -> str | None:
+def _optional_text(value: object) -> str | None:
     return None if value is None else _text(value)
+
+
+class CommitReply(NamedTuple):
+    """Redis's answer to a move's commit: ``ok`` (or why not), the number of the move's
+    event (or, refused, the racer's current seq), and how many racers still play."""
+
+    outcome: str
+    event: int
+    left: int
 
 
 class MoveCommit(NamedTuple):
@@ -681,7 +690,7 @@ class Store:
         return _bytes(entries[0][1][b"d"]) if entries else None
 
 
-Pending = list[tuple[MoveCommit, "asyncio.Future[list[Any]]"]]
+Pending = list[tuple[MoveCommit, "asyncio.Future[CommitReply]"]]
 
 
 class CommitBatcher:
@@ -714,13 +723,10 @@ class CommitBatcher:
         self._scheduled = False
         self._retrying: set[asyncio.Task[None]] = set()
 
-    def send(self, commit: MoveCommit) -> asyncio.Future[list[Any]]:
-        """Send a commit with the others of this loop turn.
-
-        The future's result: [outcome, event number or current seq, unfinished racers].
-        """
+    def send(self, commit: MoveCommit) -> asyncio.Future[CommitReply]:
+        """Send a commit with the others of this loop turn; the future is Redis's answer."""
         loop = asyncio.get_running_loop()
-        future: asyncio.Future[list[Any]] = loop.create_future()
+        future: asyncio.Future[CommitReply] = loop.create_future()
         self._pending.append((commit, future))
         if not self._scheduled:
             self._scheduled = True
@@ -795,7 +801,7 @@ class CommitBatcher:
                 else:
                     future.set_exception(ResponseError(str(reply)))
             else:
-                future.set_result([_text(reply[0]), int(reply[1]), int(reply[2])])
+                future.set_result(CommitReply(_text(reply[0]), int(reply[1]), int(reply[2])))
         return again
 
     def _retry(self, batch: Pending) -> None:
