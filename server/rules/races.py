@@ -18,6 +18,7 @@ from protocol.exceptions import ErrorCode
 from protocol.lobby import RacePhase
 from protocol.messages import SpectatePolicy as Spectate
 from protocol.messages import deal_commitment as commitment
+from protocol.results import RacerStatus
 from server.engine.prng import MAX_SEED
 from server.rules.ranking import Placed, rank, tenths
 
@@ -100,7 +101,7 @@ class RacerResult:
 
     player: str
     name: str
-    status: str  # won, stuck, resigned, left, or timeout
+    status: RacerStatus  # how the game ended: never playing
     home: int
     moves: int
     finished_at: float
@@ -119,7 +120,7 @@ def standings(results: Iterable[RacerResult], started_at: float) -> list[Placed[
 
     def key(result: RacerResult) -> tuple[bool, int, int, int]:
         time = tenths(result.finished_at - started_at)
-        won = result.status == "won"
+        won = result.status is RacerStatus.WON
         return (not won, time if won else 0, -result.home, time)
 
     return rank(results, key, RACE_CRITERIA)

@@ -11,6 +11,7 @@ from protocol.exceptions import ErrorCode
 from protocol.lobby import RaceSummary
 from protocol.messages import RaceStarted, Rewound, Spectating
 from protocol.moves import Move
+from protocol.results import RacerStatus
 from protocol.views import ViewMap
 from server.engine import State
 from server.exceptions import RequestRefused
@@ -126,7 +127,7 @@ class Boards:
         now = RacerBoard(race, event)
         for racer, board in boards.items():
             state = started.rebuilt(board)
-            racing = game.progress(state)._replace(resigned=board.status == "resigned")
+            racing = game.progress(state)._replace(resigned=board.status is RacerStatus.RESIGNED)
             progress[racer] = racing.to_data()
             if racer == player:
                 now = now._replace(

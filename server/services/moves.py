@@ -12,6 +12,7 @@ from typing import NamedTuple, Protocol
 
 from protocol.exceptions import ErrorCode
 from protocol.moves import Move, MoveSyntaxError
+from protocol.results import RacerStatus, StopReason
 from protocol.views import Progress, ViewMap
 from server.engine import Game, IllegalMoveError, State
 from server.exceptions import RequestRefused, StateLost
@@ -277,21 +278,21 @@ class Moves:
     async def is_playing(self, race: str, player: str) -> bool:
         """Whether ``player`` races in ``race`` and their game is still on."""
         board = await self.store.board(race, player)
-        return board is not None and board.status == "playing"
+        return board is not None and board.status is RacerStatus.PLAYING
 
     async def resign(self, player: str, race: str) -> None:
-        status = await self.stop_playing(player, race, time.time(), how="resigned")
+        status = await self.stop_playing(player, race, time.time(), how=StopReason.RESIGNED)
         if status != "ok":
             raise refusal(status)
 
-    async def stop_playing(self, player: str, race: str, now: float, *, how: str) -> str:
+    async def stop_playing(self, player: str, race: str, now: float, *, how: StopReason) -> str:
         """End a racer's game as ``resigned`` or ``left`` (away past the grace); the
         script's status. Their progress goes with the event, marked with ``how``."""
         started = await self.memory.started(race)
         _, _, state = await self.memory.board(race, player, fresh=True)
-        progress = started.game.progress(state)._replace(resigned=True, left=how == "left")
+        progress = started.game.progress(state)._replace(resigned=True, left=how is StopReason.LEFT)
         payload = encode_event(Resigned(player, progress, now))
-        status, _, left = await self.store.resign(race, player, now, payload, how=how)
+        status, _, left = await self.store.resign(race, player, now, payload, how=how.value)
         if status == "ok" and left == 0:
             self.results.close_soon(race)
         return status

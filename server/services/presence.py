@@ -9,6 +9,7 @@ import time
 from collections.abc import Iterable
 
 from protocol.exceptions import ErrorCode
+from protocol.results import StopReason
 from server.exceptions import RequestRefused
 from server.rules.events import PresenceChanged, encode_event
 from server.services.lobby import DEFAULT_GRACE
@@ -59,7 +60,7 @@ class Presence:
             await self.went_away(race, player, since=seen)
         for race, player in await self.store.leaving_due(now):
             try:
-                status = await self.moves.stop_playing(player, race, now, how="left")
+                status = await self.moves.stop_playing(player, race, now, how=StopReason.LEFT)
             except RequestRefused as exc:
                 status = "race_not_open" if exc.code is ErrorCode.RACE_NOT_OPEN else "gone"
             if status == "race_not_open":  # away in the lobby: judged again once it starts

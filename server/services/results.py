@@ -159,7 +159,7 @@ class Results:
                 RacerResult(
                     player=player,
                     name=name,
-                    status=boards[f"status:{player}"].decode(),
+                    status=RacerStatus(boards[f"status:{player}"].decode()),
                     home=int(boards[f"home:{player}"]),
                     moves=int(boards[f"seq:{player}"]),
                     finished_at=float(boards.get(f"at:{player}") or started.ends_at),
@@ -171,7 +171,7 @@ class Results:
                     place=placed.place,
                     player=r.player,
                     name=r.name,
-                    status=RacerStatus(r.status),
+                    status=r.status,
                     home=r.home,
                     moves=r.moves,
                     time=round(max(0.0, r.finished_at - started.started_at), 1),

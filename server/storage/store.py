@@ -40,6 +40,7 @@ from redis.exceptions import NoScriptError, RedisError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from protocol.codec import pack_value as pack
+from protocol.results import RacerStatus
 from server.rules.races import RaceSettings
 from server.storage import keys
 from server.storage.cluster import (
@@ -173,7 +174,7 @@ class StoredBoard(NamedTuple):
     """
 
     seq: int
-    status: str
+    status: RacerStatus
     #: A token each move writes anew (empty before the first). A move commits
     #: only if the board still has the version it was checked against, not
     #: just the same seq: after Redis lost its latest writes, a board may be
@@ -482,7 +483,7 @@ class Store:
             return None
         seq, status, version, snapshot, snapshot_seq, *tail = reply
         return StoredBoard(
-            int(seq), _text(status), _text(version), _bytes(snapshot) or None,
+            int(seq), RacerStatus(_text(status)), _text(version), _bytes(snapshot) or None,
             int(snapshot_seq), [_text(move) for move in tail],
         )  # fmt: skip
 
@@ -517,7 +518,8 @@ class Store:
                     tails[p] = [_text(move) for move in tail]
         boards = {}
         for p in racers:
-            status, version = _text(fields[f"status:{p}"]), _text(fields.get(f"ver:{p}", b""))
+            status = RacerStatus(_text(fields[f"status:{p}"]))
+            version = _text(fields.get(f"ver:{p}", b""))
             snapshot = fields.get(f"state:{p}") or None
             boards[p] = StoredBoard(seqs[p], status, version, snapshot, snaps[p], tails[p])
         return int(events or 0), boards
