@@ -46,7 +46,7 @@ class TournamentWatch:
         count = await director.tournaments.event_count(self.tournament)
         doc = await director.tournaments.load(self.tournament)
         if doc is not None:
-            self.conn.send(TournamentInfo(tournament=doc))
+            self.conn.send(TournamentInfo(tournament=dict(doc)))
         return count
 
     def deliver(self, topic: str, n: int, event: Event, shared: Shared) -> None:
@@ -55,7 +55,7 @@ class TournamentWatch:
         doc = event.doc
         frame = shared.frames.get("tournament")
         if frame is None:
-            frame = shared.frames["tournament"] = encode(TournamentInfo(tournament=doc))
+            frame = shared.frames["tournament"] = encode(TournamentInfo(tournament=dict(doc)))
         self.conn.send_frame(frame)
         if self.conn.player is not None:
             self.entrant = self.conn.player in entrant_names(doc)

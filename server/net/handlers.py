@@ -74,6 +74,7 @@ from protocol.messages import (
 from protocol.version import PROTOCOL_VERSION
 from server.exceptions import RequestRefused, StateLost
 from server.rules.ratings import OVERALL
+from server.rules.tournaments import Document
 from server.services.boards import RacerBoard
 from server.services.moves import MoveResult
 from server.services.players import Identity, is_account_token
@@ -346,7 +347,7 @@ async def on_ping(conn: Connection, msg: Ping) -> ServerMessage:
 # -- tournaments -------------------------------------------------------------
 
 
-async def _follow(conn: Connection, tournament: str) -> dict[str, Any]:
+async def _follow(conn: Connection, tournament: str) -> Document:
     """The tournament now, with every later change pushed to this connection."""
     director = conn.services.tournaments
     since = await director.tournaments.event_count(tournament)
@@ -357,23 +358,8 @@ async def _follow(conn: Connection, tournament: str) -> dict[str, Any]:
 
 
 async def on_create_tournament(conn: Connection, msg: CreateTournament) -> ServerMessage:
-    request = {
-        "name": msg.name,
-        "format": msg.format.value,
-        "variants": list(msg.variants),
-        "rounds": msg.rounds,
-        "best_of": msg.best_of,
-        "table_size": msg.table_size,
-        "time_limit": msg.time_limit,
-        "spectate": msg.spectate.value,
-        "delay": msg.spectate_delay,
-        "break_seconds": msg.break_seconds,
-        "grace": msg.grace,
-        "password": msg.password,
-        "winnable": bool(msg.winnable),
-    }
-    doc = await conn.services.tournaments.create(_me(conn), conn.name or "", request)
-    return TournamentInfo(id=msg.id, tournament=await _follow(conn, doc["id"]))
+    doc = await conn.services.tournaments.create(_me(conn), conn.name or "", msg)
+    return TournamentInfo(id=msg.id, tournament=dict(await _follow(conn, doc["id"])))
 
 
 async def on_list_tournaments(conn: Connection, msg: ListTournaments) -> ServerMessage:
@@ -384,7 +370,7 @@ async def on_join_tournament(conn: Connection, msg: JoinTournament) -> ServerMes
     director = conn.services.tournaments
     tournament = await director.resolve(msg.tournament, msg.code)
     await director.join(_me(conn), conn.name or "", tournament, msg.password)
-    return TournamentInfo(id=msg.id, tournament=await _follow(conn, tournament))
+    return TournamentInfo(id=msg.id, tournament=dict(await _follow(conn, tournament)))
 
 
 async def on_leave_tournament(conn: Connection, msg: LeaveTournament) -> ServerMessage:
@@ -392,7 +378,7 @@ async def on_leave_tournament(conn: Connection, msg: LeaveTournament) -> ServerM
     follower = conn.tournaments.get(msg.tournament)
     if follower is not None:
         follower.entrant = False
-    return TournamentInfo(id=msg.id, tournament=doc)
+    return TournamentInfo(id=msg.id, tournament=dict(doc))
 
 
 async def on_watch_tournament(conn: Connection, msg: WatchTournament) -> ServerMessage:
@@ -402,12 +388,12 @@ async def on_watch_tournament(conn: Connection, msg: WatchTournament) -> ServerM
     doc = await _follow(conn, tournament)
     if conn.tournaments[tournament].entrant:
         await director.heartbeat({tournament: {_me(conn)}})
-    return TournamentInfo(id=msg.id, tournament=doc)
+    return TournamentInfo(id=msg.id, tournament=dict(doc))
 
 
 async def on_manage_tournament(conn: Connection, msg: ManageTournament) -> ServerMessage:
     doc = await conn.services.tournaments.manage(_me(conn), msg.tournament, msg.action, msg.player)
-    return TournamentInfo(id=msg.id, tournament=doc)
+    return TournamentInfo(id=msg.id, tournament=dict(doc))
 
 
 async def on_get_tournament_record(conn: Connection, msg: GetTournamentRecord) -> ServerMessage:

@@ -17,11 +17,11 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator
 from typing import Any
 
 from protocol.exceptions import ErrorCode
-from protocol.messages import TournamentAction
+from protocol.messages import CreateTournament, TournamentAction
 from protocol.tournament import seat_of
 from server.engine import DEAL_VERSION
 from server.exceptions import RequestRefused
@@ -40,7 +40,17 @@ __all__ = ["Director"]
 log = logging.getLogger(__name__)
 
 MAX_ENTRANTS = 64
-_SUMMARY = ("id", "code", "name", "host", "format", "variants", "status", "rounds", "best_of")
+
+
+def _summary(doc: Doc) -> dict[str, object]:
+    """A tournament as the lobby lists it."""
+    return {
+        "id": doc["id"], "code": doc["code"], "name": doc["name"], "host": doc["host"],
+        "format": doc["format"], "variants": doc["variants"], "status": doc["status"],
+        "rounds": doc["rounds"], "best_of": doc["best_of"],
+        "entrants": sum(not e["removed"] for e in doc["entrants"]),
+        "stage": len(doc["stages"]),
+    }  # fmt: skip
 
 
 def _not_found(tournament: str) -> RequestRefused:
@@ -59,20 +69,32 @@ class Director:
 
     # -- requests ----------------------------------------------------------
 
-    async def create(self, player: str, name: str, request: Mapping[str, Any]) -> Doc:
-        games = [variant_or_refusal(variant) for variant in request["variants"]]
+    async def create(self, player: str, name: str, request: CreateTournament) -> Doc:
+        games = [variant_or_refusal(variant) for variant in request.variants]
         limit = self.settings.limits.open_tournaments_per_player
         if await self.tournaments.open_hosted_by(player) >= limit:
             raise RequestRefused(
                 ErrorCode.NOT_ALLOWED, f"you already host {limit} tournaments not yet started"
             )
-        settings = {k: v for k, v in request.items() if k != "password"}
-        settings["variants"] = [game.id for game in games]
-        settings["password"] = request.get("password") is not None
+        settings: rules.TournamentSettings = {
+            "name": request.name,
+            "format": request.format.value,
+            "variants": [game.id for game in games],
+            "rounds": request.rounds,
+            "best_of": request.best_of,
+            "table_size": request.table_size,
+            "time_limit": request.time_limit,
+            "spectate": request.spectate.value,
+            "delay": request.spectate_delay,
+            "break_seconds": request.break_seconds,
+            "grace": request.grace,
+            "winnable": bool(request.winnable),
+            "password": request.password is not None,
+        }
         now = time.time()
         return await self.tournaments.create(
             player,
-            request.get("password"),
+            request.password,
             lambda tid, code: rules.new_document(tid, code, player, name, settings, now),
         )
 
@@ -91,15 +113,9 @@ class Director:
             raise _not_found(tournament)
         return doc
 
-    async def listed(self) -> list[dict[str, Any]]:
+    async def listed(self) -> list[dict[str, object]]:
         """Summaries for the lobby: enough to choose one, not the whole document."""
-        summaries = []
-        for doc in await self.tournaments.listed():
-            summary = {key: doc[key] for key in _SUMMARY}
-            summary["entrants"] = sum(not e["removed"] for e in doc["entrants"])
-            summary["stage"] = len(doc["stages"])
-            summaries.append(summary)
-        return summaries
+        return [_summary(doc) for doc in await self.tournaments.listed()]
 
     async def join(self, player: str, name: str, tournament: str, password: str | None) -> Doc:
         if not await self.tournaments.password_matches(tournament, password):
@@ -261,9 +277,7 @@ class Director:
             return
         await self._start_stage(doc, plan, absent, now)
 
-    async def _start_stage(
-        self, doc: Doc, plan: Mapping[str, Any], absent: set[str], now: float
-    ) -> None:
+    async def _start_stage(self, doc: Doc, plan: rules.Plan, absent: set[str], now: float) -> None:
         tournament = doc["id"]
         variant = plan["variant"]
         deal = await self._stage_deal(doc, plan["n"], variant)
@@ -271,7 +285,7 @@ class Director:
             return  # a winnable deal is being looked for: a later tick starts the stage
         seed, winnable, line = deal
         names = rules.entrant_names(doc)
-        races: list[dict[str, Any]] = []
+        races: list[rules.StageRace] = []
         for table, seats in enumerate(plan["tables"], 1):
             race = f"{tournament.lower()}-{plan['n']}-{table}"
             settings = RaceSettings(
@@ -351,7 +365,7 @@ class Director:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
 
-    async def _police(self, doc: Doc, stage: Doc, now: float) -> None:
+    async def _police(self, doc: Doc, stage: rules.Stage, now: float) -> None:
         """Resign racers away past their grace period; a knockout match is forfeited."""
         absent = await self._absent(doc, now)
         for race in stage["races"]:
@@ -362,7 +376,7 @@ class Director:
                         await self._resign(race["race"], player)
                     self._forfeit_match(doc, race["race"], player)
 
-    async def _score_if_over(self, doc: Doc, stage: Doc, now: float) -> None:
+    async def _score_if_over(self, doc: Doc, stage: rules.Stage, now: float) -> None:
         for race in stage["races"]:
             # A race is closed here too, in case the node that should have died first.
             if not await self.races.results.has_results(race["race"]) and not (
@@ -378,13 +392,14 @@ class Director:
             race["seed"] = results[race["race"]].seed
             await self.races.results.announce_held_results(race["race"])
         if doc["format"] == "rounds":
-            rows = [row.to_data() for r in results.values() for row in r.standings]
+            rows = [row for r in results.values() for row in r.standings]
             rules.record_rounds_stage(doc, rows)
             over = len(doc["stages"]) >= int(doc["rounds"])
         else:
             by_match = {
-                race["match"]: [row.to_data() for row in results[race["race"]].standings]
+                match: results[race["race"]].standings
                 for race in stage["races"]
+                if (match := race["match"]) is not None
             }
             rules.record_knockout_stage(doc, by_match)
             over = doc["champion"] is not None

@@ -22,6 +22,7 @@ from server.rules.events import (
     encode_event,
 )
 from server.rules.results import RaceResults
+from server.rules.tournaments import new_document
 
 
 def _progress(home: int, moves: int, *, won: bool = False, over: bool = False) -> Progress:
@@ -65,7 +66,30 @@ def test_other_events_are_maps_as_given() -> None:
         PresenceChanged("p1", 7.5),
         PresenceChanged("p1", None),
         Finished(RaceResults((), 7, "ab" * 32, 1, "gavotte", {"p1": ["deal"]})),
-        TournamentChanged({"id": "t1", "entrants": []}),
+        TournamentChanged(
+            new_document(
+                "T1",
+                "CODE",
+                "p1",
+                "Ann",
+                {
+                    "name": "Cup",
+                    "format": "rounds",
+                    "variants": ["gavotte"],
+                    "rounds": 1,
+                    "best_of": 1,
+                    "table_size": 8,
+                    "time_limit": 300,
+                    "spectate": "live",
+                    "delay": 0,
+                    "break_seconds": 20,
+                    "grace": 60,
+                    "winnable": False,
+                    "password": False,
+                },
+                5.0,
+            )
+        ),
     ],
 )
 def test_every_kind_of_event_reads_back_as_its_own_type(event: Event) -> None:
