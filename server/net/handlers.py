@@ -399,7 +399,7 @@ async def on_manage_tournament(conn: Connection, msg: ManageTournament) -> Serve
 async def on_get_tournament_record(conn: Connection, msg: GetTournamentRecord) -> ServerMessage:
     director = conn.services.tournaments
     tournament = await director.resolve(msg.tournament, msg.code)
-    return TournamentRecord(id=msg.id, record=await director.record(tournament))
+    return TournamentRecord(id=msg.id, record=(await director.record(tournament)).to_data())
 
 
 # -- quick races -----------------------------------------------------------------
@@ -481,17 +481,18 @@ async def on_get_profile(conn: Connection, msg: GetProfile) -> ServerMessage:
     player = msg.player or _me(conn)
     if is_guest(player):
         raise RequestRefused(ErrorCode.NOT_FOUND, "guests have no profile; register to keep one")
-    return Profile(id=msg.id, profile=await conn.services.records.profile(player))
+    return Profile(id=msg.id, profile=(await conn.services.records.profile(player)).to_data())
 
 
 async def on_get_leaderboard(conn: Connection, msg: GetLeaderboard) -> ServerMessage:
     records = conn.services.records
     if msg.fastest:
         variant = variant_or_refusal(msg.variant).id
-        entries = await records.fastest_wins(variant)
-        return Leaderboard(id=msg.id, variant=variant, entries=entries, fastest=True)
+        fastest = [line.to_data() for line in await records.fastest_wins(variant)]
+        return Leaderboard(id=msg.id, variant=variant, entries=fastest, fastest=True)
     scope = msg.variant if msg.variant == OVERALL else variant_or_refusal(msg.variant).id
-    return Leaderboard(id=msg.id, variant=scope, entries=await records.leaderboard(scope))
+    entries = [line.to_data() for line in await records.leaderboard(scope)]
+    return Leaderboard(id=msg.id, variant=scope, entries=entries)
 
 
 HANDLERS: dict[type[ClientMessage], Handler] = {

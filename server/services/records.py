@@ -23,7 +23,7 @@ import dataclasses
 import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
+from typing import NamedTuple
 
 from protocol.accounts import is_guest
 from protocol.codec import pack_value as pack
@@ -43,6 +43,55 @@ __all__ = ["LEADERBOARD_SIZE", "Records"]
 LEADERBOARD_SIZE = 100
 
 log = logging.getLogger(__name__)
+
+
+class RaceCounts(NamedTuple):
+    """An account's races of one scope: played, won, and its fastest win (seconds)."""
+
+    played: int = 0
+    won: int = 0
+    best: float | None = None
+
+    def to_data(self) -> dict[str, int | float]:
+        data: dict[str, int | float] = {"played": self.played, "won": self.won}
+        if self.best is not None:
+            data["best"] = self.best
+        return data
+
+
+class BoardLine(NamedTuple):
+    """A line of a leaderboard: by rating, or by fastest winning time (``measure``)."""
+
+    place: int
+    player: str
+    name: str
+    measure: str  # "rating" or "time"
+    value: float
+
+    def to_data(self) -> dict[str, object]:
+        return {"place": self.place, "player": self.player, "name": self.name,
+                self.measure: self.value}  # fmt: skip
+
+
+class AccountProfile(NamedTuple):
+    """What anyone may see of an account: its ratings, its races and its latest ones."""
+
+    player: str
+    name: str
+    ratings: dict[str, Skill]
+    races: dict[str, RaceCounts]
+    recent: list[HistoryEntry]
+
+    def to_data(self) -> dict[str, object]:
+        ratings = {
+            scope: {"rating": s.display, "provisional": s.provisional, "races": s.races}
+            for scope, s in self.ratings.items()
+        }
+        return {
+            "player": self.player, "name": self.name, "ratings": ratings,
+            "races": {scope: counts.to_data() for scope, counts in self.races.items()},
+            "recent": [entry.to_data() for entry in self.recent],
+        }  # fmt: skip
 
 
 class Records:
@@ -149,49 +198,47 @@ class Records:
 
     # -- reading -------------------------------------------------------------
 
-    async def profile(self, player: str) -> dict[str, Any]:
+    async def profile(self, player: str) -> AccountProfile:
         """An account's public profile: what any spectator of its races could see."""
         account = await self.store.account(player)
         if account is None:
             raise RequestRefused(ErrorCode.NOT_FOUND, "no account with that id")
         stats = await self.store.stats(player)
-        ratings: dict[str, dict[str, Any]] = {}
-        counts: dict[str, dict[str, Any]] = {}
+        ratings: dict[str, Skill] = {}
+        counts: dict[str, RaceCounts] = {}
         for field, value in stats.items():
             kind, scope = field.split(":", 1)
-            if kind in ("played", "won"):
-                counts.setdefault(scope, {"played": 0, "won": 0})[kind] = int(value)
+            held = counts.get(scope, RaceCounts())
+            if kind == "played":
+                counts[scope] = held._replace(played=int(value))
+            elif kind == "won":
+                counts[scope] = held._replace(won=int(value))
             elif kind == "best":
-                counts.setdefault(scope, {"played": 0, "won": 0})["best"] = float(value)
+                counts[scope] = held._replace(best=float(value))
             elif kind == "mu":
-                skill = Skill(
+                ratings[scope] = Skill(
                     float(value), float(stats[f"sigma:{scope}"]), int(stats.get(f"n:{scope}", 0))
                 )
-                ratings[scope] = {
-                    "rating": skill.display, "provisional": skill.provisional,
-                    "races": skill.races,
-                }  # fmt: skip
-        recent = [dict(unpack(entry)) for entry in await self.store.history(player)]
-        return {
-            "player": player, "name": account.name, "ratings": ratings, "races": counts,
-            "recent": recent,
-        }  # fmt: skip
+        recent = [
+            HistoryEntry.from_data(unpack(entry)) for entry in await self.store.history(player)
+        ]
+        return AccountProfile(player, account.name, ratings, counts, recent)
 
-    async def leaderboard(self, scope: str) -> list[dict[str, Any]]:
+    async def leaderboard(self, scope: str) -> list[BoardLine]:
         """The top :data:`LEADERBOARD_SIZE` non-provisional ratings of a variant (or overall)."""
         top = await self.store.top(scope, LEADERBOARD_SIZE)
         names = await self.store.names([player for player, _ in top])
         return [
-            {"place": place, "player": player, "name": name or "?", "rating": rating}
+            BoardLine(place, player, name or "?", "rating", rating)
             for place, ((player, rating), name) in enumerate(zip(top, names, strict=True), 1)
         ]
 
-    async def fastest_wins(self, variant: str) -> list[dict[str, Any]]:
+    async def fastest_wins(self, variant: str) -> list[BoardLine]:
         """The :data:`LEADERBOARD_SIZE` fastest winning times of a variant, one per account."""
         fastest = await self.store.fastest(variant, LEADERBOARD_SIZE)
         names = await self.store.names([player for player, _ in fastest])
         return [
-            {"place": place, "player": player, "name": name or "?", "time": seconds}
+            BoardLine(place, player, name or "?", "time", seconds)
             for place, ((player, seconds), name) in enumerate(zip(fastest, names, strict=True), 1)
         ]
 

@@ -18,7 +18,7 @@ import contextlib
 import logging
 import time
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import NamedTuple
 
 from protocol.exceptions import ErrorCode
 from protocol.messages import CreateTournament, TournamentAction
@@ -40,6 +40,18 @@ __all__ = ["Director"]
 log = logging.getLogger(__name__)
 
 MAX_ENTRANTS = 64
+
+
+class TournamentExport(NamedTuple):
+    """A tournament's whole record: its document and the results of its races over."""
+
+    tournament: Doc
+    races: dict[str, RaceResults]
+
+    def to_data(self) -> dict[str, object]:
+        """The ``tournament_record`` map (docs/tournaments.md)."""
+        races = {race: results.to_data() for race, results in self.races.items()}
+        return {"tournament": dict(self.tournament), "races": races}
 
 
 def _summary(doc: Doc) -> dict[str, object]:
@@ -204,7 +216,7 @@ class Director:
             self._forfeit_match(doc, race, target)
         doc["standings"] = rules.standings(doc)
 
-    async def record(self, tournament: str) -> dict[str, Any]:
+    async def record(self, tournament: str) -> TournamentExport:
         """The document and the results (seeds, logs) of every race of the stages over.
 
         Not of a stage under way, even of its tables that have closed: every
@@ -212,15 +224,15 @@ class Director:
         would show the racers still at the others their own face-down cards.
         """
         doc = await self.info(tournament)
-        races: dict[str, Any] = {}
+        races: dict[str, RaceResults] = {}
         for stage in doc["stages"]:
             if stage["status"] == "running":
                 continue
             for race in stage["races"]:
                 results = await self.races.results.stored_results(race["race"])
                 if results is not None:
-                    races[race["race"]] = results.to_data()
-        return {"tournament": doc, "races": races}
+                    races[race["race"]] = results
+        return TournamentExport(doc, races)
 
     async def check_onlooker(self, race: str, player: str | None) -> None:
         """Refuse an entrant a look at any race of the stage they are racing in.
