@@ -49,6 +49,7 @@ __all__ = [
     "StageResult",
     "Status",
     "Table",
+    "Totals",
     "TournamentSettings",
     "TournamentStanding",
     "active_entrants",
@@ -153,10 +154,10 @@ class Stage(TypedDict):
     results: dict[str, StageResult]
 
 
-class TournamentStanding(TypedDict):
-    """A line of the tournament's table, best first (``by``: what decided the place)."""
+class Totals(TypedDict):
+    """An entrant's sums over the stages: points, cards home, time, games won, and the
+    last bracket round they reached."""
 
-    place: int
     player: str
     name: str
     points: float
@@ -164,6 +165,12 @@ class TournamentStanding(TypedDict):
     time: float
     wins: int
     round: int
+
+
+class TournamentStanding(Totals):
+    """A line of the tournament's table, best first (``by``: what decided the place)."""
+
+    place: int
     removed: bool
     by: str | None
 
@@ -461,21 +468,11 @@ def seat(doc: Doc, plan: Plan, races: list[StageRace], now: float) -> None:
     doc["next_at"] = None
 
 
-class _Total(TypedDict):
-    player: str
-    name: str
-    points: float
-    home: int
-    time: float
-    wins: int
-    round: int
-
-
 def standings(doc: Doc) -> list[TournamentStanding]:
     """The table everyone sees, best first; removed entrants last."""
     names = entrant_names(doc)
     removed = {e["player"] for e in doc["entrants"] if e["removed"]}
-    totals: dict[str, _Total] = {
+    totals: dict[str, Totals] = {
         p: {"player": p, "name": n, "points": 0, "home": 0, "time": 0.0, "wins": 0, "round": 0}
         for p, n in names.items()
     }
@@ -492,7 +489,7 @@ def standings(doc: Doc) -> list[TournamentStanding]:
                 if side is not None:
                     totals[side]["round"] = round_number
 
-    def key(t: _Total) -> tuple[bool | float, ...]:
+    def key(t: Totals) -> tuple[bool | float, ...]:
         gone = t["player"] in removed
         if doc["format"] == "rounds":
             return (gone, -t["points"], -t["home"], tenths(t["time"]))
