@@ -46,10 +46,45 @@ try:  # the stream's own encoding, where the code measured has one
     from server.rules.events import decode_event, encode_event
 except ImportError:
     decode_event, encode_event = unpack, pack  # type: ignore[assignment]
+try:  # typed events and progress, where the code measured has them
+    from protocol.views import Progress as ProgressValue
+    from server.rules.events import MoveMade
+except ImportError:
+    ProgressValue = MoveMade = None  # type: ignore[assignment, misc]
+
+
+def move_event(seq: int, text: str, view: Any) -> Any:
+    """The move event as the node makes it: typed where the code has the types."""
+    if MoveMade is None:
+        return {"k": "move", "player": "p1", "seq": seq, "move": text,
+                "progress": {key: view[key] for key in PROGRESS_KEYS},
+                "at": 1_700_000_000.5}  # fmt: skip
+    typed = ProgressValue(view["home"], view["target"], view["moves"], view["won"], view["over"])
+    return MoveMade("p1", seq, text, typed, 1_700_000_000.5)
+
+
+def event_fields(event: Any) -> tuple[str, int, str, dict[str, Any]]:
+    """(player, seq, move, progress map) of a move event as read back."""
+    if isinstance(event, dict):
+        return event["player"], event["seq"], event["move"], event["progress"]
+    return event.player, event.seq, event.move, event.progress.to_data()
+
+
 #: A board snapshot is packed after every this many moves (every move, before).
-SNAPSHOT_EVERY: int = getattr(
-    importlib.import_module("server.services.races").RaceService, "SNAPSHOT_EVERY", 1
-)
+def _snapshot_every() -> int:
+    """Where the code measured keeps the number: the moves service, else the race service."""
+    for module, owner in (
+        ("server.services.moves", "Moves"),
+        ("server.services.races", "RaceService"),
+    ):
+        try:
+            return int(getattr(importlib.import_module(module), owner).SNAPSHOT_EVERY)
+        except (ImportError, AttributeError):
+            continue
+    return 1
+
+
+SNAPSHOT_EVERY: int = _snapshot_every()
 STEPS = ("apply", "view", "pack", "legal", "moved", "unpack", "feeds")
 
 
@@ -89,13 +124,9 @@ def time_moves(variant: str, played: list[list[tuple[State, Any]]]) -> dict[str,
             after = game.apply(state, move)
             t1 = clock()
             view = game.view(after)
-            progress = {key: view[key] for key in PROGRESS_KEYS}
-            t2 = clock()
             text = move.text()
-            event = {
-                "k": "move", "player": "p1", "seq": seq, "move": text,
-                "progress": progress, "at": 1_700_000_000.5,
-            }  # fmt: skip
+            event = move_event(seq, text, view)
+            t2 = clock()
             payload = encode_event(event)
             if (seq + 1) % SNAPSHOT_EVERY == 0:
                 pack(after.to_data())
@@ -104,15 +135,15 @@ def time_moves(variant: str, played: list[list[tuple[State, Any]]]) -> dict[str,
             t4 = clock()
             moved(
                 id=seq, race="r1", seq=seq, move=text, view=view, legal=legal,
-                progress=progress,
+                progress=event_fields(event)[3],
             )  # fmt: skip
             t5 = clock()
             read = decode_event(payload)
             t6 = clock()
-            progress_msg(race="r1", player=read["player"], progress=read["progress"], event=9)
+            player, read_seq, read_move, progress = event_fields(read)
+            progress_msg(race="r1", player=player, progress=progress, event=9)
             board(
-                race="r1", player=read["player"], seq=read["seq"], move=read["move"],
-                view=view, event=9,
+                race="r1", player=player, seq=read_seq, move=read_move, view=view, event=9,
             )  # fmt: skip
             t7 = clock()
             for step, start, end in zip(

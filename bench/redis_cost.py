@@ -26,9 +26,10 @@ from collections import Counter
 from pathlib import Path
 
 from protocol.layout import Layout
+from protocol.messages import CreateRace, SpectatePolicy
 from protocol.moves import Move
 from protocol.policy import make_policy
-from server.services.races import RaceService
+from server.services.races import RaceServices
 from server.settings import Settings, Timeouts
 from server.storage.embedded import EmbeddedRedis
 from server.storage.store import Store, connect
@@ -37,29 +38,31 @@ from server.storage.store import Store, connect
 KINDS = re.compile(r"race:\{[^}]+\}:(\w+)")
 
 
-async def play_race(service: RaceService, variant: str, deal: int, racers: int) -> tuple[str, int]:
+async def play_race(races: RaceServices, variant: str, deal: int, racers: int) -> tuple[str, int]:
     """One race of greedy bots on public deal ``deal``, played to the end; (race, moves)."""
     players = [f"player-{deal}-{n}" for n in range(racers)]
-    request = {"variant": variant, "deal": deal, "max_players": racers, "time_limit": 3600,
-               "spectate": "live", "delay": 0}  # fmt: skip
-    race = await service.create(players[0], "host", request)
+    request = CreateRace(
+        variant=variant, deal=deal, max_players=racers, time_limit=3600,
+        spectate=SpectatePolicy.LIVE, delay=0,
+    )  # fmt: skip
+    race = await races.lobby.create(players[0], "host", request)
     for player in players[1:]:
-        await service.join(player, player, race)
-    await service.start(players[0], race)
-    snapshot = await service.racer_snapshot(race, players[0])
-    layout = Layout.from_data(snapshot["layout"])
+        await races.lobby.join(player, player, race)
+    await races.lobby.start(players[0], race)
+    snapshot = await races.boards.racer_snapshot(race, players[0])
+    layout = Layout.from_data(snapshot.layout)
     moves = 0
     for player in players:
         policy = make_policy("greedy", layout, seed=deal)
-        view, legal, seq = snapshot["view"], list(snapshot["legal"]), 0
+        view, legal, seq = snapshot.view, list(snapshot.legal), 0
         while legal:
             move = policy.choose(view, [Move.parse(text) for text in legal])
-            result = await service.move(player, race, seq, move.text())
+            result = await races.moves.move(player, race, seq, move.text())
             view, legal, seq = result.view, list(result.legal), seq + 1
         moves += seq
     # The last move schedules the close on this loop; wait for its results (bounded).
     for _ in range(500):
-        if await service.has_results(race):
+        if await races.results.has_results(race):
             return race, moves
         await asyncio.sleep(0.01)
     raise RuntimeError(f"race {race} did not close")
@@ -81,7 +84,7 @@ async def measure(variant: str, races: int, racers: int) -> None:
 
 async def report(store: Store, variant: str, races: int, racers: int) -> None:
     settings = Settings(timeouts=Timeouts(countdown=0.0))
-    service = RaceService(store, settings)
+    service = RaceServices.build(store, settings)
     before, cpu_before = await _counters(store)
     moves = 0
     for deal in range(races):

@@ -44,6 +44,7 @@ from types import FrameType, TracebackType
 from urllib.parse import urlsplit
 
 from client.models.names import clean_name
+from protocol.processes import wait_or_kill
 
 __all__ = [
     "AppRunner",
@@ -229,13 +230,13 @@ class LocalServer:
             return None
         if process.poll() is None:
             process.send_signal(signal.SIGTERM)  # it shuts its redis-server down itself
-            try:
-                process.wait(timeout=self.stop_timeout)
-            except subprocess.TimeoutExpired:
+
+            def kill_group() -> None:
                 # Not yet reaped, so the group id is still ours to kill.
                 with contextlib.suppress(ProcessLookupError):
                     os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
+
+            wait_or_kill(process, self.stop_timeout, kill_group)
         return process.returncode
 
     def __enter__(self) -> LocalServer:

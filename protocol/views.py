@@ -11,12 +11,28 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import NamedTuple, TypedDict
 
 from protocol.results import RacerStatus
 from protocol.shapes import Shape
 
-__all__ = ["Progress", "View"]
+__all__ = ["Progress", "View", "ViewMap"]
+
+
+class ViewMap(TypedDict):
+    """A **View** as the wire's map, typed: what the server's engine builds straight
+    for the hot path of a move (one per move), where a :class:`View` would be made
+    only to be turned back into this map. ``View.from_data`` reads one."""
+
+    variant: str
+    piles: dict[str, tuple[int, ...]]
+    hidden: dict[str, int]
+    redeals_left: int
+    home: int
+    target: int
+    moves: int
+    won: bool
+    over: bool
 
 
 class Progress(NamedTuple):

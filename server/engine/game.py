@@ -10,11 +10,12 @@ turns that into the public API (``deal``, ``legal_moves``, ``apply``,
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from protocol.cards import card_kind, card_text
 from protocol.layout import Layout, PileSpec, Role
 from protocol.moves import Move, MoveKind
+from protocol.views import Progress, ViewMap
 from server.engine.exceptions import DealVersionError, IllegalMoveError, StateDataError
 from server.engine.foundations import FoundationSet
 from server.engine.prng import DEAL_VERSION, DEAL_VERSIONS, MAX_SEED, Xoshiro256, deal_key, shuffle
@@ -193,32 +194,33 @@ class Game:
         """No legal move or action remains (won games included)."""
         return not self.legal_moves(state)
 
-    def view(self, state: State) -> dict[str, Any]:
-        """What the player of this position may see: face-down piles only as counts."""
+    def view(self, state: State) -> ViewMap:
+        """What the player of this position may see, as the wire's **View** map (built
+        straight, not through :class:`protocol.views.View`: one is sent per move):
+        face-down piles only as counts."""
         # The state's own pile tuples, not copies (as in State.to_data).
         piles: dict[str, tuple[int, ...]] = dict(zip(self.pile_ids, state.piles, strict=True))
         counts: dict[str, int] = {}
         for i in sorted(self.hidden(state)):
             pile_id = self.pile_ids[i]
             counts[pile_id] = len(piles.pop(pile_id))
+        home, target = self.home(state), self.target()
         return {
             "variant": self.id,
             "piles": piles,
             "hidden": counts,
             "redeals_left": self.redeals - state.passes,
-            **self.progress(state),
-        }
-
-    def progress(self, state: State) -> dict[str, Any]:
-        """What an opponent may see: no cards at all."""
-        home, target = self.home(state), self.target()
-        return {
             "home": home,
             "target": target,
             "moves": state.moves,
             "won": home == target,
             "over": self.is_over(state),
         }
+
+    def progress(self, state: State) -> Progress:
+        """What an opponent may see: no cards at all."""
+        home, target = self.home(state), self.target()
+        return Progress(home, target, state.moves, home == target, self.is_over(state))
 
     def explain(self, state: State, move: Move) -> str:
         """Why ``move`` is refused here, in a player's words."""

@@ -11,6 +11,7 @@ hashing ignore it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,7 +35,7 @@ class State:
     # filled on first use by :class:`~server.engine.game.Game`; not part of the value.
     cache: Any = field(default=None, compare=False, repr=False, hash=False)
 
-    def to_data(self) -> dict[str, Any]:
+    def to_data(self) -> dict[str, object]:
         """Plain data for msgpack or JSON.
 
         The piles are the state's own tuples, not copies: msgpack and JSON
@@ -52,8 +53,10 @@ class State:
         }
 
     @classmethod
-    def from_data(cls, data: Any) -> State:
+    def from_data(cls, data: object) -> State:
         """The inverse of :meth:`to_data`; raises :class:`StateDataError`."""
+        if not isinstance(data, Mapping):
+            raise StateDataError("state data must be a map")
         try:
             variant, piles = data["variant"], data["piles"]
             passes, moves, deals = data["passes"], data["moves"], data["deals"]

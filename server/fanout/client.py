@@ -2,15 +2,32 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
+from protocol.lobby import RaceSummary
 from protocol.messages import ServerMessage
 
 if TYPE_CHECKING:
     from server.fanout.feeds import RaceWatch
 
-__all__ = ["Client"]
+__all__ = ["Client", "Shared"]
+
+
+@dataclass(slots=True)
+class Shared:
+    """What the watchers of one event on one node build once for all of them.
+
+    The hub hands the same one to every watcher it delivers the event to, so
+    a frame that is the same for all (a racer's progress, a board, the
+    results) is encoded once per event, and a lobby event's read of the
+    race's info is made once per node, not once per watcher.
+    """
+
+    frames: dict[str, bytes] = field(default_factory=dict)
+    info: asyncio.Task[RaceSummary] | None = None
 
 
 class Client(Protocol):

@@ -25,11 +25,12 @@ import math
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Coroutine
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from redis.exceptions import RedisError
 
 from protocol.codec import encode, encode_trusted
+from protocol.lobby import RaceSummary
 from protocol.messages import (
     Board,
     Countdown,
@@ -38,53 +39,56 @@ from protocol.messages import (
     RaceStarted,
     RaceState,
     Rewound,
-    Spectating,
 )
+from protocol.views import ViewMap
 from server.exceptions import RequestRefused
+from server.fanout.client import Shared
 from server.fanout.rematch_feed import offer_frame, tells
+from server.rules.events import (
+    Event,
+    Finished,
+    Joined,
+    Left,
+    MoveMade,
+    PresenceChanged,
+    ReadySet,
+    RematchOffered,
+    Resigned,
+    Starting,
+)
 from server.rules.races import Spectate
-from server.services.races import race_finished
+from server.services.boards import RacerBoard
+from server.services.results import race_finished
 
 if TYPE_CHECKING:
     from server.fanout.client import Client
-    from server.rules.replica import RaceReplica
-    from server.services.races import RaceService
+    from server.services.boards import Boards
+    from server.services.lobby import Lobby
+    from server.services.race_memory import RaceMemory
 
 __all__ = ["RaceWatch"]
 
 log = logging.getLogger(__name__)
 
-LOBBY_EVENTS = frozenset({"joined", "left", "ready"})
-
-#: Key under which an event map caches the frames made from it. The hub hands
-#: the same map to every watcher of the race on this node, so a frame that is
-#: the same for all of them (a racer's progress, a board, the results) is
-#: encoded once per event, not once per watcher.
-_FRAMES = "\0frames"
-#: Key under which a lobby event caches the read of the race's info, shared
-#: the same way: one read of Redis per lobby event and node, not per watcher.
-_INFO = "\0info"
+#: Events after which a race's lobby is shown again, with its info read once per node.
+LOBBY_EVENTS = (Joined, Left, ReadySet)
 
 
-def _shared_frame(event: dict[str, Any], kind: str, build: Callable[[], bytes]) -> bytes:
+def _shared_frame(shared: Shared, kind: str, build: Callable[[], bytes]) -> bytes:
     """The frame ``build()`` encodes, encoded once: by the first watcher to ask for it."""
-    frames: dict[str, bytes] | None = event.get(_FRAMES)
-    if frames is None:
-        frames = event[_FRAMES] = {}
-    frame = frames.get(kind)
+    frame = shared.frames.get(kind)
     if frame is None:
-        frame = frames[kind] = build()
+        frame = shared.frames[kind] = build()
     return frame
 
 
 def _shared_info(
-    event: dict[str, Any], read: Callable[[], Coroutine[Any, Any, dict[str, Any]]]
-) -> Awaitable[dict[str, Any]]:
+    shared: Shared, read: Callable[[], Coroutine[object, object, RaceSummary]]
+) -> Awaitable[RaceSummary]:
     """The race's info after a lobby event, read once: by the first watcher to ask for it."""
-    info: asyncio.Task[dict[str, Any]] | None = event.get(_INFO)
-    if info is None:
-        info = event[_INFO] = asyncio.get_running_loop().create_task(read())
-    return info
+    if shared.info is None:
+        shared.info = asyncio.get_running_loop().create_task(read())
+    return shared.info
 
 
 class RaceWatch:
@@ -93,9 +97,24 @@ class RaceWatch:
     #: Pauses between tries to fill the boards' replica while Redis is away.
     FILL_RETRY_FIRST, FILL_RETRY_MOST = 0.05, 1.0
 
-    def __init__(self, conn: Client, races: RaceService, race: str, role: str, since: int) -> None:
+    def __init__(
+        self,
+        conn: Client,
+        race: str,
+        role: str,
+        since: int,
+        *,
+        lobby: Lobby,
+        boards: Boards,
+        memory: RaceMemory,
+    ) -> None:
         self.conn = conn
-        self.races = races
+        #: The race's public picture (its info, on lobby events).
+        self.lobby = lobby
+        #: Whole pictures of the race (snapshots, rewinds).
+        self.boards = boards
+        #: The node's replica of the race's boards, which spectators' boards are drawn from.
+        self.memory = memory
         self.race = race
         self.role = role
         self.last_event = since
@@ -121,7 +140,7 @@ class RaceWatch:
         self._shown = 0
         # Move events waiting, in order, while the node's replica of the
         # race's boards is filled from the logs (:meth:`_fill_then_show`).
-        self._unseen: list[tuple[int, dict[str, Any]]] | None = None
+        self._unseen: list[tuple[int, Event, Shared]] | None = None
         self._gap = 0  # the last event whose board needed the logs
         # Frames made while the reply to the request that opened this watch
         # (``spectate``, ``resume``) has not gone out yet: they follow it.
@@ -148,53 +167,57 @@ class RaceWatch:
         else:
             self.conn.send_frame(frame)
 
-    def deliver(self, race: str, n: int, event: dict[str, Any]) -> None:
+    def deliver(self, race: str, n: int, event: Event, shared: Shared) -> None:
         if self._unseen is not None:
-            self._unseen.append((n, event))  # behind a board still being drawn
+            self._unseen.append((n, event, shared))  # behind a board still being drawn
             return
-        kind = event["k"]
-        if kind in LOBBY_EVENTS:
-            info = _shared_info(event, lambda: self.races.info(race))
+        if isinstance(event, MoveMade):
+            self._move(n, event, shared)
+        elif isinstance(event, LOBBY_EVENTS):
+            info = _shared_info(shared, lambda: self.lobby.info(race))
             self._spawn(self._send_race_state(info, n))
-        elif kind == "starting":
+        elif isinstance(event, Starting):
             self._starting(n, event)
-        elif kind == "move":
-            self._move(n, event)
-        elif kind == "resigned":
-            self._resigned(n, event)
-        elif kind == "presence":
-            self._presence(n, event)
-        elif kind == "results":
-            results = _shared_frame(
-                event,
+        elif isinstance(event, Resigned):
+            self._resigned(n, event, shared)
+        elif isinstance(event, PresenceChanged):
+            self._presence(n, event, shared)
+        elif isinstance(event, Finished):
+            results = event.results
+            results_frame = _shared_frame(
+                shared,
                 "results",
-                lambda: encode(race_finished(race, event, event=n)),
+                lambda: encode(race_finished(race, results, event=n)),
             )
             if self.role == "racer":
-                self._emit(results)
+                self._emit(results_frame)
                 self._over = True
                 self._stop_following()  # nothing follows the results but rematch offers
                 self._spawn(self.conn.hear_rematches(race, n))
             else:
-                self._spawn(self._finish_spectating(results))
-        elif self.role == "racer" and not self._over and tells(self.conn, event):
-            # A rematch offer, to a racer who resumed the race after its results.
-            self._emit(offer_frame(race, n, event))
+                self._spawn(self._finish_spectating(results_frame))
+        elif (
+            isinstance(event, RematchOffered)
+            and self.role == "racer"
+            and not self._over
+            and tells(self.conn, event)
+        ):  # a rematch offer, to a racer who resumed the race after its results
+            self._emit(offer_frame(race, n, event, shared))
 
-    def _starting(self, n: int, event: dict[str, Any]) -> None:
-        wait = event["started_at"] - time.time()
+    def _starting(self, n: int, event: Starting) -> None:
+        wait = event.started_at - time.time()
         if self.role == "racer":
             self._emit(encode(Countdown(race=self.race, seconds=max(0, math.ceil(wait)), event=n)))
             started = encode_trusted(
                 RaceStarted,
                 race=self.race,
-                layout=event["layout"],
-                view=event["view"],
-                legal=event["legal"],
-                commitment=event["commitment"],
-                deal_version=event["deal_version"],
-                started_at=event["started_at"],
-                ends_at=event["ends_at"],
+                layout=event.layout,
+                view=event.view,
+                legal=event.legal,
+                commitment=event.commitment,
+                deal_version=event.deal_version,
+                started_at=event.started_at,
+                ends_at=event.ends_at,
                 event=n,
             )
             self._later(wait, started)
@@ -202,78 +225,71 @@ class RaceWatch:
             self._held = []
             self._opening = self._spawn(self._send_spectating(n, wait))
 
-    def _resigned(self, n: int, event: dict[str, Any]) -> None:
+    def _resigned(self, n: int, event: Resigned, shared: Shared) -> None:
         """A resignation: the other racers learn it now, spectators as they would a board."""
         if self.role == "racer":
-            self._progress(n, event)
+            if event.player != self.conn.player:
+                self._emit(self._progress_frame(n, event, shared))
         elif self.policy is not Spectate.AFTER:
-            self._show_at(event["at"] + self.delay, n, self._progress_frame(n, event))
+            self._show_at(event.at + self.delay, n, self._progress_frame(n, event, shared))
 
-    def _progress(self, n: int, event: dict[str, Any]) -> None:
-        """Tell a racer how another racer is doing (the mover has had its own reply)."""
-        if event["player"] == self.conn.player:
-            if "seq" in event:
-                self.acknowledged = max(self.acknowledged, event["seq"] + 1)
-            return
-        self._emit(self._progress_frame(n, event))
-
-    def _progress_frame(self, n: int, event: dict[str, Any]) -> bytes:
+    def _progress_frame(self, n: int, event: MoveMade | Resigned, shared: Shared) -> bytes:
+        """How another racer is doing (the mover has had its own reply)."""
         return _shared_frame(
-            event,
+            shared,
             "progress",
             lambda: encode_trusted(
                 Progress,
                 race=self.race,
-                player=event["player"],
-                progress=event["progress"],
+                player=event.player,
+                progress=event.progress.to_data(),
                 event=n,
             ),
         )
 
-    def _presence(self, n: int, event: dict[str, Any]) -> None:
+    def _presence(self, n: int, event: PresenceChanged, shared: Shared) -> None:
         """Tell the others that a racer's connection came or went (never the racer)."""
-        if event["player"] == self.conn.player:
+        if event.player == self.conn.player:
             return
         self._emit(
             _shared_frame(
-                event,
+                shared,
                 "presence",
                 lambda: encode_trusted(
-                    Presence, race=self.race, player=event["player"], away=event["away"], event=n
+                    Presence, race=self.race, player=event.player, away=event.away, event=n
                 ),
             )
         )
 
-    def _move(self, n: int, event: dict[str, Any]) -> None:
+    def _move(self, n: int, event: MoveMade, shared: Shared) -> None:
         if self.role == "racer":
-            self._progress(n, event)
+            if event.player == self.conn.player:
+                self.acknowledged = max(self.acknowledged, event.seq + 1)
+            else:
+                self._emit(self._progress_frame(n, event, shared))
             return
         if self.policy is Spectate.AFTER:
             return  # boards come with the results, not before
-        replica = self.races.replica_now(self.race)
-        view = None if replica is None else self._view(replica, event)
+        replica = self.memory.replica_now(self.race)
+        view = None if replica is None else replica.view_after(event.player, event.seq, event.move)
         if view is None:
             if n == self._gap:  # the logs did not have it either: a rewound move
                 log.warning("race %s: no board for event %d", self.race, n)
                 return
             self._gap = n
-            self._unseen = [(n, event)]
+            self._unseen = [(n, event, shared)]
             self._spawn(self._fill_then_deliver())
             return
-        self._board(n, event, view)
-
-    @staticmethod
-    def _view(replica: RaceReplica, event: dict[str, Any]) -> dict[str, Any] | None:
-        return replica.view_after(event["player"], event["seq"], event["move"])
+        self._board(n, event, view, shared)
 
     async def _fill_then_deliver(self) -> None:
         """Fill the race's replica from the logs, then deliver the events that waited."""
         pause = self.FILL_RETRY_FIRST
         try:
             while self._unseen and self.conn.watches.get(self.race) is self:
-                players = {e["player"] for _, e in self._unseen if e["k"] == "move"}
+                players = {e.player for _, e, _ in self._unseen if isinstance(e, MoveMade)}
                 try:
-                    await self.races.filled_replica(self.race, players)
+                    await self.memory.filled_replica(self.race, players)
                 except (RedisError, OSError) as exc:
                     # Redis is away: the boards wait for it, in order, as moves do.
                     log.info("race %s: boards wait for redis (%s)", self.race, exc)
@@ -282,29 +298,29 @@ class RaceWatch:
                     continue
                 # No await from here on: events that come meanwhile queue behind.
                 waiting, self._unseen = self._unseen, None
-                for n, event in waiting:
-                    self.deliver(self.race, n, event)  # a new gap queues the rest again
+                for n, event, shared in waiting:
+                    self.deliver(self.race, n, event, shared)  # a new gap queues the rest again
                 return
         finally:
             if self.conn.watches.get(self.race) is not self:
                 self._unseen = None
 
-    def _board(self, n: int, event: dict[str, Any], view: dict[str, Any]) -> None:
+    def _board(self, n: int, event: MoveMade, view: ViewMap, shared: Shared) -> None:
         """Show a spectator the board of move event ``n`` now or after the race's delay."""
         board = _shared_frame(
-            event,
+            shared,
             "board",
             lambda: encode_trusted(
                 Board,
                 race=self.race,
-                player=event["player"],
-                seq=event["seq"],
-                move=event["move"],
+                player=event.player,
+                seq=event.seq,
+                move=event.move,
                 view=view,
                 event=n,
             ),
         )
-        self._show_at(event["at"] + self.delay, n, board)
+        self._show_at(event.at + self.delay, n, board)
 
     def _show_at(self, due: float, n: int, frame: bytes) -> None:
         """Show the frame of event ``n`` at Unix time ``due``, after those owed before it.
@@ -375,13 +391,13 @@ class RaceWatch:
     def _stop_following(self) -> None:
         self._spawn(self.conn.unwatch(self.race, self))
 
-    def _spawn(self, work: Any) -> asyncio.Task[None]:
+    def _spawn(self, work: Coroutine[object, object, None]) -> asyncio.Task[None]:
         task = asyncio.get_running_loop().create_task(self._guarded(work))
         self._tasks.add(task)  # the loop keeps only a weak reference to a task
         task.add_done_callback(self._tasks.discard)
         return task
 
-    async def _guarded(self, work: Any) -> None:
+    async def _guarded(self, work: Coroutine[object, object, None]) -> None:
         try:
             await work
         except (RedisError, RequestRefused) as exc:
@@ -397,32 +413,31 @@ class RaceWatch:
     async def rewound(self) -> int:
         """Tell the client what Redis holds now; returns the event number to go on from."""
         self._forget_owed()
-        service, player = self.races, self.conn.player
+        boards, player = self.boards, self.conn.player
         try:
             if self.role == "spectator":
-                snapshot = await service.spectator_snapshot(self.race, player)
-                self._shown = int(snapshot["event"])  # numbers after it are new events now
-                self._emit(encode(Rewound(race=self.race, event=snapshot["event"])))
-                self._emit(encode(Spectating(**snapshot)))
-                return int(snapshot["event"])
+                snapshot = await boards.spectator_snapshot(self.race, player)
+                self._shown = snapshot.event  # numbers after it are new events now
+                self._emit(encode(Rewound(race=self.race, event=snapshot.event)))
+                self._emit(encode(snapshot.message()))
+                return snapshot.event
             assert player is not None
-            now = await service.board_now(self.race, player)
+            now = await boards.board_now(self.race, player)
         except RequestRefused:  # the race is back in its lobby, or gone
-            now = {"race": self.race, "event": await self.races.event_count(self.race)}
-        if "seq" in now:
-            now["lost"] = max(0, self.acknowledged - now["seq"])
-            self.acknowledged = now["seq"]
-        self._emit(encode(Rewound(**now)))
+            now = RacerBoard(self.race, await boards.event_count(self.race))
+        self._emit(encode(now.message(self.acknowledged)))
+        if now.seq is not None:
+            self.acknowledged = now.seq
         self._spawn(self._send_race_state())
-        return int(now["event"])
+        return now.event
 
     async def _send_race_state(
-        self, info: Awaitable[dict[str, Any]] | None = None, n: int | None = None
+        self, info: Awaitable[RaceSummary] | None = None, n: int | None = None
     ) -> None:
         """Send the race's info (after event ``n``): read now, or the read shared by
         this event's watchers."""
-        race = await (self.races.info(self.race) if info is None else info)
-        self._emit(encode(RaceState(race=race, event=n)))
+        race = await (self.lobby.info(self.race) if info is None else info)
+        self._emit(encode(RaceState(race=race.to_data(), event=n)))
 
     async def _send_spectating(self, n: int, wait: float) -> None:
         """Push the opening boards, then the boards held meanwhile that they lack."""
@@ -434,18 +449,17 @@ class RaceWatch:
                     await self._hurry.wait()
             if self.conn.watches.get(self.race) is not self or self.policy is Spectate.AFTER:
                 return
-            service = self.races
             try:
                 # The opening boards, as of the start: each move after it comes as its board.
-                snapshot = await service.spectator_snapshot(self.race, self.conn.player, upto=n)
+                snapshot = await self.boards.spectator_snapshot(self.race, self.conn.player, upto=n)
             except RequestRefused:
                 # The player joined the race from another connection (one
                 # account, one identity): no board of it may reach this one.
                 self._held = held = None
                 await self.conn.unwatch(self.race, self)
                 return
-            self._emit(encode(Spectating(**snapshot)))
-            shown = self._shown = snapshot["event"]
+            self._emit(encode(snapshot.message()))
+            shown = self._shown = snapshot.event
         finally:
             if self._held is held:
                 self._held = None

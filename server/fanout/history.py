@@ -27,7 +27,7 @@ from __future__ import annotations
 import logging
 
 from server.fanout.hub import Hub
-from server.services.races import RaceService
+from server.services.race_memory import RaceMemory
 from server.storage.store import Store
 
 __all__ = ["History"]
@@ -38,10 +38,11 @@ log = logging.getLogger(__name__)
 class History:
     """One node's check of Redis against what it passed on."""
 
-    def __init__(self, store: Store, hub: Hub, service: RaceService) -> None:
+    def __init__(self, store: Store, hub: Hub, memory: RaceMemory) -> None:
         self.store = store
         self.hub = hub
-        self.service = service
+        #: This node's caches of races, dropped when Redis lost their writes.
+        self.memory = memory
 
     async def check_all(self) -> list[str]:
         """Check every race followed here; returns those that were rewound."""
@@ -81,5 +82,5 @@ class History:
             why,
             self.hub.watching(race),
         )
-        self.service.forget(race)
+        self.memory.forget(race)
         self.hub.rewind(race)

@@ -23,11 +23,12 @@ import contextlib
 import logging
 from collections import defaultdict
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Protocol
 
 from redis.exceptions import RedisError
 
-from server.rules.events import decode_event
+from server.fanout.client import Shared
+from server.rules.events import Event, decode_event
 from server.storage import keys
 from server.storage.cluster import Feed
 from server.storage.store import Store
@@ -42,7 +43,9 @@ class Watcher(Protocol):
 
     last_event: int
 
-    def deliver(self, race: str, n: int, event: dict[str, Any]) -> None: ...
+    def deliver(self, race: str, n: int, event: Event, shared: Shared) -> None:
+        """Event ``n``; ``shared`` is what its watchers on this node build once for all."""
+        ...
 
     def claim(self) -> tuple[str, int] | None:
         """(player, how many of their moves they were told are stored), for a racer."""
@@ -61,7 +64,9 @@ class Hub:
 
     def __init__(self, store: Store, on_feed_lost: Callable[[], None] | None = None) -> None:
         self.store = store
-        self._on_feed_lost = on_feed_lost
+        #: Told when the event feed drops (the node's health probe looks at once); may be
+        #: replaced or set to None (nobody is told) at any time.
+        self.on_feed_lost = on_feed_lost
         self._watchers: defaultdict[str, set[Watcher]] = defaultdict(set)
         #: race -> (number, payload) of the newest event passed on to a watcher here.
         self._latest: dict[str, tuple[int, bytes]] = {}
@@ -70,7 +75,7 @@ class Hub:
         self._catching_up: dict[Watcher, asyncio.Task[None]] = {}
         self._missed: set[Watcher] = set()
         #: Payload -> event, of the events this node is storing (:meth:`storing`).
-        self._own: dict[bytes, dict[str, Any]] = {}
+        self._own: dict[bytes, Event] = {}
         self._feed: Feed | None = None
         self._reconnecting: asyncio.Task[None] | None = None
         # Set by close: loops stop on it too, since a Redis call can swallow a
@@ -178,7 +183,7 @@ class Hub:
             return False
         return True
 
-    def storing(self, payload: bytes, event: dict[str, Any]) -> None:
+    def storing(self, payload: bytes, event: Event) -> None:
         """While this node stores an event, its pub/sub copy is read as ``event``, not unpacked.
 
         That copy can be read before the reply to the commit (they come on
@@ -190,7 +195,7 @@ class Hub:
     def done_storing(self, payload: bytes) -> None:
         self._own.pop(payload, None)
 
-    def stored(self, topic: str, n: int, event: dict[str, Any], payload: bytes) -> None:
+    def stored(self, topic: str, n: int, event: Event, payload: bytes) -> None:
         """Event ``n``, which this node has just stored: its watchers here get it now.
 
         They need not wait for the event's round trip through pub/sub; when
@@ -199,7 +204,7 @@ class Hub:
         next (an earlier event still on its way, a catch-up running) is left
         to pub/sub and the stream, which keep the order.
         """
-        delivered = False
+        delivered, shared = False, Shared()
         for watcher in list(self._watchers.get(topic, ())):
             if (
                 n == watcher.last_event + 1
@@ -207,7 +212,7 @@ class Hub:
                 and watcher not in self._rewinding
             ):
                 watcher.last_event = n
-                watcher.deliver(topic, n, event)
+                watcher.deliver(topic, n, event, shared)
                 delivered = True
         if delivered:
             self._passed_on(topic, n, payload)
@@ -220,7 +225,8 @@ class Hub:
             self._latest[race] = (n, payload)
 
     def _dispatch(self, race: str, n: int, payload: bytes) -> None:
-        event: dict[str, Any] | None = None
+        event: Event | None = None
+        shared = Shared()
         for watcher in list(self._watchers.get(race, ())):
             if watcher in self._rewinding:  # its numbers are from before the rewind
                 if watcher in self._catching_up:
@@ -238,7 +244,7 @@ class Hub:
                     event = self._own.get(payload) or decode_event(payload)
                     self._passed_on(race, n, payload)
                 watcher.last_event = n
-                watcher.deliver(race, n, event)
+                watcher.deliver(race, n, event, shared)
             else:
                 self._catch_up(race, watcher)
 
@@ -264,7 +270,7 @@ class Hub:
                         return
                     watcher.last_event = n
                     self._passed_on(race, n, payload)
-                    watcher.deliver(race, n, decode_event(payload))
+                    watcher.deliver(race, n, decode_event(payload), Shared())
         except RedisError as exc:
             log.warning("catching up on race %s failed: %s", race, exc)
         finally:
@@ -304,8 +310,8 @@ class Hub:
             return
         log.warning("event feed lost (%s); reconnecting", error)
         self.live.clear()
-        if self._on_feed_lost is not None:
-            self._on_feed_lost()
+        if self.on_feed_lost is not None:
+            self.on_feed_lost()
         if self._reconnecting is None or self._reconnecting.done():
             self._reconnecting = asyncio.get_running_loop().create_task(self._reconnect())
 

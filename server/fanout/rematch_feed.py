@@ -10,44 +10,39 @@ a closed connection drops it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from protocol.codec import encode
 from protocol.messages import RematchOffer
+from server.rules.events import Event, RematchOffered
 
 if TYPE_CHECKING:
-    from server.fanout.client import Client
+    from server.fanout.client import Client, Shared
     from server.storage.store import Store
 
-__all__ = ["REMATCH", "RematchWatch", "offer_frame", "tells"]
-
-#: The kind of the event a racer's acceptance of a rematch adds to the finished race.
-REMATCH = "rematch"
-
-#: Key under which an event map caches its frame, shared by this node's watchers.
-_FRAME = "\0offer"
+__all__ = ["RematchWatch", "offer_frame", "tells"]
 
 
-def offer_frame(race: str, n: int, event: dict[str, Any]) -> bytes:
+def offer_frame(race: str, n: int, event: RematchOffered, shared: Shared) -> bytes:
     """The ``rematch_offer`` of event ``n``, encoded once per event for every watcher here."""
-    frame: bytes | None = event.get(_FRAME)
+    frame = shared.frames.get("rematch")
     if frame is None:
         offer = RematchOffer(
             race=race,
-            player=event["player"],
-            name=event["name"],
-            accepted=event["accepted"],
-            racers=event["racers"],
+            player=event.player,
+            name=event.name,
+            accepted=event.accepted,
+            racers=event.racers,
             event=n,
-            rematch=event.get("rematch"),
+            rematch=event.rematch,
         )
-        frame = event[_FRAME] = encode(offer)
+        frame = shared.frames["rematch"] = encode(offer)
     return frame
 
 
-def tells(conn: Client, event: dict[str, Any]) -> bool:
-    """Whether ``conn`` is told of this event: a rematch offer by someone else."""
-    return bool(event["k"] == REMATCH and event["player"] != conn.player)
+def tells(conn: Client, offer: RematchOffered) -> bool:
+    """Whether ``conn`` is told of this offer: one made by someone else."""
+    return offer.player != conn.player
 
 
 class RematchWatch:
@@ -59,9 +54,9 @@ class RematchWatch:
         self.race = race
         self.last_event = since
 
-    def deliver(self, race: str, n: int, event: dict[str, Any]) -> None:
-        if tells(self.conn, event):
-            self.conn.send_frame(offer_frame(race, n, event))
+    def deliver(self, race: str, n: int, event: Event, shared: Shared) -> None:
+        if isinstance(event, RematchOffered) and tells(self.conn, event):
+            self.conn.send_frame(offer_frame(race, n, event, shared))
 
     def claim(self) -> None:
         """Nothing to claim: this watcher was told no moves."""

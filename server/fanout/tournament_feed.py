@@ -9,18 +9,19 @@ document as Redis now holds it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from protocol.codec import encode
 from protocol.messages import TournamentInfo
+from server.fanout.client import Shared
+from server.rules.events import Event, TournamentChanged
+from server.rules.tournaments import entrant_names
 
 if TYPE_CHECKING:
     from server.fanout.client import Client
     from server.services.tournaments import Director
 
 __all__ = ["TournamentWatch"]
-
-_FRAME = "\0frame"
 
 
 class TournamentWatch:
@@ -45,13 +46,16 @@ class TournamentWatch:
         count = await director.tournaments.event_count(self.tournament)
         doc = await director.tournaments.load(self.tournament)
         if doc is not None:
-            self.conn.send(TournamentInfo(tournament=doc))
+            self.conn.send(TournamentInfo(tournament=dict(doc)))
         return count
 
-    def deliver(self, topic: str, n: int, event: dict[str, Any]) -> None:
-        frame = event.get(_FRAME)
+    def deliver(self, topic: str, n: int, event: Event, shared: Shared) -> None:
+        if not isinstance(event, TournamentChanged):
+            return  # a tournament's channel carries nothing else
+        doc = event.doc
+        frame = shared.frames.get("tournament")
         if frame is None:
-            frame = event[_FRAME] = encode(TournamentInfo(tournament=event["doc"]))
+            frame = shared.frames["tournament"] = encode(TournamentInfo(tournament=dict(doc)))
         self.conn.send_frame(frame)
         if self.conn.player is not None:
-            self.entrant = any(e["player"] == self.conn.player for e in event["doc"]["entrants"])
+            self.entrant = self.conn.player in entrant_names(doc)

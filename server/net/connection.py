@@ -46,7 +46,7 @@ from server.net.core import (
 from server.net.handlers import HANDLERS, move_now, moved
 from server.net.websocket import PushConnection
 from server.rules.races import Spectate as SpectatePolicy
-from server.services.races import MoveResult
+from server.services.moves import MoveResult
 
 if TYPE_CHECKING:
     from server.fanout.history import History
@@ -284,14 +284,17 @@ class Connection:
         old = self.watches.pop(race, None)
         if old is not None:
             await self.hub.unwatch(race, old)
-        watch = RaceWatch(self, self.services.races, race, role, since)
+        watch = RaceWatch(
+            self, race, role, since,
+            lobby=self.services.lobby, boards=self.services.boards, memory=self.services.memory,
+        )  # fmt: skip
         watch.policy, watch.delay = policy, delay
         if held:
             watch.hold()
         self.watches[race] = watch
         await self.hub.watch(race, watch)
         if role == "racer" and self.player is not None:
-            await self.services.races.came_back(race, self.player)
+            await self.services.presence.came_back(race, self.player)
         return watch
 
     async def hear_rematches(self, race: str, since: int) -> None:
@@ -301,7 +304,7 @@ class Connection:
             await self.hub.unwatch(old.race, old)
         if self.core.closing:
             return  # gone meanwhile: nobody to tell (and nothing would unwatch it)
-        offers = self.rematch_offers = RematchWatch(self, self.services.races.store, race, since)
+        offers = self.rematch_offers = RematchWatch(self, self.services.boards.store, race, since)
         await self.hub.watch(race, offers)
 
     async def _leave_queue(self, player: str) -> None:
@@ -316,7 +319,7 @@ class Connection:
         """Tell the race its racer's connection is gone (if Redis can hear it now:
         else the node's silence about them says it later)."""
         try:
-            await self.services.races.went_away(race, player)
+            await self.services.presence.went_away(race, player)
         except (RedisError, OSError) as exc:
             log.info("could not note that %s left race %s: %s", player, race, exc)
 

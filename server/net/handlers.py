@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from protocol.accounts import is_guest
 from protocol.codec import encode_trusted
 from protocol.exceptions import ErrorCode
+from protocol.lobby import RacePhase
 from protocol.messages import (
     Account,
     ClientMessage,
@@ -53,7 +54,6 @@ from protocol.messages import (
     QuickRace,
     RaceInfo,
     Races,
-    RaceStarted,
     Ready,
     Register,
     Rematch,
@@ -61,10 +61,8 @@ from protocol.messages import (
     Replay,
     Resign,
     Resume,
-    Rewound,
     ServerMessage,
     Spectate,
-    Spectating,
     StartRace,
     SubmitMove,
     TournamentInfo,
@@ -75,10 +73,13 @@ from protocol.messages import (
 )
 from protocol.version import PROTOCOL_VERSION
 from server.exceptions import RequestRefused, StateLost
-from server.rules.races import Spectate as SpectatePolicy
 from server.rules.ratings import OVERALL
+from server.rules.tournaments import Document
+from server.services.boards import RacerBoard
+from server.services.moves import MoveResult
 from server.services.players import Identity, is_account_token
-from server.services.races import MoveResult, race_finished, variant_or_refusal
+from server.services.refusals import variant_or_refusal
+from server.services.results import race_finished
 
 if TYPE_CHECKING:
     from server.fanout.feeds import RaceWatch
@@ -91,6 +92,11 @@ log = logging.getLogger(__name__)
 #: A handler's reply: a message, a frame already encoded, or nothing.
 Reply = ServerMessage | bytes | None
 Handler = Callable[["Connection", Any], Awaitable[Reply]]
+
+
+async def _race_info(conn: Connection, request: int | None, race: str) -> RaceInfo:
+    """The ``race`` reply: the race's summary as it stands now."""
+    return RaceInfo(id=request, race=(await conn.services.lobby.info(race)).to_data())
 
 
 def _me(conn: Connection) -> str:
@@ -167,62 +173,51 @@ async def on_logout(conn: Connection, msg: Logout) -> ServerMessage:
 async def on_list_races(conn: Connection, msg: ListRaces) -> ServerMessage:
     if msg.follow is not None:
         conn.follows_lobby = msg.follow  # the node pushes the list as it changes
-    return Races(id=msg.id, races=await conn.services.races.listed_races())
+    return Races(
+        id=msg.id, races=[info.to_data() for info in await conn.services.lobby.listed_races()]
+    )
 
 
 async def on_create_race(conn: Connection, msg: CreateRace) -> ServerMessage:
-    service = conn.services.races
-    request = {
-        "variant": msg.variant,
-        "deal": msg.deal,
-        "max_players": msg.max_players,
-        "time_limit": msg.time_limit,
-        "spectate": msg.spectate.value,
-        "delay": msg.spectate_delay,
-        "grace": msg.grace,
-        "winnable": bool(msg.winnable),
-        "practice": bool(msg.practice),
-        "unrated": msg.unrated,
-    }
-    race = await service.create(_me(conn), conn.name or "", request)
+    race = await conn.services.lobby.create(_me(conn), conn.name or "", msg)
     await conn.watch(race, "racer", since=0)
-    return RaceInfo(id=msg.id, race=await service.info(race))
+    return await _race_info(conn, msg.id, race)
 
 
 async def on_join_race(conn: Connection, msg: JoinRace) -> ServerMessage:
-    service = conn.services.races
-    race = await service.resolve(msg.race, msg.code)
-    before = await conn.services.races.event_count(race)
-    await service.join(_me(conn), conn.name or "", race)
+    lobby = conn.services.lobby
+    race = await lobby.resolve(msg.race, msg.code)
+    before = await conn.services.boards.event_count(race)
+    await lobby.join(_me(conn), conn.name or "", race)
     await conn.watch(race, "racer", since=before)
-    return RaceInfo(id=msg.id, race=await service.info(race))
+    return await _race_info(conn, msg.id, race)
 
 
 async def on_leave_race(conn: Connection, msg: LeaveRace) -> ServerMessage:
-    service = conn.services.races
-    await service.leave(_me(conn), msg.race)
+    lobby = conn.services.lobby
+    await lobby.leave(_me(conn), msg.race)
     watch = conn.watches.pop(msg.race, None)
     if watch is not None:
         await conn.hub.unwatch(msg.race, watch)
-    return RaceInfo(id=msg.id, race=await service.info(msg.race))
+    return await _race_info(conn, msg.id, msg.race)
 
 
 async def on_ready(conn: Connection, msg: Ready) -> ServerMessage:
-    service = conn.services.races
-    await service.set_ready(_me(conn), msg.race, msg.ready)
-    return RaceInfo(id=msg.id, race=await service.info(msg.race))
+    lobby = conn.services.lobby
+    await lobby.set_ready(_me(conn), msg.race, msg.ready)
+    return await _race_info(conn, msg.id, msg.race)
 
 
 async def on_start_race(conn: Connection, msg: StartRace) -> ServerMessage:
-    service = conn.services.races
-    await service.start(_me(conn), msg.race)
-    return RaceInfo(id=msg.id, race=await service.info(msg.race))
+    lobby = conn.services.lobby
+    await lobby.start(_me(conn), msg.race)
+    return await _race_info(conn, msg.id, msg.race)
 
 
 async def on_move(conn: Connection, msg: SubmitMove) -> bytes:
     told = _acknowledged(conn, msg)
     try:
-        result = await conn.services.races.move(
+        result = await conn.services.moves.move(
             _me(conn), msg.race, msg.seq, msg.move, acknowledged=told
         )
     except StateLost as lost:
@@ -232,13 +227,13 @@ async def on_move(conn: Connection, msg: SubmitMove) -> bytes:
 
 
 def move_now(conn: Connection, msg: SubmitMove) -> asyncio.Future[MoveResult | None] | None:
-    """:func:`on_move` without a task, in the usual case (see ``RaceService.move_now``).
+    """:func:`on_move` without a task, in the usual case (see ``Moves.move_now``).
 
     The connection answers the future's result with :func:`moved`; None
     (here or as the result) sends the move down :func:`on_move` instead.
     """
     told = _acknowledged(conn, msg)
-    return conn.services.races.move_now(_me(conn), msg.race, msg.seq, msg.move, acknowledged=told)
+    return conn.services.moves.move_now(_me(conn), msg.race, msg.seq, msg.move, acknowledged=told)
 
 
 def _acknowledged(conn: Connection, msg: SubmitMove) -> int:
@@ -265,15 +260,14 @@ def moved(conn: Connection, msg: SubmitMove, result: MoveResult) -> bytes:
         move=result.move,
         view=result.view,
         legal=result.legal,
-        progress=result.progress,
+        progress=result.progress.to_data(),
         event=result.event,
     )
 
 
 async def on_resign(conn: Connection, msg: Resign) -> ServerMessage:
-    service = conn.services.races
-    await service.resign(_me(conn), msg.race)
-    return RaceInfo(id=msg.id, race=await service.info(msg.race))
+    await conn.services.moves.resign(_me(conn), msg.race)
+    return await _race_info(conn, msg.id, msg.race)
 
 
 async def on_spectate(conn: Connection, msg: Spectate) -> None:
@@ -284,17 +278,16 @@ async def _spectate(conn: Connection, request: int | None, race: str, upto: int 
     """Reply ``spectating`` with the boards as of event ``upto`` (None: as late as the
     policy allows), then push every later event, each once, in order."""
     await conn.services.tournaments.check_onlooker(race, conn.player)
-    snapshot = await conn.services.races.spectator_snapshot(race, conn.player, upto=upto)
-    meta = snapshot["race"]
+    snapshot = await conn.services.boards.spectator_snapshot(race, conn.player, upto=upto)
     watch = await conn.watch(
         race,
         "spectator",
-        since=snapshot["event"],
-        policy=SpectatePolicy(meta["spectate"]),
-        delay=float(meta["delay"]),
+        since=snapshot.event,
+        policy=snapshot.race.spectate,
+        delay=float(snapshot.race.delay),
         held=True,
     )
-    _reply_then_release(conn, Spectating(id=request, **snapshot), watch)
+    _reply_then_release(conn, snapshot.message(request), watch)
 
 
 def _reply_then_release(conn: Connection, reply: ServerMessage, watch: RaceWatch) -> None:
@@ -305,30 +298,30 @@ def _reply_then_release(conn: Connection, reply: ServerMessage, watch: RaceWatch
 
 async def on_resume(conn: Connection, msg: Resume) -> None:
     """The client's picture of the race now, then every event after ``since`` it missed."""
-    service = conn.services.races
-    info = await service.info(msg.race)
-    racer = _me(conn) in info["players"]
-    since, events = msg.since, await service.event_count(msg.race)
+    boards = conn.services.boards
+    info = await conn.services.lobby.info(msg.race)
+    racer = _me(conn) in info.players
+    since, events = msg.since, await boards.event_count(msg.race)
     if since > events:  # the client saw events that Redis no longer has
         log.warning(
             "redis lost the latest writes of race %s: a client resumes from event %d of %d",
             msg.race, since, events,
         )  # fmt: skip
-        now: dict[str, Any] = {"race": msg.race, "event": events}
+        now = RacerBoard(msg.race, events)
         if racer:
             with contextlib.suppress(RequestRefused):
-                now = await service.board_now(msg.race, _me(conn))
-        conn.send(Rewound(**now))
-        since = now["event"]
+                now = await boards.board_now(msg.race, _me(conn))
+        conn.send(now.message())
+        since = now.event
     if not racer:
         # A spectator's picture is the boards as of ``since``: every later
         # board then comes as a push, the move of each event included. One
         # that saw nothing (0) is answered as ``spectate`` is: the boards now.
         await _spectate(conn, msg.id, msg.race, upto=since or None)
         return
-    reply: ServerMessage = RaceInfo(id=msg.id, race=info)
-    if info["phase"] in ("running", "finished") or info["started_at"] is not None:
-        reply = RaceStarted(id=msg.id, **await service.racer_snapshot(msg.race, _me(conn)))
+    reply: ServerMessage = RaceInfo(id=msg.id, race=info.to_data())
+    if info.phase in (RacePhase.RUNNING, RacePhase.FINISHED) or info.started_at is not None:
+        reply = (await boards.racer_snapshot(msg.race, _me(conn))).message(msg.id)
     watch = await conn.watch(msg.race, "racer", since=since, held=True)
     _reply_then_release(conn, reply, watch)
 
@@ -336,13 +329,14 @@ async def on_resume(conn: Connection, msg: Resume) -> None:
 async def on_replay(conn: Connection, msg: GetReplay) -> ServerMessage:
     """Every position of a racer's game, once the race is over and the seed is public."""
     await conn.services.tournaments.check_onlooker(msg.race, conn.player)
-    moves, views = await conn.services.races.replay(msg.race, msg.player)
-    return Replay(id=msg.id, race=msg.race, player=msg.player, moves=moves, views=views)
+    moves, views = await conn.services.results.replay(msg.race, msg.player)
+    views_data = [dict(view) for view in views]
+    return Replay(id=msg.id, race=msg.race, player=msg.player, moves=moves, views=views_data)
 
 
 async def on_hint(conn: Connection, msg: GetHint) -> ServerMessage:
     """The next move of a winning line, for a racer in a practice race."""
-    hint = await conn.services.races.hint(_me(conn), msg.race)
+    hint = await conn.services.hints.hint(_me(conn), msg.race)
     return Hinted(id=msg.id, race=msg.race, seq=hint.seq, outcome=hint.outcome, move=hint.move)
 
 
@@ -353,7 +347,7 @@ async def on_ping(conn: Connection, msg: Ping) -> ServerMessage:
 # -- tournaments -------------------------------------------------------------
 
 
-async def _follow(conn: Connection, tournament: str) -> dict[str, Any]:
+async def _follow(conn: Connection, tournament: str) -> Document:
     """The tournament now, with every later change pushed to this connection."""
     director = conn.services.tournaments
     since = await director.tournaments.event_count(tournament)
@@ -364,23 +358,8 @@ async def _follow(conn: Connection, tournament: str) -> dict[str, Any]:
 
 
 async def on_create_tournament(conn: Connection, msg: CreateTournament) -> ServerMessage:
-    request = {
-        "name": msg.name,
-        "format": msg.format.value,
-        "variants": list(msg.variants),
-        "rounds": msg.rounds,
-        "best_of": msg.best_of,
-        "table_size": msg.table_size,
-        "time_limit": msg.time_limit,
-        "spectate": msg.spectate.value,
-        "delay": msg.spectate_delay,
-        "break_seconds": msg.break_seconds,
-        "grace": msg.grace,
-        "password": msg.password,
-        "winnable": bool(msg.winnable),
-    }
-    doc = await conn.services.tournaments.create(_me(conn), conn.name or "", request)
-    return TournamentInfo(id=msg.id, tournament=await _follow(conn, doc["id"]))
+    doc = await conn.services.tournaments.create(_me(conn), conn.name or "", msg)
+    return TournamentInfo(id=msg.id, tournament=dict(await _follow(conn, doc["id"])))
 
 
 async def on_list_tournaments(conn: Connection, msg: ListTournaments) -> ServerMessage:
@@ -391,7 +370,7 @@ async def on_join_tournament(conn: Connection, msg: JoinTournament) -> ServerMes
     director = conn.services.tournaments
     tournament = await director.resolve(msg.tournament, msg.code)
     await director.join(_me(conn), conn.name or "", tournament, msg.password)
-    return TournamentInfo(id=msg.id, tournament=await _follow(conn, tournament))
+    return TournamentInfo(id=msg.id, tournament=dict(await _follow(conn, tournament)))
 
 
 async def on_leave_tournament(conn: Connection, msg: LeaveTournament) -> ServerMessage:
@@ -399,7 +378,7 @@ async def on_leave_tournament(conn: Connection, msg: LeaveTournament) -> ServerM
     follower = conn.tournaments.get(msg.tournament)
     if follower is not None:
         follower.entrant = False
-    return TournamentInfo(id=msg.id, tournament=doc)
+    return TournamentInfo(id=msg.id, tournament=dict(doc))
 
 
 async def on_watch_tournament(conn: Connection, msg: WatchTournament) -> ServerMessage:
@@ -409,18 +388,18 @@ async def on_watch_tournament(conn: Connection, msg: WatchTournament) -> ServerM
     doc = await _follow(conn, tournament)
     if conn.tournaments[tournament].entrant:
         await director.heartbeat({tournament: {_me(conn)}})
-    return TournamentInfo(id=msg.id, tournament=doc)
+    return TournamentInfo(id=msg.id, tournament=dict(doc))
 
 
 async def on_manage_tournament(conn: Connection, msg: ManageTournament) -> ServerMessage:
     doc = await conn.services.tournaments.manage(_me(conn), msg.tournament, msg.action, msg.player)
-    return TournamentInfo(id=msg.id, tournament=doc)
+    return TournamentInfo(id=msg.id, tournament=dict(doc))
 
 
 async def on_get_tournament_record(conn: Connection, msg: GetTournamentRecord) -> ServerMessage:
     director = conn.services.tournaments
     tournament = await director.resolve(msg.tournament, msg.code)
-    return TournamentRecord(id=msg.id, record=await director.record(tournament))
+    return TournamentRecord(id=msg.id, record=(await director.record(tournament)).to_data())
 
 
 # -- quick races -----------------------------------------------------------------
@@ -435,8 +414,8 @@ def _join_race_found(conn: Connection) -> Callable[[str], Awaitable[None]]:
     """Tell the connection a race was found for it (``matched``), then follow it as a racer."""
 
     async def matched(race: str) -> None:
-        info = await conn.services.races.info(race)
-        conn.send(Matched(race=race, variant=info["variant"], info=info))
+        info = await conn.services.lobby.info(race)
+        conn.send(Matched(race=race, variant=info.variant, info=info.to_data()))
         await conn.watch(race, "racer", since=0)
 
     return matched
@@ -483,20 +462,15 @@ async def on_get_daily(conn: Connection, msg: GetDaily) -> ServerMessage:
 async def on_play_daily(conn: Connection, msg: PlayDaily) -> None:
     """Today's deal: ``matched`` answers, then the race's events follow as to a racer."""
     race = await conn.services.daily.play(_me(conn), conn.name or "", msg.variant)
-    info = await conn.services.races.info(race)
-    conn.send(Matched(id=msg.id, race=race, variant=info["variant"], info=info))  # first
+    info = await conn.services.lobby.info(race)
+    conn.send(Matched(id=msg.id, race=race, variant=info.variant, info=info.to_data()))  # first
     await conn.watch(race, "racer", since=0)
 
 
 async def on_get_results(conn: Connection, msg: GetResults) -> ServerMessage:
     """A finished race's results, once they are public (never a held table's or day's)."""
-    service = conn.services.races
     await conn.services.tournaments.check_onlooker(msg.race, conn.player)
-    if await service.store.results_held(msg.race):
-        raise RequestRefused(ErrorCode.NOT_ALLOWED, "these results are not public yet")
-    results = await service.stored_results(msg.race)
-    if results is None:
-        raise RequestRefused(ErrorCode.NOT_FOUND, "no results for that race (not over, or gone)")
+    results = await conn.services.results.public_results(msg.race)
     return race_finished(msg.race, results, id=msg.id)
 
 
@@ -507,17 +481,18 @@ async def on_get_profile(conn: Connection, msg: GetProfile) -> ServerMessage:
     player = msg.player or _me(conn)
     if is_guest(player):
         raise RequestRefused(ErrorCode.NOT_FOUND, "guests have no profile; register to keep one")
-    return Profile(id=msg.id, profile=await conn.services.records.profile(player))
+    return Profile(id=msg.id, profile=(await conn.services.records.profile(player)).to_data())
 
 
 async def on_get_leaderboard(conn: Connection, msg: GetLeaderboard) -> ServerMessage:
     records = conn.services.records
     if msg.fastest:
         variant = variant_or_refusal(msg.variant).id
-        entries = await records.fastest_wins(variant)
-        return Leaderboard(id=msg.id, variant=variant, entries=entries, fastest=True)
+        fastest = [line.to_data() for line in await records.fastest_wins(variant)]
+        return Leaderboard(id=msg.id, variant=variant, entries=fastest, fastest=True)
     scope = msg.variant if msg.variant == OVERALL else variant_or_refusal(msg.variant).id
-    return Leaderboard(id=msg.id, variant=scope, entries=await records.leaderboard(scope))
+    entries = [line.to_data() for line in await records.leaderboard(scope)]
+    return Leaderboard(id=msg.id, variant=scope, entries=entries)
 
 
 HANDLERS: dict[type[ClientMessage], Handler] = {

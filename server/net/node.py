@@ -36,7 +36,7 @@ from server.services import Services
 from server.services.daily import DailyDeals
 from server.services.matchmaking import Matchmaker
 from server.services.players import Accounts, is_account_token
-from server.services.races import RaceService
+from server.services.races import RaceServices
 from server.services.records import Records
 from server.services.rematch import Rematches
 from server.services.sessions import Sessions
@@ -63,23 +63,31 @@ class Node:
         self.hub = Hub(store, on_feed_lost=self._suspect)
         players, daily = PlayerStore(store), DailyStore(store)
         self.records = Records(players, daily)
-        self.service = RaceService(store, settings, own_events=self.hub, records=self.records)
-        self.director = Director(store, self.service, settings)
-        self.accounts = Accounts(players, settings.logins)
-        self.matchmaker = Matchmaker(QueueStore(store), players, self.service)
-        self.rematches = Rematches(RematchStore(store), self.service)
-        self.daily = DailyDeals(daily, players, self.service)
-        self.services = Services(
-            self.service,
-            self.director,
-            Sessions(store),
-            self.accounts,
-            self.matchmaker,
-            self.records,
-            self.rematches,
-            self.daily,
+        self.races = races = RaceServices.build(
+            store, settings, own_events=self.hub, records=self.records
         )
-        self.history = History(store, self.hub, self.service)
+        self.director = Director(store, races, settings)
+        self.accounts = Accounts(players, settings.logins)
+        self.matchmaker = Matchmaker(QueueStore(store), players, races.lobby)
+        self.rematches = Rematches(RematchStore(store), races.lobby)
+        self.daily = DailyDeals(daily, players, races.lobby, races.results)
+        self.services = Services(
+            lobby=races.lobby,
+            moves=races.moves,
+            hints=races.hints,
+            results=races.results,
+            presence=races.presence,
+            boards=races.boards,
+            memory=races.memory,
+            tournaments=self.director,
+            sessions=Sessions(store),
+            accounts=self.accounts,
+            matchmaker=self.matchmaker,
+            records=self.records,
+            rematches=self.rematches,
+            daily=self.daily,
+        )
+        self.history = History(store, self.hub, races.memory)
         if settings.redis_url is None:
             raise ValueError("a node needs settings.redis_url")
         timeouts = settings.timeouts
@@ -106,7 +114,7 @@ class Node:
     async def start(self) -> None:
         await self.hub.start()
         await self.health.start()
-        self.service.solver.start()
+        self.races.solver.start()
         self._sweeper = asyncio.get_running_loop().create_task(self._sweep())
 
     async def stop(self) -> None:
@@ -118,7 +126,7 @@ class Node:
         await self.health.close()
         await self.hub.close()
         await self.director.close()
-        await self.service.solver.close()
+        await self.races.solver.close()
         self.accounts.close()
 
     # -- Redis's health ------------------------------------------------------
@@ -129,7 +137,7 @@ class Node:
     async def _storage_changed(self, up: bool, restarted: bool) -> None:
         """Redis went away or came back (maybe restarted, maybe from older files)."""
         if restarted:
-            self.service.forget()  # Redis may hold less than the cached boards
+            self.races.memory.forget()  # Redis may hold less than the cached boards
         if not up:
             self.degraded = True
             self.announce(ServiceState.DEGRADED, "storage unreachable: moves wait until it is back")
@@ -197,10 +205,10 @@ class Node:
             if not self.health.up:
                 continue  # the health probe says when Redis is back
             try:
-                await self.service.sweep()
+                await self.races.results.sweep()
                 await self._presence()
                 await self._push_lobby()
-                await self.records.recover(self.service.stored_results)
+                await self.records.recover(self.races.results.stored_results)
                 await self.matchmaker.tick()
                 await self.rematches.tick()
                 await self.daily.tick()
@@ -221,7 +229,7 @@ class Node:
         beat = now - self._heartbeat >= self.settings.timeouts.unheard / 3
         if beat:
             self._heartbeat = now
-        await self.service.sweep_presence(self._racers_here() if beat else (), now)
+        await self.races.presence.sweep(self._racers_here() if beat else (), now)
 
     async def _push_lobby(self) -> None:
         """Push the list of races to the clients following it here, once it changed.
@@ -235,7 +243,8 @@ class Node:
         self._lobby_version = version
         followers = [conn for conn in self.connections if conn.follows_lobby]
         if followers:
-            frame = encode(Races(races=await self.service.listed_races()))
+            listed = await self.races.lobby.listed_races()
+            frame = encode(Races(races=[info.to_data() for info in listed]))
             for conn in followers:
                 conn.send_frame(frame)
 

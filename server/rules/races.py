@@ -10,14 +10,15 @@ from countdown to running on every node at once.
 
 from __future__ import annotations
 
-import enum
 import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from protocol.exceptions import ErrorCode
+from protocol.lobby import RacePhase
 from protocol.messages import SpectatePolicy as Spectate
 from protocol.messages import deal_commitment as commitment
+from protocol.results import RacerStatus
 from server.engine.prng import MAX_SEED
 from server.rules.ranking import Placed, rank, tenths
 
@@ -26,6 +27,7 @@ __all__ = [
     "RACE_CRITERIA",
     "Phase",
     "PhaseRefusal",
+    "RaceSettings",
     "RacerResult",
     "Spectate",
     "commitment",
@@ -36,11 +38,8 @@ __all__ = [
 ]
 
 
-class Phase(enum.Enum):
-    OPEN = "open"
-    COUNTDOWN = "countdown"
-    RUNNING = "running"
-    FINISHED = "finished"
+#: A race's phase: the protocol's own words (``race.phase``).
+Phase = RacePhase
 
 
 #: Which request may be made in which phase. Everything not listed is refused.
@@ -102,7 +101,7 @@ class RacerResult:
 
     player: str
     name: str
-    status: str  # won, stuck, resigned, left, or timeout
+    status: RacerStatus  # how the game ended: never playing
     home: int
     moves: int
     finished_at: float
@@ -121,7 +120,73 @@ def standings(results: Iterable[RacerResult], started_at: float) -> list[Placed[
 
     def key(result: RacerResult) -> tuple[bool, int, int, int]:
         time = tenths(result.finished_at - started_at)
-        won = result.status == "won"
+        won = result.status is RacerStatus.WON
         return (not won, time if won else 0, -result.home, time)
 
     return rank(results, key, RACE_CRITERIA)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RaceSettings:
+    """What a race is made with, as its meta hash keeps it (the seed and line are secret).
+
+    Every race has a variant, a deal (a public ``deal`` number, else a secret
+    ``seed``), a clock and a spectating policy; the rest depends on who made
+    it: a host in the lobby, a tournament's table, a quick race, a rematch or
+    the daily deal. Unset fields are not stored (the ``leave`` script tells a
+    tournament's table by its ``tournament`` field being there).
+    """
+
+    variant: str
+    seed: int
+    deal_version: int
+    time_limit: int
+    spectate: Spectate
+    delay: int = 0
+    #: The public deal number of a practice deal (None: a secret deal).
+    deal: int | None = None
+    #: Places in the race; a race made with its racers seated has exactly theirs.
+    max_players: int | None = None
+    #: Seconds a racer may be away before being resigned as "left" (None: the default).
+    grace: int | None = None
+    #: How a race that asked for a winnable deal got it: "proved" or "fallback".
+    winnable: str = ""
+    #: The solver's winning line of a winnable deal (secret, like the seed).
+    line: tuple[str, ...] = ()
+    practice: bool = False
+    unrated: bool = False
+    #: A tournament's table: its tournament, code and name.
+    tournament: str | None = None
+    tournament_code: str | None = None
+    host_name: str | None = None
+    #: The results (and seed) wait until the tournament or the day announces them.
+    hold_results: bool = False
+    #: ``day:variant`` of a daily deal's race.
+    daily: str | None = None
+
+    def to_meta(self) -> dict[str, str | int]:
+        """The fields of the race's meta hash."""
+        meta: dict[str, str | int] = {
+            "variant": self.variant,
+            "deal": "" if self.deal is None else self.deal,
+            "seed": self.seed,
+            "deal_version": self.deal_version,
+            "time_limit": self.time_limit,
+            "spectate": self.spectate.value,
+            "delay": self.delay,
+        }
+        optional: dict[str, str | int | None] = {
+            "max_players": self.max_players,
+            "grace": self.grace,
+            "winnable": self.winnable or None,
+            "line": ",".join(self.line) or None,
+            "practice": 1 if self.practice else None,
+            "unrated": 1 if self.unrated else None,
+            "tournament": self.tournament,
+            "tournament_code": self.tournament_code,
+            "host_name": self.host_name,
+            "hold_results": 1 if self.hold_results else None,
+            "daily": self.daily,
+        }
+        meta.update({key: value for key, value in optional.items() if value is not None})
+        return meta

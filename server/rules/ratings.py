@@ -21,11 +21,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from openskill.models import PlackettLuce
 
 from protocol.accounts import is_guest
+from protocol.results import Standing
 
 __all__ = [
     "OVERALL",
@@ -80,16 +80,16 @@ def is_rated(meta: Mapping[str, str], racers: Sequence[str]) -> bool:
     return sum(not is_guest(player) for player in racers) >= 2
 
 
-def ranks(standings: Sequence[Mapping[str, Any]]) -> list[int]:
+def ranks(standings: Sequence[Standing]) -> list[int]:
     """1-based ranks of standings in order, equal for racers the standings cannot part.
 
     Winners are parted by time; the others by cards home, then by time.
     """
     out: list[int] = []
-    previous: tuple[Any, ...] | None = None
+    previous: tuple[bool, float] | tuple[bool, int, float] | None = None
     for place, standing in enumerate(standings, 1):
-        won = standing["status"] == "won"
-        key = (won, standing["time"]) if won else (won, standing["home"], standing["time"])
+        won = standing.won
+        key = (won, standing.time) if won else (won, standing.home, standing.time)
         out.append(out[-1] if key == previous else place)
         previous = key
     return out

@@ -12,9 +12,9 @@ says so and is filled from the racer's log in Redis first.
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Any
 
 from protocol.moves import Move
+from protocol.views import ViewMap
 from server.engine import Game, State
 
 __all__ = ["RaceReplica"]
@@ -40,14 +40,14 @@ class RaceReplica:
         self.game = game
         self._opening = game.deal(seed, deal_version)
         self._racers: dict[str, _Racer] = {}
-        self._views: OrderedDict[tuple[str, int], dict[str, Any]] = OrderedDict()
+        self._views: OrderedDict[tuple[str, int], ViewMap] = OrderedDict()
 
     def known(self, player: str) -> int:
         """How many of ``player``'s moves the replica has applied."""
         racer = self._racers.get(player)
         return 0 if racer is None else len(racer.moves)
 
-    def view_after(self, player: str, seq: int, move: str) -> dict[str, Any] | None:
+    def view_after(self, player: str, seq: int, move: str) -> ViewMap | None:
         """The view of ``player``'s board after their move ``seq`` (which is ``move``).
 
         None when the replica cannot tell: it has not seen the moves before
@@ -86,7 +86,7 @@ class RaceReplica:
             racer = self._racers[player] = _Racer(self._opening)
         return racer
 
-    def _remember(self, player: str, seq: int, view: dict[str, Any]) -> dict[str, Any]:
+    def _remember(self, player: str, seq: int, view: ViewMap) -> ViewMap:
         self._views[(player, seq)] = view
         while len(self._views) > self.RECENT_VIEWS:
             self._views.popitem(last=False)

@@ -32,15 +32,26 @@ from __future__ import annotations
 
 import enum
 import math
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
+from typing import NotRequired, TypedDict
 
+from protocol.results import Standing
 from server.rules.ranking import rank, shared_points, tenths
 
 __all__ = [
     "ACTIVE",
+    "Document",
+    "Entrant",
+    "Match",
+    "Plan",
+    "Stage",
+    "StageRace",
+    "StageResult",
     "Status",
     "Table",
+    "Totals",
+    "TournamentSettings",
+    "TournamentStanding",
     "active_entrants",
     "bracket_order",
     "entrant_names",
@@ -57,8 +68,131 @@ __all__ = [
     "standings",
 ]
 
-Doc = dict[str, Any]
-Table = dict[str, Any]  # {"players": [...], "match": index in its bracket round or None}
+
+class TournamentSettings(TypedDict):
+    """What the host chose (``create_tournament``); ``password``: whether one is asked."""
+
+    name: str
+    format: str
+    variants: list[str]
+    rounds: int
+    best_of: int
+    table_size: int
+    time_limit: int
+    spectate: str
+    delay: int
+    break_seconds: int
+    grace: int
+    winnable: bool
+    password: bool
+
+
+class Entrant(TypedDict):
+    player: str
+    name: str
+    removed: bool
+
+
+class Match(TypedDict):
+    """A knockout match: its two sides (None: a bye), games won by each, the winner."""
+
+    a: str | None
+    b: str | None
+    wins: list[int]
+    winner: str | None
+    #: The side that forfeited (away past the grace, or removed), if one did.
+    forfeit: str | None
+
+
+class Table(TypedDict):
+    """The players seated at one table of a stage; ``match``: its index in the bracket round."""
+
+    players: list[str]
+    match: int | None
+
+
+class Plan(TypedDict):
+    """The stage to play next: its number, round, game of the round, variant and tables."""
+
+    n: int
+    round: int
+    game: int
+    variant: str
+    tables: list[Table]
+
+
+class StageRace(TypedDict):
+    """The race of one table; its ``seed`` is filled in once the stage is over."""
+
+    race: str
+    table: int
+    players: list[str]
+    match: int | None
+    commitment: str
+    seed: int | None
+
+
+class StageResult(TypedDict):
+    """How a racer did in a stage, and the points it earned them."""
+
+    place: int
+    points: float
+    status: str
+    home: int
+    time: float
+    by: NotRequired[str | None]
+
+
+class Stage(TypedDict):
+    n: int
+    round: int
+    game: int
+    variant: str
+    status: str  # "running", then "done"
+    started: float
+    races: list[StageRace]
+    results: dict[str, StageResult]
+
+
+class Totals(TypedDict):
+    """An entrant's sums over the stages: points, cards home, time, games won, and the
+    last bracket round they reached."""
+
+    player: str
+    name: str
+    points: float
+    home: int
+    time: float
+    wins: int
+    round: int
+
+
+class TournamentStanding(Totals):
+    """A line of the tournament's table, best first (``by``: what decided the place)."""
+
+    place: int
+    removed: bool
+    by: str | None
+
+
+class Document(TournamentSettings):
+    """The tournament's one document, as stored and as every watcher is sent it."""
+
+    id: str
+    code: str
+    host: str
+    host_name: str
+    status: str
+    created: float
+    next_at: float | None
+    entrants: list[Entrant]
+    stages: list[Stage]
+    bracket: list[list[Match]]
+    standings: list[TournamentStanding]
+    champion: str | None
+
+
+Doc = Document
 
 
 class Status(enum.StrEnum):
@@ -73,7 +207,12 @@ ACTIVE = frozenset({Status.RUNNING, Status.PAUSED})
 
 
 def new_document(
-    tournament: str, code: str, host: str, host_name: str, settings: Mapping[str, Any], now: float
+    tournament: str,
+    code: str,
+    host: str,
+    host_name: str,
+    settings: TournamentSettings,
+    now: float,
 ) -> Doc:
     """An open tournament with no entrants yet: a host who wants to race joins too."""
     return {
@@ -127,12 +266,12 @@ def rounds_tables(players: list[str], table_size: int) -> list[Table]:
 ROUND_CRITERIA = ("won", "time", "cards home")
 
 
-def _round_key(result: Mapping[str, Any]) -> tuple[bool, int, int]:
-    won = result["status"] == "won"
-    return (not won, tenths(float(result["time"])) if won else 0, -int(result["home"]))
+def _round_key(result: Standing) -> tuple[bool, int, int]:
+    won = result.won
+    return (not won, tenths(result.time) if won else 0, -result.home)
 
 
-def record_rounds_stage(doc: Doc, results: Iterable[Mapping[str, Any]]) -> None:
+def record_rounds_stage(doc: Doc, results: Iterable[Standing]) -> None:
     """Score a finished round from its races' standings rows (all tables together).
 
     Racers tied (the same cards home, and for winners the same time in
@@ -142,16 +281,15 @@ def record_rounds_stage(doc: Doc, results: Iterable[Mapping[str, Any]]) -> None:
     limit = float(doc["time_limit"])
     placed = rank(results, _round_key, ROUND_CRITERIA)
     points = shared_points(placed, lambda position: len(placed) - position + 1)
-    scored: dict[str, Any] = {}
+    scored: dict[str, StageResult] = {}
     for entry, share in zip(placed, points, strict=True):
         row = entry.item
-        won = row["status"] == "won"
-        scored[row["player"]] = {
+        scored[row.player] = {
             "place": entry.place,
             "points": share,
-            "status": row["status"],
-            "home": int(row["home"]),
-            "time": float(row["time"]) if won else limit,
+            "status": row.status.value,
+            "home": row.home,
+            "time": row.time if row.won else limit,
             "by": entry.decided_by,
         }
     stage["results"] = scored
@@ -179,14 +317,14 @@ def bracket_order(size: int) -> list[int]:
     return order
 
 
-def _match(a: str | None, b: str | None) -> dict[str, Any]:
-    match: dict[str, Any] = {"a": a, "b": b, "wins": [0, 0], "winner": None, "forfeit": None}
+def _match(a: str | None, b: str | None) -> Match:
+    match: Match = {"a": a, "b": b, "wins": [0, 0], "winner": None, "forfeit": None}
     if a is None or b is None:
         match["winner"] = a if b is None else b  # a bye
     return match
 
 
-def first_bracket(players: list[str]) -> list[dict[str, Any]]:
+def first_bracket(players: list[str]) -> list[Match]:
     """Round one of a knockout: seeds in bracket order, byes to the top seeds."""
     size = 1
     while size < len(players):
@@ -199,8 +337,9 @@ def first_bracket(players: list[str]) -> list[dict[str, Any]]:
 def knockout_tables(doc: Doc) -> list[Table]:
     """One two-player table per undecided match of the bracket round under way."""
     matches = doc["bracket"][-1]
+    # An undecided match has both its sides: a bye is decided when it is made.
     return [
-        {"players": [m["a"], m["b"]], "match": i}
+        {"players": [p for p in (m["a"], m["b"]) if p is not None], "match": i}
         for i, m in enumerate(matches)
         if m["winner"] is None
     ]
@@ -214,7 +353,7 @@ def forfeit(doc: Doc, match_index: int, loser: str) -> None:
         match["forfeit"] = loser
 
 
-def record_knockout_stage(doc: Doc, races: Mapping[int, list[Mapping[str, Any]]]) -> None:
+def record_knockout_stage(doc: Doc, races: Mapping[int, Sequence[Standing]]) -> None:
     """Count a finished game of each match, then open the next bracket round once
     every match of this one has a winner.
 
@@ -226,17 +365,17 @@ def record_knockout_stage(doc: Doc, races: Mapping[int, list[Mapping[str, Any]]]
     need = needed_wins(int(doc["best_of"]))
     for index, rows in races.items():
         for place, row in enumerate(rows, 1):
-            stage["results"][row["player"]] = {
+            stage["results"][row.player] = {
                 "place": place,
                 "points": int(place == 1),
-                "status": row["status"],
-                "home": int(row["home"]),
-                "time": float(row["time"]),
+                "status": row.status.value,
+                "home": row.home,
+                "time": row.time,
             }
         match = matches[index]
         if match["winner"] is not None or not rows:
             continue  # decided by a forfeit while the race ran
-        winner = rows[0]["player"]
+        winner = rows[0].player
         side = 0 if winner == match["a"] else 1
         match["wins"][side] += 1
         if match["wins"][side] >= need:
@@ -252,7 +391,7 @@ def _advance_bracket(doc: Doc) -> None:
         matches = doc["bracket"][-1]
         if any(m["winner"] is None for m in matches):
             return
-        winners = [m["winner"] for m in matches]
+        winners = [m["winner"] for m in matches if m["winner"] is not None]
         if len(winners) == 1:
             doc["champion"] = winners[0]
             return
@@ -264,7 +403,7 @@ def _advance_bracket(doc: Doc) -> None:
 # -- both ------------------------------------------------------------------
 
 
-def plan_stage(doc: Doc, absent: Iterable[str]) -> dict[str, Any] | None:
+def plan_stage(doc: Doc, absent: Iterable[str]) -> Plan | None:
     """The stage to play next (number, round, game, variant, tables), or None at the end.
 
     Entrants ``absent`` past their grace period forfeit their knockout match
@@ -288,7 +427,13 @@ def plan_stage(doc: Doc, absent: Iterable[str]) -> dict[str, Any] | None:
                 doc["standings"] = standings(doc)
                 return None
             tables = knockout_tables(doc)
-            missing = [(t["match"], p) for t in tables for p in t["players"] if p in gone]
+            missing = [
+                (index, p)
+                for t in tables
+                if (index := t["match"]) is not None
+                for p in t["players"]
+                if p in gone
+            ]
             if not missing:
                 break
             # The second of a pair goes first: if both are gone, the first advances.
@@ -306,7 +451,7 @@ def plan_stage(doc: Doc, absent: Iterable[str]) -> dict[str, Any] | None:
     }
 
 
-def seat(doc: Doc, plan: Mapping[str, Any], races: list[dict[str, Any]], now: float) -> None:
+def seat(doc: Doc, plan: Plan, races: list[StageRace], now: float) -> None:
     """Record a started stage: its plan and the race made for each table."""
     doc["stages"].append(
         {
@@ -323,11 +468,11 @@ def seat(doc: Doc, plan: Mapping[str, Any], races: list[dict[str, Any]], now: fl
     doc["next_at"] = None
 
 
-def standings(doc: Doc) -> list[dict[str, Any]]:
+def standings(doc: Doc) -> list[TournamentStanding]:
     """The table everyone sees, best first; removed entrants last."""
     names = entrant_names(doc)
     removed = {e["player"] for e in doc["entrants"] if e["removed"]}
-    totals: dict[str, dict[str, Any]] = {
+    totals: dict[str, Totals] = {
         p: {"player": p, "name": n, "points": 0, "home": 0, "time": 0.0, "wins": 0, "round": 0}
         for p, n in names.items()
     }
@@ -340,11 +485,11 @@ def standings(doc: Doc) -> list[dict[str, Any]]:
             total["wins"] += result["status"] == "won"  # games solved
     for round_number, matches in enumerate(doc["bracket"], 1):
         for match in matches:
-            for player in (match["a"], match["b"]):
-                if player is not None:
-                    totals[player]["round"] = round_number
+            for side in (match["a"], match["b"]):
+                if side is not None:
+                    totals[side]["round"] = round_number
 
-    def key(t: dict[str, Any]) -> tuple[Any, ...]:
+    def key(t: Totals) -> tuple[bool | float, ...]:
         gone = t["player"] in removed
         if doc["format"] == "rounds":
             return (gone, -t["points"], -t["home"], tenths(t["time"]))

@@ -24,8 +24,10 @@ from protocol.messages import deal_commitment
 from server.engine import DEAL_VERSION
 from server.exceptions import RequestRefused
 from server.rules.daily import NOT_WON
-from server.rules.races import draw_secret_seed
-from server.services.races import RaceService, variant_or_refusal
+from server.rules.races import RaceSettings, Spectate, draw_secret_seed
+from server.services.lobby import Lobby
+from server.services.refusals import variant_or_refusal
+from server.services.results import Results
 from server.storage.daily import DailyStore
 from server.storage.players import PlayerStore
 
@@ -57,12 +59,14 @@ class DailyDeals:
         self,
         store: DailyStore,
         players: PlayerStore,
-        races: RaceService,
+        lobby: Lobby,
+        results: Results,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.store = store
         self.players = players
-        self.races = races
+        self.lobby = lobby
+        self.results = results
         self.clock = clock
 
     async def play(self, player: str, name: str, variant: str) -> str:
@@ -77,19 +81,18 @@ class DailyDeals:
         seed = await self.store.seed(day, game.id, draw_secret_seed())
         tag = hashlib.sha256(f"{game.id}|{player}".encode()).hexdigest()[:16]
         race = f"d{day.replace('-', '')}-{tag}"
-        settings = {
-            "variant": game.id, "deal": "", "seed": seed, "deal_version": DEAL_VERSION,
-            "time_limit": 900, "spectate": "after", "delay": 0, "hold_results": 1,
-            "unrated": 1, "daily": f"{day}:{game.id}",
-        }  # fmt: skip
-        if await self.races.create_seated(race, DAILY_HOST, {player: name}, settings):
+        settings = RaceSettings(
+            variant=game.id, seed=seed, deal_version=DEAL_VERSION, time_limit=900,
+            spectate=Spectate.AFTER, hold_results=True, unrated=True, daily=f"{day}:{game.id}",
+        )  # fmt: skip
+        if await self.lobby.create_seated(race, DAILY_HOST, {player: name}, settings):
             await self.store.add_race(day, game.id, race)
-        elif await self.races.has_results(race):
+        elif await self.results.has_results(race):
             raise RequestRefused(
                 ErrorCode.NOT_ALLOWED, "you played today's deal; its results open tomorrow"
             )
         with contextlib.suppress(RequestRefused):  # started already: it is resumed
-            await self.races.start(DAILY_HOST, race)
+            await self.lobby.start(DAILY_HOST, race)
         return race
 
     async def info(self, variant: str) -> dict[str, Any]:
@@ -127,5 +130,5 @@ class DailyDeals:
             if day >= today:
                 continue
             for race in await self.store.races(day, variant):
-                await self.races.announce_held_results(race)
+                await self.results.announce_held_results(race)
             await self.store.announced(day, variant)

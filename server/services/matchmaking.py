@@ -35,9 +35,10 @@ from protocol.exceptions import ErrorCode
 from protocol.messages import MAX_PLAYERS
 from server.engine import DEAL_VERSION
 from server.exceptions import RequestRefused
-from server.rules.races import draw_secret_seed
+from server.rules.races import RaceSettings, Spectate, draw_secret_seed
 from server.rules.ratings import Skill
-from server.services.races import RaceService, variant_or_refusal
+from server.services.lobby import Lobby
+from server.services.refusals import variant_or_refusal
 from server.storage.matchmaking import Group, QueueStore
 from server.storage.players import PlayerStore
 
@@ -90,12 +91,12 @@ class Matchmaker:
         self,
         queues: QueueStore,
         players: PlayerStore,
-        races: RaceService,
+        lobby: Lobby,
         settings: QuickSettings | None = None,
     ) -> None:
         self.queues = queues
         self.players = players
-        self.races = races
+        self.lobby = lobby
         self.settings = settings or QuickSettings()
         self.waiting: dict[str, Waiter] = {}
 
@@ -199,14 +200,13 @@ class Matchmaker:
     async def _make_race(self, variant: str, group: Group) -> None:
         """A seated race for a group, on a fresh secret deal, started (safe to repeat)."""
         quick = self.settings
-        race_settings = {
-            "variant": variant, "deal": "", "seed": draw_secret_seed(),
-            "deal_version": DEAL_VERSION, "time_limit": quick.time_limit,
-            "spectate": quick.spectate, "delay": quick.delay,
-        }  # fmt: skip
-        await self.races.create_seated(group.race, QUICK_HOST, group.racers, race_settings)
+        race_settings = RaceSettings(
+            variant=variant, seed=draw_secret_seed(), deal_version=DEAL_VERSION,
+            time_limit=quick.time_limit, spectate=Spectate(quick.spectate), delay=quick.delay,
+        )  # fmt: skip
+        await self.lobby.create_seated(group.race, QUICK_HOST, group.racers, race_settings)
         with contextlib.suppress(RequestRefused):  # started already
-            await self.races.start(QUICK_HOST, group.race)
+            await self.lobby.start(QUICK_HOST, group.race)
         log.info("quick race %s: %d racers", group.race, len(group.racers))
 
     async def _pass_on(self, queue: str, waiters: list[Waiter]) -> None:
@@ -216,11 +216,11 @@ class Matchmaker:
             ticket = tickets.get(waiter.player)
             if ticket is None:
                 continue
-            meta = await self.races.store.meta(ticket.race)
+            meta = await self.lobby.meta(ticket.race)
             if meta.get("status") == "open" and now - ticket.at > self.settings.orphan_after:
                 with contextlib.suppress(RequestRefused):  # made, never started: start it
-                    await self.races.start(QUICK_HOST, ticket.race)
-                meta = await self.races.store.meta(ticket.race)
+                    await self.lobby.start(QUICK_HOST, ticket.race)
+                meta = await self.lobby.meta(ticket.race)
             if meta and meta.get("status") != "open":
                 del self.waiting[waiter.player]
                 await self.queues.drop_ticket(queue, waiter.player)

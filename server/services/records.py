@@ -19,19 +19,22 @@ The order is what makes it safe on many nodes (docs/players.md):
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
+from typing import NamedTuple
 
 from protocol.accounts import is_guest
 from protocol.codec import pack_value as pack
 from protocol.exceptions import ErrorCode
+from protocol.results import RacerStatus
 from server.exceptions import RequestRefused
 from server.rules.daily import daily_score
 from server.rules.ratings import OVERALL, Skill, is_rated, ranks, rate
+from server.rules.results import AccountRecord, HistoryEntry, RaceResults, RatingChange
 from server.storage.daily import DailyStore
-from server.storage.players import PlayerStore, RatingMove
+from server.storage.players import PlayerStore
 from server.storage.store import unpack
 
 __all__ = ["LEADERBOARD_SIZE", "Records"]
@@ -40,6 +43,55 @@ __all__ = ["LEADERBOARD_SIZE", "Records"]
 LEADERBOARD_SIZE = 100
 
 log = logging.getLogger(__name__)
+
+
+class RaceCounts(NamedTuple):
+    """An account's races of one scope: played, won, and its fastest win (seconds)."""
+
+    played: int = 0
+    won: int = 0
+    best: float | None = None
+
+    def to_data(self) -> dict[str, int | float]:
+        data: dict[str, int | float] = {"played": self.played, "won": self.won}
+        if self.best is not None:
+            data["best"] = self.best
+        return data
+
+
+class BoardLine(NamedTuple):
+    """A line of a leaderboard: by rating, or by fastest winning time (``measure``)."""
+
+    place: int
+    player: str
+    name: str
+    measure: str  # "rating" or "time"
+    value: float
+
+    def to_data(self) -> dict[str, object]:
+        return {"place": self.place, "player": self.player, "name": self.name,
+                self.measure: self.value}  # fmt: skip
+
+
+class AccountProfile(NamedTuple):
+    """What anyone may see of an account: its ratings, its races and its latest ones."""
+
+    player: str
+    name: str
+    ratings: dict[str, Skill]
+    races: dict[str, RaceCounts]
+    recent: list[HistoryEntry]
+
+    def to_data(self) -> dict[str, object]:
+        ratings = {
+            scope: {"rating": s.display, "provisional": s.provisional, "races": s.races}
+            for scope, s in self.ratings.items()
+        }
+        return {
+            "player": self.player, "name": self.name, "ratings": ratings,
+            "races": {scope: counts.to_data() for scope, counts in self.races.items()},
+            "recent": [entry.to_data() for entry in self.recent],
+        }  # fmt: skip
 
 
 class Records:
@@ -53,83 +105,87 @@ class Records:
         self.daily = daily
 
     async def prepare(
-        self, race: str, meta: Mapping[str, str], results: dict[str, Any]
-    ) -> dict[str, Any]:
+        self, race: str, meta: Mapping[str, str], results: RaceResults
+    ) -> RaceResults:
         """The results with each account's rating change and record to write (step 1)."""
-        standings: list[dict[str, Any]] = results["standings"]
-        accounts = [s for s in standings if not is_guest(s["player"])]
+        standings = list(results.standings)
+        accounts = [s.player for s in standings if not is_guest(s.player)]
         if not accounts:
             return results
-        variant = results["variant"]
-        moves: dict[str, list[RatingMove]] = {s["player"]: [] for s in accounts}
-        if is_rated(meta, [s["player"] for s in standings]):
+        variant = results.variant
+        moves: dict[str, list[RatingChange]] = {player: [] for player in accounts}
+        if is_rated(meta, [s.player for s in standings]):
             placed = [
-                (s["player"], r)
+                (s.player, r)
                 for s, r in zip(standings, ranks(standings), strict=True)
-                if not is_guest(s["player"])
+                if not is_guest(s.player)
             ]
             for scope in (variant, OVERALL):
                 before = {p: await self._skill(p, scope) for p, _ in placed}
                 after = rate(placed, before)
                 for player, _ in placed:
                     old, new = before[player], after[player]
-                    moves[player].append(RatingMove(scope, old.mu, old.sigma, new.mu, new.sigma))
+                    moves[player].append(RatingChange(scope, old.mu, old.sigma, new.mu, new.sigma))
                     if scope == variant:
-                        standing = next(s for s in accounts if s["player"] == player)
-                        standing["rating"] = new.display
-                        standing["change"] = new.display - old.display
-                        standing["provisional"] = new.provisional
+                        at = next(i for i, s in enumerate(standings) if s.player == player)
+                        standings[at] = dataclasses.replace(
+                            standings[at],
+                            rating=new.display,
+                            change=new.display - old.display,
+                            provisional=new.provisional,
+                        )
         started_at = float(meta.get("started_at") or time.time())
-        if meta.get("daily"):
-            results["daily"] = meta["daily"]  # "day:variant": its board gets the score
-        results["records"] = {
-            s["player"]: {
-                "moves": [list(move) for move in moves[s["player"]]],
-                "entry": {
-                    "race": race, "variant": variant, "at": started_at,
-                    "place": s["place"], "of": len(standings), "status": s["status"],
-                    "time": s["time"], "home": s["home"], "change": s.get("change"),
-                    "rating": s.get("rating"),
-                },
-            }
-            for s in accounts
+        records = {
+            s.player: AccountRecord(
+                tuple(moves[s.player]),
+                HistoryEntry(
+                    race=race, variant=variant, at=started_at, place=s.place,
+                    of=len(standings), status=s.status, time=s.time, home=s.home,
+                    change=s.change, rating=s.rating,
+                ),
+            )
+            for s in standings
+            if s.player in moves
         }  # fmt: skip
         await self.store.mark_pending(race, time.time())
-        return results
+        return dataclasses.replace(
+            results,
+            standings=tuple(standings),
+            # "day:variant": its board gets the score
+            daily=meta.get("daily") or None,
+            records=records,
+        )
 
-    async def write(self, race: str, results: Mapping[str, Any]) -> None:
+    async def write(self, race: str, results: RaceResults) -> None:
         """Record stored results in each account, once however often it runs (step 3)."""
-        records: dict[str, Any] = results.get("records") or {}
-        for player, record in records.items():
-            entry = record["entry"]
-            moves = [RatingMove(*move) for move in record["moves"]]
+        for player, record in results.records.items():
+            entry, moves = record.entry, record.moves
+            won = entry.status is RacerStatus.WON
             moved = await self.store.record_race(
                 player,
                 race,
-                when=entry["at"],
-                entry=pack(entry),
-                variant=entry["variant"],
-                won=entry["status"] == "won",
-                seconds=entry["time"],
+                when=entry.at,
+                entry=pack(entry.to_data()),
+                variant=entry.variant,
+                won=won,
+                seconds=entry.time,
                 moves=moves,
             )
             if moved is None:  # recorded before: the boards are brought up to date anyway
-                skills = await self.store.skills(player, [m.key for m in moves])
+                skills = await self.store.skills(player, [m.scope for m in moves])
                 moved = [(scope, *values) for scope, values in skills.items()]
             for scope, mu, sigma, races in moved:
                 skill = Skill(mu, sigma, races)
                 await self.store.rank(scope, player, None if skill.provisional else skill.display)
-            if entry["status"] == "won" and not results.get("daily"):
-                await self.store.won_in(entry["variant"], player, entry["time"])
-            if self.daily is not None and results.get("daily"):
-                day, variant = str(results["daily"]).split(":", 1)
-                score = daily_score(entry["status"], entry["time"], entry["home"])
+            if won and not results.daily:
+                await self.store.won_in(entry.variant, player, entry.time)
+            if self.daily is not None and results.daily:
+                day, variant = results.daily.split(":", 1)
+                score = daily_score(entry.status.value, entry.time, entry.home)
                 await self.daily.score(day, variant, player, score)
         await self.store.recorded(race)
 
-    async def recover(
-        self, stored_results: Callable[[str], Awaitable[dict[str, Any] | None]]
-    ) -> None:
+    async def recover(self, stored_results: Callable[[str], Awaitable[RaceResults | None]]) -> None:
         """Finish step 3 for races whose node died before it did (step 4)."""
         for race in await self.store.pending(time.time() - self.RECOVER_AFTER):
             results = await stored_results(race)
@@ -142,49 +198,47 @@ class Records:
 
     # -- reading -------------------------------------------------------------
 
-    async def profile(self, player: str) -> dict[str, Any]:
+    async def profile(self, player: str) -> AccountProfile:
         """An account's public profile: what any spectator of its races could see."""
         account = await self.store.account(player)
         if account is None:
             raise RequestRefused(ErrorCode.NOT_FOUND, "no account with that id")
         stats = await self.store.stats(player)
-        ratings: dict[str, dict[str, Any]] = {}
-        counts: dict[str, dict[str, Any]] = {}
+        ratings: dict[str, Skill] = {}
+        counts: dict[str, RaceCounts] = {}
         for field, value in stats.items():
             kind, scope = field.split(":", 1)
-            if kind in ("played", "won"):
-                counts.setdefault(scope, {"played": 0, "won": 0})[kind] = int(value)
+            held = counts.get(scope, RaceCounts())
+            if kind == "played":
+                counts[scope] = held._replace(played=int(value))
+            elif kind == "won":
+                counts[scope] = held._replace(won=int(value))
             elif kind == "best":
-                counts.setdefault(scope, {"played": 0, "won": 0})["best"] = float(value)
+                counts[scope] = held._replace(best=float(value))
             elif kind == "mu":
-                skill = Skill(
+                ratings[scope] = Skill(
                     float(value), float(stats[f"sigma:{scope}"]), int(stats.get(f"n:{scope}", 0))
                 )
-                ratings[scope] = {
-                    "rating": skill.display, "provisional": skill.provisional,
-                    "races": skill.races,
-                }  # fmt: skip
-        recent = [dict(unpack(entry)) for entry in await self.store.history(player)]
-        return {
-            "player": player, "name": account.name, "ratings": ratings, "races": counts,
-            "recent": recent,
-        }  # fmt: skip
+        recent = [
+            HistoryEntry.from_data(unpack(entry)) for entry in await self.store.history(player)
+        ]
+        return AccountProfile(player, account.name, ratings, counts, recent)
 
-    async def leaderboard(self, scope: str) -> list[dict[str, Any]]:
+    async def leaderboard(self, scope: str) -> list[BoardLine]:
         """The top :data:`LEADERBOARD_SIZE` non-provisional ratings of a variant (or overall)."""
         top = await self.store.top(scope, LEADERBOARD_SIZE)
         names = await self.store.names([player for player, _ in top])
         return [
-            {"place": place, "player": player, "name": name or "?", "rating": rating}
+            BoardLine(place, player, name or "?", "rating", rating)
             for place, ((player, rating), name) in enumerate(zip(top, names, strict=True), 1)
         ]
 
-    async def fastest_wins(self, variant: str) -> list[dict[str, Any]]:
+    async def fastest_wins(self, variant: str) -> list[BoardLine]:
         """The :data:`LEADERBOARD_SIZE` fastest winning times of a variant, one per account."""
         fastest = await self.store.fastest(variant, LEADERBOARD_SIZE)
         names = await self.store.names([player for player, _ in fastest])
         return [
-            {"place": place, "player": player, "name": name or "?", "time": seconds}
+            BoardLine(place, player, name or "?", "time", seconds)
             for place, ((player, seconds), name) in enumerate(zip(fastest, names, strict=True), 1)
         ]
 

@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from protocol.exceptions import ErrorCode
 from server.engine import DEAL_VERSION
 from server.exceptions import RequestRefused
-from server.rules.races import draw_secret_seed
-from server.services.races import RaceService
+from server.rules.races import RaceSettings, Spectate, draw_secret_seed
+from server.services.lobby import Lobby
 from server.storage.matchmaking import RematchStore
 
 __all__ = ["REMATCH_HOST", "RematchState", "Rematches"]
@@ -60,9 +60,9 @@ class _Waiter:
 class Rematches:
     """This node's racers waiting for the others to accept a rematch."""
 
-    def __init__(self, votes: RematchStore, races: RaceService) -> None:
+    def __init__(self, votes: RematchStore, lobby: Lobby) -> None:
         self.votes = votes
-        self.races = races
+        self.lobby = lobby
         self.waiting: dict[str, _Waiter] = {}
 
     async def accept(
@@ -105,15 +105,14 @@ class Rematches:
 
     async def _make(self, old: str, new: str) -> None:
         """The rematch of ``old`` as race ``new``, made and started (safe to repeat)."""
-        store = self.races.store
-        meta = await store.meta(old)
-        settings = {
-            "variant": meta["variant"], "deal": "", "seed": draw_secret_seed(),
-            "deal_version": DEAL_VERSION, "time_limit": meta["time_limit"],
-            "spectate": meta["spectate"], "delay": meta["delay"] or 0,
-        }  # fmt: skip
-        if meta.get("unrated") == "1" or meta.get("deal"):
-            settings["unrated"] = 1  # a practice on a public deal stays unrated
-        await self.races.create_seated(new, REMATCH_HOST, await store.players(old), settings)
+        meta = await self.lobby.meta(old)
+        settings = RaceSettings(
+            variant=meta["variant"], seed=draw_secret_seed(), deal_version=DEAL_VERSION,
+            time_limit=int(meta["time_limit"]), spectate=Spectate(meta["spectate"]),
+            delay=int(meta["delay"] or 0),
+            # a practice on a public deal stays unrated
+            unrated=meta.get("unrated") == "1" or bool(meta.get("deal")),
+        )  # fmt: skip
+        await self.lobby.create_seated(new, REMATCH_HOST, await self.lobby.players(old), settings)
         with contextlib.suppress(RequestRefused):  # started already
-            await self.races.start(REMATCH_HOST, new)
+            await self.lobby.start(REMATCH_HOST, new)

@@ -17,18 +17,20 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator, Mapping
-from typing import Any
+from collections.abc import AsyncIterator
+from typing import NamedTuple
 
 from protocol.exceptions import ErrorCode
-from protocol.messages import TournamentAction
+from protocol.messages import CreateTournament, TournamentAction
 from protocol.tournament import seat_of
 from server.engine import DEAL_VERSION
 from server.exceptions import RequestRefused
 from server.rules import tournaments as rules
-from server.rules.races import commitment
+from server.rules.races import RaceSettings, Spectate, commitment
+from server.rules.results import RaceResults
 from server.rules.tournaments import Doc, Status
-from server.services.races import RaceService, variant_or_refusal
+from server.services.races import RaceServices
+from server.services.refusals import variant_or_refusal
 from server.settings import Settings
 from server.storage.store import Store
 from server.storage.tournaments import TournamentStore
@@ -38,7 +40,29 @@ __all__ = ["Director"]
 log = logging.getLogger(__name__)
 
 MAX_ENTRANTS = 64
-_SUMMARY = ("id", "code", "name", "host", "format", "variants", "status", "rounds", "best_of")
+
+
+class TournamentExport(NamedTuple):
+    """A tournament's whole record: its document and the results of its races over."""
+
+    tournament: Doc
+    races: dict[str, RaceResults]
+
+    def to_data(self) -> dict[str, object]:
+        """The ``tournament_record`` map (docs/tournaments.md)."""
+        races = {race: results.to_data() for race, results in self.races.items()}
+        return {"tournament": dict(self.tournament), "races": races}
+
+
+def _summary(doc: Doc) -> dict[str, object]:
+    """A tournament as the lobby lists it."""
+    return {
+        "id": doc["id"], "code": doc["code"], "name": doc["name"], "host": doc["host"],
+        "format": doc["format"], "variants": doc["variants"], "status": doc["status"],
+        "rounds": doc["rounds"], "best_of": doc["best_of"],
+        "entrants": sum(not e["removed"] for e in doc["entrants"]),
+        "stage": len(doc["stages"]),
+    }  # fmt: skip
 
 
 def _not_found(tournament: str) -> RequestRefused:
@@ -48,7 +72,7 @@ def _not_found(tournament: str) -> RequestRefused:
 class Director:
     """Tournament requests, and the schedule of every active tournament."""
 
-    def __init__(self, store: Store, races: RaceService, settings: Settings) -> None:
+    def __init__(self, store: Store, races: RaceServices, settings: Settings) -> None:
         self.tournaments = TournamentStore(store)
         self.races = races
         self.settings = settings
@@ -57,20 +81,32 @@ class Director:
 
     # -- requests ----------------------------------------------------------
 
-    async def create(self, player: str, name: str, request: Mapping[str, Any]) -> Doc:
-        games = [variant_or_refusal(variant) for variant in request["variants"]]
+    async def create(self, player: str, name: str, request: CreateTournament) -> Doc:
+        games = [variant_or_refusal(variant) for variant in request.variants]
         limit = self.settings.limits.open_tournaments_per_player
         if await self.tournaments.open_hosted_by(player) >= limit:
             raise RequestRefused(
                 ErrorCode.NOT_ALLOWED, f"you already host {limit} tournaments not yet started"
             )
-        settings = {k: v for k, v in request.items() if k != "password"}
-        settings["variants"] = [game.id for game in games]
-        settings["password"] = request.get("password") is not None
+        settings: rules.TournamentSettings = {
+            "name": request.name,
+            "format": request.format.value,
+            "variants": [game.id for game in games],
+            "rounds": request.rounds,
+            "best_of": request.best_of,
+            "table_size": request.table_size,
+            "time_limit": request.time_limit,
+            "spectate": request.spectate.value,
+            "delay": request.spectate_delay,
+            "break_seconds": request.break_seconds,
+            "grace": request.grace,
+            "winnable": bool(request.winnable),
+            "password": request.password is not None,
+        }
         now = time.time()
         return await self.tournaments.create(
             player,
-            request.get("password"),
+            request.password,
             lambda tid, code: rules.new_document(tid, code, player, name, settings, now),
         )
 
@@ -89,15 +125,9 @@ class Director:
             raise _not_found(tournament)
         return doc
 
-    async def listed(self) -> list[dict[str, Any]]:
+    async def listed(self) -> list[dict[str, object]]:
         """Summaries for the lobby: enough to choose one, not the whole document."""
-        summaries = []
-        for doc in await self.tournaments.listed():
-            summary = {key: doc[key] for key in _SUMMARY}
-            summary["entrants"] = sum(not e["removed"] for e in doc["entrants"])
-            summary["stage"] = len(doc["stages"])
-            summaries.append(summary)
-        return summaries
+        return [_summary(doc) for doc in await self.tournaments.listed()]
 
     async def join(self, player: str, name: str, tournament: str, password: str | None) -> Doc:
         if not await self.tournaments.password_matches(tournament, password):
@@ -167,8 +197,8 @@ class Director:
             for race in stage["races"]:
                 for player in race["players"]:
                     await self._resign(race["race"], player)
-                await self.races.close_if_done(race["race"])
-                await self.races.announce_held_results(race["race"])
+                await self.races.results.close_if_done(race["race"])
+                await self.races.results.announce_held_results(race["race"])
         await self.tournaments.set_active(doc["id"], False)
         await self._keep_for_a_while(doc)
 
@@ -186,7 +216,7 @@ class Director:
             self._forfeit_match(doc, race, target)
         doc["standings"] = rules.standings(doc)
 
-    async def record(self, tournament: str) -> dict[str, Any]:
+    async def record(self, tournament: str) -> TournamentExport:
         """The document and the results (seeds, logs) of every race of the stages over.
 
         Not of a stage under way, even of its tables that have closed: every
@@ -194,15 +224,15 @@ class Director:
         would show the racers still at the others their own face-down cards.
         """
         doc = await self.info(tournament)
-        races: dict[str, Any] = {}
+        races: dict[str, RaceResults] = {}
         for stage in doc["stages"]:
             if stage["status"] == "running":
                 continue
             for race in stage["races"]:
-                results = await self.races.stored_results(race["race"])
+                results = await self.races.results.stored_results(race["race"])
                 if results is not None:
                     races[race["race"]] = results
-        return {"tournament": doc, "races": races}
+        return TournamentExport(doc, races)
 
     async def check_onlooker(self, race: str, player: str | None) -> None:
         """Refuse an entrant a look at any race of the stage they are racing in.
@@ -211,7 +241,7 @@ class Director:
         replay once it has closed, would show an entrant cards still face down
         in their own game.
         """
-        tournament = await self.races.tournament_of(race)
+        tournament = await self.races.lobby.tournament_of(race)
         doc = None if not tournament else await self.tournaments.load(tournament)
         if doc is None or player is None:
             return
@@ -259,9 +289,7 @@ class Director:
             return
         await self._start_stage(doc, plan, absent, now)
 
-    async def _start_stage(
-        self, doc: Doc, plan: Mapping[str, Any], absent: set[str], now: float
-    ) -> None:
+    async def _start_stage(self, doc: Doc, plan: rules.Plan, absent: set[str], now: float) -> None:
         tournament = doc["id"]
         variant = plan["variant"]
         deal = await self._stage_deal(doc, plan["n"], variant)
@@ -269,33 +297,32 @@ class Director:
             return  # a winnable deal is being looked for: a later tick starts the stage
         seed, winnable, line = deal
         names = rules.entrant_names(doc)
-        races: list[dict[str, Any]] = []
+        races: list[rules.StageRace] = []
         for table, seats in enumerate(plan["tables"], 1):
             race = f"{tournament.lower()}-{plan['n']}-{table}"
-            settings = {
-                "variant": variant,
-                "deal": "",
-                "seed": seed,
-                "deal_version": DEAL_VERSION,
-                "time_limit": doc["time_limit"],
-                "spectate": doc["spectate"],
-                "delay": doc["delay"],
-                "grace": doc["grace"],
-                "tournament": tournament,
-                "tournament_code": doc["code"],
-                "host_name": doc["name"],
+            settings = RaceSettings(
+                variant=variant,
+                seed=seed,
+                deal_version=DEAL_VERSION,
+                time_limit=int(doc["time_limit"]),
+                spectate=Spectate(doc["spectate"]),
+                delay=int(doc["delay"]),
+                grace=int(doc["grace"]),
+                tournament=tournament,
+                tournament_code=doc["code"],
+                host_name=doc["name"],
                 # Tables racing one deal keep their results (and seed) to
                 # themselves until every table has finished.
-                "hold_results": int(len(plan["tables"]) > 1),
-                "winnable": winnable,
-                "line": line,
-            }
+                hold_results=len(plan["tables"]) > 1,
+                winnable=winnable,
+                line=tuple(line.split(",")) if line else (),
+            )
             players = seats["players"]
-            await self.races.create_seated(
+            await self.races.lobby.create_seated(
                 race, tournament, {p: names[p] for p in players}, settings
             )
             with contextlib.suppress(RequestRefused):  # started already by an earlier try
-                await self.races.start(tournament, race)
+                await self.races.lobby.start(tournament, race)
             races.append(
                 {
                     "race": race,
@@ -350,39 +377,41 @@ class Director:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
 
-    async def _police(self, doc: Doc, stage: Doc, now: float) -> None:
+    async def _police(self, doc: Doc, stage: rules.Stage, now: float) -> None:
         """Resign racers away past their grace period; a knockout match is forfeited."""
         absent = await self._absent(doc, now)
         for race in stage["races"]:
             for player in race["players"]:
                 if player in absent:
-                    if await self.races.is_playing(race["race"], player):
+                    if await self.races.moves.is_playing(race["race"], player):
                         log.info("resigning %s from %s: away too long", player, race["race"])
                         await self._resign(race["race"], player)
                     self._forfeit_match(doc, race["race"], player)
 
-    async def _score_if_over(self, doc: Doc, stage: Doc, now: float) -> None:
+    async def _score_if_over(self, doc: Doc, stage: rules.Stage, now: float) -> None:
         for race in stage["races"]:
             # A race is closed here too, in case the node that should have died first.
-            if not await self.races.has_results(race["race"]) and not (
-                await self.races.close_if_done(race["race"])
+            if not await self.races.results.has_results(race["race"]) and not (
+                await self.races.results.close_if_done(race["race"])
             ):
                 return
-        results: dict[str, Any] = {}
+        results: dict[str, RaceResults] = {}
         for race in stage["races"]:
-            stored = await self.races.stored_results(race["race"])
+            stored = await self.races.results.stored_results(race["race"])
             assert stored is not None  # results, once stored, stay
             results[race["race"]] = stored
         for race in stage["races"]:
-            race["seed"] = results[race["race"]]["seed"]
-            await self.races.announce_held_results(race["race"])
+            race["seed"] = results[race["race"]].seed
+            await self.races.results.announce_held_results(race["race"])
         if doc["format"] == "rounds":
-            rows = [row for r in results.values() for row in r["standings"]]
+            rows = [row for r in results.values() for row in r.standings]
             rules.record_rounds_stage(doc, rows)
             over = len(doc["stages"]) >= int(doc["rounds"])
         else:
             by_match = {
-                race["match"]: results[race["race"]]["standings"] for race in stage["races"]
+                match: results[race["race"]].standings
+                for race in stage["races"]
+                if (match := race["match"]) is not None
             }
             rules.record_knockout_stage(doc, by_match)
             over = doc["champion"] is not None
@@ -417,7 +446,7 @@ class Director:
 
     async def _resign(self, race: str, player: str) -> None:
         with contextlib.suppress(RequestRefused):  # finished already
-            await self.races.resign(player, race)
+            await self.races.moves.resign(player, race)
 
     async def heartbeat(self, connected: dict[str, set[str]], now: float | None = None) -> None:
         """Keep the grace clocks of the entrants connected to this node from running."""

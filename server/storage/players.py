@@ -10,13 +10,15 @@ password is an argon2 hash, and a session token is kept only as its SHA-256.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, NamedTuple
 
+from server.rules.results import RatingChange
 from server.storage import keys
 from server.storage.cluster import RedisClient
 from server.storage.store import Store, _bytes, _optional_text, _script, _text
 
-__all__ = ["PlayerStore", "RatingMove", "StoredAccount", "Window"]
+__all__ = ["PlayerStore", "StoredAccount", "Window"]
 
 
 class StoredAccount(NamedTuple):
@@ -32,16 +34,6 @@ class Window(NamedTuple):
 
     attempts: int
     ms_left: int
-
-
-class RatingMove(NamedTuple):
-    """One rating a race moved: its key (a variant or ``overall``), from and to."""
-
-    key: str
-    mu_before: float
-    sigma_before: float
-    mu_after: float
-    sigma_after: float
 
 
 class PlayerStore:
@@ -160,7 +152,7 @@ class PlayerStore:
         variant: str,
         won: bool,
         seconds: float,
-        moves: list[RatingMove],
+        moves: Sequence[RatingChange],
     ) -> list[tuple[str, float, float, int]] | None:
         """Record a finished race in an account once; None if it was recorded before, else
         each moved rating as it now stands: (key, mu, sigma, rated races)."""
@@ -168,7 +160,7 @@ class PlayerStore:
             race, repr(when), 200, entry, 50, variant, int(won), repr(seconds),
         ]  # fmt: skip
         for move in moves:
-            args += [move.key, *(repr(v) for v in move[1:])]
+            args += [move.scope, *(repr(v) for v in move[1:])]
         reply = await self._player_race(
             keys=[
                 keys.account_stats(player),

@@ -27,7 +27,7 @@ import logging
 import re
 import secrets
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from importlib import resources
 from typing import Any, NamedTuple
 
@@ -40,6 +40,8 @@ from redis.exceptions import NoScriptError, RedisError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from protocol.codec import pack_value as pack
+from protocol.results import RacerStatus
+from server.rules.races import RaceSettings
 from server.storage import keys
 from server.storage.cluster import (
     Feed,
@@ -101,7 +103,7 @@ def _pair(race: str, player: str) -> str:
     return f"{race} {player}"
 
 
-def _split_pair(member: Any) -> tuple[str, str]:
+def _split_pair(member: object) -> tuple[str, str]:
     race, player = _text(member).split(" ", 1)
     return race, player
 
@@ -110,27 +112,36 @@ def unpack(data: bytes) -> Any:
     return msgpack.unpackb(data, raw=False, strict_map_key=False)
 
 
-def _meta(raw: dict[Any, Any]) -> dict[str, str]:
+def _meta(raw: Mapping[bytes | str, object]) -> dict[str, str]:
     """A race's meta hash as text, without the packed fields (results, held results)."""
     return {_text(k): _text(v) for k, v in raw.items() if k not in _PACKED_META}
 
 
-def _texts(raw: dict[Any, Any]) -> dict[str, str]:
+def _texts(raw: Mapping[bytes | str, object]) -> dict[str, str]:
     return {_text(k): _text(v) for k, v in raw.items()}
 
 
-def _text(value: Any) -> str:
+def _text(value: object) -> str:
     """A Redis reply as text (replies are bytes; our own values are ASCII)."""
     return value.decode() if isinstance(value, bytes) else str(value)
 
 
-def _bytes(value: Any) -> bytes:
+def _bytes(value: object) -> bytes:
     """A Redis reply as bytes (the client is not set to decode responses)."""
     return value if isinstance(value, bytes) else str(value).encode()
 
 
-def _optional_text(value: Any) -> str | None:
+def _optional_text(value: object) -> str | None:
     return None if value is None else _text(value)
+
+
+class CommitReply(NamedTuple):
+    """Redis's answer to a move's commit: ``ok`` (or why not), the number of the move's
+    event (or, refused, the racer's current seq), and how many racers still play."""
+
+    outcome: str
+    event: int
+    left: int
 
 
 class MoveCommit(NamedTuple):
@@ -163,7 +174,7 @@ class StoredBoard(NamedTuple):
     """
 
     seq: int
-    status: str
+    status: RacerStatus
     #: A token each move writes anew (empty before the first). A move commits
     #: only if the board still has the version it was checked against, not
     #: just the same seq: after Redis lost its latest writes, a board may be
@@ -313,17 +324,16 @@ class Store:
 
     # -- races -----------------------------------------------------------
 
-    async def create_race(self, host: str, name: str, settings: dict[str, Any]) -> str:
+    async def create_race(self, host: str, name: str, settings: RaceSettings) -> str:
         """Store a new open race with its host as first player; returns its id."""
         race = secrets.token_hex(5)
         code = "".join(secrets.choice(_CODE_ALPHABET) for _ in range(6))
         now = time.time()
-        meta = {**settings, "status": "open", "host": host, "created": now, "code": code}
-        stored: dict[str, str | int | float] = {
-            k: ("" if v is None else v) for k, v in meta.items()
-        }
+        meta: dict[str, str | int | float] = {
+            **settings.to_meta(), "status": "open", "host": host, "created": now, "code": code,
+        }  # fmt: skip
         async with self.redis.pipeline(transaction=self.atomic_across_slots) as pipe:
-            pipe.hset(keys.race_meta(race), mapping=stored)  # type: ignore[arg-type]
+            pipe.hset(keys.race_meta(race), mapping=meta)  # type: ignore[arg-type]
             pipe.hset(keys.race_players(race), host, name)
             if not self.atomic_across_slots:
                 # A cluster: the code and the lists lie in other slots, written
@@ -336,7 +346,7 @@ class Store:
         return race
 
     async def create_seated_race(
-        self, race: str, host: str, racers: dict[str, str], settings: dict[str, Any]
+        self, race: str, host: str, racers: dict[str, str], settings: RaceSettings
     ) -> bool:
         """Store an open race with its racers seated and no room for more, unless
         ``race`` exists already; True if this call made it.
@@ -345,8 +355,8 @@ class Store:
         starts it, and only the racers seated may move in it.
         """
         meta = {
-            **settings, "status": "open", "host": host, "created": time.time(), "code": "",
-            "max_players": len(racers),
+            **settings.to_meta(), "status": "open", "host": host, "created": time.time(),
+            "code": "", "max_players": len(racers),
         }  # fmt: skip
         fields = [str(v) for item in meta.items() for v in item]
         seats = [v for item in racers.items() for v in item]
@@ -473,7 +483,7 @@ class Store:
             return None
         seq, status, version, snapshot, snapshot_seq, *tail = reply
         return StoredBoard(
-            int(seq), _text(status), _text(version), _bytes(snapshot) or None,
+            int(seq), RacerStatus(_text(status)), _text(version), _bytes(snapshot) or None,
             int(snapshot_seq), [_text(move) for move in tail],
         )  # fmt: skip
 
@@ -482,13 +492,37 @@ class Store:
         seqs = await self.redis.hmget(keys.race_boards(race), [f"seq:{p}" for p in players])
         return {p: None if s is None else int(s) for p, s in zip(players, seqs, strict=True)}
 
-    async def race_now(self, race: str) -> tuple[int, dict[str, bytes]]:
-        """The race's latest event number and its boards hash, read at one instant."""
+    async def race_now(self, race: str) -> tuple[int, dict[str, StoredBoard]]:
+        """The race's latest event number and every racer's stored board, as of one instant.
+
+        The number and the boards hash are read together; each log's tail is
+        read after, cut at the board's ``seq``, so a move made in between is
+        left out as the hash leaves it out.
+        """
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.hget(keys.race_meta(race), "events")
             pipe.hgetall(keys.race_boards(race))
-            events, boards = await pipe.execute()
-        return int(events or 0), {_text(k): _bytes(v) for k, v in boards.items()}
+            events, raw = await pipe.execute()
+        fields = {_text(k): _bytes(v) for k, v in raw.items()}
+        racers = [key.removeprefix("seq:") for key in fields if key.startswith("seq:")]
+        seqs = {p: int(fields[f"seq:{p}"]) for p in racers}
+        snaps = {p: int(fields.get(f"snap:{p}") or 0) for p in racers}
+        # LRANGE's end is inclusive, and -1 would mean the whole log: only racers with a tail.
+        behind = [p for p in racers if seqs[p] > snaps[p]]
+        tails: dict[str, list[str]] = {p: [] for p in racers}
+        if behind:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                for p in behind:
+                    pipe.lrange(keys.race_log(race, p), snaps[p], seqs[p] - 1)
+                for p, tail in zip(behind, await pipe.execute(), strict=True):
+                    tails[p] = [_text(move) for move in tail]
+        boards = {}
+        for p in racers:
+            status = RacerStatus(_text(fields[f"status:{p}"]))
+            version = _text(fields.get(f"ver:{p}", b""))
+            snapshot = fields.get(f"state:{p}") or None
+            boards[p] = StoredBoard(seqs[p], status, version, snapshot, snaps[p], tails[p])
+        return int(events or 0), boards
 
     async def boards(self, race: str) -> dict[str, bytes]:
         """The racers' boards hash: ``seq:P``, ``status:P``, ``home:P``, ``at:P``, ``ver:P``,
@@ -658,7 +692,7 @@ class Store:
         return _bytes(entries[0][1][b"d"]) if entries else None
 
 
-Pending = list[tuple[MoveCommit, "asyncio.Future[list[Any]]"]]
+Pending = list[tuple[MoveCommit, "asyncio.Future[CommitReply]"]]
 
 
 class CommitBatcher:
@@ -691,13 +725,10 @@ class CommitBatcher:
         self._scheduled = False
         self._retrying: set[asyncio.Task[None]] = set()
 
-    def send(self, commit: MoveCommit) -> asyncio.Future[list[Any]]:
-        """Send a commit with the others of this loop turn.
-
-        The future's result: [outcome, event number or current seq, unfinished racers].
-        """
+    def send(self, commit: MoveCommit) -> asyncio.Future[CommitReply]:
+        """Send a commit with the others of this loop turn; the future is Redis's answer."""
         loop = asyncio.get_running_loop()
-        future: asyncio.Future[list[Any]] = loop.create_future()
+        future: asyncio.Future[CommitReply] = loop.create_future()
         self._pending.append((commit, future))
         if not self._scheduled:
             self._scheduled = True
@@ -772,7 +803,7 @@ class CommitBatcher:
                 else:
                     future.set_exception(ResponseError(str(reply)))
             else:
-                future.set_result([_text(reply[0]), int(reply[1]), int(reply[2])])
+                future.set_result(CommitReply(_text(reply[0]), int(reply[1]), int(reply[2])))
         return again
 
     def _retry(self, batch: Pending) -> None:

@@ -14,11 +14,13 @@ import asyncio
 import hashlib
 import hmac
 import secrets
-from typing import Any
+from collections.abc import Callable
 
 from redis.asyncio.lock import Lock
 
+from server.rules.events import TournamentChanged, encode_event
 from server.rules.races import draw_secret_seed
+from server.rules.tournaments import Document
 from server.storage import keys
 from server.storage.store import Store, _bytes, _optional_text, _text, pack, unpack
 
@@ -41,11 +43,13 @@ class TournamentStore:
         self.store = store
         self.redis = store.redis
 
-    async def create(self, host: str, password: str | None, make_doc: Any) -> dict[str, Any]:
+    async def create(
+        self, host: str, password: str | None, make_doc: Callable[[str, str], Document]
+    ) -> Document:
         """Store a new tournament; ``make_doc(id, code)`` builds its document."""
         tournament = "T" + secrets.token_hex(5)
         code = "".join(secrets.choice(_CODE_ALPHABET) for _ in range(6))
-        doc: dict[str, Any] = make_doc(tournament, code)
+        doc = make_doc(tournament, code)
         meta = keys.tournament_meta(tournament)
         hashed = None
         if password is not None:
@@ -80,18 +84,21 @@ class TournamentStore:
     async def id_for_code(self, code: str) -> str | None:
         return _optional_text(await self.redis.get(keys.tournament_code(code.upper())))
 
-    async def load(self, tournament: str) -> dict[str, Any] | None:
+    async def load(self, tournament: str) -> Document | None:
         data = await self.redis.hget(keys.tournament_meta(tournament), "doc")
-        return None if data is None else dict(unpack(_bytes(data)))
+        if data is None:
+            return None
+        doc: Document = unpack(_bytes(data))  # stored by :meth:`save`, from a Document
+        return doc
 
-    async def save(self, doc: dict[str, Any]) -> int:
+    async def save(self, doc: Document) -> int:
         """Store the document and announce it; returns its event number."""
         tournament = doc["id"]
         return int(
             await self.store.run(
                 "tournament_save",
                 [keys.tournament_meta(tournament), keys.events(tournament)],
-                [pack(doc), keys.channel(tournament), pack({"k": "tournament", "doc": doc})],
+                [pack(doc), keys.channel(tournament), encode_event(TournamentChanged(doc))],
             )
         )
 
@@ -110,7 +117,7 @@ class TournamentStore:
         hashed = await asyncio.to_thread(hash_password, password, salt)
         return hmac.compare_digest(hashed, _text(stored))
 
-    async def listed(self, limit: int = 50) -> list[dict[str, Any]]:
+    async def listed(self, limit: int = 50) -> list[Document]:
         """The newest tournaments' documents, newest first."""
         ids = [_text(t) for t in await self.redis.zrevrange(keys.TOURNAMENTS, 0, limit - 1)]
         if not ids:
@@ -122,7 +129,7 @@ class TournamentStore:
         gone = [t for t, doc in zip(ids, docs, strict=True) if doc is None]
         if gone:
             await self.redis.zrem(keys.TOURNAMENTS, *gone)  # expired since they ended
-        return [dict(unpack(doc)) for doc in docs if doc is not None]
+        return [unpack(doc) for doc in docs if doc is not None]
 
     async def expire(self, tournament: str, code: str, seconds: float) -> None:
         """Let Redis drop a tournament that is over after ``seconds``."""

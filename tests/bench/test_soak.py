@@ -15,7 +15,7 @@ import pytest
 from bench.soak import RaceRecord, results_digest, verify_race
 from protocol.messages import deal_commitment
 from server.engine import find_variant
-from server.services.races import RaceService
+from server.services.moves import Moves
 from server.storage.store import pack, unpack
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -52,7 +52,7 @@ def test_a_short_soak_holds_every_promise(tmp_path: Path) -> None:
 # The verifier on a race built here, as the server stores one.
 
 RACE, SEED = "feedc0ffee", 31337
-SNAPSHOT_EVERY = RaceService.SNAPSHOT_EVERY
+SNAPSHOT_EVERY = Moves.SNAPSHOT_EVERY
 Stored = tuple[RaceRecord, dict[bytes, bytes], dict[bytes, bytes], dict[str, list[str]]]
 
 

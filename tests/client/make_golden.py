@@ -21,13 +21,12 @@ lines, bracket and standings for the documents of
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from client.screens.game import fit_table
 from client.widgets.board import draw_board
 from protocol.layout import Fan
 from protocol.policy import GreedyPolicy
-from protocol.views import View
+from protocol.views import View, ViewMap
 from server.engine import VARIANTS, Game
 
 __all__ = ["GOLDEN_DIR", "MAX_MOVES", "SEED", "TERMINALS", "golden_text", "main", "positions"]
@@ -56,7 +55,7 @@ def positions(game: Game) -> list[tuple[str, View]]:
     return [("opening", opening), (f"after {busiest['moves']} moves", View.from_data(busiest))]
 
 
-def _spread(view: dict[str, Any], fanned: list[str]) -> int:
+def _spread(view: ViewMap, fanned: list[str]) -> int:
     return sum(len(view["piles"].get(pile, ())) for pile in fanned)
 
 

@@ -86,7 +86,7 @@ def _won_start() -> RaceStarted:
     return RaceStarted(
         race="r1",
         layout=game.layout.to_data(),
-        view=view,
+        view=dict(view),
         legal=[],
         commitment="0" * 64,
         deal_version=1,

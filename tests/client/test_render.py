@@ -134,7 +134,7 @@ def _started(variant: str, seed: int = 7) -> RaceStarted:
     return RaceStarted(
         race="r1",
         layout=game.layout.to_data(),
-        view=game.view(state),
+        view=dict(game.view(state)),
         legal=game.legal_moves(state).texts(),
         commitment="0" * 64,
         deal_version=1,

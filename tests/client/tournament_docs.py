@@ -8,12 +8,12 @@ all, without a server running.
 from __future__ import annotations
 
 import io
-from collections.abc import Mapping
 from typing import Any
 
 from rich.console import Console, RenderableType
 
 from client.widgets.tournament import bracket_text, my_line, standings_table, status_line
+from protocol.results import RacerStatus, Standing
 from protocol.tournaments import Tournament
 from server.rules import tournaments as rules
 
@@ -25,8 +25,9 @@ PANE = 40
 NAMES = ("Ann", "Bob", "Cat", "Dan", "Eve", "Fay")
 START = 1_700_000_000.0
 
-_SETTINGS: dict[str, Any] = {
+_SETTINGS: rules.TournamentSettings = {
     "name": "Friday dance",
+    "format": "rounds",
     "variants": ["gavotte", "quadrille"],
     "rounds": 3,
     "best_of": 1,
@@ -36,24 +37,25 @@ _SETTINGS: dict[str, Any] = {
     "delay": 0,
     "break_seconds": 20,
     "grace": 60,
+    "winnable": False,
     "password": False,
 }
 
 
-def _new(format: str, entrants: int, **settings: Any) -> dict[str, Any]:
-    doc = rules.new_document(
-        "T1", "K7QH2M", "p1", NAMES[0], {**_SETTINGS, "format": format, **settings}, START
-    )
+def _new(format: str, entrants: int, *, best_of: int = 1, table_size: int = 8) -> rules.Document:
+    settings = _SETTINGS.copy()
+    settings["format"], settings["best_of"], settings["table_size"] = format, best_of, table_size
+    doc = rules.new_document("T1", "K7QH2M", "p1", NAMES[0], settings, START)
     for i, name in enumerate(NAMES[:entrants], 1):
         doc["entrants"].append({"player": f"p{i}", "name": name, "removed": False})
     doc["status"] = "running"
     return doc
 
 
-def _seat(doc: dict[str, Any], number: int) -> list[dict[str, Any]]:
+def _seat(doc: rules.Document, number: int) -> list[rules.StageRace]:
     plan = rules.plan_stage(doc, [])
     assert plan is not None
-    races = [
+    races: list[rules.StageRace] = [
         {
             "race": f"t1-{plan['n']}-{i}",
             "table": i,
@@ -68,8 +70,9 @@ def _seat(doc: dict[str, Any], number: int) -> list[dict[str, Any]]:
     return races
 
 
-def _row(player: str, won: bool, home: int, time: float) -> dict[str, Any]:
-    return {"player": player, "status": "won" if won else "stuck", "home": home, "time": time}
+def _row(player: str, won: bool, home: int, time: float) -> Standing:
+    status = RacerStatus.WON if won else RacerStatus.STUCK
+    return Standing(0, player, player.upper(), status, home, 0, time)
 
 
 def knockout_doc() -> dict[str, Any]:
@@ -78,13 +81,14 @@ def knockout_doc() -> dict[str, Any]:
 
     def game(number: int, winners: dict[int, str]) -> None:
         races = _seat(doc, number)
-        by_match: dict[int, list[Mapping[str, Any]]] = {}
+        by_match: dict[int, list[Standing]] = {}
         for race in races:
-            winner = winners.get(race["match"])
-            if winner is None:
+            match = race["match"]
+            winner = None if match is None else winners.get(match)
+            if match is None or winner is None:
                 continue
             loser = next(p for p in race["players"] if p != winner)
-            by_match[race["match"]] = [_row(winner, True, 52, 95.5), _row(loser, False, 31, 300)]
+            by_match[match] = [_row(winner, True, 52, 95.5), _row(loser, False, 31, 300)]
             race["seed"] = 1000 + number
         rules.record_knockout_stage(doc, by_match)
 
@@ -99,7 +103,7 @@ def knockout_doc() -> dict[str, Any]:
         race["seed"] = 1002
     game(3, {1: "p4"})  # Dan wins the decider: 2–1
     _seat(doc, 4)  # the semi-finals' first games are under way
-    return doc
+    return dict(doc)
 
 
 def rounds_doc(finished: bool = False) -> dict[str, Any]:
@@ -122,7 +126,7 @@ def rounds_doc(finished: bool = False) -> dict[str, Any]:
             race["seed"] = 2000 + number
     if finished:
         doc["status"], doc["next_at"] = "finished", None
-    return doc
+    return dict(doc)
 
 
 def drawn(renderable: RenderableType, width: int = PANE) -> str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 import pytest
 
@@ -445,7 +445,7 @@ def test_parisienne_builds_on_its_laid_out_bases() -> None:
 # Views.
 
 
-def visible_cards(view: dict[str, object]) -> set[int]:
+def visible_cards(view: Mapping[str, object]) -> set[int]:
     piles = view["piles"]
     assert isinstance(piles, dict)
     return {card for cards in piles.values() for card in cards}

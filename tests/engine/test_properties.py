@@ -253,7 +253,7 @@ def test_views_do_not_depend_on_face_down_cards(
             piles[i], at = tuple(down[at : at + len(piles[i])]), at + len(piles[i])
         other = dataclasses.replace(state, piles=tuple(piles), cache=None)
         assert packed(game.view(other)) == packed(game.view(state))
-        assert packed(game.progress(other)) == packed(game.progress(state))
+        assert game.progress(other) == game.progress(state)
 
 
 @by_variant
@@ -263,7 +263,7 @@ def test_progress_shows_no_cards(variant_id: str, seed: int, rnd: random.Random)
     game = find_variant(variant_id)
     states, _ = play(game, seed, rnd)
     for state in states:
-        progress = unpacked(packed(game.progress(state)))
+        progress = unpacked(packed(game.progress(state).to_data()))
         assert set(progress) == PROGRESS_FIELDS
         for field in ("home", "target", "moves"):
             assert type(progress[field]) is int

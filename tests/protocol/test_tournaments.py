@@ -6,7 +6,6 @@ stage by stage, so the types are checked against the maps the server really push
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 import pytest
@@ -15,7 +14,7 @@ from protocol.codec import pack_value
 from protocol.exceptions import InvalidField
 from protocol.messages import TournamentFormat
 from protocol.record import CSV_COLUMNS, to_csv
-from protocol.results import DecidedBy, RacerStatus
+from protocol.results import DecidedBy, RacerStatus, Standing
 from protocol.tournament import seat_of
 from protocol.tournaments import (
     Record,
@@ -27,7 +26,7 @@ from protocol.tournaments import (
 from server.rules import tournaments as rules
 
 #: The settings as the create_tournament handler stores them.
-SETTINGS: dict[str, Any] = {
+SETTINGS: rules.TournamentSettings = {
     "name": "Friday dance",
     "format": "rounds",
     "variants": ["gavotte", "quadrille"],
@@ -46,19 +45,19 @@ SETTINGS: dict[str, Any] = {
 PLAYERS = ["p1", "p2", "p3", "p4", "p5"]
 
 
-def document(fmt: str, **settings: Any) -> dict[str, Any]:
-    doc = rules.new_document(
-        "T1", "K7QH2M", "p1", "Ann", {**SETTINGS, "format": fmt, **settings}, 1700000000.0
-    )
+def document(fmt: str, *, best_of: int = 1, rounds: int = 2) -> rules.Document:
+    settings = SETTINGS.copy()
+    settings["format"], settings["best_of"], settings["rounds"] = fmt, best_of, rounds
+    doc = rules.new_document("T1", "K7QH2M", "p1", "Ann", settings, 1700000000.0)
     doc["entrants"] = [{"player": p, "name": p.upper(), "removed": False} for p in PLAYERS]
     doc["status"] = "running"
     return doc
 
 
-def start_stage(doc: dict[str, Any]) -> list[dict[str, Any]]:
+def start_stage(doc: rules.Document) -> list[rules.StageRace]:
     plan = rules.plan_stage(doc, ())
     assert plan is not None
-    races = [
+    races: list[rules.StageRace] = [
         {
             "race": f"r{plan['n']}-{i}",
             "table": i,
@@ -73,14 +72,14 @@ def start_stage(doc: dict[str, Any]) -> list[dict[str, Any]]:
     return races
 
 
-def rows(players: list[str]) -> list[Mapping[str, Any]]:
+def rows(players: list[str]) -> list[Standing]:
     """Standings rows: the first solves it, the rest are stuck, the last two tied."""
-    out: list[Mapping[str, Any]] = []
+    out: list[Standing] = []
     for i, player in enumerate(players):
         won = i == 0
         home = 104 if won else max(10, 40 - 10 * i)
-        out.append({"player": player, "status": "won" if won else "stuck", "home": home,
-                    "time": 80.25 if won else 300.0})  # fmt: skip
+        status = RacerStatus.WON if won else RacerStatus.STUCK
+        out.append(Standing(0, player, player.upper(), status, home, 0, 80.25 if won else 300.0))
     return out
 
 
@@ -91,7 +90,7 @@ def rounds_document() -> dict[str, Any]:
         rules.record_rounds_stage(doc, rows([p for race in races for p in race["players"]]))
         for race in races:
             race["seed"] = 12345
-    return doc
+    return dict(doc)
 
 
 def knockout_document() -> dict[str, Any]:
@@ -100,9 +99,12 @@ def knockout_document() -> dict[str, Any]:
         if rules.plan_stage(doc, ()) is None:
             break
         races = start_stage(doc)
-        rules.record_knockout_stage(doc, {race["match"]: rows(race["players"]) for race in races})
+        played = [(race["match"], race["players"]) for race in races]
+        rules.record_knockout_stage(
+            doc, {match: rows(players) for match, players in played if match is not None}
+        )
     doc["status"] = "finished"
-    return doc
+    return dict(doc)
 
 
 def test_a_rounds_document_round_trips_to_the_same_bytes() -> None:

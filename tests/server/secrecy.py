@@ -8,7 +8,7 @@ forms a seed could take in msgpack: an integer, or decimal text.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import msgpack
@@ -21,7 +21,7 @@ from server.engine.state import State
 __all__ = ["as_received", "carries_seed", "face_down", "positions", "shown"]
 
 
-def as_received(view: dict[str, Any]) -> dict[str, Any]:
+def as_received(view: Mapping[str, object]) -> dict[str, Any]:
     """The engine's ``view`` as a client decodes it: its pile tuples become lists."""
     received: dict[str, Any] = msgpack.unpackb(msgpack.packb(view, use_bin_type=True), raw=False)
     return received

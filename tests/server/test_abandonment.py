@@ -19,7 +19,7 @@ from protocol.messages import (
     SpectatePolicy,
     StartRace,
 )
-from server.rules.events import decode_event
+from server.rules.events import Resigned, decode_event
 from server.settings import Timeouts
 from server.storage.store import Store
 from tests.server.conftest import TIMEOUT, Clients, NodeFactory
@@ -53,9 +53,9 @@ def _is(player: str) -> Callable[[Presence | Progress], bool]:
     return lambda message: message.player == player
 
 
-async def _resigned_events(store: Store, race: str, player: str) -> list[dict[str, object]]:
+async def _resigned_events(store: Store, race: str, player: str) -> list[Resigned]:
     events = [decode_event(payload) for _, payload in await store.events_since(race, 0)]
-    return [e for e in events if e["k"] == "resigned" and e["player"] == player]
+    return [e for e in events if isinstance(e, Resigned) and e.player == player]
 
 
 async def test_a_racer_away_past_the_grace_is_resigned_as_left(

@@ -56,7 +56,7 @@ from protocol.moves import Move
 from protocol.version import PROTOCOL_VERSION
 from server.engine import find_variant
 from server.net.connection import CLOSE_POLICY, CLOSE_TRY_AGAIN
-from server.rules.events import decode_event
+from server.rules.events import PresenceChanged, decode_event
 from server.settings import Limits, Timeouts
 from server.storage import keys
 from server.storage.store import Store
@@ -149,7 +149,7 @@ def _but_presence(values: dict[bytes, Any]) -> dict[bytes, Any]:
             value = {f: v for f, v in value.items() if not f.startswith(b"away:")}
             value.pop(b"events", None)
         elif key.endswith(b":events") and isinstance(value, list):
-            value = [e for e in value if decode_event(e[1][b"d"])["k"] != "presence"]
+            value = [e for e in value if not isinstance(decode_event(e[1][b"d"]), PresenceChanged)]
         kept[key] = value
     return kept
 

@@ -92,6 +92,7 @@ from protocol.messages import (
 )
 from protocol.version import PROTOCOL_VERSION
 from server.engine import DEAL_VERSION
+from server.rules.races import RaceSettings
 from server.settings import Timeouts
 from server.storage.store import Store
 from tests.server.conftest import TIMEOUT, Clients, NodeFactory
@@ -341,10 +342,10 @@ async def build_cup(url: str, clients: Clients, store: Store, phase: str) -> Cup
         ann_first = (await ann.request(Resume(race=table, since=0), RaceStarted)).legal[0]
         await sam.request(Spectate(race=table), Spectating)
         seated = f"{tournament.lower()}-2-1"
-        settings = {
-            "variant": VARIANT, "deal": "", "seed": DEAL, "deal_version": DEAL_VERSION,
-            "time_limit": 600, "spectate": "live", "delay": 0, "tournament": tournament,
-        }  # fmt: skip
+        settings = RaceSettings(
+            variant=VARIANT, seed=DEAL, deal_version=DEAL_VERSION, time_limit=600,
+            spectate=SpectatePolicy.LIVE, tournament=tournament,
+        )  # fmt: skip
         racers = {ann.player: "Ann", cy.player: "Cy"}
         assert await store.create_seated_race(seated, tournament, racers, settings)
         if phase == PAUSED:

@@ -544,9 +544,9 @@ async def test_fuzzed_frames_break_nothing(make_node: NodeFactory, store: Store)
             await clients.close()
     assert await verify_every_race(store) >= 5
     for record in records:
-        doc = record["tournament"]
+        doc = record.tournament
         races = [r["race"] for stage in doc["stages"] for r in stage["races"]]
         metas = {r: await store.meta(r) for r in races}
-        check_tournament(record, metas)
-    assert [r["tournament"]["status"] for r in records] == ["cancelled", "open"]
-    assert len(records[0]["races"]) == 1
+        check_tournament(record.to_data(), metas)
+    assert [r.tournament["status"] for r in records] == ["cancelled", "open"]
+    assert len(records[0].races) == 1

@@ -32,7 +32,7 @@ from protocol.messages import (
 from protocol.moves import Move
 from protocol.policy import GreedyPolicy
 from server.engine import find_variant
-from server.rules.events import decode_event
+from server.rules.events import MoveMade, decode_event
 from server.rules.races import commitment
 from server.storage.store import Store
 from tests.server.conftest import TIMEOUT, ProcessFactory
@@ -104,19 +104,19 @@ async def _start(host: ClientSession, sessions: list[ClientSession], race: str) 
     return [Racer(s, race, await s.next(RaceStarted, timeout=TIMEOUT)) for s in sessions]
 
 
-async def _move_events(store: Store, race: str) -> list[tuple[int, dict[str, Any]]]:
+async def _move_events(store: Store, race: str) -> list[tuple[int, MoveMade]]:
     """Every move event in the race's stream, oldest first."""
     events = [(n, decode_event(p)) for n, p in await store.events_since(race, 0)]
-    return [(n, event) for n, event in events if event["k"] == "move"]
+    return [(n, event) for n, event in events if isinstance(event, MoveMade)]
 
 
 async def _check_log(store: Store, race: str, player: str, log: list[str]) -> None:
     """Each applied move of ``player`` is logged once, in order, and announced once."""
     assert await store.log(race, player) == log
     announced = [
-        (event["seq"], event["move"])
+        (event.seq, event.move)
         for _, event in await _move_events(store, race)
-        if event["player"] == player
+        if event.player == player
     ]
     assert announced == list(enumerate(log))
 
@@ -221,7 +221,7 @@ async def test_reconnect_to_another_node_resumes_without_gaps(
     expected = [
         n
         for n, event in await _move_events(store, race)
-        if n > since and event["player"] == ann.player
+        if n > since and event.player == ann.player
     ]
     assert [m.event for m in received] == expected
     assert all(m.player == ann.player for m in received)

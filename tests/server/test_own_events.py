@@ -52,7 +52,7 @@ async def test_own_events_are_delivered_once_in_order_without_unpacking(
     unpacked: list[bytes] = []
     real_decode = events.decode_event
 
-    def counting_decode(payload: bytes) -> dict[str, object]:
+    def counting_decode(payload: bytes) -> events.Event:
         unpacked.append(payload)
         return real_decode(payload)
 
@@ -76,6 +76,8 @@ async def test_own_events_are_delivered_once_in_order_without_unpacking(
 
     for watcher, mover, count in ((bo, ann, made[0]), (ann, bo, made[1])):
         await _check_saw_every_move(watcher, mover.player, count)
-    assert [payload for payload in unpacked if real_decode(payload)["k"] == "move"] == []
+    assert [
+        payload for payload in unpacked if isinstance(real_decode(payload), events.MoveMade)
+    ] == []
     await ann.close()
     await bo.close()

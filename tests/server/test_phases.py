@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from protocol.exceptions import ErrorCode
+from protocol.results import RacerStatus
 from server.rules.races import ALLOWED_PHASES, Phase, phase_at, phase_refusal
 
 
@@ -39,10 +40,10 @@ def test_race_standings_share_a_place_when_a_person_could_not_tell_them_apart() 
     from server.rules.races import RacerResult, standings
 
     results = [
-        RacerResult("a", "A", "won", 52, 10, 1000.0 + 79.341),
-        RacerResult("b", "B", "won", 52, 10, 1000.0 + 79.340),
-        RacerResult("c", "C", "stuck", 30, 10, 1000.0 + 20.0),
-        RacerResult("d", "D", "left", 20, 10, 1000.0 + 5.0),
+        RacerResult("a", "A", RacerStatus.WON, 52, 10, 1000.0 + 79.341),
+        RacerResult("b", "B", RacerStatus.WON, 52, 10, 1000.0 + 79.340),
+        RacerResult("c", "C", RacerStatus.STUCK, 30, 10, 1000.0 + 20.0),
+        RacerResult("d", "D", RacerStatus.LEFT, 20, 10, 1000.0 + 5.0),
     ]
     placed = [(p.item.player, p.place, p.decided_by) for p in standings(results, 1000.0)]
     assert placed == [("a", 1, None), ("b", 1, "tie"), ("c", 3, "won"), ("d", 4, "cards home")]

@@ -37,7 +37,7 @@ from protocol.messages import (
 )
 from protocol.version import PROTOCOL_VERSION
 from server.net.websocket import PushConnection, WebSocketServer
-from server.services.races import RaceService
+from server.services.moves import Moves
 from server.settings import Timeouts
 from tests.server.conftest import NODES, TIMEOUT, Clients, NodeFactory
 from tests.server.faults import eventually, start_race
@@ -164,13 +164,13 @@ async def test_a_usual_move_takes_no_task(
 ) -> None:
     """Once a racer's board is cached, moves go down ``move_now``, not ``move``."""
     careful: list[int] = []
-    real_move = RaceService.move
+    real_move = Moves.move
 
-    async def counting_move(self: RaceService, *args: object, **kwargs: object) -> object:
+    async def counting_move(self: Moves, *args: object, **kwargs: object) -> object:
         careful.append(1)
         return await real_move(self, *args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(RaceService, "move", counting_move)
+    monkeypatch.setattr(Moves, "move", counting_move)
     race, started = await _solo_race(ws)
     legal, seq = started.legal, 0
     while legal and seq < 20:
@@ -188,15 +188,15 @@ async def test_a_move_on_a_node_behind_is_answered_as_the_resend_it_is(
     """Node B's cached board is a move behind (the racer moved through node A): B's quick
     commit finds the sequence taken, and the careful path answers the move as a resend."""
     quick: list[object] = []
-    real_move_now = RaceService.move_now
+    real_move_now = Moves.move_now
 
-    def recording_move_now(self: RaceService, *args: Any, **kwargs: Any) -> Any:
+    def recording_move_now(self: Moves, *args: Any, **kwargs: Any) -> Any:
         pending = real_move_now(self, *args, **kwargs)
         if pending is not None:
             pending.add_done_callback(lambda done: quick.append(done.result()))
         return pending
 
-    monkeypatch.setattr(RaceService, "move_now", recording_move_now)
+    monkeypatch.setattr(Moves, "move_now", recording_move_now)
     async with make_node() as a, make_node() as b:
         on_a = await clients.hello(a, "Ann")
         assert on_a.welcome is not None

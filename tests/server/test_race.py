@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
 
 import pytest
 
 from client.session import ClientSession, RequestFailed
 from protocol.exceptions import ErrorCode
+from protocol.lobby import RaceSummary
 from protocol.messages import (
     CreateRace,
     GetReplay,
@@ -29,7 +29,7 @@ from protocol.messages import (
 )
 from server.engine import find_variant
 from server.rules.races import commitment
-from server.services.races import RaceService
+from server.services.lobby import Lobby
 from server.settings import Limits
 from server.storage import keys
 from server.storage.store import Store
@@ -88,7 +88,7 @@ async def test_messages_before_hello_are_refused(node: str) -> None:
 
 async def test_time_limit_ends_the_race_for_everyone(node: str, store: Store) -> None:
     """When the clock runs out, racers still playing are ranked as timed out and get results."""
-    from server.services.races import RaceService
+    from server.services.races import RaceServices
     from server.settings import Settings
 
     alice = await ClientSession.connect(node, "Alice")
@@ -101,7 +101,7 @@ async def test_time_limit_ends_the_race_for_everyone(node: str, store: Store) ->
     started = await alice.next(RaceStarted)
     await alice.request(SubmitMove(race=race, seq=0, move=started.legal[-1]), Moved)
     # Any node's sweeper closes a race whose clock ran out; run one as if 31 s had passed.
-    sweeper = RaceService(store, Settings())
+    sweeper = RaceServices.build(store, Settings()).results
     await sweeper.sweep(now=started.ends_at + 1)
     result = await alice.next(RaceFinished)
     assert [(s["player"], s["status"], s["moves"]) for s in result.standings] == [
@@ -196,14 +196,13 @@ async def test_replay_opens_once_the_race_is_over(node: str) -> None:
     assert stranger.value.code is ErrorCode.NOT_A_RACER
 
 
-def test_progress_keys_are_what_the_engine_reports() -> None:
-    """The service copies progress out of a view by these keys; they must be the engine's."""
-    from server.services.races import PROGRESS_KEYS
+def test_every_view_carries_the_progress_the_engine_reports() -> None:
+    """The move service reads the mover's progress out of their view: it must be there."""
+    from protocol.views import Progress
 
     game = find_variant("royal-parade")
     state = game.deal(1)
-    assert set(PROGRESS_KEYS) == set(game.progress(state))
-    assert {key: game.view(state)[key] for key in PROGRESS_KEYS} == game.progress(state)
+    assert Progress.from_data(game.view(state)) == game.progress(state)
 
 
 async def test_the_lobby_lists_open_then_live_races_and_skips_one_gone(
@@ -250,13 +249,13 @@ async def test_a_lobby_event_is_read_once_for_all_its_watchers_on_a_node(
     for session in sessions[:3]:
         await session.next(RaceState, lambda m: len(m.race["players"]) == 3)
     reads: list[str] = []
-    real_info = RaceService.info
+    real_info = Lobby.info
 
-    async def counting_info(self: RaceService, race: str) -> dict[str, Any]:
+    async def counting_info(self: Lobby, race: str) -> RaceSummary:
         reads.append(race)
         return await real_info(self, race)
 
-    monkeypatch.setattr(RaceService, "info", counting_info)
+    monkeypatch.setattr(Lobby, "info", counting_info)
     await guests[2].request(JoinRace(race=race), RaceInfo)
     for session in sessions[:3]:
         await session.next(RaceState, lambda m: len(m.race["players"]) == 4)

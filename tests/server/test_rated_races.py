@@ -26,6 +26,8 @@ from protocol.messages import (
     SpectatePolicy,
     StartRace,
 )
+from protocol.results import RacerStatus
+from server.rules.results import AccountRecord, HistoryEntry, RaceResults
 from server.services.records import Records
 from server.storage import keys
 from server.storage.store import Store
@@ -97,7 +99,7 @@ async def test_rated_race_changes_ratings_once(node: str, clients: Clients, stor
     assert await store.redis.llen(keys.account_history(bob.player)) == 1
     # The step runs again (a second node closing the race): nothing changes.
     records: Records = NODES[node].records
-    stored = await NODES[node].service.stored_results(finished.race)
+    stored = await NODES[node].races.results.stored_results(finished.race)
     assert stored is not None
     await records.write(finished.race, stored)
     assert await store.redis.hgetall(keys.account_stats(ann.player)) == stats
@@ -134,7 +136,7 @@ async def test_sweeper_records_what_a_dead_node_did_not(
     real_write = Records.write
     failed = asyncio.Event()
 
-    async def dies(self: Records, race: str, results: dict[str, Any]) -> None:
+    async def dies(self: Records, race: str, results: RaceResults) -> None:
         if not failed.is_set():
             failed.set()
             raise ConnectionError("the node died here")
@@ -180,11 +182,15 @@ async def test_fastest_wins_board(node: str, clients: Clients) -> None:
     ann = await _account(clients, node, "Ann")
     records: Records = NODES[node].records
     for race, seconds in (("ra", 80.0), ("rb", 60.0), ("rc", 70.0)):
-        entry = {
-            "race": race, "variant": VARIANT, "at": 0.0, "place": 1, "of": 1, "status": "won",
-            "time": seconds, "home": 52, "change": None, "rating": None,
-        }  # fmt: skip
-        await records.write(race, {"records": {ann.player: {"moves": [], "entry": entry}}})
+        entry = HistoryEntry(
+            race=race, variant=VARIANT, at=0.0, place=1, of=1, status=RacerStatus.WON,
+            time=seconds, home=52,
+        )  # fmt: skip
+        results = RaceResults(
+            standings=(), seed=0, commitment="", deal_version=1, variant=VARIANT, logs={},
+            records={ann.player: AccountRecord((), entry)},
+        )  # fmt: skip
+        await records.write(race, results)
     board = await ann.request(GetLeaderboard(variant=VARIANT, fastest=True), Leaderboard)
     assert board.fastest and [(e["name"], e["time"]) for e in board.entries] == [("Ann", 60.0)]
     profile = (await ann.request(GetProfile(), Profile)).profile

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from protocol.results import RacerStatus, Standing
 from server.rules.ratings import PROVISIONAL_RACES, Skill, is_rated, ranks, rate
 
 A, B, C = "u000000000001", "u000000000002", "u000000000003"
@@ -23,12 +24,16 @@ def test_a_tie_moves_equal_racers_equally() -> None:
 
 
 def test_ranks_tie_only_what_the_standings_cannot_part() -> None:
+    rows = [
+        (RacerStatus.WON, 50.0, 104),
+        (RacerStatus.WON, 60.0, 104),
+        (RacerStatus.TIMEOUT, 600.0, 40),
+        (RacerStatus.TIMEOUT, 600.0, 40),
+        (RacerStatus.TIMEOUT, 600.0, 12),
+    ]
     standings = [
-        {"status": "won", "time": 50.0, "home": 104},
-        {"status": "won", "time": 60.0, "home": 104},
-        {"status": "timeout", "time": 600.0, "home": 40},
-        {"status": "timeout", "time": 600.0, "home": 40},
-        {"status": "timeout", "time": 600.0, "home": 12},
+        Standing(place, f"p{place}", f"P{place}", status, home, 0, time)
+        for place, (status, time, home) in enumerate(rows, 1)
     ]
     assert ranks(standings) == [1, 2, 3, 3, 5]
 

@@ -172,7 +172,7 @@ async def test_a_node_never_commits_onto_a_board_that_redis_lost(
     # node forgets its boards, the racer is told `rewound`) is tested above,
     # so here the feed's word is not taken.
     async with serve(own_redis) as (url, _), serve(own_redis, health=600) as (lagging, node):
-        node.hub._on_feed_lost = None
+        node.hub.on_feed_lost = None
         alice = await clients.hello(url, "Alice")
         race = await start_race(alice)
         start = await alice.next(RaceStarted)

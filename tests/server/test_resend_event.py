@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from protocol.messages import CreateRace, Moved, RaceInfo, RaceStarted, StartRace, SubmitMove
-from server.services.races import RaceService
+from server.services.moves import Moves
 from tests.server.conftest import TIMEOUT, Clients, NodeFactory
 
 
@@ -23,13 +23,13 @@ async def test_a_resend_is_answered_with_its_moves_event(
         await ann.request(StartRace(race=race), RaceInfo)
         started = await ann.next(RaceStarted, timeout=TIMEOUT)
         legal, replies = started.legal, []
-        for seq in range(2 * RaceService.EVENTS_PAGE + 10):
+        for seq in range(2 * Moves.EVENTS_PAGE + 10):
             reply = await ann.request(SubmitMove(race=race, seq=seq, move=legal[0]), Moved)
             replies.append(reply)
             legal = reply.legal
         events = [r.event for r in replies]
         assert None not in events
         assert events == list(range(events[0] or 0, (events[-1] or 0) + 1))
-        for first in (replies[0], replies[RaceService.EVENTS_PAGE + 3], replies[-1]):
+        for first in (replies[0], replies[Moves.EVENTS_PAGE + 3], replies[-1]):
             again = await ann.request(SubmitMove(race=race, seq=first.seq, move=first.move), Moved)
             assert replace(again, id=None) == replace(first, id=None)

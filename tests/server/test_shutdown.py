@@ -90,6 +90,6 @@ async def test_the_sweeper_stops_even_if_a_sweep_swallows_the_cancel(
     node = Node(Settings(redis_url=redis_url, timeouts=Timeouts(sweep=0.01)), store)
     await node.start()
     sweep = Swallowing(None)
-    node.service.sweep = sweep  # type: ignore[assignment]
+    node.races.results.sweep = sweep  # type: ignore[assignment]
     await asyncio.wait_for(sweep.started.wait(), TIMEOUT)
     assert await _ends(node.stop())

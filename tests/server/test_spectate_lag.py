@@ -24,11 +24,11 @@ from protocol.messages import (
     SubmitMove,
 )
 from server.fanout.hub import Hub
-from server.rules.events import decode_event
+from server.rules.events import Event, MoveMade, Starting, decode_event
 from tests.server.conftest import NODES, Clients, NodeFactory
 
 #: How late the lagging node hears of each kind of event, in seconds.
-LAG = {"starting": 0.2, "move": 0.6}
+LAG: dict[type[Event], float] = {Starting: 0.2, MoveMade: 0.6}
 
 
 def lag_feed(hub: Hub) -> None:
@@ -37,7 +37,7 @@ def lag_feed(hub: Hub) -> None:
     loop = asyncio.get_running_loop()
 
     def late(race: str, n: int, payload: bytes) -> None:
-        delay = LAG.get(decode_event(payload)["k"], 0.0)
+        delay = LAG.get(type(decode_event(payload)), 0.0)
         loop.call_later(delay, dispatch, race, n, payload)
 
     hub._dispatch = late  # type: ignore[method-assign]

@@ -5,14 +5,17 @@ from __future__ import annotations
 import asyncio
 import time
 
+from server.rules.races import RaceSettings, Spectate
 from server.storage import keys
 from server.storage.store import MoveCommit, Store, pack
 
 
 async def _open_race(store: Store, max_players: int = 2) -> str:
-    return await store.create_race(
-        "host", "Hana", {"variant": "quadrille", "max_players": max_players, "time_limit": 600}
-    )
+    settings = RaceSettings(
+        variant="quadrille", seed=1, deal_version=1, time_limit=600,
+        spectate=Spectate.LIVE, max_players=max_players,
+    )  # fmt: skip
+    return await store.create_race("host", "Hana", settings)
 
 
 async def _started_race(store: Store) -> str:

@@ -2,36 +2,34 @@
 
 from __future__ import annotations
 
-from typing import Any
-
+from protocol.results import RacerStatus, Standing
 from server.rules import tournaments as rules
 
 
-def doc(fmt: str, players: list[str], **settings: Any) -> dict[str, Any]:
-    made = rules.new_document(
-        "T1",
-        "CODE",
-        "host",
-        "Host",
-        {"format": fmt, "variants": ["gavotte", "quadrille"], "rounds": 2, "best_of": 3,
-         "table_size": 8, "time_limit": 300, **settings},
-        0.0,
-    )  # fmt: skip
+def doc(fmt: str, players: list[str], *, rounds: int = 2, best_of: int = 3) -> rules.Document:
+    settings: rules.TournamentSettings = {
+        "name": "Cup", "format": fmt, "variants": ["gavotte", "quadrille"], "rounds": rounds,
+        "best_of": best_of, "table_size": 8, "time_limit": 300, "spectate": "live",
+        "delay": 0, "break_seconds": 20, "grace": 60, "winnable": False, "password": False,
+    }  # fmt: skip
+    made = rules.new_document("T1", "CODE", "host", "Host", settings, 0.0)
     made["entrants"] = [{"player": p, "name": p.upper(), "removed": False} for p in players]
     made["status"] = "running"
     return made
 
 
-def row(player: str, status: str, home: int, time: float) -> dict[str, Any]:
-    return {"player": player, "status": status, "home": home, "time": time}
+def row(player: str, status: str, home: int, time: float) -> Standing:
+    """A racer's line in a race's results, as the rules read it (place and moves unused)."""
+    return Standing(0, player, player.upper(), RacerStatus(status), home, 0, time)
 
 
-def play(made: dict[str, Any], plan: dict[str, Any] | None) -> None:
+def play(made: rules.Document, plan: rules.Plan | None) -> None:
     assert plan is not None
-    races = [
-        {"race": f"r{i}", "players": t["players"], "match": t["match"]}
+    races: list[rules.StageRace] = [
+        {"race": f"r{i}", "table": i, "players": t["players"], "match": t["match"],
+         "commitment": "0" * 64, "seed": None}
         for i, t in enumerate(plan["tables"])
-    ]
+    ]  # fmt: skip
     rules.seat(made, plan, races, 0.0)
 
 

@@ -331,4 +331,5 @@ async def test_a_closed_table_shows_nothing_to_a_stage_still_racing(
         )
         for session in (host, ann, bo, cy, olive):
             await session.close()
-    assert (await TournamentStore(store).load(tournament) or {})["status"] == "cancelled"
+    cancelled = await TournamentStore(store).load(tournament)
+    assert cancelled is not None and cancelled["status"] == "cancelled"

@@ -1,0 +1,180 @@
+"""The boards a watcher is shown when it needs a whole picture, not an event:
+a racer's snapshot on (re)joining, the boards Redis holds after it lost
+writes, and a spectator's boards under the race's spectating policy."""
+
+from __future__ import annotations
+
+import time
+from typing import NamedTuple
+
+from protocol.exceptions import ErrorCode
+from protocol.lobby import RaceSummary
+from protocol.messages import RaceStarted, Rewound, Spectating
+from protocol.moves import Move
+from protocol.results import RacerStatus
+from protocol.views import ViewMap
+from server.engine import State
+from server.exceptions import RequestRefused
+from server.rules.events import Finished, MoveMade, Starting, decode_event
+from server.rules.races import Phase, Spectate
+from server.services.lobby import Lobby
+from server.services.race_memory import RaceMemory
+from server.storage.store import Store
+
+__all__ = ["Boards", "RacerBoard", "RacerSnapshot", "SpectatorSnapshot"]
+
+
+class RacerSnapshot(NamedTuple):
+    """Everything a racer needs to (re)draw their game: the ``race_started`` fields."""
+
+    race: str
+    layout: dict[str, object]
+    view: ViewMap
+    legal: list[str]
+    commitment: str
+    deal_version: int
+    started_at: float
+    ends_at: float
+
+    def message(self, request: int | None = None) -> RaceStarted:
+        """The ``race_started`` message: the answer to request ``request``, or a push."""
+        return RaceStarted(
+            id=request, race=self.race, layout=self.layout, view=dict(self.view),
+            legal=self.legal, commitment=self.commitment, deal_version=self.deal_version,
+            started_at=self.started_at, ends_at=self.ends_at,
+        )  # fmt: skip
+
+
+class RacerBoard(NamedTuple):
+    """What a racer is told when Redis lost the race's latest writes (``rewound``): the
+    number of the race's latest event and, once it started, their board as Redis now
+    holds it (after ``seq`` moves) and every racer's progress."""
+
+    race: str
+    event: int
+    seq: int | None = None
+    view: ViewMap | None = None
+    legal: list[str] | None = None
+    progress: dict[str, dict[str, int | bool]] | None = None
+
+    def message(self, acknowledged: int | None = None) -> Rewound:
+        """The ``rewound`` message; ``acknowledged``: how many moves the racer was told
+        are stored, of which those Redis no longer has are ``lost``."""
+        lost = None if acknowledged is None or self.seq is None else acknowledged - self.seq
+        return Rewound(
+            race=self.race, event=self.event, lost=None if lost is None else max(0, lost),
+            seq=self.seq, view=None if self.view is None else dict(self.view),
+            legal=self.legal, progress=self.progress,
+        )  # fmt: skip
+
+
+class SpectatorSnapshot(NamedTuple):
+    """The boards spectators may see, as of event ``event`` (the ``spectating`` reply)."""
+
+    race: RaceSummary
+    #: The wire's layout map (None before the start), and each racer's **View** map.
+    layout: dict[str, object] | None
+    boards: dict[str, ViewMap]
+    event: int
+
+    def message(self, request: int | None = None) -> Spectating:
+        """The ``spectating`` message: the answer to request ``request``, or a push."""
+        return Spectating(
+            id=request,
+            race=self.race.to_data(),
+            layout=self.layout,
+            boards={racer: dict(view) for racer, view in self.boards.items()},
+            event=self.event,
+        )
+
+
+class Boards:
+    """Whole pictures of a race for racers and spectators."""
+
+    def __init__(self, store: Store, memory: RaceMemory, lobby: Lobby) -> None:
+        self.store = store
+        self.memory = memory
+        self.lobby = lobby
+
+    async def event_count(self, race: str) -> int:
+        """How many events the race has had: a watcher's ``since`` for what comes next."""
+        return await self.store.event_count(race)
+
+    async def racer_snapshot(self, race: str, player: str) -> RacerSnapshot:
+        """Everything a racer needs to (re)draw their game."""
+        started = await self.memory.started(race)
+        _, _, state = await self.memory.board(race, player, fresh=True)
+        game = started.game
+        return RacerSnapshot(
+            race=race,
+            layout=game.layout.to_data(),
+            view=game.view(state),
+            legal=game.legal_moves(state).texts(),
+            commitment=started.commitment,
+            deal_version=started.deal_version,
+            started_at=started.started_at,
+            ends_at=started.ends_at,
+        )
+
+    async def board_now(self, race: str, player: str) -> RacerBoard:
+        """What a racer is told when Redis lost the race's latest writes."""
+        event, boards = await self.store.race_now(race)
+        if player not in boards:
+            return RacerBoard(race, event)
+        started = await self.memory.started(race)
+        game = started.game
+        progress: dict[str, dict[str, int | bool]] = {}
+        now = RacerBoard(race, event)
+        for racer, board in boards.items():
+            state = started.rebuilt(board)
+            racing = game.progress(state)._replace(resigned=board.status is RacerStatus.RESIGNED)
+            progress[racer] = racing.to_data()
+            if racer == player:
+                now = now._replace(
+                    seq=board.seq, view=game.view(state), legal=game.legal_moves(state).texts()
+                )
+        return now._replace(progress=progress)
+
+    async def spectator_snapshot(
+        self, race: str, player: str | None, upto: int | None = None
+    ) -> SpectatorSnapshot:
+        """Boards as the race's policy lets spectators see them now (and no later than
+        event ``upto``), and the number of the last event they reflect. Racers may
+        not spectate their own race."""
+        info = await self.lobby.info(race)
+        if player is not None and player in info.players:
+            raise RequestRefused(ErrorCode.NOT_ALLOWED, "racers cannot spectate their own race")
+        if info.phase is Phase.OPEN:
+            last = await self.store.event_count(race)
+            last = last if upto is None else min(upto, last)
+            return SpectatorSnapshot(info, None, {}, last)
+        started = await self.memory.started(race)
+        last = 0
+        hidden_until_the_end = (
+            started.spectate is Spectate.AFTER and info.phase is not Phase.FINISHED
+        )
+        cutoff = time.time() - (started.delay if started.spectate is Spectate.DELAYED else 0)
+        game = started.game
+        states: dict[str, State] = {}
+        for n, payload in await self.store.events_since(race, 0):
+            if upto is not None and n > upto:
+                break
+            event = decode_event(payload)
+            if isinstance(event, Starting):
+                if hidden_until_the_end:
+                    break
+                states = dict.fromkeys(info.players, started.opening())
+            elif isinstance(event, MoveMade):
+                if event.at > cutoff:
+                    break
+                mover = event.player
+                states[mover] = game.apply(states[mover], Move.parse(event.move))
+            elif isinstance(event, Finished):
+                break  # left for the watch, so a late spectator gets race_finished too
+            last = n
+        return SpectatorSnapshot(
+            info,
+            game.layout.to_data(),
+            {racer: game.view(state) for racer, state in states.items()},
+            last,
+        )

@@ -1,0 +1,218 @@
+"""A race before it runs: creating it, finding it by code, joining, leaving,
+getting ready and starting, and what anyone may know of it."""
+
+from __future__ import annotations
+
+import time
+
+from protocol.exceptions import ErrorCode
+from protocol.lobby import RaceSummary, Winnable
+from protocol.messages import CreateRace
+from server.engine import DEAL_VERSION, find_variant
+from server.exceptions import RequestRefused
+from server.rules.events import Joined, Left, ReadySet, Starting, encode_event
+from server.rules.races import (
+    Phase,
+    RaceSettings,
+    Spectate,
+    commitment,
+    draw_secret_seed,
+    phase_at,
+)
+from server.services.refusals import refusal, variant_or_refusal
+from server.services.solving import SolverPool
+from server.settings import Settings
+from server.storage.store import Store
+
+__all__ = ["DEFAULT_GRACE", "Lobby", "public_info"]
+
+#: Seconds a racer may be away (disconnected) before the server resigns them as "left".
+DEFAULT_GRACE = 60
+
+
+def public_info(
+    race: str, meta: dict[str, str], players: dict[str, str], now: float
+) -> RaceSummary:
+    """A race's summary from its meta and players hashes: never the seed before the results."""
+    started_at, ends_at = meta.get("started_at"), meta.get("ends_at")
+    return RaceSummary(
+        id=race,
+        code=meta["code"],
+        variant=meta["variant"],
+        host=meta["host"],
+        players=tuple(players),
+        names=players,
+        ready=tuple(p for p in players if meta.get(f"ready:{p}")),
+        phase=phase_at(meta["status"], now, float(started_at or 0), float(ends_at or 0)),
+        max_players=int(meta["max_players"]),
+        time_limit=int(meta["time_limit"]),
+        spectate=Spectate(meta["spectate"]),
+        delay=int(meta["delay"] or 0),
+        grace=int(meta.get("grace") or DEFAULT_GRACE),
+        commitment=commitment(meta["variant"], int(meta["deal_version"]), int(meta["seed"]), race),
+        # A tournament's table: its tournament, whose code and name stand in
+        # for the join code it has not and the host who is not a player.
+        tournament=meta.get("tournament") or None,
+        tournament_code=meta.get("tournament_code") or None,
+        host_name=meta.get("host_name") or players.get(meta["host"], ""),
+        away={p: float(meta[f"away:{p}"]) for p in players if f"away:{p}" in meta},
+        deal=int(meta["deal"]) if meta["deal"] else None,
+        # Asked for a winnable deal: "proved", or "fallback" when none was found in time.
+        winnable=Winnable(meta["winnable"]) if meta.get("winnable") else None,
+        practice=meta.get("practice") == "1",
+        started_at=float(started_at) if started_at else None,
+        ends_at=float(ends_at) if ends_at else None,
+    )
+
+
+class Lobby:
+    """Race requests before the start, and the public picture of any race."""
+
+    def __init__(self, store: Store, settings: Settings, solver: SolverPool) -> None:
+        self.store = store
+        self.settings = settings
+        #: Where a winnable deal is found for a race that asks for one.
+        self.solver = solver
+
+    async def create(self, player: str, name: str, request: CreateRace) -> str:
+        """A new open race hosted by ``player``; returns its id."""
+        game = variant_or_refusal(request.variant)
+        limit = self.settings.limits.open_races_per_player
+        if await self.store.open_races_hosted_by(player) >= limit:
+            raise RequestRefused(
+                ErrorCode.NOT_ALLOWED, f"you already host {limit} open races; start or leave one"
+            )
+        deal = request.deal
+        seed = draw_secret_seed() if deal is None else deal
+        winnable, line = "", tuple[str, ...]()
+        if request.winnable and deal is None:
+            choice = await self.solver.winnable_deal(game, DEAL_VERSION)
+            seed, winnable = choice.seed, "proved" if choice.proved else "fallback"
+            line = tuple(choice.line or ())
+        settings = RaceSettings(
+            variant=game.id,
+            deal=deal,
+            seed=seed,
+            deal_version=DEAL_VERSION,
+            max_players=request.max_players,
+            time_limit=request.time_limit,
+            spectate=request.spectate,
+            delay=request.spectate_delay,
+            grace=request.grace or DEFAULT_GRACE,
+            winnable=winnable,
+            line=line,
+            practice=bool(request.practice),
+            unrated=bool(request.unrated),
+        )
+        race = await self.store.create_race(player, name, settings)
+        await self.store.lobby_changed()
+        return race
+
+    async def create_seated(
+        self, race: str, host: str, racers: dict[str, str], settings: RaceSettings
+    ) -> bool:
+        """Store a race made for its racers (a tournament's table, a quick race, a
+        rematch, a daily deal): an open race with them seated (safe to repeat)."""
+        return await self.store.create_seated_race(race, host, racers, settings)
+
+    async def resolve(self, race: str | None, code: str | None) -> str:
+        """A race id from an id or a join code."""
+        if code is not None:
+            found = await self.store.race_id_for_code(code)
+            if found is None:
+                raise RequestRefused(ErrorCode.NOT_FOUND, f"no race with code {code!r}")
+            return found
+        assert race is not None
+        return race
+
+    async def info(self, race: str) -> RaceSummary:
+        """What anyone may know about a race: never the seed before the results."""
+        [(meta, players)] = await self.store.metas_and_players([race])
+        if not meta:
+            raise RequestRefused(ErrorCode.NOT_FOUND, f"no race {race!r}")
+        return public_info(race, meta, players, time.time())
+
+    async def meta(self, race: str) -> dict[str, str]:
+        """The race's stored settings and state, seed included (for the server's own use)."""
+        return await self.store.meta(race)
+
+    async def players(self, race: str) -> dict[str, str]:
+        """The race's racers: player -> name, in the order they joined."""
+        return await self.store.players(race)
+
+    async def tournament_of(self, race: str) -> str | None:
+        """The tournament a race belongs to, if any."""
+        return (await self.store.meta(race)).get("tournament") or None
+
+    async def listed_races(self) -> list[RaceSummary]:
+        """Races open to join, then races under way (to spectate); never a finished one,
+        even one whose clock ran out a moment before the sweeper closed it."""
+        # A race started between the two reads is in both: listed once.
+        races = list(
+            dict.fromkeys([*await self.store.open_races(), *await self.store.live_races()])
+        )
+        now = time.time()
+        infos = [
+            public_info(race, meta, players, now)
+            for race, (meta, players) in zip(
+                races, await self.store.metas_and_players(races), strict=True
+            )
+            if meta  # else closed between the two reads
+        ]
+        return [info for info in infos if info.phase is not Phase.FINISHED]
+
+    async def join(self, player: str, name: str, race: str) -> None:
+        status, _ = await self.store.join(race, player, name, encode_event(Joined(player, name)))
+        if status != "ok":
+            raise refusal(status)
+        await self.store.lobby_changed()
+
+    async def leave(self, player: str, race: str) -> None:
+        status, _ = await self.store.leave(race, player, encode_event(Left(player)))
+        if status != "ok":
+            raise refusal(status)
+        await self.store.lobby_changed()
+
+    async def set_ready(self, player: str, race: str, ready: bool) -> None:
+        """Say whether ``player`` is ready; the race starts once every racer is."""
+        payload = encode_event(ReadySet(player, ready))
+        status, _, everyone = await self.store.set_ready(race, player, ready, payload)
+        if status != "ok":
+            raise refusal(status)
+        if everyone:
+            await self.start(player, race, force=False)
+
+    async def start(self, player: str, race: str, *, force: bool = True) -> None:
+        """Fix the deal and start the clock after the countdown."""
+        meta = await self.store.meta(race)
+        if not meta:
+            raise RequestRefused(ErrorCode.NOT_FOUND, f"no race {race!r}")
+        game = find_variant(meta["variant"])
+        deal_version, seed = int(meta["deal_version"]), int(meta["seed"])
+        opening = game.deal(seed, deal_version)
+        started_at = time.time() + self.settings.timeouts.countdown
+        ends_at = started_at + int(meta["time_limit"])
+        payload = encode_event(
+            Starting(
+                started_at=started_at,
+                ends_at=ends_at,
+                commitment=commitment(game.id, deal_version, seed, race),
+                deal_version=deal_version,
+                layout=game.layout.to_data(),
+                view=game.view(opening),
+                legal=game.legal_moves(opening).texts(),
+            )
+        )
+        status, _ = await self.store.start(
+            race,
+            player,
+            started_at=started_at,
+            ends_at=ends_at,
+            payload=payload,
+            force=force,
+            home=game.home(opening),
+        )
+        if status != "ok" and force:
+            raise refusal(status)
+        if status == "ok":
+            await self.store.lobby_changed()

@@ -1,0 +1,83 @@
+"""Who is connected to a race: racers marked away when their connection (or
+their node) goes, back when it returns, and resigned as ``left`` once away
+past the race's grace period."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterable
+
+from protocol.exceptions import ErrorCode
+from protocol.results import StopReason
+from server.exceptions import RequestRefused
+from server.rules.events import PresenceChanged, encode_event
+from server.services.lobby import DEFAULT_GRACE
+from server.services.moves import Moves
+from server.settings import Settings
+from server.storage.store import Store
+
+__all__ = ["Presence"]
+
+log = logging.getLogger(__name__)
+
+
+class Presence:
+    """Racers' presence and the resignation of those who abandoned a race."""
+
+    def __init__(self, store: Store, settings: Settings, moves: Moves) -> None:
+        self.store = store
+        self.settings = settings
+        #: Ends the game of a racer away past the grace.
+        self.moves = moves
+
+    async def came_back(self, race: str, player: str) -> None:
+        """A connection of ``player`` follows ``race`` as a racer: they are here."""
+        now = time.time()
+        await self.store.mark_here([(race, player)], now)
+        await self._back(race, player, now)
+
+    async def went_away(self, race: str, player: str, since: float | None = None) -> None:
+        """``player``'s connection to ``race`` closed (or its node went silent at ``since``)."""
+        since = time.time() if since is None else since
+        await self.store.unmark_here(race, player)
+        changed, grace = await self._presence(race, player, here=False, since=since)
+        if changed:
+            await self.store.schedule_leaving(race, player, since + grace)
+
+    async def sweep(self, here: Iterable[tuple[str, str]], now: float) -> None:
+        """Keep the racers connected here marked as such, and resign those away too long.
+
+        Any node may do each step: a node whose heartbeat stopped (it died with
+        its connections) has its racers marked away, and the resign script
+        ends a game only for a racer still away past the grace, exactly once.
+        """
+        for race, player in await self.store.mark_here(list(here), now):
+            await self._back(race, player, now)
+        for race, player, seen in await self.store.unheard_since(
+            now - self.settings.timeouts.unheard
+        ):
+            await self.went_away(race, player, since=seen)
+        for race, player in await self.store.leaving_due(now):
+            try:
+                status = await self.moves.stop_playing(player, race, now, how=StopReason.LEFT)
+            except RequestRefused as exc:
+                status = "race_not_open" if exc.code is ErrorCode.RACE_NOT_OPEN else "gone"
+            if status == "race_not_open":  # away in the lobby: judged again once it starts
+                grace = int((await self.store.meta(race)).get("grace") or DEFAULT_GRACE)
+                await self.store.schedule_leaving(race, player, now + grace)
+                continue
+            if status == "ok":
+                log.info("race %s: %s left (away past the grace period)", race, player)
+            await self.store.schedule_leaving(race, player, None)
+
+    async def _back(self, race: str, player: str, now: float) -> None:
+        await self._presence(race, player, here=True, since=now)
+        # After the presence: a sweeper that resigns meanwhile finds them back.
+        await self.store.schedule_leaving(race, player, None)
+
+    async def _presence(
+        self, race: str, player: str, *, here: bool, since: float
+    ) -> tuple[bool, int]:
+        payload = encode_event(PresenceChanged(player, None if here else since))
+        return await self.store.presence(race, player, here=here, since=since, payload=payload)

@@ -1,0 +1,215 @@
+"""A race's end: closing it once its clock ran out or its last racer stopped,
+its standings and revealed seed, held and announced results, and replays."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import TYPE_CHECKING
+
+from protocol.exceptions import ErrorCode
+from protocol.messages import RaceFinished
+from protocol.moves import Move
+from protocol.results import DecidedBy, RacerStatus, Standing
+from protocol.views import ViewMap
+from server.exceptions import RequestRefused
+from server.rules.events import Finished, encode_event
+from server.rules.races import Phase, RacerResult, standings
+from server.rules.results import RaceResults
+from server.services.lobby import Lobby
+from server.services.race_memory import RaceMemory
+from server.settings import Settings
+from server.storage.store import Store, pack, unpack
+
+if TYPE_CHECKING:
+    from server.services.records import Records
+
+__all__ = ["Results", "race_finished"]
+
+log = logging.getLogger(__name__)
+
+
+def race_finished(
+    race: str, results: RaceResults, *, id: int | None = None, event: int | None = None
+) -> RaceFinished:
+    """The ``race_finished`` message of a race's stored results, wherever it is sent from
+    (the results event, or a later ``get_results``): a winnable deal's line and par too."""
+    return RaceFinished(
+        id=id,
+        race=race,
+        standings=[standing.to_data() for standing in results.standings],
+        seed=results.seed,
+        commitment=results.commitment,
+        deal_version=results.deal_version,
+        logs=dict(results.logs),
+        line=list(results.line) if results.line else None,
+        par=results.par,
+        event=event,
+    )
+
+
+class Results:
+    """Closing races and reading what they came to."""
+
+    def __init__(
+        self,
+        store: Store,
+        settings: Settings,
+        memory: RaceMemory,
+        lobby: Lobby,
+        records: Records | None = None,
+    ) -> None:
+        self.store = store
+        self.settings = settings
+        self.memory = memory
+        self.lobby = lobby
+        #: Writes accounts' ratings and histories from results (docs/players.md).
+        self.records = records
+        self._closing: set[str] = set()
+        self._closers: set[asyncio.Task[None]] = set()
+
+    # -- closing -------------------------------------------------------------
+
+    def close_soon(self, race: str) -> None:
+        """Close ``race`` in the background: its last racer just stopped playing."""
+        if race not in self._closing:
+            self._closing.add(race)
+            task = asyncio.get_running_loop().create_task(self._close(race))
+            self._closers.add(task)  # the loop keeps only a weak reference to a task
+            task.add_done_callback(self._closers.discard)
+
+    async def _close(self, race: str) -> None:
+        try:
+            await self.close_if_done(race)
+        except Exception:
+            log.exception("closing race %s failed", race)
+        finally:
+            self._closing.discard(race)
+
+    async def close_if_done(self, race: str, now: float | None = None) -> bool:
+        """Close a finished race and publish its results (exactly once overall)."""
+        closed = await self.store.finish(race, time.time() if now is None else now)
+        meta = await self.store.meta(race)
+        if meta.get("status") != "finished" or not meta.get("started_at"):
+            return False
+        if not closed and await self.store.results(race) is not None:
+            return False
+        if closed:
+            await self.store.lobby_changed()
+        results = await self.results(race)
+        # A tournament table's results (its seed) wait for the other tables
+        # racing the same deal: the director announces them at the stage's end.
+        hold = meta.get("hold_results") == "1"
+        if self.records is not None:  # rating changes go into the results, once
+            results = await self.records.prepare(race, meta, results)
+        payload = encode_event(Finished(results))
+        await self.store.record_results(race, pack(results.to_data()), payload, hold=hold)
+        await self.store.expire_race(race, self.settings.timeouts.keep_finished)
+        if self.records is not None and results.records:
+            # The stored results, not ours: another node may have stored its own first.
+            stored = await self.stored_results(race)
+            if stored is not None:
+                await self.records.write(race, stored)
+        return True
+
+    async def sweep(self, now: float | None = None) -> None:
+        """Close every race whose clock has run out by ``now``; any node may do it."""
+        now = time.time() if now is None else now
+        for race in await self.store.live_races_due(now):
+            await self.close_if_done(race, now)
+
+    async def announce_held_results(self, race: str) -> None:
+        """Announce results a tournament held back until its other tables finished."""
+        await self.store.announce_results(race)
+
+    # -- reading -------------------------------------------------------------
+
+    async def has_results(self, race: str) -> bool:
+        return await self.store.has_results(race)
+
+    async def stored_results(self, race: str) -> RaceResults | None:
+        """The results as stored, seed included, or None before the race closed."""
+        packed = await self.store.results(race)
+        return None if packed is None else RaceResults.from_data(unpack(packed))
+
+    async def public_results(self, race: str) -> RaceResults:
+        """The stored results, once anyone may read them (never a held table's or day's)."""
+        if await self.store.results_held(race):
+            raise RequestRefused(ErrorCode.NOT_ALLOWED, "these results are not public yet")
+        results = await self.stored_results(race)
+        if results is None:
+            raise RequestRefused(
+                ErrorCode.NOT_FOUND, "no results for that race (not over, or gone)"
+            )
+        return results
+
+    async def results(self, race: str) -> RaceResults:
+        """Standings, revealed seed and every racer's log."""
+        started = await self.memory.started(race)
+        boards = await self.store.boards(race)
+        names = await self.store.players(race)
+        racers = []
+        logs: dict[str, list[str]] = {}
+        for player, name in names.items():
+            if f"seq:{player}" not in boards:
+                continue
+            logs[player] = await self.store.log(race, player)
+            racers.append(
+                RacerResult(
+                    player=player,
+                    name=name,
+                    status=RacerStatus(boards[f"status:{player}"].decode()),
+                    home=int(boards[f"home:{player}"]),
+                    moves=int(boards[f"seq:{player}"]),
+                    finished_at=float(boards.get(f"at:{player}") or started.ends_at),
+                )
+            )
+        return RaceResults(
+            standings=tuple(
+                Standing(
+                    place=placed.place,
+                    player=r.player,
+                    name=r.name,
+                    status=r.status,
+                    home=r.home,
+                    moves=r.moves,
+                    time=round(max(0.0, r.finished_at - started.started_at), 1),
+                    by=None if placed.decided_by is None else DecidedBy(placed.decided_by),
+                )
+                for placed in standings(racers, started.started_at)
+                for r in (placed.item,)
+            ),
+            seed=started.seed,
+            commitment=started.commitment,
+            deal_version=started.deal_version,
+            variant=started.game.id,
+            logs=logs,
+            # The proof of a winnable deal; its length is the par.
+            line=started.line,
+        )
+
+    async def replay(self, race: str, player: str) -> tuple[list[str], list[ViewMap]]:
+        """A finished race's log for one racer and the view after each move.
+
+        Refused until the race is over: views of an opponent's game while it
+        runs would show a racer cards still in their own stock.
+        """
+        info = await self.lobby.info(race)
+        if info.phase is not Phase.FINISHED or info.started_at is None:
+            raise RequestRefused(ErrorCode.NOT_ALLOWED, "replays open once the race is over")
+        if await self.store.results_held(race):
+            raise RequestRefused(
+                ErrorCode.NOT_ALLOWED, "replays open once every table on this deal has finished"
+            )
+        if player not in info.players:
+            raise RequestRefused(ErrorCode.NOT_A_RACER, f"{player!r} did not race here")
+        started = await self.memory.started(race)
+        game = started.game
+        moves = await self.store.log(race, player)
+        state = started.opening()
+        views = [game.view(state)]
+        for text in moves:
+            state = game.apply(state, Move.parse(text))
+            views.append(game.view(state))
+        return moves, views
