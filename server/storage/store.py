@@ -680,6 +680,9 @@ class CommitBatcher:
     the service answers it as the resent move it is.
     """
 
+    #: The most commits one call of the move script holds.
+    MOVES_PER_CALL = 64
+
     #: Pauses before the attempts after a failed one (redis-py's retries, before).
     RETRY_PAUSES = (0.05, 0.1, 0.2)
 
@@ -738,41 +741,72 @@ class CommitBatcher:
             if not pipe.ready():
                 self._retry(group)
                 continue
-            sent = pipe.send([self._command(c) for c, _ in group])
-            sent.add_done_callback(functools.partial(self._answered, group))
+            calls = self._calls(group)
+            sent = pipe.send([self._command(call) for call in calls])
+            sent.add_done_callback(functools.partial(self._answered, calls))
 
-    def _command(self, c: MoveCommit) -> tuple[Any, ...]:
-        return (
-            "EVALSHA", self._store._sha["move"], 4,
-            keys.race_meta(c.race), keys.race_boards(c.race),
-            keys.race_events(c.race), keys.race_log(c.race, c.player),
-            c.player, c.expected_seq, c.snapshot, c.move, c.status, c.home,
-            repr(c.now), keys.race_channel(c.race), c.payload,
-            c.expected_version, c.version,
-        )  # fmt: skip
+    def _calls(self, group: Pending) -> list[Pending]:
+        """One Redis's commits as script calls: a call's commits share a slot, and a
+        call holds at most :attr:`MOVES_PER_CALL` of them.
 
-    def _answered(self, batch: Pending, sent: asyncio.Future[list[Any]]) -> None:
+        Redis spends more on each script call and each command than on what
+        they carry, so a batch shares calls (docs/performance.md, "Redis").
+        """
+        if self._topology.single is not None:
+            by_slot = [group]
+        else:
+            slot, slots = self._topology.slot, dict[int, Pending]()
+            for item in group:
+                slots.setdefault(slot(keys.race_meta(item[0].race)), []).append(item)
+            by_slot = list(slots.values())
+        size = self.MOVES_PER_CALL
+        return [commits[i : i + size] for commits in by_slot for i in range(0, len(commits), size)]
+
+    def _command(self, call: Pending) -> tuple[Any, ...]:
+        names: list[Any] = []
+        values: list[Any] = []
+        for c, _ in call:
+            race = c.race
+            names += (
+                keys.race_meta(race), keys.race_boards(race),
+                keys.race_events(race), keys.race_log(race, c.player),
+            )  # fmt: skip
+            values += (
+                c.player, c.expected_seq, c.snapshot, c.move, c.status, c.home,
+                repr(c.now), keys.race_channel(race), c.payload,
+                c.expected_version, c.version,
+            )  # fmt: skip
+        return ("EVALSHA", self._store._sha["move"], len(names), *names, *values)
+
+    def _answered(self, calls: list[Pending], sent: asyncio.Future[list[Any]]) -> None:
         if sent.cancelled() or sent.exception() is not None:
-            self._retry(batch)  # the connection broke or timed out
+            self._retry([item for call in calls for item in call])  # the connection broke
             return
-        again = self._deliver(batch, sent.result())
+        again = self._deliver(calls, sent.result())
         if again:
             self._retry(again)  # Redis restarted, or the cluster moved a slot
 
-    def _deliver(self, batch: Pending, replies: list[Any]) -> Pending:
-        """Resolve each commit with its reply; returns those to send again."""
+    def _deliver(self, calls: list[Pending], replies: list[Any]) -> Pending:
+        """Resolve each commit with its reply; returns those to send again.
+
+        A call's reply is an error for all its commits (a forgotten script, a
+        moved slot) or one reply a commit, which may be that commit's error.
+        """
         again: Pending = []
-        for item, reply in zip(batch, replies, strict=True):
-            future = item[1]
-            if future.done():
-                continue
+        for call, reply in zip(calls, replies, strict=True):
             if isinstance(reply, ReplyError):
                 if _send_again(reply):
-                    again.append(item)
+                    again += call
                 else:
-                    future.set_exception(ResponseError(str(reply)))
-            else:
-                future.set_result([_text(reply[0]), int(reply[1]), int(reply[2])])
+                    _fail(call, ResponseError(str(reply)))
+                continue
+            for (_, future), answer in zip(call, reply, strict=True):
+                if future.done():
+                    continue
+                if isinstance(answer, ReplyError):
+                    future.set_exception(ResponseError(str(answer)))
+                else:
+                    future.set_result([_text(answer[0]), int(answer[1]), int(answer[2])])
         return again
 
     def _retry(self, batch: Pending) -> None:
@@ -789,11 +823,12 @@ class CommitBatcher:
             try:
                 errors: list[str] = []
                 for endpoint, group in self._by_endpoint(batch).items():
+                    calls = self._calls(group)
                     replies = await self._pipe(endpoint).execute(
-                        [self._command(c) for c, _ in group]
+                        [self._command(call) for call in calls]
                     )
                     errors += [str(reply) for reply in replies if isinstance(reply, ReplyError)]
-                    self._deliver(group, replies)
+                    self._deliver(calls, replies)
                 batch = [item for item in batch if not item[1].done()]
                 if not batch:
                     return
@@ -802,9 +837,7 @@ class CommitBatcher:
                 error = exc
                 with contextlib.suppress(RedisError, OSError):
                     await self._topology.refresh()
-        for _, future in batch:
-            if not future.done():
-                future.set_exception(error)
+        _fail(batch, error)
 
     async def _mend(self, errors: list[str]) -> Exception:
         """Do what the error replies ask: reload the scripts, read the slot map again."""
@@ -816,6 +849,12 @@ class CommitBatcher:
         if forgot:
             await self._store.load_scripts()
         return ResponseError(errors[0] if errors else "redis did not answer every commit")
+
+
+def _fail(commits: Pending, error: Exception) -> None:
+    for _, future in commits:
+        if not future.done():
+            future.set_exception(error)
 
 
 def _send_again(reply: ReplyError) -> bool:
