@@ -662,16 +662,21 @@ Pending = list[tuple[MoveCommit, "asyncio.Future[list[Any]]"]]
 
 
 class CommitBatcher:
-    """Sends concurrent move commits to Redis as one pipeline per loop turn.
+    """Sends concurrent move commits to Redis together: a group commit.
 
-    Every commit that arrives in the same event-loop turn goes into one
-    pipeline on the node's lean commit connection (:mod:`server.storage.resp`)
-    to the Redis that holds the race: on a cluster, one pipeline per primary
-    among those the turn's races live on. Pipelines do not wait for each
-    other: any number may be in flight on a connection, and each pipeline's
-    replies resolve its commits' futures as they are parsed. Order between
-    pipelines does not matter: each commit is a compare-and-set on its
-    racer's sequence, and a racer's next move waits for the reply to its last.
+    Commits go in one pipeline on the node's lean commit connection
+    (:mod:`server.storage.resp`) to the Redis that holds the race: on a
+    cluster, one pipeline per primary among those the races live on. A
+    pipeline leaves at the end of the event-loop turn its first commit came
+    in, unless one is still in flight to that Redis: then the commits wait
+    for its answer and leave together as the next. An idle node so sends
+    each commit at once, and a busy one sends fewer, fuller pipelines; Redis
+    spends more on each round trip, script call and command than on what they
+    carry (docs/performance.md, "Redis"), so a commit costs Redis less the
+    more it shares them. In a pipeline, the commits of one slot share script
+    calls, and each commit has its own reply. Order between pipelines does
+    not matter: each commit is a compare-and-set on its racer's sequence,
+    and a racer's next move waits for the reply to its last.
 
     The rare cases take a slower path in a task: connecting (again), a Redis
     that forgot its scripts (restarted, or a replica just promoted), a
@@ -683,6 +688,10 @@ class CommitBatcher:
     #: The most commits one call of the move script holds.
     MOVES_PER_CALL = 64
 
+    #: Pipelines a node keeps in flight to one Redis; commits that come
+    #: meanwhile wait for one to be answered and then go together.
+    PIPELINES_IN_FLIGHT = 1
+
     #: Pauses before the attempts after a failed one (redis-py's retries, before).
     RETRY_PAUSES = (0.05, 0.1, 0.2)
 
@@ -693,9 +702,12 @@ class CommitBatcher:
         self._pending: Pending = []
         self._scheduled = False
         self._retrying: set[asyncio.Task[None]] = set()
+        #: Pipelines in flight to each Redis, and the commits waiting for them.
+        self._in_flight: dict[Endpoint, int] = {}
+        self._waiting: dict[Endpoint, Pending] = {}
 
     def send(self, commit: MoveCommit) -> asyncio.Future[list[Any]]:
-        """Send a commit with the others of this loop turn.
+        """Send a commit with the others of this loop turn, or of the pipeline in flight.
 
         The future's result: [outcome, event number or current seq, unfinished racers].
         """
@@ -737,21 +749,24 @@ class CommitBatcher:
             self._retry(batch)
             return
         for endpoint, group in groups.items():
-            pipe = self._pipe(endpoint)
-            if not pipe.ready():
-                self._retry(group)
-                continue
-            calls = self._calls(group)
-            sent = pipe.send([self._command(call) for call in calls])
-            sent.add_done_callback(functools.partial(self._answered, calls))
+            if self._in_flight.get(endpoint, 0) >= self.PIPELINES_IN_FLIGHT:
+                self._waiting.setdefault(endpoint, []).extend(group)
+            else:
+                self._send(endpoint, group)
+
+    def _send(self, endpoint: Endpoint, group: Pending) -> None:
+        pipe = self._pipe(endpoint)
+        if not pipe.ready():
+            self._retry(group)
+            return
+        calls = self._calls(group)
+        sent = pipe.send([self._command(call) for call in calls])
+        self._in_flight[endpoint] = self._in_flight.get(endpoint, 0) + 1
+        sent.add_done_callback(functools.partial(self._answered, endpoint, calls))
 
     def _calls(self, group: Pending) -> list[Pending]:
         """One Redis's commits as script calls: a call's commits share a slot, and a
-        call holds at most :attr:`MOVES_PER_CALL` of them.
-
-        Redis spends more on each script call and each command than on what
-        they carry, so a batch shares calls (docs/performance.md, "Redis").
-        """
+        call holds at most :attr:`MOVES_PER_CALL` of them."""
         if self._topology.single is not None:
             by_slot = [group]
         else:
@@ -778,7 +793,13 @@ class CommitBatcher:
             )  # fmt: skip
         return ("EVALSHA", self._store._sha["move"], len(names), *names, *values)
 
-    def _answered(self, calls: list[Pending], sent: asyncio.Future[list[Any]]) -> None:
+    def _answered(
+        self, endpoint: Endpoint, calls: list[Pending], sent: asyncio.Future[list[Any]]
+    ) -> None:
+        self._in_flight[endpoint] -= 1
+        waiting = self._waiting.pop(endpoint, None)
+        if waiting:
+            self._send(endpoint, waiting)
         if sent.cancelled() or sent.exception() is not None:
             self._retry([item for call in calls for item in call])  # the connection broke
             return
