@@ -811,7 +811,7 @@ class CommitBatcher:
         """Resolve each commit with its reply; returns those to send again.
 
         A call's reply is an error for all its commits (a forgotten script, a
-        moved slot) or one reply a commit, which may be that commit's error.
+        moved slot) or a line a commit: its outcome, or the error it met.
         """
         again: Pending = []
         for call, reply in zip(calls, replies, strict=True):
@@ -821,13 +821,14 @@ class CommitBatcher:
                 else:
                     _fail(call, ResponseError(str(reply)))
                 continue
-            for (_, future), answer in zip(call, reply, strict=True):
+            for (_, future), line in zip(call, _bytes(reply).split(b"\n"), strict=True):
                 if future.done():
                     continue
-                if isinstance(answer, ReplyError):
-                    future.set_exception(ResponseError(str(answer)))
+                if line.startswith(b"! "):
+                    future.set_exception(ResponseError(line[2:].decode()))
                 else:
-                    future.set_result([_text(answer[0]), int(answer[1]), int(answer[2])])
+                    outcome, number, left = line.split(b" ")
+                    future.set_result([outcome.decode(), int(number), int(left)])
         return again
 
     def _retry(self, batch: Pending) -> None:

@@ -6,19 +6,21 @@
 -- nodes from both applying move n, and a node from applying a move to a board
 -- Redis lost. The move log is the board; a snapshot (the packed board after
 -- this move) comes only every few moves, so that reading a board replays a
--- short tail. Returns one reply a commit: {status, event or current seq,
--- unfinished racers}, or the error that commit met (the others still count).
--- Every move runs this, and Redis's cost is mostly per script call and per
--- command in it: a batch shares one call, and the usual commit reads one hash.
+-- short tail. Returns one line a commit, "status number left" (the number is
+-- the event's, or the current seq; left: unfinished racers), or "! error" for
+-- a commit that met one (the others still count), all in one string: Redis
+-- writes each part of a nested reply with a write of its own, and those
+-- writes were the largest cost of a move (docs/performance.md, "Redis").
+-- A batch shares one call, and the usual commit reads one hash.
 -- The race's clock is the node's to check (it sends `now` and knows the
 -- race's immutable start and end); a board is 'playing' only while its race
 -- is started, so the race's own status is read only to name a refusal.
 
 local function refusal(meta, board)
   local status = redis.call('HGET', meta, 'status')
-  if not status then return {'not_found', 0, 0} end
-  if status ~= 'started' or board[1] then return {'race_over', 0, 0} end
-  return {'not_a_racer', 0, 0}
+  if not status then return 'not_found 0 0' end
+  if status ~= 'started' or board[1] then return 'race_over 0 0' end
+  return 'not_a_racer 0 0'
 end
 
 local function commit(meta, boards, events, log, a)
@@ -26,8 +28,9 @@ local function commit(meta, boards, events, log, a)
   local board = redis.call('HMGET', boards, 'seq:' .. p, 'status:' .. p, 'ver:' .. p)
   if board[2] ~= 'playing' then return refusal(meta, board) end
   local seq = tonumber(board[1])
-  if seq ~= tonumber(ARGV[a + 2]) then return {'bad_sequence', seq, 0} end
-  if (board[3] or '') ~= ARGV[a + 10] then return {'bad_sequence', seq, 0} end
+  if seq ~= tonumber(ARGV[a + 2]) or (board[3] or '') ~= ARGV[a + 10] then
+    return 'bad_sequence ' .. board[1] .. ' 0'
+  end
   local status = ARGV[a + 5]
   redis.call('HSET', boards, 'seq:' .. p, seq + 1, 'status:' .. p, status,
     'home:' .. p, ARGV[a + 6], 'ver:' .. p, ARGV[a + 11])
@@ -41,13 +44,17 @@ local function commit(meta, boards, events, log, a)
     redis.call('HSET', boards, 'at:' .. p, ARGV[a + 7])
     left = redis.call('HINCRBY', meta, 'unfinished', -1)
   end
-  return {'ok', emit(meta, events, ARGV[a + 8], ARGV[a + 9]), left}
+  return 'ok ' .. emit(meta, events, ARGV[a + 8], ARGV[a + 9]) .. ' ' .. left
 end
 
-local replies = {}
+local lines = {}
 for k = 1, #KEYS, 4 do
-  local ok, reply = pcall(commit, KEYS[k], KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], (k - 1) / 4 * 11)
-  if not ok and type(reply) ~= 'table' then reply = {err = tostring(reply)} end
-  replies[#replies + 1] = reply
+  local ok, line = pcall(commit, KEYS[k], KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], (k - 1) / 4 * 11)
+  if not ok then
+    -- redis.call raises the error's text (Redis 6) or a table holding it (7).
+    local text = type(line) == 'table' and line.err or tostring(line)
+    line = '! ' .. string.gsub(text, '\n', ' ')
+  end
+  lines[#lines + 1] = line
 end
-return replies
+return table.concat(lines, '\n')
