@@ -372,7 +372,7 @@ class Store:
 
     async def event_count(self, race: str) -> int:
         """How many events the race has had: the number of the latest."""
-        return int(await self.redis.hget(keys.race_meta(race), "events") or 0)
+        return int(await self.redis.xlen(keys.race_events(race)))
 
     async def race_id_for_code(self, code: str) -> str | None:
         return _optional_text(await self.redis.get(keys.race_code(code.upper())))
@@ -485,7 +485,7 @@ class Store:
     async def race_now(self, race: str) -> tuple[int, dict[str, bytes]]:
         """The race's latest event number and its boards hash, read at one instant."""
         async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.hget(keys.race_meta(race), "events")
+            pipe.xlen(keys.race_events(race))
             pipe.hgetall(keys.race_boards(race))
             events, boards = await pipe.execute()
         return int(events or 0), {_text(k): _bytes(v) for k, v in boards.items()}

@@ -44,7 +44,7 @@ local function commit(meta, boards, events, log, a)
     redis.call('HSET', boards, 'at:' .. p, ARGV[a + 7])
     left = redis.call('HINCRBY', meta, 'unfinished', -1)
   end
-  return 'ok ' .. emit(meta, events, ARGV[a + 8], ARGV[a + 9]) .. ' ' .. left
+  return 'ok ' .. emit(events, ARGV[a + 8], ARGV[a + 9]) .. ' ' .. left
 end
 
 local lines = {}
