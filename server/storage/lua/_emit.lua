@@ -3,8 +3,9 @@
 -- or tournament's stream as id 0-N, and announce "N|payload" on its channel.
 -- The stream is never trimmed, so its length is the number of the latest
 -- event: a read, where a counter of its own would be one more write a move.
+-- The number is made text once: Lua writes a number out with sprintf.
 local function emit(events, channel, payload)
-  local n = redis.call('XLEN', events) + 1
+  local n = tostring(redis.call('XLEN', events) + 1)
   redis.call('XADD', events, '0-' .. n, 'd', payload)
   redis.call('PUBLISH', channel, n .. '|' .. payload)
   return n
