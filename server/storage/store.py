@@ -668,15 +668,16 @@ class CommitBatcher:
     (:mod:`server.storage.resp`) to the Redis that holds the race: on a
     cluster, one pipeline per primary among those the races live on. A
     pipeline leaves at the end of the event-loop turn its first commit came
-    in, unless one is still in flight to that Redis: then the commits wait
-    for its answer and leave together as the next. An idle node so sends
-    each commit at once, and a busy one sends fewer, fuller pipelines; Redis
-    spends more on each round trip, script call and command than on what they
-    carry (docs/performance.md, "Redis"), so a commit costs Redis less the
-    more it shares them. In a pipeline, the commits of one slot share script
-    calls, and each commit has its own reply. Order between pipelines does
-    not matter: each commit is a compare-and-set on its racer's sequence,
-    and a racer's next move waits for the reply to its last.
+    in, unless :attr:`PIPELINES_IN_FLIGHT` are in flight to that Redis: then
+    the commits wait for one's answer and leave together as the next. A node
+    so sends each commit at once, and one that Redis cannot keep up with
+    sends fewer, fuller pipelines. In a pipeline, the commits of one slot
+    share script calls, each commit with its own reply. Redis spends more on
+    each round trip, script call and command than on what they carry
+    (docs/performance.md, "What a move costs Redis"), so a commit costs it
+    less the more it shares them. Order between pipelines does not matter:
+    each commit is a compare-and-set on its racer's sequence, and a racer's
+    next move waits for the reply to its last.
 
     The rare cases take a slower path in a task: connecting (again), a Redis
     that forgot its scripts (restarted, or a replica just promoted), a
@@ -689,8 +690,11 @@ class CommitBatcher:
     MOVES_PER_CALL = 64
 
     #: Pipelines a node keeps in flight to one Redis; commits that come
-    #: meanwhile wait for one to be answered and then go together.
-    PIPELINES_IN_FLIGHT = 1
+    #: meanwhile wait for one to be answered and then go together. One alone
+    #: made the node and Redis take turns (docs/performance.md, change 4);
+    #: four keep both busy, and past them a Redis that falls behind gets
+    #: fuller script calls, which cost it less a move.
+    PIPELINES_IN_FLIGHT = 4
 
     #: Pauses before the attempts after a failed one (redis-py's retries, before).
     RETRY_PAUSES = (0.05, 0.1, 0.2)
