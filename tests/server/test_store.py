@@ -173,3 +173,18 @@ async def test_refusals_name_what_is_wrong(store: Store) -> None:
     assert await store.finish(race, time.time() + 10_000)
     assert (await store.batcher.send(_commit(race, "p2", 0)))[0] == "race_over"
     assert await store.log(race, "p2") == []
+
+
+async def test_commits_wait_behind_pipelines_in_flight(store: Store) -> None:
+    """Commits that come while the batcher's pipelines are in flight go together
+    once one is answered, each answered once."""
+    store.batcher.PIPELINES_IN_FLIGHT = 1
+    races = [await _started_race(store) for _ in range(5)]
+    assert (await store.batcher.send(_commit(races[0], "host", 0)))[0] == "ok"  # connected
+    sent = []
+    for race in races[1:]:  # one loop turn each: the first is in flight as the rest come
+        sent.append(store.batcher.send(_commit(race, "host", 0)))
+        await asyncio.sleep(0)
+    assert [reply[0] for reply in await asyncio.gather(*sent)] == ["ok"] * 4
+    for race in races:
+        assert await store.log(race, "host") == ["m0"]
