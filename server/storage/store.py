@@ -674,7 +674,7 @@ class CommitBatcher:
     sends fewer, fuller pipelines. In a pipeline, the commits of one slot
     share script calls, each commit with its own reply. Redis spends more on
     each round trip, script call and command than on what they carry
-    (docs/performance.md, "What a move costs Redis"), so a commit costs it
+    (docs/performance.md, "What a move costs Redis: where its CPU goes"), so a commit costs it
     less the more it shares them. Order between pipelines does not matter:
     each commit is a compare-and-set on its racer's sequence, and a racer's
     next move waits for the reply to its last.

@@ -11,7 +11,7 @@
 -- a commit that met one (the others still count), all in one string: Redis
 -- writes each part of a nested reply with a write of its own, and those
 -- writes were the largest cost of a move (docs/performance.md, "What a move
--- costs Redis").
+-- costs Redis: where its CPU goes").
 -- A batch shares one call, and the usual commit reads one hash.
 -- The race's clock is the node's to check (it sends `now` and knows the
 -- race's immutable start and end); a board is 'playing' only while its race
