@@ -673,11 +673,11 @@ class CommitBatcher:
     so sends each commit at once, and one that Redis cannot keep up with
     sends fewer, fuller pipelines. In a pipeline, the commits of one slot
     share script calls, each commit with its own reply. Redis spends more on
-    each round trip, script call and command than on what they carry
-    (docs/performance.md, "What a move costs Redis: where its CPU goes"), so a commit costs it
-    less the more it shares them. Order between pipelines does not matter:
-    each commit is a compare-and-set on its racer's sequence, and a racer's
-    next move waits for the reply to its last.
+    each round trip, script call and command than on what they carry, so a
+    commit costs it less the more it shares them (docs/performance.md, "What
+    a move costs Redis: where its CPU goes"). Order between pipelines does
+    not matter: each commit is a compare-and-set on its racer's sequence,
+    and a racer's next move waits for the reply to its last.
 
     The rare cases take a slower path in a task: connecting (again), a Redis
     that forgot its scripts (restarted, or a replica just promoted), a
