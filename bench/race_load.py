@@ -437,14 +437,19 @@ class Bench:
         return {proc.name: proc.pid, "redis": self.redis.process.pid, "load": os.getpid()}
 
     def usage(self) -> dict[str, float]:
-        """Redis's memory, bytes received and script calls so far (INFO)."""
+        """Redis's memory, bytes received and moves logged so far (INFO).
+
+        Only the move script pushes to a list (the racer's move log), and it
+        pushes once a move, so RPUSH calls count moves however commits were
+        grouped into script calls.
+        """
         client = redis.Redis.from_url(self.redis_url)
         info = client.info("all")
         client.close()
         return {
             "memory": float(info["used_memory"]),
             "received": float(info["total_net_input_bytes"]),
-            "scripts": float(info.get("cmdstat_evalsha", {}).get("calls", 0)),
+            "moves": float(info.get("cmdstat_rpush", {}).get("calls", 0)),
         }
 
     def flush(self) -> None:
@@ -468,13 +473,13 @@ def _cpu_line(run: Run, process: str, unit: str) -> str:
 def _redis_line(run: Run, before: dict[str, float], after: dict[str, float]) -> str:
     """What a move costs Redis: CPU, bytes received, and memory per race raced.
 
-    Script calls stand in for moves (each race adds a few for its lobby and
-    start), and memory counts every race of the run, finished or not.
+    Bytes count every request (each race adds a few for its lobby and start),
+    and memory counts every race of the run, finished or not.
     """
     cpu = run.extra.get("cpu", {}).get("redis", 0.0)
     per_move = cpu / run.rate * 1e6 if run.rate else math.nan
-    scripts = max(1.0, after["scripts"] - before["scripts"])
-    received = (after["received"] - before["received"]) / scripts
+    moves = max(1.0, after["moves"] - before["moves"])
+    received = (after["received"] - before["received"]) / moves
     races = max(1, int(run.extra.get("races", 0)))
     memory = (after["memory"] - before["memory"]) / races
     run.extra["redis_cpu_us_per_move"] = round(per_move, 1)

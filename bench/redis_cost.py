@@ -1,6 +1,6 @@
 """What a race costs Redis: memory a finished race keeps, bytes and CPU per move.
 
-Run: ``.venv/bin/python -m bench.redis_cost [--races N] [--racers K] [variant]``
+Run: ``.venv/bin/python -m bench.redis_cost [--races N] [--racers K] [--together T] [variant]``
 
 The race bench (:mod:`bench.race_load`) reads Redis's memory over a window in
 which most races are still running. This one plays whole races to the end
@@ -10,9 +10,11 @@ then asks Redis for each remaining key's ``MEMORY USAGE``: the figure an
 operator sizes Redis by (finished races are kept for days; docs/reliability.md).
 It also prints the bytes Redis received per move (``INFO stats``), which
 does not depend on the machine's load, and Redis's own CPU time per move
-(``INFO cpu``), which depends on it far less than wall-clock figures do. Moves
-go one at a time here, so no two share a round trip: the CPU per move is
-higher than under load, where commits are batched (:mod:`bench.race_load`).
+(``INFO cpu``), which depends on it far less than wall-clock figures do. With
+``--together 1`` races are played one after another and moves go one at a
+time, so no two share a round trip; with ``--together T`` T races are played
+at once, their racers moving back to back, so the commits of a loop turn share
+pipelines and script calls as they do under load (:mod:`bench.race_load`).
 """
 
 from __future__ import annotations
@@ -68,27 +70,29 @@ async def play_race(races: RaceServices, variant: str, deal: int, racers: int) -
     raise RuntimeError(f"race {race} did not close")
 
 
-async def measure(variant: str, races: int, racers: int) -> None:
+async def measure(variant: str, races: int, racers: int, together: int) -> None:
     with tempfile.TemporaryDirectory(prefix="ballroom-memory-") as data:
         redis = EmbeddedRedis(Path(data))
         redis.start()
         try:
             store = await connect(redis.url)
             try:
-                await report(store, variant, races, racers)
+                await report(store, variant, races, racers, together)
             finally:
                 await store.close()
         finally:
             redis.stop()
 
 
-async def report(store: Store, variant: str, races: int, racers: int) -> None:
+async def report(store: Store, variant: str, races: int, racers: int, together: int) -> None:
     settings = Settings(timeouts=Timeouts(countdown=0.0))
     service = RaceServices.build(store, settings)
     before, cpu_before = await _counters(store)
     moves = 0
-    for deal in range(races):
-        moves += (await play_race(service, variant, deal, racers))[1]
+    for first in range(0, races, together):
+        deals = range(first, min(races, first + together))
+        played = await asyncio.gather(*(play_race(service, variant, d, racers) for d in deals))
+        moves += sum(n for _, n in played)
     after, cpu_after = await _counters(store)
     sent, cpu = after - before, cpu_after - cpu_before
     by_kind: Counter[str] = Counter()
@@ -97,7 +101,10 @@ async def report(store: Store, variant: str, races: int, racers: int) -> None:
         usage = await store.redis.memory_usage(key, samples=0)
         by_kind[found.group(1) if found else "other"] += int(usage or 0)
     total = sum(by_kind.values())
-    print(f"{variant}: {races} finished races of {racers}, {moves / races:.0f} moves per race")
+    print(
+        f"{variant}: {races} finished races of {racers}, {moves / races:.0f} moves per race, "
+        f"{together} at a time"
+    )
     print(f"  Redis received {sent / moves:,.0f} bytes per move (requests of every kind)")
     print(f"  Redis used {cpu / moves * 1e6:,.1f} us of CPU per move (requests of every kind)")
     print(f"  Redis memory per finished race: {total / races / 1024:,.1f} KiB, by key:")
@@ -116,9 +123,10 @@ def main() -> None:
     parser.add_argument("variant", nargs="?", default="contradance")
     parser.add_argument("--races", type=int, default=20)
     parser.add_argument("--racers", type=int, default=2)
+    parser.add_argument("--together", type=int, default=1, help="races played at once")
     args = parser.parse_args()
     started = time.perf_counter()
-    asyncio.run(measure(args.variant, args.races, args.racers))
+    asyncio.run(measure(args.variant, args.races, args.racers, max(1, args.together)))
     print(f"  ({time.perf_counter() - started:.1f} s)")
 
 

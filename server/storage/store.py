@@ -382,7 +382,7 @@ class Store:
 
     async def event_count(self, race: str) -> int:
         """How many events the race has had: the number of the latest."""
-        return int(await self.redis.hget(keys.race_meta(race), "events") or 0)
+        return int(await self.redis.xlen(keys.race_events(race)))
 
     async def race_id_for_code(self, code: str) -> str | None:
         return _optional_text(await self.redis.get(keys.race_code(code.upper())))
@@ -500,7 +500,7 @@ class Store:
         left out as the hash leaves it out.
         """
         async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.hget(keys.race_meta(race), "events")
+            pipe.xlen(keys.race_events(race))
             pipe.hgetall(keys.race_boards(race))
             events, raw = await pipe.execute()
         fields = {_text(k): _bytes(v) for k, v in raw.items()}
@@ -696,16 +696,22 @@ Pending = list[tuple[MoveCommit, "asyncio.Future[CommitReply]"]]
 
 
 class CommitBatcher:
-    """Sends concurrent move commits to Redis as one pipeline per loop turn.
+    """Sends concurrent move commits to Redis together: a group commit.
 
-    Every commit that arrives in the same event-loop turn goes into one
-    pipeline on the node's lean commit connection (:mod:`server.storage.resp`)
-    to the Redis that holds the race: on a cluster, one pipeline per primary
-    among those the turn's races live on. Pipelines do not wait for each
-    other: any number may be in flight on a connection, and each pipeline's
-    replies resolve its commits' futures as they are parsed. Order between
-    pipelines does not matter: each commit is a compare-and-set on its
-    racer's sequence, and a racer's next move waits for the reply to its last.
+    Commits go in one pipeline on the node's lean commit connection
+    (:mod:`server.storage.resp`) to the Redis that holds the race: on a
+    cluster, one pipeline per primary among those the races live on. A
+    pipeline leaves at the end of the event-loop turn its first commit came
+    in, unless :attr:`PIPELINES_IN_FLIGHT` are in flight to that Redis: then
+    the commits wait for one's answer and leave together as the next. A node
+    so sends each commit at once, and one that Redis cannot keep up with
+    sends fewer, fuller pipelines. In a pipeline, the commits of one slot
+    share script calls, each commit with its own reply. Redis spends more on
+    each round trip, script call and command than on what they carry, so a
+    commit costs it less the more it shares them (docs/performance.md, "What
+    a move costs Redis: where its CPU goes"). Order between pipelines does
+    not matter: each commit is a compare-and-set on its racer's sequence,
+    and a racer's next move waits for the reply to its last.
 
     The rare cases take a slower path in a task: connecting (again), a Redis
     that forgot its scripts (restarted, or a replica just promoted), a
@@ -713,6 +719,16 @@ class CommitBatcher:
     sent twice that way is harmless: the second finds its sequence taken and
     the service answers it as the resent move it is.
     """
+
+    #: The most commits one call of the move script holds.
+    MOVES_PER_CALL = 64
+
+    #: Pipelines a node keeps in flight to one Redis; commits that come
+    #: meanwhile wait for one to be answered and then go together. One alone
+    #: made the node and Redis take turns (docs/performance.md, change 4);
+    #: four keep both busy, and past them a Redis that falls behind gets
+    #: fuller script calls, which cost it less a move.
+    PIPELINES_IN_FLIGHT = 4
 
     #: Pauses before the attempts after a failed one (redis-py's retries, before).
     RETRY_PAUSES = (0.05, 0.1, 0.2)
@@ -724,9 +740,13 @@ class CommitBatcher:
         self._pending: Pending = []
         self._scheduled = False
         self._retrying: set[asyncio.Task[None]] = set()
+        #: Pipelines in flight to each Redis, and the commits waiting for them.
+        self._in_flight: dict[Endpoint, int] = {}
+        self._waiting: dict[Endpoint, Pending] = {}
 
     def send(self, commit: MoveCommit) -> asyncio.Future[CommitReply]:
-        """Send a commit with the others of this loop turn; the future is Redis's answer."""
+        """Send a commit with the others of this loop turn, or of the pipeline in flight;
+        the future is Redis's answer."""
         loop = asyncio.get_running_loop()
         future: asyncio.Future[CommitReply] = loop.create_future()
         self._pending.append((commit, future))
@@ -765,45 +785,86 @@ class CommitBatcher:
             self._retry(batch)
             return
         for endpoint, group in groups.items():
-            pipe = self._pipe(endpoint)
-            if not pipe.ready():
-                self._retry(group)
-                continue
-            sent = pipe.send([self._command(c) for c, _ in group])
-            sent.add_done_callback(functools.partial(self._answered, group))
+            if self._in_flight.get(endpoint, 0) >= self.PIPELINES_IN_FLIGHT:
+                self._waiting.setdefault(endpoint, []).extend(group)
+            else:
+                self._send(endpoint, group)
 
-    def _command(self, c: MoveCommit) -> tuple[Any, ...]:
-        return (
-            "EVALSHA", self._store._sha["move"], 4,
-            keys.race_meta(c.race), keys.race_boards(c.race),
-            keys.race_events(c.race), keys.race_log(c.race, c.player),
-            c.player, c.expected_seq, c.snapshot, c.move, c.status, c.home,
-            repr(c.now), keys.race_channel(c.race), c.payload,
-            c.expected_version, c.version,
-        )  # fmt: skip
-
-    def _answered(self, batch: Pending, sent: asyncio.Future[list[Any]]) -> None:
-        if sent.cancelled() or sent.exception() is not None:
-            self._retry(batch)  # the connection broke or timed out
+    def _send(self, endpoint: Endpoint, group: Pending) -> None:
+        pipe = self._pipe(endpoint)
+        if not pipe.ready():
+            self._retry(group)
             return
-        again = self._deliver(batch, sent.result())
+        calls = self._calls(group)
+        sent = pipe.send([self._command(call) for call in calls])
+        self._in_flight[endpoint] = self._in_flight.get(endpoint, 0) + 1
+        sent.add_done_callback(functools.partial(self._answered, endpoint, calls))
+
+    def _calls(self, group: Pending) -> list[Pending]:
+        """One Redis's commits as script calls: a call's commits share a slot, and a
+        call holds at most :attr:`MOVES_PER_CALL` of them."""
+        if self._topology.single is not None:
+            by_slot = [group]
+        else:
+            slot, slots = self._topology.slot, dict[int, Pending]()
+            for item in group:
+                slots.setdefault(slot(keys.race_meta(item[0].race)), []).append(item)
+            by_slot = list(slots.values())
+        size = self.MOVES_PER_CALL
+        return [commits[i : i + size] for commits in by_slot for i in range(0, len(commits), size)]
+
+    def _command(self, call: Pending) -> tuple[Any, ...]:
+        names: list[Any] = []
+        values: list[Any] = []
+        for c, _ in call:
+            race = c.race
+            names += (
+                keys.race_meta(race), keys.race_boards(race),
+                keys.race_events(race), keys.race_log(race, c.player),
+            )  # fmt: skip
+            values += (
+                c.player, c.expected_seq, c.snapshot, c.move, c.status, c.home,
+                repr(c.now), keys.race_channel(race), c.payload,
+                c.expected_version, c.version,
+            )  # fmt: skip
+        return ("EVALSHA", self._store._sha["move"], len(names), *names, *values)
+
+    def _answered(
+        self, endpoint: Endpoint, calls: list[Pending], sent: asyncio.Future[list[Any]]
+    ) -> None:
+        self._in_flight[endpoint] -= 1
+        waiting = self._waiting.pop(endpoint, None)
+        if waiting:
+            self._send(endpoint, waiting)
+        if sent.cancelled() or sent.exception() is not None:
+            self._retry([item for call in calls for item in call])  # the connection broke
+            return
+        again = self._deliver(calls, sent.result())
         if again:
             self._retry(again)  # Redis restarted, or the cluster moved a slot
 
-    def _deliver(self, batch: Pending, replies: list[Any]) -> Pending:
-        """Resolve each commit with its reply; returns those to send again."""
+    def _deliver(self, calls: list[Pending], replies: list[Any]) -> Pending:
+        """Resolve each commit with its reply; returns those to send again.
+
+        A call's reply is an error for all its commits (a forgotten script, a
+        moved slot) or a line a commit: its outcome, or the error it met.
+        """
         again: Pending = []
-        for item, reply in zip(batch, replies, strict=True):
-            future = item[1]
-            if future.done():
-                continue
+        for call, reply in zip(calls, replies, strict=True):
             if isinstance(reply, ReplyError):
                 if _send_again(reply):
-                    again.append(item)
+                    again += call
                 else:
-                    future.set_exception(ResponseError(str(reply)))
-            else:
-                future.set_result(CommitReply(_text(reply[0]), int(reply[1]), int(reply[2])))
+                    _fail(call, ResponseError(str(reply)))
+                continue
+            for (_, future), line in zip(call, _bytes(reply).split(b"\n"), strict=True):
+                if future.done():
+                    continue
+                if line.startswith(b"! "):
+                    future.set_exception(ResponseError(line[2:].decode()))
+                else:
+                    outcome, number, left = line.split(b" ")
+                    future.set_result(CommitReply(outcome.decode(), int(number), int(left)))
         return again
 
     def _retry(self, batch: Pending) -> None:
@@ -820,11 +881,12 @@ class CommitBatcher:
             try:
                 errors: list[str] = []
                 for endpoint, group in self._by_endpoint(batch).items():
+                    calls = self._calls(group)
                     replies = await self._pipe(endpoint).execute(
-                        [self._command(c) for c, _ in group]
+                        [self._command(call) for call in calls]
                     )
                     errors += [str(reply) for reply in replies if isinstance(reply, ReplyError)]
-                    self._deliver(group, replies)
+                    self._deliver(calls, replies)
                 batch = [item for item in batch if not item[1].done()]
                 if not batch:
                     return
@@ -833,9 +895,7 @@ class CommitBatcher:
                 error = exc
                 with contextlib.suppress(RedisError, OSError):
                     await self._topology.refresh()
-        for _, future in batch:
-            if not future.done():
-                future.set_exception(error)
+        _fail(batch, error)
 
     async def _mend(self, errors: list[str]) -> Exception:
         """Do what the error replies ask: reload the scripts, read the slot map again."""
@@ -847,6 +907,12 @@ class CommitBatcher:
         if forgot:
             await self._store.load_scripts()
         return ResponseError(errors[0] if errors else "redis did not answer every commit")
+
+
+def _fail(commits: Pending, error: Exception) -> None:
+    for _, future in commits:
+        if not future.done():
+            future.set_exception(error)
 
 
 def _send_again(reply: ReplyError) -> bool:

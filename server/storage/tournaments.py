@@ -103,7 +103,7 @@ class TournamentStore:
         )
 
     async def event_count(self, tournament: str) -> int:
-        return int(await self.redis.hget(keys.tournament_meta(tournament), "events") or 0)
+        return int(await self.redis.xlen(keys.events(tournament)))
 
     async def password_matches(self, tournament: str, password: str | None) -> bool:
         stored = await self.redis.hget(keys.tournament_meta(tournament), "password")

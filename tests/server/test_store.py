@@ -5,9 +5,11 @@ from __future__ import annotations
 import asyncio
 import time
 
+from redis.exceptions import ResponseError
+
 from server.rules.races import RaceSettings, Spectate
 from server.storage import keys
-from server.storage.store import MoveCommit, Store, pack
+from server.storage.store import CommitReply, MoveCommit, Store, pack
 
 
 async def _open_race(store: Store, max_players: int = 2) -> str:
@@ -139,3 +141,53 @@ async def test_commits_go_on_after_their_connection_is_dropped(store: Store) -> 
     assert outcome in ("ok", "bad_sequence")
     assert (await store.batcher.send(_commit(race, "host", 2)))[0] == "ok"
     assert await store.redis.lrange(keys.race_log(race, "host"), 0, -1) == [b"m0", b"m1", b"m2"]
+
+
+async def test_commits_of_one_call_stand_alone(store: Store) -> None:
+    """Commits sent together share a script call, yet each gets its own answer:
+    a refusal or an error in one leaves the others committed."""
+    race, other = await _started_race(store), await _started_race(store)
+    await store.redis.delete(keys.race_log(other, "host"))
+    await store.redis.set(keys.race_log(other, "host"), "not a list")
+    replies = await asyncio.gather(
+        store.batcher.send(_commit(race, "host", 0)),
+        store.batcher.send(_commit(other, "host", 0)),
+        store.batcher.send(_commit(race, "p2", 5)),
+        store.batcher.send(_commit(race, "p2", 0)),
+        return_exceptions=True,
+    )
+    assert replies[0][0] == "ok" and replies[3][0] == "ok"  # type: ignore[index]
+    assert isinstance(replies[1], ResponseError) and "WRONGTYPE" in str(replies[1])
+    assert replies[2] == CommitReply("bad_sequence", 0, 0)
+    assert await store.log(race, "p2") == ["m0"]
+
+
+async def test_refusals_name_what_is_wrong(store: Store) -> None:
+    """A commit to a race that is not there, not started or over, or by someone not
+    racing, is refused and changes nothing."""
+    race = await _started_race(store)
+    assert (await store.batcher.send(_commit("no-such-race", "host", 0)))[0] == "not_found"
+    assert (await store.batcher.send(_commit(race, "stranger", 0)))[0] == "not_a_racer"
+    assert (await store.batcher.send(_commit(await _open_race(store), "host", 0)))[0] == (
+        "race_over"
+    )
+    await store.batcher.send(_commit(race, "host", 0, status="won"))
+    assert (await store.batcher.send(_commit(race, "host", 1)))[0] == "race_over"
+    assert await store.finish(race, time.time() + 10_000)
+    assert (await store.batcher.send(_commit(race, "p2", 0)))[0] == "race_over"
+    assert await store.log(race, "p2") == []
+
+
+async def test_commits_wait_behind_pipelines_in_flight(store: Store) -> None:
+    """Commits that come while the batcher's pipelines are in flight go together
+    once one is answered, each answered once."""
+    store.batcher.PIPELINES_IN_FLIGHT = 1
+    races = [await _started_race(store) for _ in range(5)]
+    assert (await store.batcher.send(_commit(races[0], "host", 0)))[0] == "ok"  # connected
+    sent = []
+    for race in races[1:]:  # one loop turn each: the first is in flight as the rest come
+        sent.append(store.batcher.send(_commit(race, "host", 0)))
+        await asyncio.sleep(0)
+    assert [reply[0] for reply in await asyncio.gather(*sent)] == ["ok"] * 4
+    for race in races:
+        assert await store.log(race, "host") == ["m0"]

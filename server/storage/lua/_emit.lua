@@ -1,8 +1,11 @@
 -- Shared prelude of every script that records an event.
--- emit(meta, events, channel, payload): number the event, append it to the
--- race's stream as id 0-N, and announce "N|payload" on the race's channel.
-local function emit(meta, events, channel, payload)
-  local n = redis.call('HINCRBY', meta, 'events', 1)
+-- emit(events, channel, payload): number the event, append it to the race's
+-- or tournament's stream as id 0-N, and announce "N|payload" on its channel.
+-- The stream is never trimmed, so its length is the number of the latest
+-- event: a read, where a counter of its own would be one more write a move.
+-- The number is made text once: Lua writes a number out with sprintf.
+local function emit(events, channel, payload)
+  local n = tostring(redis.call('XLEN', events) + 1)
   redis.call('XADD', events, '0-' .. n, 'd', payload)
   redis.call('PUBLISH', channel, n .. '|' .. payload)
   return n

@@ -4,4 +4,4 @@
 local payload = redis.call('HGET', KEYS[1], 'held')
 if not payload then return 0 end
 redis.call('HDEL', KEYS[1], 'held')
-return emit(KEYS[1], KEYS[2], ARGV[1], payload)
+return emit(KEYS[2], ARGV[1], payload)

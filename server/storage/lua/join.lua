@@ -8,4 +8,4 @@ if redis.call('HEXISTS', KEYS[2], ARGV[2]) == 1 then return {'ok', 0} end
 local max = tonumber(redis.call('HGET', KEYS[1], 'max_players'))
 if redis.call('HLEN', KEYS[2]) >= max then return {'race_full', 0} end
 redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
-return {'ok', emit(KEYS[1], KEYS[3], ARGV[4], ARGV[5])}
+return {'ok', emit(KEYS[3], ARGV[4], ARGV[5])}

@@ -18,4 +18,4 @@ elseif redis.call('HGET', KEYS[1], 'host') == ARGV[2] then
   local first = redis.call('HKEYS', KEYS[2])[1]
   redis.call('HSET', KEYS[1], 'host', first)
 end
-return {'ok', emit(KEYS[1], KEYS[3], ARGV[3], ARGV[4]), closed}
+return {'ok', emit(KEYS[3], ARGV[3], ARGV[4]), closed}

@@ -15,4 +15,4 @@ else
   if away then return {0, 0, grace} end
   redis.call('HSET', meta, 'away:' .. p, ARGV[2])
 end
-return {1, emit(meta, KEYS[3], ARGV[4], ARGV[5]), grace}
+return {1, emit(KEYS[3], ARGV[4], ARGV[5]), grace}

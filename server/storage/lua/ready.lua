@@ -14,4 +14,4 @@ local all = 1
 for _, p in ipairs(redis.call('HKEYS', KEYS[2])) do
   if redis.call('HEXISTS', KEYS[1], 'ready:' .. p) == 0 then all = 0 end
 end
-return {'ok', emit(KEYS[1], KEYS[3], ARGV[3], ARGV[4]), all}
+return {'ok', emit(KEYS[3], ARGV[3], ARGV[4]), all}

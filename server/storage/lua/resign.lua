@@ -18,4 +18,4 @@ if not current then return {'not_a_racer', 0, 0} end
 if current ~= 'playing' then return {'race_over', 0, 0} end
 redis.call('HSET', boards, 'status:' .. p, ARGV[5], 'at:' .. p, ARGV[2])
 local left = redis.call('HINCRBY', meta, 'unfinished', -1)
-return {'ok', emit(meta, KEYS[3], ARGV[3], ARGV[4]), left}
+return {'ok', emit(KEYS[3], ARGV[3], ARGV[4]), left}

@@ -9,4 +9,4 @@ if ARGV[4] == '1' then
   redis.call('HSET', KEYS[1], 'held', ARGV[3])
   return 0
 end
-return emit(KEYS[1], KEYS[2], ARGV[2], ARGV[3])
+return emit(KEYS[2], ARGV[2], ARGV[3])

@@ -20,4 +20,4 @@ redis.call('HSET', KEYS[1], 'status', 'started', 'started_at', ARGV[3], 'ends_at
 for _, p in ipairs(players) do
   redis.call('HSET', KEYS[4], 'seq:' .. p, 0, 'status:' .. p, 'playing', 'home:' .. p, ARGV[8])
 end
-return {'ok', emit(KEYS[1], KEYS[3], ARGV[5], ARGV[6])}
+return {'ok', emit(KEYS[3], ARGV[5], ARGV[6])}
