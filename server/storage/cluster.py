@@ -137,6 +137,20 @@ class Topology:
             endpoint = self._endpoints[node.name] = Endpoint.from_settings(settings)
         return endpoint
 
+    async def is_primary(self, endpoint: Endpoint) -> bool:
+        """Whether the node at ``endpoint`` says (ROLE) that it is a primary now.
+
+        Right after a failover another node's slot map may still name the
+        old primary, now a replica: asking the node itself settles it.
+        """
+        if not isinstance(self.client, aioredis.RedisCluster):
+            return True
+        node = self.client.get_node(host=endpoint.host, port=endpoint.port)
+        if node is None:
+            return False
+        role = await self.client.execute_command("ROLE", target_nodes=node)
+        return bool(role) and role[0] in (b"master", "master")
+
     async def refresh(self) -> None:
         """Read the cluster's slot map again (after a failover, a resharding).
 
@@ -206,6 +220,11 @@ class ShardedSubscriber:
         for endpoint, same_slot in self._by_slot(channels):
             shard = self._shards.get(endpoint)
             if shard is None:
+                if not await self._topology.is_primary(endpoint):
+                    # A stale map (a failover still spreading): a replica is sent a
+                    # shard's messages only once its primary knows it, so read the
+                    # map again and subscribe at the primary (the hub retries).
+                    raise ClusterDownError(f"{endpoint.host}:{endpoint.port} is not a primary")
                 shard = Subscriber(endpoint, self._on_message, self._shard_lost, sharded=True)
                 await shard.open()
                 self._shards[endpoint] = shard
