@@ -43,8 +43,8 @@ class TournamentWatch:
     async def rewound(self) -> int:
         """Redis lost the latest changes: send the document as it now stands."""
         director = self.director
-        count = await director.tournaments.event_count(self.tournament)
-        doc = await director.tournaments.load(self.tournament)
+        count = await director.event_count(self.tournament)
+        doc = await director.stored(self.tournament)
         if doc is not None:
             self.conn.send(TournamentInfo(tournament=dict(doc)))
         return count

@@ -350,7 +350,7 @@ async def on_ping(conn: Connection, msg: Ping) -> ServerMessage:
 async def _follow(conn: Connection, tournament: str) -> Document:
     """The tournament now, with every later change pushed to this connection."""
     director = conn.services.tournaments
-    since = await director.tournaments.event_count(tournament)
+    since = await director.event_count(tournament)
     doc = await director.info(tournament)
     entrant = any(e["player"] == conn.player for e in doc["entrants"])
     await conn.follow_tournament(tournament, since, entrant=entrant)

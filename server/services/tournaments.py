@@ -125,6 +125,15 @@ class Director:
             raise _not_found(tournament)
         return doc
 
+    async def stored(self, tournament: str) -> Doc | None:
+        """The document as Redis holds it now (None: gone), for a follower who missed
+        changes Redis lost."""
+        return await self.tournaments.load(tournament)
+
+    async def event_count(self, tournament: str) -> int:
+        """How many changes the tournament has had: where a new follower starts."""
+        return await self.tournaments.event_count(tournament)
+
     async def listed(self) -> list[dict[str, object]]:
         """Summaries for the lobby: enough to choose one, not the whole document."""
         return [_summary(doc) for doc in await self.tournaments.listed()]

@@ -6,7 +6,10 @@ from typing import Any
 
 from server.storage import keys
 from server.storage.cluster import RedisClient
-from server.storage.store import Store, _text
+from server.storage.replies import (
+    reply_text,
+)
+from server.storage.store import Store
 
 __all__ = ["DailyStore"]
 
@@ -52,20 +55,20 @@ class DailyStore:
         rows: list[Any] = await self.redis.zrange(
             keys.daily_board(day, variant), 0, count - 1, withscores=True
         )
-        return [(_text(player), float(score)) for player, score in rows]
+        return [(reply_text(player), float(score)) for player, score in rows]
 
     async def pending_days(self) -> list[tuple[str, str]]:
         """(day, variant) of every day whose races' results still wait."""
         found = await self.redis.zrange(keys.DAILY_PENDING, 0, -1)
         pending = []
         for item in found:
-            day, variant = _text(item).split(":", 1)
+            day, variant = reply_text(item).split(":", 1)
             pending.append((day, variant))
         return pending
 
     async def races(self, day: str, variant: str) -> list[str]:
         return sorted(
-            _text(race) for race in await self.redis.smembers(keys.daily_races(day, variant))
+            reply_text(race) for race in await self.redis.smembers(keys.daily_races(day, variant))
         )
 
     async def announced(self, day: str, variant: str) -> None:

@@ -15,7 +15,11 @@ from typing import NamedTuple
 
 from server.storage import keys
 from server.storage.cluster import RedisClient
-from server.storage.store import Store, _script, _text
+from server.storage.replies import (
+    reply_text,
+    script_source,
+)
+from server.storage.store import Store
 
 __all__ = ["Group", "QueueStore", "RematchStore", "RematchVote", "Ticket"]
 
@@ -39,9 +43,9 @@ class QueueStore:
 
     def __init__(self, store: Store) -> None:
         self.redis: RedisClient = store.redis
-        self._pair = self.redis.register_script(_script("mm_pair"))
-        self._requeue = self.redis.register_script(_script("mm_requeue"))
-        self._leave = self.redis.register_script(_script("mm_leave"))
+        self._pair = self.redis.register_script(script_source("mm_pair"))
+        self._requeue = self.redis.register_script(script_source("mm_requeue"))
+        self._leave = self.redis.register_script(script_source("mm_leave"))
 
     async def join(
         self, queue: str, player: str, name: str, rating: int, *, now: float, claim_ttl: float
@@ -102,7 +106,7 @@ class QueueStore:
         )
         groups = []
         for group in reply:
-            texts = [_text(value) for value in group]
+            texts = [reply_text(value) for value in group]
             racers = dict(zip(texts[1::2], texts[2::2], strict=True))
             groups.append(Group(texts[0], racers))
         return groups
@@ -113,7 +117,7 @@ class QueueStore:
         found = {}
         for player, value in zip(players, values, strict=True):
             if value is not None:
-                race, at = _text(value).split("|", 1)
+                race, at = reply_text(value).split("|", 1)
                 found[player] = Ticket(race, float(at))
         return found
 
@@ -147,7 +151,7 @@ class RematchStore:
     def __init__(self, store: Store) -> None:
         self.redis: RedisClient = store.redis
         # A first acceptance is announced on the race's channel: a shard channel on a cluster.
-        source = _script("rematch", sharded=store.topology.sharded)
+        source = script_source("rematch", sharded=store.topology.sharded)
         self._accept = self.redis.register_script(source)
 
     async def accept(self, race: str, player: str, *, new: str, now: float) -> RematchVote:
@@ -161,14 +165,14 @@ class RematchStore:
             keys=[*race_keys, keys.race_events(race)],
             args=[player, new, repr(now), keys.race_channel(race)],
         )
-        status = _text(reply[0])
+        status = reply_text(reply[0])
         if status == "waiting":
             return RematchVote(status, int(reply[1]), int(reply[2]), None)
         if status == "made":
-            return RematchVote(status, int(reply[2]), int(reply[2]), _text(reply[1]))
+            return RematchVote(status, int(reply[2]), int(reply[2]), reply_text(reply[1]))
         return RematchVote(status, 0, 0, None)
 
     async def named(self, race: str) -> str | None:
         """The rematch of ``race``, once everyone accepted."""
         made = await self.redis.hget(keys.race_rematch(race), "race")
-        return None if made is None else _text(made)
+        return None if made is None else reply_text(made)

@@ -16,7 +16,13 @@ from typing import Any, NamedTuple
 from server.rules.results import RatingChange
 from server.storage import keys
 from server.storage.cluster import RedisClient
-from server.storage.store import Store, _bytes, _optional_text, _script, _text
+from server.storage.replies import (
+    optional_text,
+    reply_bytes,
+    reply_text,
+    script_source,
+)
+from server.storage.store import Store
 
 __all__ = ["PlayerStore", "StoredAccount", "Window"]
 
@@ -42,10 +48,10 @@ class PlayerStore:
     def __init__(self, store: Store) -> None:
         self.redis: RedisClient = store.redis
         # redis-py's Script loads itself again if Redis forgot it (a restart).
-        self._rate_hit = self.redis.register_script(_script("rate_hit"))
-        self._token_add = self.redis.register_script(_script("token_add"))
-        self._token_touch = self.redis.register_script(_script("token_touch"))
-        self._player_race = self.redis.register_script(_script("player_race"))
+        self._rate_hit = self.redis.register_script(script_source("rate_hit"))
+        self._token_add = self.redis.register_script(script_source("token_add"))
+        self._token_touch = self.redis.register_script(script_source("token_touch"))
+        self._player_race = self.redis.register_script(script_source("player_race"))
 
     # -- names and accounts ------------------------------------------------
 
@@ -67,13 +73,13 @@ class PlayerStore:
         )
 
     async def player_named(self, skeleton_digest: str) -> str | None:
-        return _optional_text(await self.redis.get(keys.account_name(skeleton_digest)))
+        return optional_text(await self.redis.get(keys.account_name(skeleton_digest)))
 
     async def account(self, player: str) -> StoredAccount | None:
         name, password_hash = await self.redis.hmget(keys.account(player), "name", "password")
         if name is None or password_hash is None:
             return None
-        return StoredAccount(player, _text(name), _text(password_hash))
+        return StoredAccount(player, reply_text(name), reply_text(password_hash))
 
     async def set_password_hash(self, player: str, password_hash: str) -> None:
         await self.redis.hset(keys.account(player), "password", password_hash)
@@ -172,7 +178,7 @@ class PlayerStore:
         if reply == 0:
             return None
         return [
-            (_text(reply[i]), float(reply[i + 1]), float(reply[i + 2]), int(reply[i + 3]))
+            (reply_text(reply[i]), float(reply[i + 1]), float(reply[i + 2]), int(reply[i + 3]))
             for i in range(0, len(reply), 4)
         ]
 
@@ -191,34 +197,34 @@ class PlayerStore:
         rows: list[Any] = await self.redis.zrange(
             keys.fastest_wins(variant), 0, count - 1, withscores=True
         )
-        return [(_text(player), float(seconds)) for player, seconds in rows]
+        return [(reply_text(player), float(seconds)) for player, seconds in rows]
 
     async def top(self, scope: str, count: int) -> list[tuple[str, int]]:
         rows: list[Any] = await self.redis.zrevrange(
             keys.leaderboard(scope), 0, count - 1, withscores=True
         )
-        return [(_text(player), int(score)) for player, score in rows]
+        return [(reply_text(player), int(score)) for player, score in rows]
 
     async def names(self, players: list[str]) -> list[str | None]:
         async with self.redis.pipeline(transaction=False) as pipe:
             for player in players:
                 pipe.hget(keys.account(player), "name")
-            return [_optional_text(name) for name in await pipe.execute()]
+            return [optional_text(name) for name in await pipe.execute()]
 
     async def stats(self, player: str) -> dict[str, str]:
         raw = await self.redis.hgetall(keys.account_stats(player))
-        return {_text(k): _text(v) for k, v in raw.items()}
+        return {reply_text(k): reply_text(v) for k, v in raw.items()}
 
     async def history(self, player: str, count: int = 50) -> list[bytes]:
         entries = await self.redis.lrange(keys.account_history(player), 0, count - 1)
-        return [_bytes(entry) for entry in entries]
+        return [reply_bytes(entry) for entry in entries]
 
     async def mark_pending(self, race: str, when: float) -> None:
         await self.redis.zadd(keys.RECORDS_PENDING, {race: when})
 
     async def pending(self, before: float, count: int = 20) -> list[str]:
         races = await self.redis.zrangebyscore(keys.RECORDS_PENDING, 0, before, 0, count)
-        return [_text(race) for race in races]
+        return [reply_text(race) for race in races]
 
     async def recorded(self, race: str) -> None:
         await self.redis.zrem(keys.RECORDS_PENDING, race)

@@ -24,11 +24,9 @@ import asyncio
 import contextlib
 import functools
 import logging
-import re
 import secrets
 import time
 from collections.abc import Callable, Mapping, Sequence
-from importlib import resources
 from typing import Any, NamedTuple
 
 import msgpack
@@ -41,6 +39,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from protocol.codec import pack_value as pack
 from protocol.results import RacerStatus
+from server.rules.codes import new_code
 from server.rules.races import RaceSettings
 from server.storage import keys
 from server.storage.cluster import (
@@ -51,6 +50,13 @@ from server.storage.cluster import (
     is_cluster_url,
     is_redirection,
     open_feed,
+)
+from server.storage.replies import (
+    optional_text,
+    reply_bytes,
+    reply_text,
+    reply_texts,
+    script_source,
 )
 from server.storage.resp import Endpoint, Pipe, ReplyError
 
@@ -68,7 +74,6 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 SESSION_TTL = 7 * 24 * 3600
-_CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I to misread
 
 
 #: Fields of a race's meta hash that hold msgpack, not text: the results and
@@ -80,31 +85,13 @@ class StoreUnavailable(Exception):
     """Redis cannot be reached right now; the request may be retried."""
 
 
-#: PUBLISH as a Lua script names it, quoted either way.
-_PUBLISH = re.compile(r"""(['"])PUBLISH\1""")
-
-
-def _script(name: str, *, sharded: bool = False) -> str:
-    """A script's source, with the shared prelude if it emits events.
-
-    ``sharded``: events are announced on shard channels (SPUBLISH, Redis 7+),
-    which a cluster delivers only from the shard that owns the race.
-    """
-    text = resources.files("server.storage").joinpath("lua", f"{name}.lua").read_text()
-    if "emit(" in text:
-        text = resources.files("server.storage").joinpath("lua", "_emit.lua").read_text() + text
-    if sharded:
-        text = _PUBLISH.sub(r"\1SPUBLISH\1", text)
-    return text
-
-
 def _pair(race: str, player: str) -> str:
     """A racer in a race as one member of the presence sets (ids hold no spaces)."""
     return f"{race} {player}"
 
 
 def _split_pair(member: object) -> tuple[str, str]:
-    race, player = _text(member).split(" ", 1)
+    race, player = reply_text(member).split(" ", 1)
     return race, player
 
 
@@ -112,27 +99,14 @@ def unpack(data: bytes) -> Any:
     return msgpack.unpackb(data, raw=False, strict_map_key=False)
 
 
+def _numbered(entry_id: object, fields: Mapping[bytes, object]) -> tuple[int, bytes]:
+    """A stream entry ``0-N`` as (N, its payload)."""
+    return int(reply_text(entry_id).split("-")[1]), reply_bytes(fields[b"d"])
+
+
 def _meta(raw: Mapping[bytes | str, object]) -> dict[str, str]:
     """A race's meta hash as text, without the packed fields (results, held results)."""
-    return {_text(k): _text(v) for k, v in raw.items() if k not in _PACKED_META}
-
-
-def _texts(raw: Mapping[bytes | str, object]) -> dict[str, str]:
-    return {_text(k): _text(v) for k, v in raw.items()}
-
-
-def _text(value: object) -> str:
-    """A Redis reply as text (replies are bytes; our own values are ASCII)."""
-    return value.decode() if isinstance(value, bytes) else str(value)
-
-
-def _bytes(value: object) -> bytes:
-    """A Redis reply as bytes (the client is not set to decode responses)."""
-    return value if isinstance(value, bytes) else str(value).encode()
-
-
-def _optional_text(value: object) -> str | None:
-    return None if value is None else _text(value)
+    return {reply_text(k): reply_text(v) for k, v in raw.items() if k not in _PACKED_META}
 
 
 class CommitReply(NamedTuple):
@@ -276,7 +250,7 @@ class Store:
         #: One Redis runs a MULTI over any keys; a cluster only over one slot's.
         self.atomic_across_slots = not self.topology.sharded
         sharded = self.topology.sharded
-        self._source = {name: _script(name, sharded=sharded) for name in self.SCRIPTS}
+        self._source = {name: script_source(name, sharded=sharded) for name in self.SCRIPTS}
         self._sha: dict[str, str] = {}
         self.batcher = CommitBatcher(self)
 
@@ -320,14 +294,14 @@ class Store:
             (player, name), _ = await pipe.execute()
         if player is None:
             return None
-        return _text(player), _text(name)
+        return reply_text(player), reply_text(name)
 
     # -- races -----------------------------------------------------------
 
     async def create_race(self, host: str, name: str, settings: RaceSettings) -> str:
         """Store a new open race with its host as first player; returns its id."""
         race = secrets.token_hex(5)
-        code = "".join(secrets.choice(_CODE_ALPHABET) for _ in range(6))
+        code = new_code()
         now = time.time()
         meta: dict[str, str | int | float] = {
             **settings.to_meta(), "status": "open", "host": host, "created": now, "code": code,
@@ -368,7 +342,7 @@ class Store:
     async def open_races_hosted_by(self, player: str) -> int:
         """How many races ``player`` created that are still open; forgets the others."""
         key = keys.hosted_races(player)
-        races = [_text(r) for r in await self.redis.smembers(key)]
+        races = [reply_text(r) for r in await self.redis.smembers(key)]
         if not races:
             return 0
         async with self.redis.pipeline(transaction=False) as pipe:
@@ -385,13 +359,13 @@ class Store:
         return int(await self.redis.xlen(keys.race_events(race)))
 
     async def race_id_for_code(self, code: str) -> str | None:
-        return _optional_text(await self.redis.get(keys.race_code(code.upper())))
+        return optional_text(await self.redis.get(keys.race_code(code.upper())))
 
     async def meta(self, race: str) -> dict[str, str]:
         return _meta(await self.redis.hgetall(keys.race_meta(race)))
 
     async def players(self, race: str) -> dict[str, str]:
-        return _texts(await self.redis.hgetall(keys.race_players(race)))
+        return reply_texts(await self.redis.hgetall(keys.race_players(race)))
 
     async def metas_and_players(
         self, races: Sequence[str]
@@ -406,20 +380,20 @@ class Store:
                 pipe.hgetall(keys.race_meta(race))
                 pipe.hgetall(keys.race_players(race))
             replies = await pipe.execute()
-        return [(_meta(replies[i]), _texts(replies[i + 1])) for i in range(0, len(replies), 2)]
+        return [(_meta(replies[i]), reply_texts(replies[i + 1])) for i in range(0, len(replies), 2)]
 
     async def open_races(self, limit: int = 50) -> list[str]:
         """Races that can be joined, oldest first."""
-        return [_text(r) for r in await self.redis.zrange(keys.OPEN_RACES, 0, limit - 1)]
+        return [reply_text(r) for r in await self.redis.zrange(keys.OPEN_RACES, 0, limit - 1)]
 
     async def live_races(self, limit: int = 50) -> list[str]:
         """Started races not yet finished, the soonest to end first: the ones to watch."""
-        return [_text(r) for r in await self.redis.zrange(keys.LIVE_RACES, 0, limit - 1)]
+        return [reply_text(r) for r in await self.redis.zrange(keys.LIVE_RACES, 0, limit - 1)]
 
     async def live_races_due(self, now: float, limit: int = 100) -> list[str]:
         """Started races whose clock has run out by ``now``."""
         due = await self.redis.zrangebyscore(keys.LIVE_RACES, "-inf", now, start=0, num=limit)
-        return [_text(r) for r in due]
+        return [reply_text(r) for r in due]
 
     async def join(self, race: str, player: str, name: str, payload: bytes) -> tuple[str, int]:
         status, event = await self.run(
@@ -427,7 +401,7 @@ class Store:
             [keys.race_meta(race), keys.race_players(race), keys.race_events(race)],
             [race, player, name, keys.race_channel(race), payload],
         )
-        return _text(status), int(event)
+        return reply_text(status), int(event)
 
     async def leave(self, race: str, player: str, payload: bytes) -> tuple[str, int]:
         status, event, closed = await self.run(
@@ -437,7 +411,7 @@ class Store:
         )
         if int(closed):
             await self.redis.zrem(keys.OPEN_RACES, race)
-        return _text(status), int(event)
+        return reply_text(status), int(event)
 
     async def set_ready(
         self, race: str, player: str, ready: bool, payload: bytes
@@ -447,7 +421,7 @@ class Store:
             [keys.race_meta(race), keys.race_players(race), keys.race_events(race)],
             [player, int(ready), keys.race_channel(race), payload],
         )
-        return _text(status), int(event), bool(everyone)
+        return reply_text(status), int(event), bool(everyone)
 
     async def start(
         self,
@@ -467,12 +441,12 @@ class Store:
             [race, requester, repr(started_at), repr(ends_at),
              keys.race_channel(race), payload, int(force), home],
         )  # fmt: skip
-        if _text(status) == "ok":
+        if reply_text(status) == "ok":
             # Listed as live before it is no longer listed as open: a node
             # lost between the two leaves it in both lists, never in neither.
             await self.redis.zadd(keys.LIVE_RACES, {race: ends_at})
             await self.redis.zrem(keys.OPEN_RACES, race)
-        return _text(status), int(event)
+        return reply_text(status), int(event)
 
     async def board(self, race: str, player: str) -> StoredBoard | None:
         """One racer's stored board, or None if they are not racing."""
@@ -483,8 +457,8 @@ class Store:
             return None
         seq, status, version, snapshot, snapshot_seq, *tail = reply
         return StoredBoard(
-            int(seq), RacerStatus(_text(status)), _text(version), _bytes(snapshot) or None,
-            int(snapshot_seq), [_text(move) for move in tail],
+            int(seq), RacerStatus(reply_text(status)), reply_text(version),
+            reply_bytes(snapshot) or None, int(snapshot_seq), [reply_text(move) for move in tail],
         )  # fmt: skip
 
     async def racer_seqs(self, race: str, players: list[str]) -> dict[str, int | None]:
@@ -503,7 +477,7 @@ class Store:
             pipe.xlen(keys.race_events(race))
             pipe.hgetall(keys.race_boards(race))
             events, raw = await pipe.execute()
-        fields = {_text(k): _bytes(v) for k, v in raw.items()}
+        fields = {reply_text(k): reply_bytes(v) for k, v in raw.items()}
         racers = [key.removeprefix("seq:") for key in fields if key.startswith("seq:")]
         seqs = {p: int(fields[f"seq:{p}"]) for p in racers}
         snaps = {p: int(fields.get(f"snap:{p}") or 0) for p in racers}
@@ -515,11 +489,11 @@ class Store:
                 for p in behind:
                     pipe.lrange(keys.race_log(race, p), snaps[p], seqs[p] - 1)
                 for p, tail in zip(behind, await pipe.execute(), strict=True):
-                    tails[p] = [_text(move) for move in tail]
+                    tails[p] = [reply_text(move) for move in tail]
         boards = {}
         for p in racers:
-            status = RacerStatus(_text(fields[f"status:{p}"]))
-            version = _text(fields.get(f"ver:{p}", b""))
+            status = RacerStatus(reply_text(fields[f"status:{p}"]))
+            version = reply_text(fields.get(f"ver:{p}", b""))
             snapshot = fields.get(f"state:{p}") or None
             boards[p] = StoredBoard(seqs[p], status, version, snapshot, snaps[p], tails[p])
         return int(events or 0), boards
@@ -528,10 +502,10 @@ class Store:
         """The racers' boards hash: ``seq:P``, ``status:P``, ``home:P``, ``at:P``, ``ver:P``,
         and every few moves a snapshot ``state:P`` taken after move ``snap:P``."""
         raw = await self.redis.hgetall(keys.race_boards(race))
-        return {_text(k): _bytes(v) for k, v in raw.items()}
+        return {reply_text(k): reply_bytes(v) for k, v in raw.items()}
 
     async def log(self, race: str, player: str) -> list[str]:
-        return [_text(m) for m in await self.redis.lrange(keys.race_log(race, player), 0, -1)]
+        return [reply_text(m) for m in await self.redis.lrange(keys.race_log(race, player), 0, -1)]
 
     async def resign(
         self, race: str, player: str, now: float, payload: bytes, *, how: str = "resigned"
@@ -542,7 +516,7 @@ class Store:
             [keys.race_meta(race), keys.race_boards(race), keys.race_events(race)],
             [player, repr(now), keys.race_channel(race), payload, how],
         )
-        return _text(status), int(event), int(left)
+        return reply_text(status), int(event), int(left)
 
     # -- the lobby --------------------------------------------------------
 
@@ -608,7 +582,7 @@ class Store:
 
     async def finish(self, race: str, now: float) -> bool:
         """Close the race if it is done; True for the one caller that closed it."""
-        result = _text(
+        result = reply_text(
             await self.run(
                 "finish",
                 [keys.race_meta(race), keys.race_boards(race), keys.race_players(race)],
@@ -638,7 +612,7 @@ class Store:
         """Let Redis drop every key of a finished race after ``seconds``."""
         meta, players = keys.race_meta(race), keys.race_players(race)
         code = await self.redis.hget(meta, "code")
-        names = [_text(p) for p in await self.redis.hkeys(players)]
+        names = [reply_text(p) for p in await self.redis.hkeys(players)]
         ttl = max(1, int(seconds))
         async with self.redis.pipeline(transaction=False) as pipe:
             for key in (meta, players, keys.race_boards(race), keys.race_events(race)):
@@ -646,7 +620,7 @@ class Store:
             for player in names:
                 pipe.expire(keys.race_log(race, player), ttl)
             if code:
-                pipe.expire(keys.race_code(_text(code)), ttl)
+                pipe.expire(keys.race_code(reply_text(code)), ttl)
             await pipe.execute()
 
     async def announce_results(self, race: str) -> int:
@@ -667,7 +641,7 @@ class Store:
 
     async def results(self, race: str) -> bytes | None:
         value = await self.redis.hget(keys.race_meta(race), "results")
-        return None if value is None else _bytes(value)
+        return None if value is None else reply_bytes(value)
 
     async def events_since(
         self, race: str, since: int, limit: int = 10_000
@@ -676,7 +650,10 @@ class Store:
         entries: Any = await self.redis.xrange(
             keys.events(race), min=f"(0-{since}", max="+", count=limit
         )
-        return [(int(_text(eid).split("-")[1]), _bytes(fields[b"d"])) for eid, fields in entries]
+        return [
+            (int(reply_text(eid).split("-")[1]), reply_bytes(fields[b"d"]))
+            for eid, fields in entries
+        ]
 
     async def events_before(
         self, race: str, before: int | None, limit: int
@@ -684,12 +661,15 @@ class Store:
         """Up to ``limit`` events numbered below ``before`` (None: the newest), newest first."""
         top = "+" if before is None else f"(0-{before}"
         entries: Any = await self.redis.xrevrange(keys.events(race), max=top, min="-", count=limit)
-        return [(int(_text(eid).split("-")[1]), _bytes(fields[b"d"])) for eid, fields in entries]
+        return [
+            (int(reply_text(eid).split("-")[1]), reply_bytes(fields[b"d"]))
+            for eid, fields in entries
+        ]
 
     async def event(self, race: str, n: int) -> bytes | None:
         """Event ``n`` of a race or tournament, or None if its stream has no such event."""
         entries: Any = await self.redis.xrange(keys.events(race), min=f"0-{n}", max=f"0-{n}")
-        return _bytes(entries[0][1][b"d"]) if entries else None
+        return reply_bytes(entries[0][1][b"d"]) if entries else None
 
 
 Pending = list[tuple[MoveCommit, "asyncio.Future[CommitReply]"]]
@@ -857,7 +837,7 @@ class CommitBatcher:
                 else:
                     _fail(call, ResponseError(str(reply)))
                 continue
-            for (_, future), line in zip(call, _bytes(reply).split(b"\n"), strict=True):
+            for (_, future), line in zip(call, reply_bytes(reply).split(b"\n"), strict=True):
                 if future.done():
                     continue
                 if line.startswith(b"! "):

@@ -18,15 +18,20 @@ from collections.abc import Callable
 
 from redis.asyncio.lock import Lock
 
+from server.rules.codes import new_code
 from server.rules.events import TournamentChanged, encode_event
 from server.rules.races import draw_secret_seed
 from server.rules.tournaments import Document
 from server.storage import keys
-from server.storage.store import Store, _bytes, _optional_text, _text, pack, unpack
+from server.storage.replies import (
+    optional_text,
+    reply_bytes,
+    reply_text,
+)
+from server.storage.store import Store, pack, unpack
 
 __all__ = ["TournamentStore", "hash_password"]
 
-_CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 LOCK_SECONDS = 10.0
 
 
@@ -48,7 +53,7 @@ class TournamentStore:
     ) -> Document:
         """Store a new tournament; ``make_doc(id, code)`` builds its document."""
         tournament = "T" + secrets.token_hex(5)
-        code = "".join(secrets.choice(_CODE_ALPHABET) for _ in range(6))
+        code = new_code()
         doc = make_doc(tournament, code)
         meta = keys.tournament_meta(tournament)
         hashed = None
@@ -71,7 +76,7 @@ class TournamentStore:
     async def open_hosted_by(self, player: str) -> int:
         """How many tournaments ``player`` created that have not started; forgets the others."""
         key = keys.hosted_tournaments(player)
-        hosted = [_text(t) for t in await self.redis.smembers(key)]
+        hosted = [reply_text(t) for t in await self.redis.smembers(key)]
         still_open = 0
         for tournament in hosted:
             doc = await self.load(tournament)
@@ -82,13 +87,13 @@ class TournamentStore:
         return still_open
 
     async def id_for_code(self, code: str) -> str | None:
-        return _optional_text(await self.redis.get(keys.tournament_code(code.upper())))
+        return optional_text(await self.redis.get(keys.tournament_code(code.upper())))
 
     async def load(self, tournament: str) -> Document | None:
         data = await self.redis.hget(keys.tournament_meta(tournament), "doc")
         if data is None:
             return None
-        doc: Document = unpack(_bytes(data))  # stored by :meth:`save`, from a Document
+        doc: Document = unpack(reply_bytes(data))  # stored by :meth:`save`, from a Document
         return doc
 
     async def save(self, doc: Document) -> int:
@@ -111,15 +116,15 @@ class TournamentStore:
             return True
         if password is None:
             return False
-        salt = _text(stored).split("$", 1)[0]
+        salt = reply_text(stored).split("$", 1)[0]
         # scrypt is slow on purpose (~10 ms): off the event loop, so guesses
         # cannot stall every other client of the node.
         hashed = await asyncio.to_thread(hash_password, password, salt)
-        return hmac.compare_digest(hashed, _text(stored))
+        return hmac.compare_digest(hashed, reply_text(stored))
 
     async def listed(self, limit: int = 50) -> list[Document]:
         """The newest tournaments' documents, newest first."""
-        ids = [_text(t) for t in await self.redis.zrevrange(keys.TOURNAMENTS, 0, limit - 1)]
+        ids = [reply_text(t) for t in await self.redis.zrevrange(keys.TOURNAMENTS, 0, limit - 1)]
         if not ids:
             return []
         async with self.redis.pipeline(transaction=False) as pipe:
@@ -149,20 +154,20 @@ class TournamentStore:
             await self.redis.srem(keys.ACTIVE_TOURNAMENTS, tournament)
 
     async def active(self) -> list[str]:
-        return sorted(_text(t) for t in await self.redis.smembers(keys.ACTIVE_TOURNAMENTS))
+        return sorted(reply_text(t) for t in await self.redis.smembers(keys.ACTIVE_TOURNAMENTS))
 
     async def stage_seed(self, tournament: str, stage: int) -> int:
         """The secret seed of a stage, drawn once whichever node asks first."""
         meta = keys.tournament_meta(tournament)
         await self.redis.hsetnx(meta, f"seed:{stage}", draw_secret_seed())
-        return int(_text(await self.redis.hget(meta, f"seed:{stage}")))
+        return int(reply_text(await self.redis.hget(meta, f"seed:{stage}")))
 
     async def stage_deal(self, tournament: str, stage: int) -> tuple[int, str, str] | None:
         """A winnable stage's (seed, "proved" or "fallback", line), once a node has found one."""
         found = await self.redis.hget(keys.tournament_meta(tournament), f"deal:{stage}")
         if found is None:
             return None
-        seed, status, line = _text(found).split("|", 2)
+        seed, status, line = reply_text(found).split("|", 2)
         return int(seed), status, line
 
     async def offer_stage_deal(
@@ -185,7 +190,7 @@ class TournamentStore:
 
     async def last_seen(self, tournament: str) -> dict[str, float]:
         raw = await self.redis.hgetall(keys.tournament_seen(tournament))
-        return {_text(k): float(v) for k, v in raw.items()}
+        return {reply_text(k): float(v) for k, v in raw.items()}
 
     def lock(self, tournament: str, *, wait: float | None) -> Lock:
         """The tournament's lock; ``wait`` None gives up at once if it is taken."""
