@@ -29,7 +29,7 @@ end
 if first then
   local offer = {k = 'rematch', player = ARGV[1], name = name, accepted = accepted,
                  racers = racers, rematch = rematch}
-  emit(KEYS[1], KEYS[4], ARGV[4], cmsgpack.pack(offer))
+  emit(KEYS[4], ARGV[4], cmsgpack.pack(offer))
 end
 if rematch then return {'made', rematch, racers} end
 return {'waiting', accepted, racers}
