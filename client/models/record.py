@@ -71,9 +71,12 @@ class RaceRecord:
 
     @property
     def called(self) -> str:
-        """The race's name on screen: its label, else ``race`` and its join code."""
+        """The race's name on screen: its label, else ``race`` and its join code (a race
+        the server made, a quick race or a rematch, has no code to tell anyone)."""
         if self.label:
             return self.label
+        if self.info is not None and not self.info.code:
+            return "quick race"
         return f"race {(self.info.code if self.info else '') or self.race}"
 
     @property

@@ -232,3 +232,14 @@ def test_a_racer_who_rejoined_mid_race_knows_the_target() -> None:
     rejoined = View("royal-cotillion", {}, {}, 0, Progress(7, 104, 5, won=False, over=False))
     record.remember("me", rejoined)
     assert record.opening is None and record.target == 104
+
+
+def test_a_race_is_called_by_its_code_and_a_quick_race_as_such() -> None:
+    """The HUD names a race by the code players join with; a race the server made (a quick
+    race, a rematch) has none, and its long id would push the variant off an 80-column bar."""
+    assert RaceRecord("r1", race_summary(code="K3N826")).called == "race K3N826"
+    assert RaceRecord("r1", race_summary(code="")).called == "quick race"
+    assert RaceRecord("r1").called == "race r1"
+    assert RaceRecord("r1", race_summary(code=""), label="Final · table 1").called == (
+        "Final · table 1"
+    )
