@@ -31,7 +31,20 @@ class ServerScreen(Screen[None]):
         screen at once), may come while the screen is still being composed:
         a container's own children exist only once it is mounted.
         """
-        return bool(self.children) and all(w.is_mounted for w in self.walk_children(Widget))
+        return (
+            self.kept
+            and bool(self.children)
+            and all(w.is_mounted for w in self.walk_children(Widget))
+        )
+
+    @property
+    def kept(self) -> bool:
+        """Whether the app still holds this screen, shown or under another.
+
+        A screen switched away is out of the stack before its widgets go, one
+        by one: a reply that comes in between must not look for them.
+        """
+        return self.is_attached and self in self.app.screen_stack
 
     @property
     def ballroom(self) -> BallroomApp:

@@ -230,7 +230,8 @@ class GameScreen(ServerScreen):
     def composed(self) -> bool:
         """Whether every widget the game draws on is there: a push may come while the
         screen is still being built, or already being taken down."""
-        return len(self.query(", ".join(f"#{name}" for name in self.DRAWN))) == len(self.DRAWN)
+        drawn = self.query(", ".join(f"#{name}" for name in self.DRAWN))
+        return self.kept and len(drawn) == len(self.DRAWN)
 
     def _marks(self) -> Marks:
         if self.highlight is not None and self.highlight in self.picker.texts:
