@@ -95,6 +95,11 @@ class RecentRace:
         }
 
     @classmethod
+    def from_data(cls, data: object) -> RecentRace:
+        """An entry as stored on its own (the server keeps each in the account's history)."""
+        return cls.read(Shape(data, "entry"))
+
+    @classmethod
     def read(cls, shape: Shape) -> RecentRace:
         return cls(
             race=shape.text("race"),

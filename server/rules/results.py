@@ -14,10 +14,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from protocol.results import RacerStatus, Standing
+from protocol.profiles import RecentRace
+from protocol.results import Standing
 from protocol.shapes import Shape
 
-__all__ = ["AccountRecord", "HistoryEntry", "RaceResults", "RatingChange"]
+__all__ = ["AccountRecord", "RaceResults", "RatingChange"]
 
 
 class RatingChange(NamedTuple):
@@ -31,50 +32,11 @@ class RatingChange(NamedTuple):
 
 
 @dataclass(frozen=True, slots=True)
-class HistoryEntry:
-    """A race's line in an account's history (its profile's ``recent``)."""
-
-    race: str
-    variant: str
-    at: float
-    place: int
-    of: int
-    status: RacerStatus
-    time: float
-    home: int
-    change: int | None = None
-    rating: int | None = None
-
-    def to_data(self) -> dict[str, object]:
-        return {
-            "race": self.race, "variant": self.variant, "at": self.at, "place": self.place,
-            "of": self.of, "status": self.status.value, "time": self.time, "home": self.home,
-            "change": self.change, "rating": self.rating,
-        }  # fmt: skip
-
-    @classmethod
-    def from_data(cls, data: object) -> HistoryEntry:
-        shape = Shape(data, "entry")
-        return cls(
-            race=shape.text("race"),
-            variant=shape.text("variant"),
-            at=shape.number("at"),
-            place=shape.integer("place"),
-            of=shape.integer("of"),
-            status=shape.choice("status", RacerStatus),
-            time=shape.number("time"),
-            home=shape.integer("home"),
-            change=shape.optional_integer("change"),
-            rating=shape.optional_integer("rating"),
-        )
-
-
-@dataclass(frozen=True, slots=True)
 class AccountRecord:
     """What a race writes into one account: its rating moves and its history entry."""
 
     moves: tuple[RatingChange, ...]
-    entry: HistoryEntry
+    entry: RecentRace
 
     def to_data(self) -> dict[str, object]:
         return {"moves": [list(move) for move in self.moves], "entry": self.entry.to_data()}
@@ -86,7 +48,7 @@ class AccountRecord:
         assert isinstance(moves, list)  # written by the server itself
         return cls(
             moves=tuple(RatingChange(*move) for move in moves),
-            entry=HistoryEntry.from_data(shape.value("entry")),
+            entry=RecentRace.from_data(shape.value("entry")),
         )
 
 

@@ -28,11 +28,12 @@ from typing import NamedTuple
 from protocol.accounts import is_guest
 from protocol.codec import pack_value as pack
 from protocol.exceptions import ErrorCode
+from protocol.profiles import RecentRace
 from protocol.results import RacerStatus
 from server.exceptions import RequestRefused
 from server.rules.daily import daily_score
 from server.rules.ratings import OVERALL, Skill, is_rated, ranks, rate
-from server.rules.results import AccountRecord, HistoryEntry, RaceResults, RatingChange
+from server.rules.results import AccountRecord, RaceResults, RatingChange
 from server.storage.daily import DailyStore
 from server.storage.players import PlayerStore
 from server.storage.store import unpack
@@ -80,7 +81,7 @@ class AccountProfile(NamedTuple):
     name: str
     ratings: dict[str, Skill]
     races: dict[str, RaceCounts]
-    recent: list[HistoryEntry]
+    recent: list[RecentRace]
 
     def to_data(self) -> dict[str, object]:
         ratings = {
@@ -138,7 +139,7 @@ class Records:
         records = {
             s.player: AccountRecord(
                 tuple(moves[s.player]),
-                HistoryEntry(
+                RecentRace(
                     race=race, variant=variant, at=started_at, place=s.place,
                     of=len(standings), status=s.status, time=s.time, home=s.home,
                     change=s.change, rating=s.rating,
@@ -219,9 +220,7 @@ class Records:
                 ratings[scope] = Skill(
                     float(value), float(stats[f"sigma:{scope}"]), int(stats.get(f"n:{scope}", 0))
                 )
-        recent = [
-            HistoryEntry.from_data(unpack(entry)) for entry in await self.store.history(player)
-        ]
+        recent = [RecentRace.from_data(unpack(entry)) for entry in await self.store.history(player)]
         return AccountProfile(player, account.name, ratings, counts, recent)
 
     async def leaderboard(self, scope: str) -> list[BoardLine]:

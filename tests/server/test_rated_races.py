@@ -26,8 +26,9 @@ from protocol.messages import (
     SpectatePolicy,
     StartRace,
 )
+from protocol.profiles import RecentRace
 from protocol.results import RacerStatus
-from server.rules.results import AccountRecord, HistoryEntry, RaceResults
+from server.rules.results import AccountRecord, RaceResults
 from server.services.records import Records
 from server.storage import keys
 from server.storage.store import Store
@@ -182,7 +183,7 @@ async def test_fastest_wins_board(node: str, clients: Clients) -> None:
     ann = await _account(clients, node, "Ann")
     records: Records = NODES[node].records
     for race, seconds in (("ra", 80.0), ("rb", 60.0), ("rc", 70.0)):
-        entry = HistoryEntry(
+        entry = RecentRace(
             race=race, variant=VARIANT, at=0.0, place=1, of=1, status=RacerStatus.WON,
             time=seconds, home=52,
         )  # fmt: skip
