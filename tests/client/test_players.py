@@ -6,7 +6,9 @@ import asyncio
 import json
 import stat
 from pathlib import Path
+from typing import Any
 
+from textual.pilot import Pilot
 from textual.widgets import Input
 
 from client.app import BallroomApp
@@ -17,7 +19,7 @@ from client.screens.game import GameScreen
 from client.screens.quick import QuickRaceScreen
 from client.session import ClientSession
 from protocol.accounts import is_guest
-from protocol.messages import Matched, Queued, QuickRace
+from protocol.messages import Matched, Queued, QuickRace, RaceStarted
 from protocol.profiles import LeaderboardEntry, PlayerProfile
 from tests.client.screen import on_screen, until
 
@@ -163,7 +165,7 @@ async def test_a_rated_quick_race_shows_in_results_profile_and_back(
     the race, and Enter opens its results again."""
     from client.screens.results import ResultsScreen
     from client.screens.standing import ProfileScreen
-    from protocol.messages import Account, RaceInfo, RaceStarted, Register, Resign
+    from protocol.messages import Account, RaceInfo, Register, Resign
 
     sessions = []
     for name in ("Ann", "Bob"):
@@ -176,17 +178,7 @@ async def test_a_rated_quick_race_shows_in_results_profile_and_back(
     app = BallroomApp(node, "Ann", state_dir=tmp_path)
     try:
         async with app.run_test(size=(100, 30)) as pilot:
-            await until(pilot, lambda: app.link.online, "the app is online")
-            await pilot.press("k")
-            await until(pilot, lambda: isinstance(app.screen, QuickRaceScreen), "queued")
-            await bob.request(QuickRace(variant="quadrille"), Queued)
-            race = (await bob.next(Matched)).race
-            await bob.next(RaceStarted)
-            await until(pilot, lambda: isinstance(app.screen, GameScreen), "the game starts")
-            game = app.screen
-            assert isinstance(game, GameScreen)
-            await pilot.press("x", "x")
-            await until(pilot, lambda: game.resigned, "Ann resigned")
+            race = await _quick_race_ann_resigns(pilot, app, bob)
             # Times count in tenths of a second (closer is a tie, which moves no
             # rating): Bob resigns a tenth later, whatever the load.
             await asyncio.sleep(0.15)
@@ -207,23 +199,13 @@ async def test_results_show_another_racers_rematch_offer_and_n_accepts(node: str
     """Bob offers a rematch after a quick race: Ann's results screen says so without her
     asking; n accepts, and the rematch's game starts."""
     from client.screens.results import ResultsScreen
-    from protocol.messages import RaceFinished, RaceInfo, RaceStarted, Rematch, RematchState, Resign
+    from protocol.messages import RaceFinished, RaceInfo, Rematch, RematchState, Resign
 
     app = BallroomApp(node, "Ann")
     bob = await ClientSession.connect(node, "Bob")
     try:
         async with app.run_test(size=(80, 24)) as pilot:
-            await until(pilot, lambda: app.link.online, "the app is online")
-            await pilot.press("k")
-            await until(pilot, lambda: isinstance(app.screen, QuickRaceScreen), "queued")
-            await bob.request(QuickRace(variant="quadrille"), Queued)
-            race = (await bob.next(Matched)).race
-            await bob.next(RaceStarted)
-            await until(pilot, lambda: isinstance(app.screen, GameScreen), "the game starts")
-            game = app.screen
-            assert isinstance(game, GameScreen)
-            await pilot.press("x", "x")
-            await until(pilot, lambda: game.resigned, "Ann resigned")
+            race = await _quick_race_ann_resigns(pilot, app, bob)
             await bob.request(Resign(race=race), RaceInfo)
             await bob.next(RaceFinished)
             await until(pilot, lambda: isinstance(app.screen, ResultsScreen), "the results")
@@ -238,3 +220,20 @@ async def test_results_show_another_racers_rematch_offer_and_n_accepts(node: str
             )
     finally:
         await bob.close()
+
+
+async def _quick_race_ann_resigns(pilot: Pilot[Any], app: BallroomApp, bob: ClientSession) -> str:
+    """The app (Ann) queues with k, Bob queues too, and once the game starts Ann resigns;
+    the race."""
+    await until(pilot, lambda: app.link.online, "the app is online")
+    await pilot.press("k")
+    await until(pilot, lambda: isinstance(app.screen, QuickRaceScreen), "queued")
+    await bob.request(QuickRace(variant="quadrille"), Queued)
+    race = (await bob.next(Matched)).race
+    await bob.next(RaceStarted)
+    await until(pilot, lambda: isinstance(app.screen, GameScreen), "the game starts")
+    game = app.screen
+    assert isinstance(game, GameScreen)
+    await pilot.press("x", "x")
+    await until(pilot, lambda: game.resigned, "Ann resigned")
+    return race
