@@ -43,8 +43,6 @@ VARIANTS: dict[str, tuple[str, str]] = {
     "as shipped": ("", ""),
     "answering only": ("", NOTHING),
     "without PUBLISH": ("redis.call('PUBLISH', channel, n .. '|' .. payload)", ""),
-    # What a node that follows the race alone asks for (MoveCommit.heard_here).
-    "heard here, alone": ("ARGV[a + 12] == '1'", "true"),
     "without RPUSH (log)": ("redis.call('RPUSH', log, ARGV[a + 4])", ""),
 }
 
@@ -86,7 +84,7 @@ def call(sha: str, races: list[str], seqs: dict[str, int]) -> list[Any]:
                   keys.race_log(race, PLAYER)]  # fmt: skip
         values += [PLAYER, seq, b"", "w>f3", "playing", 3, repr(time.time()),
                    keys.race_channel(race), b"\x95\xa6racer\xa4w>f3\x03\xcbA\xd9" + b"\0" * 6,
-                   f"v{seq}" if seq else "", f"v{seq + 1}", "0"]  # fmt: skip
+                   f"v{seq}" if seq else "", f"v{seq + 1}"]  # fmt: skip
     return ["EVALSHA", sha, len(names), *names, *values]
 
 

@@ -10,13 +10,6 @@ lost while Redis restarted, or events from before it subscribed) reads the
 missing ones from the stream first. So each watcher gets every event once,
 in order, whichever node produced it.
 
-A node that follows a race alone hears nothing back of its own moves: the
-move script announces an event only when another node follows its channel
-(``MoveCommit.heard_here``), and the hub passes it to its watchers here from
-the commit's reply. So the hub tells each commit whether its subscription
-to the race is confirmed, and leaves a channel only after the commits sent
-while it was have answered.
-
 The hub also keeps, per race, the newest event it passed on: the evidence
 :mod:`server.fanout.history` checks Redis against after a restart. When Redis lost
 a race's latest events, :meth:`Hub.rewind` has every watcher of the race
@@ -83,11 +76,6 @@ class Hub:
         self._missed: set[Watcher] = set()
         #: Payload -> event, of the events this node is storing (:meth:`storing`).
         self._own: dict[bytes, Event] = {}
-        #: Topic -> how many of its events this node is storing, and what waits for none.
-        self._storing: dict[str, int] = {}
-        self._all_stored: dict[str, asyncio.Future[None]] = {}
-        #: Topics whose channel the feed is confirmed to be subscribed to.
-        self._subscribed: set[str] = set()
         self._feed: Feed | None = None
         self._reconnecting: asyncio.Task[None] | None = None
         # Set by close: loops stop on it too, since a Redis call can swallow a
@@ -125,8 +113,6 @@ class Hub:
                 # With the feed down, the resubscription after it subscribes.
                 if self._feed is not None and self._feed.usable:
                     await self._feed.subscribe(keys.channel(race))
-                    if race in self._watchers:
-                        self._subscribed.add(race)
         self._catch_up(race, watcher)
 
     async def unwatch(self, race: str, watcher: Watcher) -> None:
@@ -142,13 +128,6 @@ class Hub:
         if not watchers:
             del self._watchers[race]
             self._latest.pop(race, None)
-            # A commit sent while this node heard the race may go unannounced,
-            # so the channel is left only once those have answered: until then
-            # another node following it counts this one as a listener.
-            self._subscribed.discard(race)
-            await self._own_commits_answered(race)
-            if race in self._watchers:
-                return  # watched again meanwhile, and so subscribed again
             with contextlib.suppress(RedisError, OSError):
                 async with self._commands:
                     if self._feed is not None and self._feed.usable:
@@ -204,52 +183,27 @@ class Hub:
             return False
         return True
 
-    def storing(self, topic: str, payload: bytes, event: Event) -> bool:
+    def storing(self, payload: bytes, event: Event) -> None:
         """While this node stores an event, its pub/sub copy is read as ``event``, not unpacked.
 
         That copy can be read before the reply to the commit (they come on
         two connections), so the event is known by its bytes until the
-        commit has answered (:meth:`done_storing`). Returns whether the feed
-        is subscribed to ``topic``: then the event reaches this node's
-        watchers from :meth:`stored`, and needs no announcing for them.
+        commit has answered (:meth:`done_storing`).
         """
         self._own[payload] = event
-        self._storing[topic] = self._storing.get(topic, 0) + 1
-        return topic in self._subscribed
 
-    def done_storing(self, topic: str, payload: bytes) -> None:
+    def done_storing(self, payload: bytes) -> None:
         self._own.pop(payload, None)
-        left = self._storing[topic] - 1
-        if left:
-            self._storing[topic] = left
-            return
-        del self._storing[topic]
-        waiting = self._all_stored.pop(topic, None)
-        if waiting is not None and not waiting.done():
-            waiting.set_result(None)
 
-    async def _own_commits_answered(self, topic: str) -> None:
-        """Wait until every commit of ``topic``'s events this node sent has answered."""
-        if not self._storing.get(topic):
-            return
-        waiting = self._all_stored.get(topic)
-        if waiting is None:
-            waiting = self._all_stored[topic] = asyncio.get_running_loop().create_future()
-        await asyncio.shield(waiting)
-
-    def stored(self, topic: str, n: int, event: Event, payload: bytes, announced: bool) -> None:
+    def stored(self, topic: str, n: int, event: Event, payload: bytes) -> None:
         """Event ``n``, which this node has just stored: its watchers here get it now.
 
-        They need not wait for the event's round trip through pub/sub. When
-        it was ``announced``, that copy arrives later and :meth:`_dispatch`
-        skips it by number without unpacking it, and a watcher for which
-        ``n`` is not next (an earlier event still on its way, a catch-up
-        running) is left to pub/sub and the stream, which keep the order.
-        Unannounced, no copy comes: this is the event's pub/sub copy here.
+        They need not wait for the event's round trip through pub/sub; when
+        that copy arrives they have it already, and :meth:`_dispatch` skips
+        it by number without unpacking it. A watcher for which ``n`` is not
+        next (an earlier event still on its way, a catch-up running) is left
+        to pub/sub and the stream, which keep the order.
         """
-        if not announced:
-            self._dispatch(topic, n, payload, event)
-            return
         delivered, shared = False, Shared()
         for watcher in list(self._watchers.get(topic, ())):
             if (
@@ -270,8 +224,8 @@ class Hub:
         if latest is None or n > latest[0]:
             self._latest[race] = (n, payload)
 
-    def _dispatch(self, race: str, n: int, payload: bytes, event: Event | None = None) -> None:
-        """Event ``n`` of ``race`` to each watcher it is next for; others read the stream."""
+    def _dispatch(self, race: str, n: int, payload: bytes) -> None:
+        event: Event | None = None
         shared = Shared()
         for watcher in list(self._watchers.get(race, ())):
             if watcher in self._rewinding:  # its numbers are from before the rewind
@@ -335,15 +289,14 @@ class Hub:
     async def _connect_feed(self) -> Feed:
         """A new feed, subscribed to the channel of every topic watched here."""
         feed = self.store.feed(self._heard, self._feed_lost)
-        topics = list(self._watchers)
+        channels = [keys.channel(topic) for topic in self._watchers]
         try:
             await feed.open()
-            if topics:
-                await feed.subscribe(*[keys.channel(topic) for topic in topics])
+            if channels:
+                await feed.subscribe(*channels)
         except BaseException:
             feed.close()
             raise
-        self._subscribed = {topic for topic in topics if topic in self._watchers}
         return feed
 
     def _heard(self, channel: bytes, data: bytes) -> None:
@@ -356,7 +309,6 @@ class Hub:
         if self._closed:
             return
         log.warning("event feed lost (%s); reconnecting", error)
-        self._subscribed.clear()
         self.live.clear()
         if self.on_feed_lost is not None:
             self.on_feed_lost()
@@ -384,7 +336,6 @@ class Hub:
             if self._feed is not None:
                 self._feed.close()
                 self._feed = None
-                self._subscribed.clear()
             try:
                 self._feed = await self._connect_feed()
             except (RedisError, OSError) as exc:

@@ -44,38 +44,29 @@ class MoveResult(NamedTuple):
 class OwnEvents(Protocol):
     """Where a node's own move events go as it stores them: its hub."""
 
-    def storing(self, topic: str, payload: bytes, event: Event) -> bool:
-        """The event is being stored: until :meth:`done_storing`, its pub/sub copy is ``event``.
-
-        Returns whether this node follows ``topic`` on pub/sub now and so
-        passes the event to its watchers itself (:meth:`stored`): if no
-        other node follows it, the commit need not announce it.
-        """
+    def storing(self, payload: bytes, event: Event) -> None:
+        """The event is being stored: until :meth:`done_storing`, its pub/sub copy is ``event``."""
         ...
 
-    def done_storing(self, topic: str, payload: bytes) -> None:
+    def done_storing(self, payload: bytes) -> None:
         """The commit of the event has answered (stored or not)."""
         ...
 
-    def stored(self, topic: str, n: int, event: Event, payload: bytes, announced: bool) -> None:
-        """It is stored, as number ``n``: pass it on to watchers here.
-
-        ``announced``: a pub/sub copy will come too; if not, this is the
-        event's only way to this node's watchers.
-        """
+    def stored(self, topic: str, n: int, event: Event, payload: bytes) -> None:
+        """It is stored, as number ``n``: pass it on to watchers here."""
         ...
 
 
 class NoWatchers:
     """The own-events sink of a node part with no hub (tools, benches and tests)."""
 
-    def storing(self, topic: str, payload: bytes, event: Event) -> bool:
-        return False
-
-    def done_storing(self, topic: str, payload: bytes) -> None:
+    def storing(self, payload: bytes, event: Event) -> None:
         pass
 
-    def stored(self, topic: str, n: int, event: Event, payload: bytes, announced: bool) -> None:
+    def done_storing(self, payload: bytes) -> None:
+        pass
+
+    def stored(self, topic: str, n: int, event: Event, payload: bytes) -> None:
         pass
 
 
@@ -202,27 +193,27 @@ class Moves:
         new_version = f"{self._version_prefix}.{next(self._versions)}"
         # A snapshot now and then bounds the log tail a cold read replays.
         snapshot = pack(after.to_data()) if (seq + 1) % self.SNAPSHOT_EVERY == 0 else b""
-        heard_here = self.own_events.storing(race, payload, event)
+        self.own_events.storing(payload, event)
         committed = self.store.batcher.send(
             MoveCommit(
                 race, player, seq, snapshot, text, status,
-                progress.home, now, payload, version, new_version, heard_here,
+                progress.home, now, payload, version, new_version,
             )
         )  # fmt: skip
         result: asyncio.Future[MoveResult | None] = asyncio.get_running_loop().create_future()
 
         def answered(done: asyncio.Future[CommitReply]) -> None:
-            self.own_events.done_storing(race, payload)
+            self.own_events.done_storing(payload)
             if done.cancelled():
                 result.cancel()
                 return
             reply: MoveResult | BaseException | None = done.exception()
             if reply is None:
-                outcome, number, left, announced = done.result()
+                outcome, number, left = done.result()
                 if outcome == "ok":
                     # Stored: this node's cache and watchers learn it, whoever still waits.
                     self.memory.remember(race, player, CachedBoard(seq + 1, new_version, after))
-                    self.own_events.stored(race, number, event, payload, announced)
+                    self.own_events.stored(race, number, event, payload)
                     if left == 0:
                         self.results.close_soon(race)
                     legal = game.legal_moves(after).texts()

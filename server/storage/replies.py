@@ -13,9 +13,8 @@ from importlib import resources
 
 __all__ = ["optional_text", "reply_bytes", "reply_text", "reply_texts", "script_source"]
 
-#: PUBLISH and PUBSUB's NUMSUB as a Lua script names them, quoted either way.
+#: PUBLISH as a Lua script names it, quoted either way.
 _PUBLISH = re.compile(r"""(['"])PUBLISH\1""")
-_NUMSUB = re.compile(r"""(['"])NUMSUB\1""")
 
 
 def reply_text(value: object) -> str:
@@ -42,14 +41,12 @@ def script_source(name: str, *, sharded: bool = False) -> str:
     """A script's source (``lua/NAME.lua``), with the shared prelude if it emits events.
 
     ``sharded``: events are announced on shard channels (SPUBLISH, Redis 7+),
-    which a cluster delivers only from the shard that owns the race, and their
-    subscribers are counted there (PUBSUB SHARDNUMSUB).
+    which a cluster delivers only from the shard that owns the race.
     """
     lua = resources.files("server.storage").joinpath("lua")
     text = lua.joinpath(f"{name}.lua").read_text()
-    if "emit(" in text or "record_event(" in text:
+    if "emit(" in text:
         text = lua.joinpath("_emit.lua").read_text() + text
     if sharded:
         text = _PUBLISH.sub(r"\1SPUBLISH\1", text)
-        text = _NUMSUB.sub(r"\1SHARDNUMSUB\1", text)
     return text

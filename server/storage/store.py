@@ -116,8 +116,6 @@ class CommitReply(NamedTuple):
     outcome: str
     event: int
     left: int
-    #: Whether the event was announced on pub/sub (see ``MoveCommit.heard_here``).
-    announced: bool = True
 
 
 class MoveCommit(NamedTuple):
@@ -140,9 +138,6 @@ class MoveCommit(NamedTuple):
     #: see :class:`StoredBoard`.
     expected_version: str = ""
     version: str = ""
-    #: The node follows the race's channel and passes the event to its own
-    #: watchers itself: if no other node follows it, it need not be announced.
-    heard_here: bool = False
 
 
 class StoredBoard(NamedTuple):
@@ -798,9 +793,7 @@ class CommitBatcher:
         size = self.MOVES_PER_CALL
         return [commits[i : i + size] for commits in by_slot for i in range(0, len(commits), size)]
 
-    def _command(self, call: Pending, *, announce: bool = False) -> tuple[Any, ...]:
-        """The script call of ``call``'s commits; ``announce``: each event is announced
-        even if the node said it hears the race itself (a retry, when it may not any more)."""
+    def _command(self, call: Pending) -> tuple[Any, ...]:
         names: list[Any] = []
         values: list[Any] = []
         for c, _ in call:
@@ -812,7 +805,7 @@ class CommitBatcher:
             values += (
                 c.player, c.expected_seq, c.snapshot, c.move, c.status, c.home,
                 repr(c.now), keys.race_channel(race), c.payload,
-                c.expected_version, c.version, "1" if c.heard_here and not announce else "0",
+                c.expected_version, c.version,
             )  # fmt: skip
         return ("EVALSHA", self._store._sha["move"], len(names), *names, *values)
 
@@ -850,10 +843,8 @@ class CommitBatcher:
                 if line.startswith(b"! "):
                     future.set_exception(ResponseError(line[2:].decode()))
                 else:
-                    outcome, number, left, *quiet = line.split(b" ")
-                    future.set_result(
-                        CommitReply(outcome.decode(), int(number), int(left), not quiet)
-                    )
+                    outcome, number, left = line.split(b" ")
+                    future.set_result(CommitReply(outcome.decode(), int(number), int(left)))
         return again
 
     def _retry(self, batch: Pending) -> None:
@@ -872,7 +863,7 @@ class CommitBatcher:
                 for endpoint, group in self._by_endpoint(batch).items():
                     calls = self._calls(group)
                     replies = await self._pipe(endpoint).execute(
-                        [self._command(call, announce=True) for call in calls]
+                        [self._command(call) for call in calls]
                     )
                     errors += [str(reply) for reply in replies if isinstance(reply, ReplyError)]
                     self._deliver(calls, replies)

@@ -1,14 +1,13 @@
 -- KEYS: four for each commit: meta, boards, events, log
--- ARGV: twelve for each commit: player, expected_seq, snapshot, move, status, home,
---       now, channel, payload, expected_version, version, heard_here ('1': see record_event)
+-- ARGV: eleven for each commit: player, expected_seq, snapshot, move, status, home,
+--       now, channel, payload, expected_version, version
 -- Commits a batch of moves, each only if its racer's sequence and board
 -- version are still the expected ones: this compare-and-set is what stops two
 -- nodes from both applying move n, and a node from applying a move to a board
 -- Redis lost. The move log is the board; a snapshot (the packed board after
 -- this move) comes only every few moves, so that reading a board replays a
 -- short tail. Returns one line a commit, "status number left" (the number is
--- the event's, or the current seq; left: unfinished racers), with " quiet"
--- after it when the event was stored but not announced, or "! error" for
+-- the event's, or the current seq; left: unfinished racers), or "! error" for
 -- a commit that met one (the others still count), all in one string: Redis
 -- writes each part of a nested reply with a write of its own, and those
 -- writes were the largest cost of a move (docs/performance.md, "What a move
@@ -46,14 +45,12 @@ local function commit(meta, boards, events, log, a)
     redis.call('HSET', boards, 'at:' .. p, ARGV[a + 7])
     left = redis.call('HINCRBY', meta, 'unfinished', -1)
   end
-  local n, announced = record_event(events, ARGV[a + 8], ARGV[a + 9], ARGV[a + 12] == '1')
-  if announced == '0' then return 'ok ' .. n .. ' ' .. left .. ' quiet' end
-  return 'ok ' .. n .. ' ' .. left
+  return 'ok ' .. emit(events, ARGV[a + 8], ARGV[a + 9]) .. ' ' .. left
 end
 
 local lines = {}
 for k = 1, #KEYS, 4 do
-  local ok, line = pcall(commit, KEYS[k], KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], (k - 1) / 4 * 12)
+  local ok, line = pcall(commit, KEYS[k], KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], (k - 1) / 4 * 11)
   if not ok then
     -- redis.call raises the error's text (Redis 6) or a table holding it (7).
     local text = type(line) == 'table' and line.err or tostring(line)
