@@ -22,17 +22,25 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 class Child:
-    """``argv`` started in the repository root with exactly ``env``, listening on ``port``."""
+    """``argv`` started in ``cwd`` (the repository root) with exactly ``env``, listening on
+    ``port``. ``python -m`` imports the project from its ``cwd``: another checkout's there."""
 
     def __init__(
-        self, name: str, argv: list[str], port: int, log_dir: Path, env: Mapping[str, str]
+        self,
+        name: str,
+        argv: list[str],
+        port: int,
+        log_dir: Path,
+        env: Mapping[str, str],
+        *,
+        cwd: Path = ROOT,
     ) -> None:
         self.name, self.port = name, port
         self.log_path = log_dir / f"{name}-{port}.log"
         with self.log_path.open("wb") as log:  # the child keeps its own copy
             self.process = subprocess.Popen(
                 argv,
-                cwd=ROOT,
+                cwd=cwd,
                 env=dict(env),
                 stdin=subprocess.DEVNULL,
                 stdout=log,

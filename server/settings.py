@@ -41,6 +41,11 @@ class Timeouts:
     ping_timeout: float = 20.0
     health: float = 1.0  # how often a node probes Redis (server/storage/health.py)
     health_timeout: float = 0.5  # a probe unanswered this long counts as Redis down
+    # A racer is told of the other racers at most once per this long: the
+    # newest progress of each stands for the moves made in between (0: every
+    # move at once). A person never moves this fast; a bot's racer saves
+    # frames, and the node saves a send per move to each of them.
+    progress_every: float = 0.05
 
 
 def _solver_workers() -> int:
@@ -98,7 +103,7 @@ class Settings:
     def from_env(cls, **overrides: object) -> Settings:
         """Settings with these from the environment, when set.
 
-        ``REDIS_URL``; ``BALLROOM_COUNTDOWN`` (seconds);
+        ``REDIS_URL``; ``BALLROOM_COUNTDOWN`` and ``BALLROOM_PROGRESS_EVERY`` (seconds);
         ``BALLROOM_ALLOWED_ORIGINS`` (space-separated origins); and the per-client
         limits ``BALLROOM_RATE`` (messages/s), ``BALLROOM_BURST`` (messages)
         and ``BALLROOM_CONNECTIONS_PER_ADDRESS``, which a load test from one
@@ -111,8 +116,13 @@ class Settings:
             values["redis_url"] = url
         if origins := os.environ.get("BALLROOM_ALLOWED_ORIGINS"):
             values["allowed_origins"] = tuple(origins.split())
+        clocks: dict[str, float] = {}
         if countdown := os.environ.get("BALLROOM_COUNTDOWN"):
-            values["timeouts"] = Timeouts(countdown=float(countdown))
+            clocks["countdown"] = float(countdown)
+        if progress_every := os.environ.get("BALLROOM_PROGRESS_EVERY"):
+            clocks["progress_every"] = float(progress_every)
+        if clocks:
+            values["timeouts"] = Timeouts(**clocks)
         limits: dict[str, float | int] = {}
         if rate := os.environ.get("BALLROOM_RATE"):
             limits["rate"] = float(rate)

@@ -1,6 +1,10 @@
 """What each watcher of a race is told about each event.
 
-Racers see other racers only as progress; spectators see boards (and
+Racers see other racers only as progress, at most once per
+``progress_every`` seconds: a move made sooner after the last progress sent
+waits, and the newest progress of each racer stands for the moves before it
+(as a game's state patches do), while anything else about the race first
+sends what waits, so that nothing overtakes it. Spectators see boards (and
 resignations), as late as the race's spectating policy says; everyone sees
 lobby changes and results, and the results last: a delayed spectator's owed
 boards are sent first, since nothing is secret once the race is over. A
@@ -107,6 +111,7 @@ class RaceWatch:
         lobby: Lobby,
         boards: Boards,
         memory: RaceMemory,
+        progress_every: float = 0.0,
     ) -> None:
         self.conn = conn
         #: The race's public picture (its info, on lobby events).
@@ -148,6 +153,13 @@ class RaceWatch:
         # Whether this watch passed the results on: later offers of a rematch
         # reach the racer through the connection's rematch watch instead.
         self._over = False
+        #: The least time between two progress frames to a racer (0: one a move).
+        self.progress_every = progress_every
+        # When the next progress may go (the loop's clock), the other racers'
+        # newest moves waiting for it (player -> event), and the timer that sends them.
+        self._progress_due = 0.0
+        self._progress_waiting: dict[str, tuple[int, MoveMade, Shared]] = {}
+        self._progress_timer: asyncio.TimerHandle | None = None
 
     def hold(self) -> None:
         """Keep every frame for the client until :meth:`release`: the reply goes first."""
@@ -161,6 +173,12 @@ class RaceWatch:
             self.conn.send_frame(frame)
 
     def _emit(self, frame: bytes) -> None:
+        """Send a frame to the client after the progress waiting, if any: nothing overtakes it."""
+        if self._progress_waiting:
+            self._send_waiting_progress()
+        self._send(frame)
+
+    def _send(self, frame: bytes) -> None:
         """Send a frame to the client, or keep it while the reply is still to go."""
         if self._before_reply is not None:
             self._before_reply.append(frame)
@@ -247,6 +265,35 @@ class RaceWatch:
             ),
         )
 
+    def _progress(self, n: int, event: MoveMade, shared: Shared) -> None:
+        """Another racer's move: its progress now, or with the next batch if one just went."""
+        loop = asyncio.get_running_loop()
+        if not self._progress_waiting and loop.time() >= self._progress_due:
+            self._progress_due = loop.time() + self.progress_every
+            self._send(self._progress_frame(n, event, shared))
+            return
+        self._progress_waiting[event.player] = (n, event, shared)  # the newest stands for the rest
+        if self._progress_timer is None:
+            self._progress_timer = loop.call_at(self._progress_due, self._progress_due_now)
+
+    def _progress_due_now(self) -> None:
+        """The period is over: send what waits (unless the client stopped following)."""
+        self._progress_timer = None
+        if self.conn.watches.get(self.race) is self:
+            self._send_waiting_progress()
+        else:
+            self._progress_waiting.clear()
+
+    def _send_waiting_progress(self) -> None:
+        """Send the progress waiting, oldest event first; the next may go a period later."""
+        if self._progress_timer is not None:
+            self._progress_timer.cancel()
+            self._progress_timer = None
+        self._progress_due = asyncio.get_running_loop().time() + self.progress_every
+        waiting, self._progress_waiting = self._progress_waiting, {}
+        for n, event, shared in sorted(waiting.values(), key=lambda item: item[0]):
+            self._send(self._progress_frame(n, event, shared))
+
     def _presence(self, n: int, event: PresenceChanged, shared: Shared) -> None:
         """Tell the others that a racer's connection came or went (never the racer)."""
         if event.player == self.conn.player:
@@ -266,7 +313,7 @@ class RaceWatch:
             if event.player == self.conn.player:
                 self.acknowledged = max(self.acknowledged, event.seq + 1)
             else:
-                self._emit(self._progress_frame(n, event, shared))
+                self._progress(n, event, shared)
             return
         if self.policy is Spectate.AFTER:
             return  # boards come with the results, not before
@@ -351,6 +398,13 @@ class RaceWatch:
         if self._owed:
             self._owe()
 
+    def _forget_waiting_progress(self) -> None:
+        """Drop the progress waiting from before a rewind: its events may never have been."""
+        if self._progress_timer is not None:
+            self._progress_timer.cancel()
+            self._progress_timer = None
+        self._progress_waiting.clear()
+
     def _forget_owed(self) -> None:
         """Drop the frames owed from before a rewind: their events may never have been."""
         if self._owed_timer is not None:
@@ -413,6 +467,7 @@ class RaceWatch:
     async def rewound(self) -> int:
         """Tell the client what Redis holds now; returns the event number to go on from."""
         self._forget_owed()
+        self._forget_waiting_progress()
         boards, player = self.boards, self.conn.player
         try:
             if self.role == "spectator":

@@ -287,6 +287,7 @@ class Connection:
         watch = RaceWatch(
             self, race, role, since,
             lobby=self.services.lobby, boards=self.services.boards, memory=self.services.memory,
+            progress_every=self.settings.timeouts.progress_every,
         )  # fmt: skip
         watch.policy, watch.delay = policy, delay
         if held:

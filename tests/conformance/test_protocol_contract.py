@@ -30,6 +30,18 @@ async def _hello(url: str, name: str, token: str | None = None) -> Peer:
     return await Peer.hello(url, name, token=token, timeout=TIMEOUT)
 
 
+def _check_told(told: list[Frame], made: list[Frame]) -> None:
+    """``told``, the progress frames a racer got of another's moves ``made`` (the mover's
+    replies): each of one of those moves, as its reply says, in order, none twice, and
+    the last one of the last move (the newest stands for the moves it follows)."""
+    replies = {reply["event"]: reply for reply in made}
+    events = [m["event"] for m in told]
+    assert events == sorted(set(events)) and events[-1] == made[-1]["event"]
+    for progress in told:
+        reply = replies[progress["event"]]
+        assert progress["t"] == "progress" and progress["progress"] == reply["progress"]
+
+
 def _check_view(view: Frame, layout: Frame) -> None:
     """A view as the page describes it: every pile of the layout in exactly one of
     ``piles`` (card ids) and ``hidden`` (a count of face-down cards)."""
@@ -140,14 +152,15 @@ async def test_a_whole_race_across_two_nodes_as_the_page_tells_it(
         [ann.player, bo.player], started["view"]
     )
 
-    # Moves: each reaches the other racer as progress, the spectator as its board,
-    # under the event number the mover's reply carries.
+    # Moves: each reaches the spectator as its board, under the event number the
+    # mover's reply carries; the other racer hears of them as progress, the newest
+    # standing for those made within `progress_every` of the last one sent.
     ann_racer, bo_racer = Racer(ann, race, started), Racer(bo, race, starts[bo.player])
     made = await ann_racer.play(5)
+    await bo.push("progress", event_is(made[-1]["event"]))
+    _check_told(bo.pushed(race, "progress"), made)
     for reply in made:
         _check_view(reply["view"], layout)
-        progress = await bo.push("progress", event_is(reply["event"]))
-        assert progress["player"] == ann.player and progress["progress"] == reply["progress"]
         board = await cy.push("board", event_is(reply["event"]))
         assert (board["player"], board["seq"], board["move"]) == (
             ann.player, reply["seq"], reply["move"],
@@ -188,11 +201,10 @@ async def test_a_whole_race_across_two_nodes_as_the_page_tells_it(
     assert resumed["t"] == "race_started" and "event" not in resumed
     assert resumed["view"] == bo_racer.view and bo.index(resumed) == 1  # right after welcome
     await bo.push("progress", lambda m: m["event"] == missed[-1]["event"])
-    assert [m["event"] for m in bo.pushed(race)] == [m["event"] for m in missed]
+    _check_told(bo.pushed(race), missed)
     bo_racer.peer = bo
     bo_made = await bo_racer.play(3)
-    for reply in bo_made:
-        await ann.push("progress", event_is(reply["event"]))
+    await ann.push("progress", event_is(bo_made[-1]["event"]))
 
     # Resignations: the others learn them as progress; the resigned racer moves no more.
     assert (await ann.ask("resign", race=race))["t"] == "race"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
 import pytest
 
@@ -19,7 +20,8 @@ from protocol.messages import (
     SubmitMove,
 )
 from server.rules import events
-from tests.server.conftest import TIMEOUT
+from server.settings import Timeouts
+from tests.server.conftest import TIMEOUT, NodeFactory
 
 
 async def _play(session: ClientSession, race: str, started: RaceStarted, moves: int) -> int:
@@ -45,10 +47,11 @@ async def _check_saw_every_move(watcher: ClientSession, mover: str | None, count
 
 
 async def test_own_events_are_delivered_once_in_order_without_unpacking(
-    node: str, monkeypatch: pytest.MonkeyPatch
+    make_node: NodeFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Two racers moving at once on one node: each sees every move of the other exactly
-    once and in order, and the node unpacks none of the events it stored itself."""
+    once and in order, and the node unpacks none of the events it stored itself.
+    (Every move: no progress waits for the period of ``progress_every``.)"""
     unpacked: list[bytes] = []
     real_decode = events.decode_event
 
@@ -57,6 +60,13 @@ async def test_own_events_are_delivered_once_in_order_without_unpacking(
         return real_decode(payload)
 
     monkeypatch.setattr("server.fanout.hub.decode_event", counting_decode)
+    async with make_node(timeouts=Timeouts(countdown=0.0, progress_every=0.0)) as node:
+        await _race_on(node, unpacked, real_decode)
+
+
+async def _race_on(
+    node: str, unpacked: list[bytes], real_decode: Callable[[bytes], events.Event]
+) -> None:
     ann = await ClientSession.connect(node, "Ann")
     bo = await ClientSession.connect(node, "Bo")
     created = await ann.request(
