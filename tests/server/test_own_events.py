@@ -67,6 +67,7 @@ async def test_own_events_are_delivered_once_in_order_without_unpacking(
 async def _race_on(
     node: str, unpacked: list[bytes], real_decode: Callable[[bytes], events.Event]
 ) -> None:
+    """Ann and Bo make 40 moves each at once on ``node``; the checks the test names."""
     ann = await ClientSession.connect(node, "Ann")
     bo = await ClientSession.connect(node, "Bo")
     created = await ann.request(
