@@ -3,6 +3,8 @@ progress stands for the moves before it, and nothing else about the race overtak
 
 from __future__ import annotations
 
+import pytest
+
 from client.session import ClientSession
 from protocol.messages import (
     CreateRace,
@@ -15,7 +17,7 @@ from protocol.messages import (
     StartRace,
     SubmitMove,
 )
-from server.settings import Timeouts
+from server.settings import Settings, Timeouts
 from tests.server.conftest import TIMEOUT, NodeFactory
 
 
@@ -100,3 +102,12 @@ async def test_with_no_period_every_move_is_told(make_node: NodeFactory) -> None
         assert [m.progress["moves"] for m in [*_of(bo, ann.player), last]] == [1, 2, 3, 4, 5]
         await ann.close()
         await bo.close()
+
+
+def test_the_period_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``BALLROOM_PROGRESS_EVERY`` sets the period, beside ``BALLROOM_COUNTDOWN``."""
+    assert Settings.from_env().timeouts.progress_every == 0.05
+    monkeypatch.setenv("BALLROOM_PROGRESS_EVERY", "0")
+    monkeypatch.setenv("BALLROOM_COUNTDOWN", "1.5")
+    timeouts = Settings.from_env().timeouts
+    assert (timeouts.progress_every, timeouts.countdown) == (0.0, 1.5)
