@@ -40,6 +40,7 @@ __all__ = [
     "percentile",
     "raise_open_files",
     "rss_mib",
+    "saturation_env",
     "server_argv",
     "server_env",
 ]
@@ -113,12 +114,17 @@ def load_average() -> float:
 
 @contextlib.contextmanager
 def child(
-    name: str, argv: list[str], log_dir: Path, env: dict[str, str] | None = None
+    name: str,
+    argv: list[str],
+    log_dir: Path,
+    env: dict[str, str] | None = None,
+    *,
+    cwd: Path = ROOT,
 ) -> Iterator[Child]:
-    """Start ``argv`` (with ``{port}`` filled in) and stop it on exit."""
+    """Start ``argv`` (with ``{port}`` filled in) in ``cwd`` and stop it on exit."""
     port = free_port()
     argv = [a.replace("{port}", str(port)) for a in argv]
-    proc = Child(name, argv, port, log_dir, {**os.environ, **(env or {})})
+    proc = Child(name, argv, port, log_dir, {**os.environ, **(env or {})}, cwd=cwd)
     try:
         proc.wait_listening()
         yield proc
@@ -145,6 +151,11 @@ def server_argv(redis_url: str | None, profile: Path | None = None) -> list[str]
 def server_env(**extra: str) -> dict[str, str]:
     """A node's environment: every load client comes from 127.0.0.1, so no per-address cap."""
     return {"BALLROOM_CONNECTIONS_PER_ADDRESS": "1000000", "PYTHONUNBUFFERED": "1", **extra}
+
+
+def saturation_env() -> dict[str, str]:
+    """A node's environment under racers moving back to back: no rate limit, no countdown."""
+    return server_env(BALLROOM_RATE="1000000", BALLROOM_BURST="1000000", BALLROOM_COUNTDOWN="0")
 
 
 # ----------------------------------------------------------------------

@@ -22,25 +22,16 @@ import asyncio
 import gc
 import os
 import statistics
-import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import NamedTuple
 
-from bench.processes import Child
+from bench.harness import child, saturation_env, server_argv
 from bench.race_load import saturation
-from server.storage.embedded import EmbeddedRedis, free_port
+from server.storage.embedded import EmbeddedRedis
 
 __all__ = ["main"]
-
-#: What the peers harness gives a Ballroom node (bench/race_load.py does the same).
-NODE_ENV = {
-    "BALLROOM_CONNECTIONS_PER_ADDRESS": "1000000",
-    "BALLROOM_RATE": "1000000",
-    "BALLROOM_BURST": "1000000",
-    "BALLROOM_COUNTDOWN": "0",
-}
 
 
 class Figures(NamedTuple):
@@ -58,23 +49,19 @@ def _pin(core: int) -> list[str]:
 
 def one_run(checkout: Path, args: argparse.Namespace, log_dir: Path) -> Figures:
     """A fresh Redis and a node from ``checkout`` under the saturation load."""
-    with EmbeddedRedis(Path(tempfile.mkdtemp(dir=log_dir))) as redis:
-        port = free_port()
-        argv = [sys.executable, "-m", "server.cli", "serve", "--port", str(port)]
-        env = {**os.environ, **NODE_ENV}
-        command = [*_pin(0), *argv, "--redis", redis.url]
-        node = Child("node", command, port, log_dir, env, cwd=checkout)
-        try:
-            node.wait_listening()
-            assert redis.process is not None
-            pids = {"server": node.pid, "redis": redis.process.pid, "load": os.getpid()}
-            load = argparse.Namespace(
-                racers=args.racers, race_size=2, variant="contradance",
-                warmup=args.warmup, seconds=args.seconds, strict=False,
-            )  # fmt: skip
-            run = asyncio.run(saturation(node.url, load, pids))
-        finally:
-            node.stop()
+    with (
+        EmbeddedRedis(Path(tempfile.mkdtemp(dir=log_dir))) as redis,
+        child(
+            "node", [*_pin(0), *server_argv(redis.url)], log_dir, saturation_env(), cwd=checkout
+        ) as node,
+    ):
+        assert redis.process is not None
+        pids = {"server": node.pid, "redis": redis.process.pid, "load": os.getpid()}
+        load = argparse.Namespace(
+            racers=args.racers, race_size=2, variant="contradance",
+            warmup=args.warmup, seconds=args.seconds, strict=False,
+        )  # fmt: skip
+        run = asyncio.run(saturation(node.url, load, pids))
     cpu, rate = run.extra["cpu"], run.rate
     return Figures(cpu["server"] / rate * 1e6, cpu["redis"] / rate * 1e6, rate)
 

@@ -68,6 +68,7 @@ from bench.harness import (
     percentile,
     raise_open_files,
     rss_mib,
+    saturation_env,
     server_argv,
     server_env,
 )
@@ -533,7 +534,7 @@ async def run_saturation(args: argparse.Namespace, bench: Bench) -> None:
                 )
             print(_line(runs[-1], "rt"), flush=True)
             print(_cpu_line(runs[-1], kind, "rt"), flush=True)
-    env = server_env(BALLROOM_RATE="1000000", BALLROOM_BURST="1000000", BALLROOM_COUNTDOWN="0")
+    env = saturation_env()
     argv = server_argv(bench.redis_url, args.profile_server)
     before = bench.usage()
     with child("server", argv, bench.log_dir, env) as proc:

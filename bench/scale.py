@@ -66,8 +66,8 @@ from bench.harness import (
     machine_busy_seconds,
     percentile,
     raise_open_files,
+    saturation_env,
     server_argv,
-    server_env,
 )
 from bench.processes import ROOT, children
 from bench.race_load import Racing, Run, Window, race_group
@@ -167,7 +167,7 @@ def nodes_for(
 
     ``serve --workers 1`` is one process, the node itself, with no supervisor.
     """
-    env = server_env(BALLROOM_RATE="1000000", BALLROOM_BURST="1000000", BALLROOM_COUNTDOWN="0")
+    env = saturation_env()
     with contextlib.ExitStack() as stack:
         if workers:
             argv = [*server_argv(redis_url), "--workers", str(count)]
