@@ -3,6 +3,8 @@ progress stands for the moves before it, and nothing else about the race overtak
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pytest
 
 from client.session import ClientSession
@@ -36,8 +38,15 @@ async def _race(url: str) -> tuple[ClientSession, ClientSession, str, RaceStarte
     return ann, bo, race, started
 
 
-async def _move(ann: ClientSession, race: str, seq: int, legal: list[str]) -> Moved:
-    return await ann.request(SubmitMove(race=race, seq=seq, move=legal[0]), Moved)
+async def _moves(
+    session: ClientSession, race: str, first: int, legal: Sequence[str], count: int
+) -> list[Moved]:
+    """``count`` moves from move ``first``, each the first legal one: their replies."""
+    replies: list[Moved] = []
+    for seq in range(first, first + count):
+        replies.append(await session.request(SubmitMove(race=race, seq=seq, move=legal[0]), Moved))
+        legal = replies[-1].legal
+    return replies
 
 
 def _of(session: ClientSession, player: str | None) -> list[Progress]:
@@ -55,13 +64,9 @@ async def test_quick_moves_reach_the_other_racer_as_the_newest_progress(
         def from_ann(m: Progress) -> bool:
             return m.player == ann.player
 
-        legal, replies = list(started.legal), []
-        for seq in range(5):
-            moved = await _move(ann, race, seq, legal)
-            replies.append(moved)
-            legal = list(moved.legal)
-            if seq == 0:  # the first goes at once: nothing went before it
-                first = await bo.next(Progress, from_ann, timeout=TIMEOUT)
+        replies = await _moves(ann, race, 0, started.legal, 1)
+        first = await bo.next(Progress, from_ann, timeout=TIMEOUT)  # at once: none went before
+        replies += await _moves(ann, race, 1, replies[-1].legal, 4)
         await ann.request(Resign(race=race), RaceInfo)
 
         told = [first] + [await bo.next(Progress, from_ann, timeout=TIMEOUT) for _ in range(2)]
@@ -79,9 +84,7 @@ async def test_a_waiting_progress_goes_out_when_its_period_ends(make_node: NodeF
     """With nothing else to send, the progress waiting goes when the period is over."""
     async with make_node(timeouts=Timeouts(countdown=0.0, progress_every=0.2)) as url:
         ann, bo, race, started = await _race(url)
-        legal = list(started.legal)
-        for seq in range(4):
-            legal = list((await _move(ann, race, seq, legal)).legal)
+        await _moves(ann, race, 0, started.legal, 4)
 
         await bo.next(Progress, lambda m: m.progress["moves"] == 4, timeout=TIMEOUT)
         told = [m.event for m in _of(bo, ann.player)]
@@ -94,9 +97,7 @@ async def test_with_no_period_every_move_is_told(make_node: NodeFactory) -> None
     """``progress_every`` 0: one progress per move, as each is stored."""
     async with make_node(timeouts=Timeouts(countdown=0.0, progress_every=0.0)) as url:
         ann, bo, race, started = await _race(url)
-        legal = list(started.legal)
-        for seq in range(5):
-            legal = list((await _move(ann, race, seq, legal)).legal)
+        await _moves(ann, race, 0, started.legal, 5)
 
         last = await bo.next(Progress, lambda m: m.progress["moves"] == 5, timeout=TIMEOUT)
         assert [m.progress["moves"] for m in [*_of(bo, ann.player), last]] == [1, 2, 3, 4, 5]
