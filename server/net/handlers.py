@@ -178,19 +178,30 @@ async def on_list_races(conn: Connection, msg: ListRaces) -> ServerMessage:
     )
 
 
-async def on_create_race(conn: Connection, msg: CreateRace) -> ServerMessage:
+async def on_create_race(conn: Connection, msg: CreateRace) -> None:
     race = await conn.services.lobby.create(_me(conn), conn.name or "", msg)
-    await conn.watch(race, "racer", since=0)
-    return await _race_info(conn, msg.id, race)
+    await _reply_then_follow(conn, msg.id, race, since=0)
 
 
-async def on_join_race(conn: Connection, msg: JoinRace) -> ServerMessage:
+async def on_join_race(conn: Connection, msg: JoinRace) -> None:
     lobby = conn.services.lobby
     race = await lobby.resolve(msg.race, msg.code)
     before = await conn.services.boards.event_count(race)
     await lobby.join(_me(conn), conn.name or "", race)
-    await conn.watch(race, "racer", since=before)
-    return await _race_info(conn, msg.id, race)
+    await _reply_then_follow(conn, msg.id, race, since=before)
+
+
+async def _reply_then_follow(conn: Connection, request: int | None, race: str, since: int) -> None:
+    """Reply ``race``, then push the race's events after ``since`` to its new racer.
+
+    A client learns which race it is in from this reply (a join code names
+    none), so no event of the race may go before it: the watch holds them.
+    The race's summary is read before the watch starts, so that nothing
+    between the two can fail and leave the watch holding events for ever.
+    """
+    reply = await _race_info(conn, request, race)
+    watch = await conn.watch(race, "racer", since=since, held=True)
+    _reply_then_release(conn, reply, watch)
 
 
 async def on_leave_race(conn: Connection, msg: LeaveRace) -> ServerMessage:
