@@ -44,7 +44,7 @@ import random
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from websockets.exceptions import WebSocketException
 
@@ -79,7 +79,6 @@ __all__ = [
     "Bot",
     "BotError",
     "Patience",
-    "RaceResults",
     "run_bot",
     "standings_text",
     "start_bot",
@@ -88,10 +87,6 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 M = TypeVar("M", bound=ServerMessage)
-
-#: What a bot's race comes to: the ``race_finished`` message as the wire map
-#: (``standings``, ``seed``, ``logs``, …), for the command line and scripts to read.
-RaceResults = dict[str, Any]
 
 #: What a dropped or unreachable server raises: ``ConnectionError`` and
 #: ``TimeoutError`` are ``OSError``\ s; a failed handshake is a websockets error.
@@ -176,7 +171,7 @@ class Bot:
         self.token: str | None = None
         self.session: ClientSession | None = None  # the live connection, if any
         self.results: RaceFinished | None = None
-        self.task: asyncio.Task[RaceResults | None] | None = None  # set by start_bot
+        self.task: asyncio.Task[RaceFinished | None] | None = None  # set by start_bot
         self._rng = random.Random(seed)
         self._policy: Policy | None = None
         #: Solver level: ask for hints until this move number (None: never again).
@@ -194,7 +189,7 @@ class Bot:
         self._reader: asyncio.Task[None] | None = None
         self._healthy = False  # this connection got as far as the race
 
-    async def play_seat(self, race: str, token: str) -> RaceResults | None:
+    async def play_seat(self, race: str, token: str) -> RaceFinished | None:
         """Race in ``race``, where a tournament seated the session of ``token``.
 
         There is nothing to join and nobody to tell we are ready: the bot
@@ -215,8 +210,8 @@ class Bot:
 
     # -- the whole life ------------------------------------------------------
 
-    async def run(self, *, race: str | None = None, code: str | None = None) -> RaceResults | None:
-        """Join (by race id or join code), race, and return ``race_finished`` as a map.
+    async def run(self, *, race: str | None = None, code: str | None = None) -> RaceFinished | None:
+        """Join (by race id or join code), race, and return the ``race_finished`` message.
 
         Returns None when the server cannot be reached again within the
         patience, the session expired, or the results never came.
@@ -251,7 +246,7 @@ class Bot:
         finally:
             await self._disconnect()
 
-    async def _connected(self, race: str | None, code: str | None) -> RaceResults | None:
+    async def _connected(self, race: str | None, code: str | None) -> RaceFinished | None:
         """Everything one connection can do; raises :class:`_Lost` if it drops."""
         await self._connect()
         try:
@@ -485,14 +480,14 @@ class Bot:
             if exc.code is not ErrorCode.RACE_OVER:
                 raise
 
-    async def _results(self) -> RaceResults | None:
-        """Wait for ``race_finished`` (bounded by the race's end) and return it as a map."""
+    async def _results(self) -> RaceFinished | None:
+        """Wait for ``race_finished`` (bounded by the race's end) and return it."""
         remaining = self._ends_at - time.time() + self.patience.finish_grace
         if not await self._wait(self._finished, timeout=max(0.0, remaining)):
             log.warning("bot %s: no results for race %s", self.name, self.race)
             return None
         assert self.results is not None
-        return self.results.to_wire()
+        return self.results
 
 
 async def run_bot(
@@ -505,12 +500,12 @@ async def run_bot(
     speed: float = 2.0,
     seed: int = 0,
     ready: bool = True,
-) -> RaceResults | None:
+) -> RaceFinished | None:
     """Race one bot in the race with this id or join code; see :meth:`Bot.run`.
 
     ``speed`` is in moves per second; zero or less plays as fast as the
-    server replies. The result is the ``race_finished`` message as a map
-    (``standings``, ``seed``, ``logs``, …), or None if the bot lost the server.
+    server replies. The result is the ``race_finished`` message (standings,
+    seed, logs, …), or None if the bot lost the server.
     """
     bot = Bot(url, name=name, strategy=strategy, speed=speed, seed=seed, ready=ready)
     return await bot.run(race=race, code=code)

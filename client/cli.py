@@ -51,7 +51,7 @@ def _bot(args: argparse.Namespace) -> int:
     if results is None:
         print("ballroom bot: lost the server before the race finished", file=sys.stderr)
         return 1
-    print(standings_text([Standing.from_data(s) for s in results["standings"]]), flush=True)
+    print(standings_text([Standing.from_data(s) for s in results.standings]), flush=True)
     return 0
 
 

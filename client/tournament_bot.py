@@ -16,11 +16,12 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from client.bot import _CONNECTION_ERRORS, Bot, Patience, RaceResults
+from client.bot import _CONNECTION_ERRORS, Bot, Patience
 from client.session import ClientSession, RequestFailed
 from protocol.messages import (
     JoinTournament,
     Ping,
+    RaceFinished,
     TournamentInfo,
     WatchTournament,
 )
@@ -61,7 +62,7 @@ class TournamentBot:
         self._data: dict[str, Any] = {}
         #: Set once the bot has entered: a host may start the tournament then.
         self.joined = asyncio.Event()
-        self.races: dict[str, asyncio.Task[RaceResults | None]] = {}
+        self.races: dict[str, asyncio.Task[RaceFinished | None]] = {}
         self._rng = random.Random(seed)
 
     async def run(

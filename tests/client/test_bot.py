@@ -99,7 +99,7 @@ async def test_two_bots_race_a_whole_game(node: str, variant: str) -> None:
     finished = await host.next(RaceFinished, timeout=TIMEOUT)
     for bot, result in zip(bots, results, strict=True):
         assert result is not None
-        assert list(result["standings"]) == list(finished.standings)
+        assert list(result.standings) == list(finished.standings)
         mine = _standing(finished, bot.player)
         log = finished.logs[bot.player or ""]
         assert mine["status"] in ("won", "stuck") and mine["moves"] == len(log) > 0
@@ -117,13 +117,13 @@ async def test_bot_races_a_person(node: str) -> None:
     await _play_out(host, race, started)
     finished = await host.next(RaceFinished, timeout=3 * TIMEOUT)
     result = await _result(bot)
-    assert result is not None and list(result["standings"]) == list(finished.standings)
+    assert result is not None and list(result.standings) == list(finished.standings)
     assert {s["player"] for s in finished.standings} == {host.player, bot.player}
     seen = [m for m in host.received if isinstance(m, Progress) and m.player == bot.player]
     assert seen and seen[-1].progress["moves"] == _standing(finished, bot.player)["moves"]
 
 
-async def _result(bot: Bot, timeout: float = TIMEOUT) -> dict[str, Any] | None:
+async def _result(bot: Bot, timeout: float = TIMEOUT) -> RaceFinished | None:
     """What the bot started by start_bot returned, waiting at most ``timeout``."""
     assert bot.task is not None
     async with asyncio.timeout(timeout):
@@ -232,7 +232,7 @@ async def test_resign_when_told(node: str) -> None:
     await host.request(Resign(race=race), RaceInfo)
     result = await _result(bot)
     assert result is not None
-    assert {s["status"] for s in result["standings"]} == {"resigned"}
+    assert {s["status"] for s in result.standings} == {"resigned"}
 
 
 async def test_unknown_join_code_is_refused(node: str) -> None:

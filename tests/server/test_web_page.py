@@ -28,6 +28,7 @@ from protocol.messages import (
     ManageTournament,
     Moved,
     Progress,
+    RaceFinished,
     RaceInfo,
     RaceStarted,
     Resign,
@@ -95,8 +96,8 @@ class BotRace:
                     await task
         await self.host.close()
 
-    async def results(self) -> dict[str, Any]:
-        """The race_finished map, once the bot has played to the end."""
+    async def results(self) -> RaceFinished:
+        """The race's results, once the bot has played to the end."""
         assert self.bot.task is not None
         async with asyncio.timeout(4 * TIMEOUT):
             await self.host_moves
@@ -258,10 +259,10 @@ async def test_results_check_the_commitment_and_no_frame_holds_the_seed_before(
         assert (await verdict.get_attribute("data-ok")) == "true"
         assert (await verdict.inner_text()).startswith("✓")
         assert "Web Crypto" in await page.inner_text(".results")  # 127.0.0.1 is a secure context
-        assert await page.inner_text(".seed") == str(results["seed"])
+        assert await page.inner_text(".seed") == str(results.seed)
         kinds = [m["t"] for m in watcher.messages()]
         first_result = kinds.index("race_finished")
-        assert not [f for f in watcher.frames[:first_result] if carries_seed(f, results["seed"])]
+        assert not [f for f in watcher.frames[:first_result] if carries_seed(f, results.seed)]
         assert_clean(watcher)
 
         # Opened cold afterwards, the race still shows its results, checked.
@@ -346,7 +347,7 @@ async def test_a_replay_steps_to_the_last_move(node: str, browser: Browser) -> N
         results = await race.results()
         bob = race.bot.player
         assert bob is not None
-        log = results["logs"][bob]
+        log = results.logs[bob]
         watcher = await Watcher.open(browser)
         page = watcher.page
         await page.goto(page_url(node, f"/replay/{race.race}/{bob}"))
@@ -358,7 +359,7 @@ async def test_a_replay_steps_to_the_last_move(node: str, browser: Browser) -> N
         await expect(where).to_have_text(f"Move {len(log) - 1} of {len(log)}: {log[-2]}")
         await page.get_by_role("link", name="Ann").click()
         await page.wait_for_url(re.compile(f"/replay/{race.race}/{race.host.player}$"))
-        host_log = results["logs"][race.host.player]
+        host_log = results.logs[race.host.player]
         await expect(where).to_have_text(f"Move 0 of {len(host_log)}: the deal")
         await page.keyboard.press("End")
         await expect(where).to_have_text(f"Move {len(host_log)} of {len(host_log)}: {host_log[-1]}")
