@@ -75,8 +75,8 @@ def _tournament_bot(args: argparse.Namespace) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
-    for row in final["standings"]:
-        print(f"{row['place']:>2}. {row['name']:<24} {row['points']:>4} pts {row['home']:>5} home")
+    for row in final.standings:
+        print(f"{row.place:>2}. {row.name:<24} {row.points:>4g} pts {row.home:>5} home")
     return 0
 
 

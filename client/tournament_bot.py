@@ -4,7 +4,7 @@ It follows the tournament over one connection (``watch_tournament`` after
 each reconnect, which also keeps its grace clock from running) and, each
 time the pushed document seats it in a race, starts a :class:`~client.bot.Bot`
 on that race with the same session token. It stops when the tournament is
-over and returns the final document, as the server sent it.
+over and returns the final document.
 """
 
 from __future__ import annotations
@@ -57,17 +57,14 @@ class TournamentBot:
         self.token: str | None = None
         self.player: str | None = None
         self.tournament: str | None = None
-        #: The newest document, and the map it came as (what ``run`` returns).
+        #: The newest document (the final one is what ``run`` returns).
         self.doc: Tournament | None = None
-        self._data: dict[str, Any] = {}
         #: Set once the bot has entered: a host may start the tournament then.
         self.joined = asyncio.Event()
         self.races: dict[str, asyncio.Task[RaceFinished | None]] = {}
         self._rng = random.Random(seed)
 
-    async def run(
-        self, *, code: str | None = None, tournament: str | None = None
-    ) -> dict[str, Any]:
+    async def run(self, *, code: str | None = None, tournament: str | None = None) -> Tournament:
         """Enter, race every seat until the tournament is over, and return its document.
 
         Raises:
@@ -94,7 +91,8 @@ class TournamentBot:
                 finally:
                     with contextlib.suppress(*_CONNECTION_ERRORS):
                         await session.close()
-            return self._data
+            assert self.doc is not None  # over: a document said so
+            return self.doc
         finally:
             for task in self.races.values():
                 task.cancel()
@@ -132,7 +130,7 @@ class TournamentBot:
         return self.doc is not None and self.doc.status.over
 
     def _take(self, data: dict[str, Any]) -> None:
-        self.doc, self._data = Tournament.from_data(data), data
+        self.doc = Tournament.from_data(data)
         assert self.player is not None and self.token is not None
         table = self.doc.seat_of(self.player)
         if table is None or table.race in self.races:

@@ -318,7 +318,7 @@ async def test_an_entrant_is_taken_to_each_race_and_back(make_node: NodeFactory)
                 await _until_final_results(pilot, "the final results")
                 await on_screen(pilot, "✓ one deal per round")
             final = await asyncio.wait_for(running, TIMEOUT)
-            assert final["status"] == "finished"
+            assert final.status == "finished"
         finally:
             running.cancel()  # a failed test must not leave the bot racing on
             await host.close()

@@ -6,7 +6,6 @@ import asyncio
 import functools
 from collections.abc import Iterator
 from dataclasses import replace
-from typing import Any
 
 import pytest
 import redis
@@ -150,10 +149,10 @@ async def test_a_tournament_across_shards(
                 break
         else:
             raise AssertionError("20 tournaments, each on one shard")
-        finals: list[dict[str, Any]] = await run_bots([a, b], doc["code"], 10, host, doc["id"])
+        finals = await run_bots([a, b], doc["code"], 10, host, doc["id"])
         record = await host.request(GetTournamentRecord(code=doc["code"]), TournamentRecord)
 
-    assert finals[0]["status"] == "finished"
+    assert finals[0].status == "finished"
     races = sorted(record.record["races"])
     assert races == sorted(planned)
     assert len(_shards(redis_cluster, store, races)) >= 2

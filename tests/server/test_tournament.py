@@ -5,12 +5,14 @@ from __future__ import annotations
 import asyncio
 import csv
 import json
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from bench.processes import ROOT
 from client.bot import Patience
 from client.session import ClientSession
 from client.tournament_bot import TournamentBot
@@ -23,6 +25,7 @@ from protocol.messages import (
     TournamentInfo,
     TournamentRecord,
 )
+from protocol.tournaments import Tournament
 from server.rules.record import verify
 from server.settings import Timeouts
 from server.storage import keys
@@ -52,9 +55,16 @@ async def host_tournament_as(host: ClientSession, **settings: Any) -> dict[str, 
 
 
 async def run_bots(
-    urls: Sequence[str], code: str, count: int, host: ClientSession, tournament: str
-) -> list[dict[str, Any]]:
-    """``count`` bot entrants spread over ``urls``; the host starts once all are in."""
+    urls: Sequence[str],
+    code: str,
+    count: int,
+    host: ClientSession,
+    tournament: str,
+    *,
+    entrants: int = 0,
+) -> list[Tournament]:
+    """``count`` bot entrants spread over ``urls``; the host starts once all are in
+    (and the tournament has at least ``entrants``, for others entering meanwhile)."""
     bots = [
         TournamentBot(urls[i % len(urls)], name=f"Bot {i}", speed=0, seed=i, patience=QUICK)
         for i in range(count)
@@ -62,20 +72,13 @@ async def run_bots(
     tasks = [asyncio.create_task(bot.run(code=code)) for bot in bots]
     async with asyncio.timeout(TIMEOUT):
         await asyncio.gather(*(bot.joined.wait() for bot in bots))
+        if entrants:
+            await host.next(TournamentInfo, lambda m: len(m.tournament["entrants"]) >= entrants)
     await host.request(
         ManageTournament(tournament=tournament, action=TournamentAction.START), TournamentInfo
     )
     async with asyncio.timeout(6 * TIMEOUT):
         return list(await asyncio.gather(*tasks))
-
-
-def ranked(rows: list[dict[str, Any]], keys: Sequence[str]) -> bool:
-    """Whether rows are in order of ``keys`` (a leading '-' means larger first)."""
-
-    def key(row: dict[str, Any]) -> tuple[Any, ...]:
-        return tuple(-row[k[1:]] if k.startswith("-") else row[k] for k in keys)
-
-    return [key(r) for r in rows] == sorted(key(r) for r in rows)
 
 
 async def test_rounds_tournament_with_ten_bots_on_two_nodes(make_node: NodeFactory) -> None:
@@ -89,26 +92,24 @@ async def test_rounds_tournament_with_ten_bots_on_two_nodes(make_node: NodeFacto
         await host.close()
 
     final = finals[0]
-    assert final["status"] == "finished"
-    assert [s["variant"] for s in final["stages"]] == ["gavotte", "quadrille"]
-    for stage in final["stages"]:
-        assert [len(r["players"]) for r in stage["races"]] == [5, 5]  # 10 at tables of <= 8
-        assert len({r["seed"] for r in stage["races"]}) == 1  # one deal per round
+    assert final.status == "finished"
+    assert [s.variant for s in final.stages] == ["gavotte", "quadrille"]
+    for stage in final.stages:
+        assert [len(r.players) for r in stage.races] == [5, 5]  # 10 at tables of <= 8
+        assert len({r.seed for r in stage.races}) == 1  # one deal per round
         # 10 + 9 + … + 1 points, racers tied sharing what their places earn.
-        results = sorted(stage["results"].values(), key=lambda r: r["place"])
-        assert sum(r["points"] for r in results) == 55
-        assert [r["points"] for r in results] == sorted(
-            (r["points"] for r in results), reverse=True
-        )
-    standings = final["standings"]
+        results = sorted(stage.results.values(), key=lambda r: r.place)
+        assert sum(r.points for r in results) == 55
+        assert [r.points for r in results] == sorted((r.points for r in results), reverse=True)
+    standings = final.standings
     assert len(standings) == 10
-    in_tenths = [{**s, "time": round(s["time"] * 10)} for s in standings]  # as they rank
-    assert ranked(in_tenths, ["-points", "-home", "time"])
-    totals = {p: 0 for p in (s["player"] for s in standings)}
-    for stage in final["stages"]:
-        for player, result in stage["results"].items():
-            totals[player] += result["points"]
-    assert {s["player"]: s["points"] for s in standings} == totals
+    ranks = [(-s.points, -s.home, round(s.time * 10)) for s in standings]  # time in tenths
+    assert ranks == sorted(ranks)
+    totals = {s.player: 0.0 for s in standings}
+    for stage in final.stages:
+        for player, result in stage.results.items():
+            totals[player] += result.points
+    assert {s.player: s.points for s in standings} == totals
     assert verify(record.record) == []
     assert len(record.record["races"]) == 4
 
@@ -124,24 +125,25 @@ async def test_knockout_with_five_entrants_gives_byes(make_node: NodeFactory) ->
         await host.close()
 
     final = finals[0]
-    assert final["status"] == "finished"
-    entrants = [e["player"] for e in final["entrants"]]
-    first = final["bracket"][0]
+    assert final.status == "finished"
+    entrants = [e.player for e in final.entrants]
+    first = final.bracket[0]
     # Seeds 1, 2 and 3 have byes; 4 meets 5.
-    byes = [m for m in first if m["a"] is None or m["b"] is None]
-    assert sorted(m["winner"] for m in byes) == sorted(entrants[:3])
+    byes = [m for m in first if m.a is None or m.b is None]
+    assert {m.winner for m in byes} == set(entrants[:3])
     played = [m for m in first if m not in byes]
-    assert [{played[0]["a"], played[0]["b"]}] == [{entrants[3], entrants[4]}]
-    assert [len(r) for r in final["bracket"]] == [4, 2, 1]
-    for matches in final["bracket"]:
+    assert [{played[0].a, played[0].b}] == [{entrants[3], entrants[4]}]
+    assert [len(r) for r in final.bracket] == [4, 2, 1]
+    for matches in final.bracket:
         for match in matches:
-            if match["a"] is not None and match["b"] is not None:
-                assert max(match["wins"]) == 2 and match["winner"] is not None
-    champion = final["bracket"][-1][0]["winner"]
-    assert final["champion"] == champion
-    assert final["standings"][0]["player"] == champion
-    runner_up = ({final["bracket"][-1][0]["a"], final["bracket"][-1][0]["b"]} - {champion}).pop()
-    assert final["standings"][1]["player"] == runner_up
+            if match.a is not None and match.b is not None:
+                assert max(match.wins) == 2 and match.winner is not None
+    final_match = final.bracket[-1][0]
+    champion = final_match.winner
+    assert final.champion == champion
+    assert final.standings[0].player == champion
+    runner_up = ({final_match.a, final_match.b} - {champion}).pop()
+    assert final.standings[1].player == runner_up
     assert verify(record.record) == []
 
 
@@ -176,11 +178,11 @@ async def test_node_killed_mid_tournament(node_processes: ProcessFactory) -> Non
     record = await host.request(GetTournamentRecord(code=doc["code"]), TournamentRecord)
     await host.close()
     final = finals[0]
-    assert final["status"] == "finished"
-    assert [s["status"] for s in final["stages"]] == ["done"] * 3
-    for stage in final["stages"]:
-        assert len(stage["results"]) == 6
-        assert "resigned" not in {r["status"] for r in stage["results"].values()}
+    assert final.status == "finished"
+    assert [s.status for s in final.stages] == ["done"] * 3
+    for stage in final.stages:
+        assert len(stage.results) == 6
+        assert "resigned" not in {r.status for r in stage.results.values()}
     assert verify(record.record) == []
 
 
@@ -220,3 +222,35 @@ async def test_export_and_verify_from_the_command_line(
     json_path.write_text(json.dumps(record))
     assert main(["tournament", "verify", str(json_path)]) == 1
     assert "log gives" in capsys.readouterr().out
+
+
+async def test_bot_command_enters_a_tournament_and_prints_its_standings(
+    make_node: NodeFactory,
+) -> None:
+    """`ballroom bot --tournament CODE` enters, races its seats to the end, then prints
+    the final standings, a line per entrant in place order."""
+    async with make_node(timeouts=FAST) as url:
+        host, doc = await host_tournament(url, format="rounds", variants=["quadrille"], rounds=1)
+        command = [
+            sys.executable, "-m", "client.cli", "bot",
+            "--tournament", doc["code"], "--server", url, "--speed", "0", "--name", "Robo",
+        ]  # fmt: skip
+        process = await asyncio.create_subprocess_exec(
+            *command, cwd=ROOT, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+        )
+        try:
+            finals = await run_bots([url], doc["code"], 1, host, doc["id"], entrants=2)
+            async with asyncio.timeout(3 * TIMEOUT):
+                out, err = await process.communicate()
+        finally:
+            if process.returncode is None:
+                process.kill()
+                await process.wait()
+            await host.close()
+    assert process.returncode == 0, err.decode()
+    standings = finals[0].standings
+    assert sorted(s.name for s in standings) == ["Bot 0", "Robo"]
+    lines = out.decode().splitlines()
+    assert len(lines) == len(standings)
+    for line, row in zip(lines, standings, strict=True):
+        assert line.startswith(f"{row.place:>2}. {row.name} ") and f" {row.points:g} pts " in line

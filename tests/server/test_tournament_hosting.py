@@ -221,10 +221,10 @@ async def test_knockout_match_forfeited_by_an_absent_entrant(url: str) -> None:
     )
     async with asyncio.timeout(2 * TIMEOUT):
         final = await task
-    assert final["status"] == "finished"
-    (match,) = final["bracket"][-1]
-    assert match["forfeit"] == zed.player and match["winner"] == ann.player
-    assert final["champion"] == ann.player
+    assert final.status == "finished"
+    (match,) = final.bracket[-1]
+    assert match.forfeit == zed.player and match.winner == ann.player
+    assert final.champion == ann.player
     await host.close()
 
 
