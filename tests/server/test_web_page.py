@@ -368,9 +368,10 @@ async def test_a_replay_steps_to_the_last_move(node: str, browser: Browser) -> N
         assert_clean(watcher)
 
 
-async def _standings_points(page: Page) -> list[int]:
+async def _standings_points(page: Page) -> list[float]:
+    """The points column of the standings (racers who tie share points: 2.5, say)."""
     cells = await page.locator(".tournament-standings tbody tr td:nth-child(3)").all_inner_texts()
-    return [int(cell) for cell in cells]
+    return [float(cell) for cell in cells]
 
 
 async def test_tournament_standings_update_after_a_round(node: str, browser: Browser) -> None:
