@@ -100,6 +100,11 @@ def _count(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
 
 
+def _points(points: float) -> str:
+    """Points as the server counts them: a share such as 2.5 where racers tied."""
+    return f"{points:g} point" + ("" if points == 1 else "s")
+
+
 def _winner(doc: Tournament) -> str:
     if doc.knockout:
         champion = doc.champion
@@ -107,7 +112,7 @@ def _winner(doc: Tournament) -> str:
     if not doc.standings:
         return "no results"
     best = doc.standings[0]
-    return f"★ winner {best.name} ({_count(int(best.points), 'point')})"
+    return f"★ winner {best.name} ({_points(best.points)})"
 
 
 def _seconds_to(next_at: float, now: float) -> int:
@@ -268,7 +273,7 @@ def _line(standing: TournamentStanding) -> _Line:
         player=standing.player,
         name=standing.name,
         removed=standing.removed,
-        points=str(standing.points),
+        points=f"{standing.points:g}",
         home=str(standing.home),
         time=f"{standing.time:.1f}s",
         reached=standing.round,

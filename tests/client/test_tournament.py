@@ -399,3 +399,27 @@ def test_the_standings_table_names_the_tie_break_that_decided_a_place() -> None:
     text = console.export_text()
     assert "By" in text and "home" in text
     assert [line.split()[0] for line in text.splitlines()[1:]] == ["1", "2", "2"]
+
+
+@pytest.mark.parametrize(
+    ("points", "said"), [(7.5, "7.5 points"), (1, "1 point"), (6.0, "6 points")]
+)
+def test_the_winner_line_gives_shared_points_as_they_are(points: float, said: str) -> None:
+    """Racers who tie share the places' points: a winner on 7.5 is not shown on 7, nor
+    one on 6 as 6.0, in the status line or the standings."""
+    import io
+
+    from rich.console import Console
+
+    from client.widgets.tournament import standings_table, status_line
+
+    doc = Tournament(
+        id="T1", code="K7QH2M", host="a", name="Friday dance", format=TournamentFormat.ROUNDS,
+        variants=("gavotte",), time_limit=300, status=TournamentStatus.FINISHED, created=0.0,
+        standings=(TournamentStanding(1, "a", "Ann", points, 60, 9.0, 1, 0),),
+    )  # fmt: skip
+    assert status_line(doc, 0.0) == f"finished · ★ winner Ann ({said})"
+    console = Console(width=80, file=io.StringIO(), record=True, color_system=None)
+    console.print(standings_table(doc, None))
+    (row,) = console.export_text().splitlines()[1:]
+    assert row.split()[:3] == ["1", "Ann", f"{points:g}"]
