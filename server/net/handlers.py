@@ -196,8 +196,8 @@ async def _reply_then_follow(conn: Connection, request: int | None, race: str, s
 
     A client learns which race it is in from this reply (a join code names
     none), so no event of the race may go before it: the watch holds them.
-    The race's summary is read before the watch starts, so that nothing
-    between the two can fail and leave the watch holding events for ever.
+    The race's summary is read before the watch starts, so that a failed read
+    cannot leave a watch holding events with no reply to release them.
     """
     reply = await _race_info(conn, request, race)
     watch = await conn.watch(race, "racer", since=since, held=True)
