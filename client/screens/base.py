@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, ClassVar, cast
 
 from textual.screen import Screen
 from textual.widget import Widget
+from textual.widgets import Footer
 
 from client.net import ServerLink
 from protocol.messages import ServerMessage
@@ -34,7 +35,11 @@ class ServerScreen(Screen[None]):
         return (
             self.kept
             and bool(self.children)
-            and all(w.is_mounted for w in self.walk_children(Widget))
+            and all(
+                w.is_mounted
+                for w in self.walk_children(Widget)
+                if not any(isinstance(a, Footer) for a in w.ancestors)
+            )
         )
 
     @property

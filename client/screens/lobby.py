@@ -373,9 +373,13 @@ class LobbyScreen(ServerScreen):
             return
         self._practice()
 
-    def _practice(self) -> None:
+    def practice_on(self, variant: str) -> None:
+        """A practice race against the bot on ``variant`` (``n`` on a practice race's results)."""
+        self._practice(variant)
+
+    def _practice(self, variant: str | None = None) -> None:
         request = CreateRace(
-            variant=self.variant,
+            variant=variant or self.variant,
             max_players=2,
             time_limit=PRACTICE_MINUTES * 60,
             spectate=SpectatePolicy.DELAYED,  # never live by default: it shows the deal

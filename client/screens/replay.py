@@ -107,8 +107,10 @@ class ReplayScreen(ServerScreen):
     def _redraw(self) -> None:
         if not self.composed or not self.players:
             return
-        record, player, step = self.record, self.player, self.step
+        record, player = self.record, self.player
         log = record.log(player)
+        # Racers' logs differ in length: a step past this racer's end shows their end.
+        step = min(self.step, len(log))
         view = record.view_at(player, step)
         board = self.query_one(BoardView)
         board.view = view
@@ -140,9 +142,12 @@ class ReplayScreen(ServerScreen):
 
     def action_racer(self, delta: int) -> None:
         if self.players:
-            self.racer = (self.racer + delta) % len(self.players)
-            self.step = min(self.step, len(self.record.log(self.player)))
-            self.fetch_positions(self.player)
+            racer = (self.racer + delta) % len(self.players)
+            player = self.players[racer]
+            # The step first: the other racer's log may be shorter than this one.
+            self.step = min(self.step, len(self.record.log(player)))
+            self.racer = racer
+            self.fetch_positions(player)
 
     def action_back(self) -> None:
         self.app.pop_screen()

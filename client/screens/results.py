@@ -105,6 +105,7 @@ class ResultsScreen(ServerScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("r", "replay", "Replay"),
         Binding("n", "rematch", "Rematch"),
+        Binding("n", "play_again", "Play again"),
         Binding("escape,enter,q", "back", "Back"),
     ]
 
@@ -139,6 +140,28 @@ class ResultsScreen(ServerScreen):
         from client.screens.replay import ReplayScreen
 
         self.app.push_screen(ReplayScreen(self.record))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """``n`` offers what can start: against the practice bot, a new race at once (the
+        bot never accepts a rematch); between people, a rematch; in a tournament, nothing
+        (the tournament decides the next race)."""
+        info = self.record.info
+        in_tournament = info is not None and info.tournament is not None
+        racer = self.record.me is not None and self.record.finished is not None
+        if action == "rematch":
+            return racer and not in_tournament and not self.record.practice
+        if action == "play_again":
+            return racer and self.record.practice
+        return True
+
+    def action_play_again(self) -> None:
+        """A new practice race against the bot, on the same variant and a fresh deal."""
+        from client.screens.lobby import LobbyScreen
+
+        self.ballroom.back_to_lobby()
+        lobby = self.app.screen
+        if isinstance(lobby, LobbyScreen):
+            lobby.practice_on(self.record.variant)
 
     def action_rematch(self) -> None:
         """Offer the same racers a new race on a fresh deal (docs/players.md)."""

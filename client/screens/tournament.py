@@ -176,7 +176,12 @@ class TournamentScreen(ServerScreen):
         return entrant is not None and not entrant.removed
 
     def watch_doc(self, doc: Tournament | None) -> None:
-        if not self.composed or doc is None:
+        if doc is None:
+            return
+        if not self.composed:
+            # Not drawn now (on_mount draws it), but a seat never waits for a drawing.
+            if self.kept:
+                self._check_seat()
             return
         self.query_one(TopBar).text = f"Tournament · {doc.name} · code {doc.code} · {doc.format}"
         self._draw_board(doc)

@@ -1,0 +1,212 @@
+"""Scripted play-throughs of the terminal client over a real node, at 80×24 (issue 24).
+
+Each test drives the real app with Textual's pilot, the way a player would,
+through one whole flow: a practice race to its replay, a tournament entered
+by code, a rematch. Bots race at full speed so that each flow takes seconds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from textual.pilot import Pilot
+from textual.widgets import Footer, Static
+
+from client.app import BallroomApp
+from client.screens.dialogs import AskScreen
+from client.screens.game import GameScreen
+from client.screens.lobby import LobbyScreen
+from client.screens.replay import ReplayScreen
+from client.screens.results import ResultsScreen
+from client.screens.room import RoomScreen
+from client.screens.tournament import TournamentScreen
+from client.session import ClientSession
+from client.tournament_bot import TournamentBot
+from protocol.messages import (
+    CreateTournament,
+    JoinTournament,
+    ManageTournament,
+    RaceFinished,
+    RaceInfo,
+    Resign,
+    SpectatePolicy,
+    TournamentAction,
+    TournamentFormat,
+    TournamentInfo,
+)
+from protocol.tournaments import Tournament
+from server.settings import Timeouts
+from tests.client.play import race_with_bob
+from tests.client.screen import on_screen, screen_text, until
+from tests.server.conftest import TIMEOUT, NodeFactory
+from tests.server.test_tournament import QUICK
+
+SIZE = (80, 24)
+
+
+async def _game(pilot: Pilot[Any]) -> GameScreen:
+    await until(pilot, lambda: isinstance(pilot.app.screen, GameScreen), "a game opens")
+    game = pilot.app.screen
+    assert isinstance(game, GameScreen)
+    return game
+
+
+async def _play_moves(pilot: Pilot[Any], game: GameScreen, count: int) -> None:
+    """Play ``count`` legal moves with Tab (next legal move) and Enter."""
+    for _ in range(count):
+        before = game.seq
+        await pilot.press("tab", "enter")
+        await until(pilot, lambda: game.seq == before + 1, "the move is stored")
+
+
+async def test_replay_steps_through_both_racers_at_the_end_of_the_longer_log(
+    make_node: NodeFactory,
+) -> None:
+    """Results → r → End → Tab → Tab: the replay shows each racer, never crashes (item 1)."""
+    async with make_node() as url:
+        app = BallroomApp(url, "Ann")
+        async with app.run_test(size=SIZE) as pilot:
+            game, bob, _ = await race_with_bob(pilot, url)
+            try:
+                await _play_moves(pilot, game, 3)
+                await bob.request(Resign(race=game.race), RaceInfo)
+                await pilot.press("x", "x")
+                await until(pilot, lambda: isinstance(app.screen, ResultsScreen), "results")
+                await pilot.press("r")
+                await until(pilot, lambda: isinstance(app.screen, ReplayScreen), "the replay")
+                replay = app.screen
+                assert isinstance(replay, ReplayScreen)
+                await on_screen(pilot, "Ann (you)", "step 0/3")
+                await pilot.press("end")
+                await on_screen(pilot, "step 3/3")
+                await pilot.press("tab")  # to Bob, whose log is empty
+                await on_screen(pilot, "Bob", "step 0/0")
+                await pilot.press("end", "tab")  # back to Ann
+                await on_screen(pilot, "Ann (you)", "step 0/3")
+                await pilot.press("end", "left", "shift+tab")
+                await on_screen(pilot, "Bob", "step 0/0")
+                assert app.screen is replay
+            finally:
+                await bob.close()
+
+
+async def test_a_practice_rematch_starts_at_once(make_node: NodeFactory) -> None:
+    """Results of a practice race → n: a new race against the bot starts (item 5)."""
+    async with make_node() as url:
+        app = BallroomApp(url, "Ann", bot_speed=0)
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: app.link.online, "online")
+            await on_screen(pilot, "Practice")
+            await pilot.press("p")
+            first = await _game(pilot)
+            await pilot.press("x", "x")
+            await until(pilot, lambda: isinstance(app.screen, ResultsScreen), "results")
+            await on_screen(pilot, "n Play again")
+            await pilot.press("n")
+            await until(
+                pilot,
+                lambda: isinstance(app.screen, GameScreen) and app.screen.race != first.race,
+                "the rematch starts",
+            )
+
+
+async def test_a_tournament_entrant_by_code_races_round_one(make_node: NodeFactory) -> None:
+    """Entered by code; with a countdown before each race, round 1's race opens (item 4)."""
+    timeouts = Timeouts(countdown=1.0, sweep=0.1)
+    async with make_node(timeouts=timeouts) as url:
+        host = await ClientSession.connect(url, "Host")
+        created = await host.request(
+            CreateTournament(
+                name="Friday dance",
+                format=TournamentFormat.ROUNDS,
+                variants=["quadrille"],
+                rounds=2,
+                time_limit=60,
+                spectate=SpectatePolicy.DELAYED,
+                delay=30,
+                break_seconds=1,
+            ),
+            TournamentInfo,
+        )
+        doc = created.tournament
+        bot = TournamentBot(url, name="Bot", speed=0, patience=QUICK)
+        running = asyncio.create_task(bot.run(code=doc["code"]))
+        try:
+            app = BallroomApp(url, "Ann")
+            async with app.run_test(size=SIZE) as pilot:
+                await until(pilot, lambda: app.link.online, "online")
+                await pilot.press("t", "j", *doc["code"].lower(), "enter")
+                await until(pilot, lambda: isinstance(app.screen, TournamentScreen), "entered")
+                await asyncio.wait_for(bot.joined.wait(), TIMEOUT)
+                start = ManageTournament(tournament=doc["id"], action=TournamentAction.START)
+                await host.request(start, TournamentInfo)
+                game = await _game(pilot)
+                await on_screen(pilot, "round 1 of 2")
+                assert game.record.called.startswith("Friday dance · round 1")
+                await pilot.press("x", "x")
+                await until(pilot, lambda: game.race in _games_over(app), "round 1 ends")
+                await until(
+                    pilot,
+                    lambda: isinstance(app.screen, GameScreen) and app.screen.race != game.race,
+                    "round 2 opens",
+                )
+        finally:
+            running.cancel()
+            await host.close()
+
+
+async def test_a_tournament_push_during_a_footer_redraw_still_seats_the_entrant(
+    make_node: NodeFactory,
+) -> None:
+    """The round-1 document coming while the footer redraws its keys still takes the
+    entrant to their race (item 4: the document was drawn only once every widget was
+    mounted, and the footer remounts its keys whenever the keys change)."""
+    async with make_node() as url:
+        host = await ClientSession.connect(url, "Host")
+        created = await host.request(
+            CreateTournament(
+                name="Friday dance",
+                format=TournamentFormat.ROUNDS,
+                variants=["quadrille"],
+                rounds=1,
+                time_limit=60,
+                break_seconds=0,
+            ),
+            TournamentInfo,
+        )
+        code = created.tournament["code"]
+        bob = await ClientSession.connect(url, "Bob")
+        try:
+            app = BallroomApp(url, "Ann")
+            async with app.run_test(size=SIZE) as pilot:
+                await until(pilot, lambda: app.link.online, "online")
+                joined = await app.link.request(JoinTournament(code=code), TournamentInfo)
+                await bob.request(JoinTournament(code=code), TournamentInfo)
+                tid = joined.tournament["id"]
+                start = ManageTournament(tournament=tid, action=TournamentAction.START)
+                running = Tournament.from_data((await host.request(start, TournamentInfo)).tournament)
+                screen = TournamentScreen(tid, Tournament.from_data(joined.tournament))
+                await app.push_screen(screen)
+                await until(pilot, lambda: screen.composed, "the tournament is drawn")
+                screen.query_one(Footer).mount(Static("a key being redrawn"))  # not yet mounted
+                screen._take(running)
+                game = await _game(pilot)
+                assert game.record.called.startswith("Friday dance · round 1")
+        finally:
+            await bob.close()
+            await host.close()
+
+
+def _games_over(app: BallroomApp) -> set[str]:
+    screens = [s for s in app.screen_stack if isinstance(s, TournamentScreen)]
+    return screens[0].games_over if screens else set()
+
+
+__all__ = [
+    "AskScreen",
+    "LobbyScreen",
+    "RaceFinished",
+    "RoomScreen",
+    "screen_text",
+]
