@@ -55,9 +55,9 @@ async def _game(pilot: Pilot[Any]) -> GameScreen:
 async def _play_moves(pilot: Pilot[Any], game: GameScreen, count: int) -> None:
     """Play ``count`` legal moves with Tab (next legal move) and Enter."""
     for _ in range(count):
-        before = game.seq
+        want = game.seq + 1
         await pilot.press("tab", "enter")
-        await until(pilot, lambda: game.seq == before + 1, "the move is stored")
+        await until(pilot, lambda: game.seq == want, "the move is stored")  # noqa: B023
 
 
 async def test_replay_steps_through_both_racers_at_the_end_of_the_longer_log(
@@ -185,7 +185,8 @@ async def test_a_tournament_push_during_a_footer_redraw_still_seats_the_entrant(
                 await bob.request(JoinTournament(code=code), TournamentInfo)
                 tid = joined.tournament["id"]
                 start = ManageTournament(tournament=tid, action=TournamentAction.START)
-                running = Tournament.from_data((await host.request(start, TournamentInfo)).tournament)
+                started = await host.request(start, TournamentInfo)
+                running = Tournament.from_data(started.tournament)
                 screen = TournamentScreen(tid, Tournament.from_data(joined.tournament))
                 await app.push_screen(screen)
                 await until(pilot, lambda: screen.composed, "the tournament is drawn")
