@@ -506,7 +506,9 @@ class RaceWatch:
                 return
             try:
                 # The opening boards, as of the start: each move after it comes as its board.
-                snapshot = await self.boards.spectator_snapshot(self.race, self.conn.player, upto=n)
+                snapshot = await self.boards.spectator_snapshot(
+                    self.race, self.conn.player, upto=n, opening_due=True
+                )
             except RequestRefused:
                 # The player joined the race from another connection (one
                 # account, one identity): no board of it may reach this one.

@@ -32,6 +32,7 @@ __all__ = [
     "PROVISIONAL_RACES",
     "Skill",
     "is_rated",
+    "may_be_rated",
     "ranks",
     "rate",
 ]
@@ -69,15 +70,27 @@ class Skill:
 
 
 def is_rated(meta: Mapping[str, str], racers: Sequence[str]) -> bool:
-    """Whether a finished race counts: a secret deal, not marked unrated, two or more accounts.
+    """Whether a finished race counts: a secret deal, not a practice race, not marked
+    unrated, two or more accounts.
 
     A public deal number can be practised beforehand, so it is never rated.
+    A practice race answers ``hint`` (the server's solver plays through it,
+    as the solver bot does), so it is never rated either, and a race that
+    may be rated answers no hint (:meth:`server.services.hints.Hints.hint`).
     Guests (bots among them: a bot never logs in) are left out of the
     ranking; the accounts are ranked among themselves.
     """
-    if meta.get("deal", "") != "" or meta.get("unrated") == "1":
+    if not may_be_rated(meta):
         return False
     return sum(not is_guest(player) for player in racers) >= 2
+
+
+def may_be_rated(meta: Mapping[str, str]) -> bool:
+    """Whether a race's settings let it be rated (it is, with two accounts at the end):
+    no public deal, no practice (hints), not marked unrated by its host."""
+    return not (
+        meta.get("deal", "") != "" or meta.get("practice") == "1" or meta.get("unrated") == "1"
+    )
 
 
 def ranks(standings: Sequence[Standing]) -> list[int]:

@@ -17,7 +17,7 @@ from server.engine import State
 from server.exceptions import RequestRefused
 from server.rules.events import Finished, MoveMade, Starting, decode_event
 from server.rules.races import Phase, Spectate
-from server.services.lobby import Lobby
+from server.services.lobby import Lobby, public_info
 from server.services.race_memory import RaceMemory
 from server.storage.store import Store
 
@@ -136,32 +136,62 @@ class Boards:
         return now._replace(progress=progress)
 
     async def spectator_snapshot(
-        self, race: str, player: str | None, upto: int | None = None
+        self,
+        race: str,
+        player: str | None,
+        upto: int | None = None,
+        *,
+        opening_due: bool = False,
     ) -> SpectatorSnapshot:
         """Boards as the race's policy lets spectators see them now (and no later than
-        event ``upto``), and the number of the last event they reflect. Racers may
-        not spectate their own race."""
-        info = await self.lobby.info(race)
+        event ``upto``), and the number of the last event they reflect.
+
+        No board before the policy's moment (docs/protocol.md, *Spectators*):
+        the opening boards not before the start (``live``), the start plus the
+        delay (``delayed``) or the results (``after``); until then the snapshot
+        stops before the start's event, so that the watch gets that event and
+        pushes the opening when it is due. ``opening_due``: the caller's timer
+        says that moment has come (the watch pushing the opening), so the
+        opening is not held back by a clock a hair behind the timer's.
+
+        Refused to racers (no one spectates their own race) and, until its
+        results are announced the next day, to anyone for a daily deal's race:
+        its deal is still being played by others (docs/players.md).
+        """
+        [(meta, players)] = await self.store.metas_and_players([race])
+        if not meta:
+            raise RequestRefused(ErrorCode.NOT_FOUND, f"no race {race!r}")
+        now = time.time()
+        info = public_info(race, meta, players, now)
         if player is not None and player in info.players:
             raise RequestRefused(ErrorCode.NOT_ALLOWED, "racers cannot spectate their own race")
+        held = meta.get("hold_results") == "1" and not await self.store.results_public(race)
+        if meta.get("daily") and held:
+            raise RequestRefused(
+                ErrorCode.NOT_ALLOWED,
+                "a daily deal's race is shown only to its player until the day is over",
+            )
         if info.phase is Phase.OPEN:
             last = await self.store.event_count(race)
             last = last if upto is None else min(upto, last)
             return SpectatorSnapshot(info, None, {}, last)
         started = await self.memory.started(race)
-        last = 0
-        hidden_until_the_end = (
-            started.spectate is Spectate.AFTER and info.phase is not Phase.FINISHED
-        )
-        cutoff = time.time() - (started.delay if started.spectate is Spectate.DELAYED else 0)
+        # A held table's results (its seed) wait for the other tables on its deal:
+        # until they are announced, it is not over for its spectators.
+        over = info.phase is Phase.FINISHED and not held
+        hidden_until_the_end = started.spectate is Spectate.AFTER and not over
+        delay = started.delay if started.spectate is Spectate.DELAYED else 0.0
+        opening_shown = over or opening_due or now >= started.started_at + delay
+        cutoff = now - delay
         game = started.game
         states: dict[str, State] = {}
+        last = 0
         for n, payload in await self.store.events_since(race, 0):
             if upto is not None and n > upto:
                 break
             event = decode_event(payload)
             if isinstance(event, Starting):
-                if hidden_until_the_end:
+                if hidden_until_the_end or not opening_shown:
                     break
                 states = dict.fromkeys(info.players, started.opening())
             elif isinstance(event, MoveMade):

@@ -23,7 +23,7 @@ from protocol.exceptions import ErrorCode
 from protocol.messages import deal_commitment
 from server.engine import DEAL_VERSION
 from server.exceptions import RequestRefused
-from server.rules.daily import NOT_WON
+from server.rules.daily import DailyScore, day_of
 from server.rules.races import RaceSettings, Spectate, draw_secret_seed
 from server.services.lobby import Lobby
 from server.services.refusals import variant_or_refusal
@@ -41,15 +41,12 @@ DAY = 24 * 3600
 def _entry(place: int, player: str, name: str, score: float) -> dict[str, Any]:
     """A line of a day's board: a win's time, or the cards home of a game not won."""
     entry: dict[str, Any] = {"place": place, "player": player, "name": name}
-    if score < NOT_WON:
-        entry.update(won=True, time=score)
+    line = DailyScore.from_score(score)
+    if line.won:
+        entry.update(won=True, time=line.time)
     else:
-        entry.update(won=False, home=int(NOT_WON - score))
+        entry.update(won=False, home=line.home)
     return entry
-
-
-def _day(at: float) -> str:
-    return time.strftime("%Y-%m-%d", time.gmtime(at))
 
 
 class DailyDeals:
@@ -77,7 +74,7 @@ class DailyDeals:
                 ErrorCode.NOT_ALLOWED, "log in to play the daily deal: one try per account"
             )
         game = variant_or_refusal(variant)
-        day = _day(self.clock())
+        day = day_of(self.clock())
         seed = await self.store.seed(day, game.id, draw_secret_seed())
         tag = hashlib.sha256(f"{game.id}|{player}".encode()).hexdigest()[:16]
         race = f"d{day.replace('-', '')}-{tag}"
@@ -99,7 +96,7 @@ class DailyDeals:
         """Today's commitment and leaderboard, and yesterday's revealed seed."""
         game = variant_or_refusal(variant)
         now = self.clock()
-        today, yesterday = _day(now), _day(now - DAY)
+        today, yesterday = day_of(now), day_of(now - DAY)
         seed = await self.store.seed(today, game.id, draw_secret_seed())
         board = await self.store.board(today, game.id)
         names = await self.players.names([player for player, _ in board])
@@ -125,7 +122,7 @@ class DailyDeals:
 
     async def tick(self) -> None:
         """Announce the results of every earlier day's races (the seed is public now)."""
-        today = _day(self.clock())
+        today = day_of(self.clock())
         for day, variant in await self.store.pending_days():
             if day >= today:
                 continue

@@ -39,15 +39,21 @@ class Hints:
         self._lines = LineCache()
 
     async def hint(self, player: str, race: str) -> Hint:
-        """The next move of a winning line from the racer's board: practice races only.
+        """The next move of a winning line from the racer's board: practice races only,
+        which are never rated.
 
         Only the server knows the stock's order, so only it can solve a
         racer's position; the solve runs in the node's pool, bounded in time.
         Following a hint costs no new solve (:class:`LineCache`).
         """
         started = await self.memory.started(race)
+        # Practice races, and no others, are never rated (server/rules/ratings.py,
+        # may_be_rated): so no hint ever helps a rated race.
         if not started.practice:
-            raise RequestRefused(ErrorCode.NOT_ALLOWED, "hints are only given in practice races")
+            raise RequestRefused(
+                ErrorCode.NOT_ALLOWED,
+                "hints are only given in practice races, which are never rated",
+            )
         started.check_phase("hint", time.time())
         seq, _, state = await self.memory.board(race, player, fresh=True)
         game = started.game

@@ -193,14 +193,21 @@ class Results:
         """A finished race's log for one racer and the view after each move.
 
         Refused until the race is over: views of an opponent's game while it
-        runs would show a racer cards still in their own stock.
+        runs would show a racer cards still in their own stock; and until its
+        held results are announced, for the same reason.
         """
         info = await self.lobby.info(race)
         if info.phase is not Phase.FINISHED or info.started_at is None:
             raise RequestRefused(ErrorCode.NOT_ALLOWED, "replays open once the race is over")
-        if await self.store.results_held(race):
+        # A race that holds its results (a tournament's table, a daily deal's race)
+        # keeps its replays until they are announced, and also in the moment
+        # between its closing and its results being stored.
+        meta = await self.lobby.meta(race)
+        if meta.get("hold_results") == "1" and not await self.store.results_public(race):
             raise RequestRefused(
-                ErrorCode.NOT_ALLOWED, "replays open once every table on this deal has finished"
+                ErrorCode.NOT_ALLOWED,
+                "replays open once this deal is revealed (every table on it has finished, "
+                "or the daily deal's day is over)",
             )
         if player not in info.players:
             raise RequestRefused(ErrorCode.NOT_A_RACER, f"{player!r} did not race here")

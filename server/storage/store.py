@@ -636,6 +636,11 @@ class Store:
     async def results_held(self, race: str) -> bool:
         return bool(await self.redis.hexists(keys.race_meta(race), "held"))
 
+    async def results_public(self, race: str) -> bool:
+        """Whether the race's results are stored and announced (not held): its seed is out."""
+        stored, held = await self.redis.hmget(keys.race_meta(race), ["results", "held"])
+        return stored is not None and held is None
+
     async def has_results(self, race: str) -> bool:
         return bool(await self.redis.hexists(keys.race_meta(race), "results"))
 

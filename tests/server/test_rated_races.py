@@ -9,12 +9,15 @@ from typing import Any
 import pytest
 
 from client.session import ClientSession
+from protocol.exceptions import ErrorCode
 from protocol.messages import (
     Account,
     CreateRace,
+    GetHint,
     GetLeaderboard,
     GetProfile,
     GetResults,
+    Hinted,
     JoinRace,
     Leaderboard,
     Profile,
@@ -33,7 +36,7 @@ from server.services.records import Records
 from server.storage import keys
 from server.storage.store import Store
 from tests.server.conftest import NODES, TIMEOUT, Clients
-from tests.server.test_abuse import VARIANT
+from tests.server.test_abuse import VARIANT, refused
 
 PASSWORD = "a long enough password"
 
@@ -45,20 +48,27 @@ async def _account(clients: Clients, url: str, name: str) -> ClientSession:
 
 
 async def race_to_the_end(
-    first: ClientSession, second: ClientSession, *, deal: int | None = None, unrated: bool = False
+    first: ClientSession,
+    second: ClientSession,
+    *,
+    deal: int | None = None,
+    unrated: bool = False,
+    practice: bool = False,
 ) -> RaceFinished:
     """A two-racer race, both resigning with the same cards home: ``first`` resigns a
     tenth of a second or more before ``second``, and so is placed first (the standings
-    part equal cards home by time)."""
+    part equal cards home by time). In a ``practice`` race ``first`` takes a hint first."""
     create = CreateRace(
         variant=VARIANT, max_players=2, time_limit=600, spectate=SpectatePolicy.AFTER,
-        deal=deal, unrated=unrated or None,
+        deal=deal, unrated=unrated or None, practice=practice or None,
     )  # fmt: skip
     race = str((await first.request(create, RaceInfo)).race["id"])
     await second.request(JoinRace(race=race), RaceInfo)
     await first.request(StartRace(race=race), RaceInfo)
     for racer in (first, second):
         await racer.next(RaceStarted, timeout=TIMEOUT)
+    if practice:
+        await first.request(GetHint(race=race), Hinted)
     await first.request(Resign(race=race), RaceInfo)
     # Times are compared in tenths of a second (closer is a tie): the second
     # resignation must come a tenth later to be placed second, whatever the load.
@@ -109,10 +119,11 @@ async def test_rated_race_changes_ratings_once(node: str, clients: Clients, stor
 
 
 @pytest.mark.usefixtures("no_errors_logged")
-@pytest.mark.parametrize("kind", ["public deal", "unrated", "guest"])
+@pytest.mark.parametrize("kind", ["public deal", "unrated", "guest", "practice"])
 async def test_unrated_races(node: str, clients: Clients, store: Store, kind: str) -> None:
-    """Public deals, races the host marked unrated and races with one account are not rated,
-    though the accounts' histories still record them."""
+    """Public deals, races the host marked unrated, races with one account and practice
+    races (hints answered: a hint was taken) are not rated, though the accounts'
+    histories still record them."""
     ann = await _account(clients, node, "Ann")
     other = (
         await clients.hello(node, "Guest")
@@ -120,7 +131,11 @@ async def test_unrated_races(node: str, clients: Clients, store: Store, kind: st
         else await _account(clients, node, "Bob")
     )
     finished = await race_to_the_end(
-        ann, other, deal=7 if kind == "public deal" else None, unrated=kind == "unrated"
+        ann,
+        other,
+        deal=7 if kind == "public deal" else None,
+        unrated=kind == "unrated",
+        practice=kind == "practice",
     )
     assert all("change" not in s for s in finished.standings)
     await recorded(store)
@@ -196,3 +211,15 @@ async def test_fastest_wins_board(node: str, clients: Clients) -> None:
     assert board.fastest and [(e["name"], e["time"]) for e in board.entries] == [("Ann", 60.0)]
     profile = (await ann.request(GetProfile(), Profile)).profile
     assert profile["races"][VARIANT]["best"] == 60.0 and profile["races"][VARIANT]["won"] == 3
+
+
+@pytest.mark.usefixtures("no_errors_logged")
+async def test_no_hint_in_a_rated_race(node: str, clients: Clients) -> None:
+    """A race that will be rated (two accounts, a secret deal) answers no hint."""
+    ann, bob = await _account(clients, node, "Ann"), await _account(clients, node, "Bob")
+    create = CreateRace(variant=VARIANT, max_players=2, time_limit=600)
+    race = str((await ann.request(create, RaceInfo)).race["id"])
+    await bob.request(JoinRace(race=race), RaceInfo)
+    await ann.request(StartRace(race=race), RaceInfo)
+    await ann.next(RaceStarted, timeout=TIMEOUT)
+    await refused(ann, GetHint(race=race), ErrorCode.NOT_ALLOWED)

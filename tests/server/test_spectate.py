@@ -5,6 +5,8 @@ from __future__ import annotations
 import functools
 import time
 
+import pytest
+
 from client.session import ClientSession
 from protocol.layout import Layout
 from protocol.messages import (
@@ -29,6 +31,8 @@ from protocol.messages import (
 from protocol.moves import Move
 from protocol.policy import GreedyPolicy
 from server.engine import find_variant
+from server.settings import Timeouts
+from tests.server.conftest import TIMEOUT, NodeFactory
 from tests.server.secrecy import as_received, face_down, positions, shown
 
 DEAL = 4711
@@ -190,3 +194,50 @@ async def test_a_spectator_who_comes_after_the_end_gets_the_results(node: str) -
 
 def _is_move(seq: int, board: Board) -> bool:
     return board.seq == seq
+
+
+@pytest.mark.parametrize(("spectate", "delay"), [("live", 0), ("delayed", 1), ("after", 0)])
+async def test_a_spectator_in_the_countdown_gets_no_board_before_the_policy_allows(
+    make_node: NodeFactory, spectate: str, delay: int
+) -> None:
+    """Spectating during the countdown answers the race's info and no boards; the opening
+    boards come no sooner than the start (live) or the start plus the delay (delayed),
+    and under 'after' not while the race runs."""
+    async with make_node(timeouts=Timeouts(countdown=0.6)) as url:
+        alice, bob, race = await _race(url, spectate=spectate, delay=delay)
+        watcher = await ClientSession.connect(url, "Wendy")
+        await alice.request(StartRace(race=race), RaceInfo)
+        snapshot = await watcher.request(Spectate(race=race), Spectating)
+        assert snapshot.race["phase"] == "countdown"
+        assert snapshot.boards == {}
+        started = await alice.next(RaceStarted, timeout=TIMEOUT)
+        if spectate == "after":
+            await _play(alice, race, started, 2)
+            for racer in (alice, bob):
+                await racer.request(Resign(race=race), RaceInfo)
+            await watcher.next(RaceFinished, timeout=TIMEOUT)
+            assert not [m for m in watcher.received if isinstance(m, Board | Spectating)]
+            return
+        opening = await watcher.next(Spectating, timeout=TIMEOUT)
+        assert time.time() >= started.started_at + delay
+        assert opening.boards[alice.player] == started.view
+        assert opening.event > snapshot.event
+        await alice.close()
+        await bob.close()
+        await watcher.close()
+
+
+async def test_a_delayed_spectator_arriving_within_the_delay_gets_no_opening_early(
+    node: str,
+) -> None:
+    """Under 'delayed', a spectator arriving after the start but within the delay gets no
+    boards in its reply, and the opening boards only once the delay has passed."""
+    alice, bob, race = await _race(node, spectate="delayed", delay=1)
+    await alice.request(StartRace(race=race), RaceInfo)
+    started = await alice.next(RaceStarted, timeout=TIMEOUT)
+    watcher = await ClientSession.connect(node, "Wendy")
+    snapshot = await watcher.request(Spectate(race=race), Spectating)
+    assert snapshot.boards == {}
+    opening = await watcher.next(Spectating, timeout=TIMEOUT)
+    assert time.time() >= started.started_at + 1
+    assert opening.boards[bob.player] == started.view
