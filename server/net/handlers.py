@@ -498,6 +498,12 @@ async def on_get_profile(conn: Connection, msg: GetProfile) -> ServerMessage:
 async def on_get_leaderboard(conn: Connection, msg: GetLeaderboard) -> ServerMessage:
     records = conn.services.records
     if msg.fastest:
+        if msg.variant == OVERALL:  # docs/protocol.md, get_leaderboard
+            raise RequestRefused(
+                ErrorCode.INVALID_FIELD,
+                "fastest wins are kept per variant (times of different games do not "
+                "compare): name a variant",
+            )
         variant = variant_or_refusal(msg.variant).id
         fastest = [line.to_data() for line in await records.fastest_wins(variant)]
         return Leaderboard(id=msg.id, variant=variant, entries=fastest, fastest=True)

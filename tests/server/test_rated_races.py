@@ -223,3 +223,16 @@ async def test_no_hint_in_a_rated_race(node: str, clients: Clients) -> None:
     await ann.request(StartRace(race=race), RaceInfo)
     await ann.next(RaceStarted, timeout=TIMEOUT)
     await refused(ann, GetHint(race=race), ErrorCode.NOT_ALLOWED)
+
+
+@pytest.mark.usefixtures("no_errors_logged")
+async def test_no_overall_board_of_fastest_wins(node: str, clients: Clients) -> None:
+    """Fastest wins are kept per variant: ``overall`` with ``fastest`` is refused for that
+    reason (docs/protocol.md), not as an unknown variant; ``overall`` ratings are answered."""
+    ann = await _account(clients, node, "Ann")
+    why = await refused(
+        ann, GetLeaderboard(variant="overall", fastest=True), ErrorCode.INVALID_FIELD
+    )
+    assert "per variant" in why and "unknown variant" not in why
+    board = await ann.request(GetLeaderboard(variant="overall"), Leaderboard)
+    assert board.variant == "overall" and not board.fastest
