@@ -222,7 +222,8 @@ async def test_a_race_opens_cold_by_its_join_code(node: str, browser: Browser) -
 
 
 async def test_a_delayed_race_shows_no_board_before_its_delay(node: str, browser: Browser) -> None:
-    """Delayed by 30 s: the page says so, and gets no board after a move while racers move."""
+    """Delayed by 30 s: the page says so, and gets no board, not even the deal, while racers
+    move within those 30 s."""
     async with running(
         await bot_race(node, spectate="delayed", delay=30, speed=5, moves=200, pace=0.1)
     ) as race:
@@ -234,13 +235,12 @@ async def test_a_delayed_race_shows_no_board_before_its_delay(node: str, browser
         )
         # Both racers are well under way while the page waits.
         await race.host.next(Progress, lambda p: p.progress["moves"] >= 10, timeout=TIMEOUT)
-        # The deal is shown at the start; no move is, until its 30 s have passed.
-        progress = await page.locator(".board .progress-text").all_inner_texts()
-        assert len(progress) == 2 and all("· 0 moves ·" in line for line in progress), progress
+        # Not even the deal is shown before its 30 s have passed: no board at all.
+        await expect(page.locator(".waiting")).to_have_text("No boards yet.")
+        assert not await page.locator(".board").count()
         assert not [m for m in watcher.messages() if m["t"] == "board"]
         spectating = [m for m in watcher.messages() if m["t"] == "spectating"]
-        assert spectating
-        assert all(view["moves"] == 0 for m in spectating for view in m["boards"].values())
+        assert spectating and all(m["boards"] == {} for m in spectating)
         assert_clean(watcher)
 
 
@@ -440,4 +440,35 @@ async def test_a_finished_knockout_shows_its_champion(node: str, browser: Browse
         await expect(page.locator(".tournament-standings h2")).to_have_text("Final standings")
         for width, height in (PHONE, WIDE):
             await watcher.screenshot("tournament-champion", width, height)
+        assert_clean(watcher)
+
+
+async def test_a_tournament_table_is_titled_by_its_tournament_and_links_it(
+    node: str, browser: Browser
+) -> None:
+    """A table has no join code: the lobby and its page name it by its tournament (no empty
+    code, no dangling "·"), and its page links the tournament's page."""
+    async with tournament_with_bots(
+        node, 2, 1, format="rounds", variants=["gavotte"], rounds=1
+    ) as (host, doc):
+        started = await host.request(
+            ManageTournament(tournament=doc["id"], action=TournamentAction.START), TournamentInfo
+        )
+        table = started.tournament["stages"][0]["races"][0]["race"]
+        watcher = await Watcher.open(browser)
+        page = watcher.page
+        await page.goto(page_url(node))
+        link = page.locator(f'li.race[data-race="{table}"] a')
+        await link.wait_for(timeout=WAIT_MS)
+        label = (await link.inner_text()).strip()
+        assert doc["name"] in label and not label.endswith("·"), label
+        await link.click()
+        await page.wait_for_url(re.compile(f"/race/{table}$"), timeout=WAIT_MS)
+        back = page.locator(f'a[href="/tournament/{doc["code"]}"]')
+        await expect(back).to_have_text(doc["name"])
+        title = await page.title()
+        assert doc["name"] in title and "·  ·" not in title and " · · " not in title, title
+        assert not await page.locator("h1 .code:empty").count()
+        await back.click()
+        await page.wait_for_url(re.compile(f"/tournament/{doc['code']}$"), timeout=WAIT_MS)
         assert_clean(watcher)

@@ -50,3 +50,26 @@ export function policyText(spectate, delay) {
   if (spectate === "delayed") return `${Number(delay)} s behind`;
   return "after the race";
 }
+
+/**
+ * What a race is called where a person picks it: its join code; a tournament's
+ * table (which has none) by its tournament's name; a quick race or a daily
+ * deal's race (made by the server, no code either) by what it is.
+ */
+export function raceName(info) {
+  if (info.code) return String(info.code);
+  if (info.tournament) return info.host_name || "tournament table";
+  if (info.host === "quick") return "quick race";
+  if (info.host === "daily") return "daily deal";
+  return String(info.id);
+}
+
+/** The link to a tournament table's tournament page (null for any other race). */
+export function tournamentLink(info) {
+  if (!info.tournament || !info.tournament_code) return null;
+  return h(
+    "a",
+    { href: `/tournament/${encodeURIComponent(info.tournament_code)}`, class: "tournament-link" },
+    info.host_name || String(info.tournament_code),
+  );
+}

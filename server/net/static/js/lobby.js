@@ -3,7 +3,7 @@
 // follow); tournaments have no such push, so the page asks for them again
 // every few seconds, which also keeps the clocks of the races moving.
 
-import { clock, fill, h, nameOf, policyText } from "/assets/js/dom.js";
+import { clock, fill, h, nameOf, policyText, raceName } from "/assets/js/dom.js";
 
 const REFRESH_MS = 2000;
 
@@ -13,7 +13,7 @@ function raceRow(info, now) {
   return h(
     "li",
     { class: `race phase-${info.phase}`, "data-race": info.id },
-    h("a", { href: `/race/${info.id}` }, `${info.variant} · ${info.code}`),
+    h("a", { href: `/race/${info.id}` }, `${info.variant} · ${raceName(info)}`),
     h(
       "span",
       { class: "meta" },

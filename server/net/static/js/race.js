@@ -4,7 +4,7 @@
 
 import { drawBoard } from "/assets/js/board.js";
 import { checkCommitment } from "/assets/js/commit.js";
-import { clock, fill, h, nameOf, policyText } from "/assets/js/dom.js";
+import { clock, fill, h, nameOf, policyText, raceName, tournamentLink } from "/assets/js/dom.js";
 
 /** A race id from a link's last part, which may also be the race's join code. */
 async function resolveRace(wire, key) {
@@ -111,18 +111,29 @@ export async function showRace(wire, main, stop, key) {
   const id = await resolveRace(wire, key);
   const state = { info: null, layout: null, boards: {}, moves: {}, finals: {} };
   const title = h("h1", {});
+  const partOf = h("p", { class: "tournament-of" });
   const status = h("p", { class: "status" });
   const clockLine = h("p", { class: "clock", "aria-live": "off" });
   const note = h("p", { class: "policy-note" });
   const boards = h("div", { class: "boards" });
   const results = h("div", {});
-  fill(main, title, status, clockLine, note, boards, results);
+  fill(main, title, partOf, status, clockLine, note, boards, results);
 
   const drawHeader = () => {
     const info = state.info;
     const name = state.layout?.title ?? info.variant;
-    document.title = `${name} · ${info.code} · Ballroom`;
-    fill(title, `${name} `, h("span", { class: "code" }, info.code));
+    document.title = `${name} · ${raceName(info)} · Ballroom`;
+    // A table has no join code: its tournament names it, and its page is a link away.
+    fill(
+      title,
+      `${name} `,
+      info.code
+        ? h("span", { class: "code" }, info.code)
+        : h("span", { class: "kind" }, raceName(info)),
+    );
+    const tournament = tournamentLink(info);
+    fill(partOf, tournament ? ["a table of ", tournament] : null);
+    partOf.hidden = !tournament;
     fill(
       status,
       [
