@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import math
 import time
@@ -34,7 +35,7 @@ from typing import TYPE_CHECKING
 from redis.exceptions import RedisError
 
 from protocol.codec import encode, encode_trusted
-from protocol.lobby import RaceSummary
+from protocol.lobby import RacePhase, RaceSummary
 from protocol.messages import (
     Board,
     Countdown,
@@ -47,6 +48,7 @@ from protocol.messages import (
 from protocol.views import ViewMap
 from server.exceptions import RequestRefused
 from server.fanout.client import Shared
+from server.fanout.line import Line, Place
 from server.fanout.rematch_feed import offer_frame, tells
 from server.rules.events import (
     Event,
@@ -160,6 +162,9 @@ class RaceWatch:
         self._progress_due = 0.0
         self._progress_waiting: dict[str, tuple[int, MoveMade, Shared]] = {}
         self._progress_timer: asyncio.TimerHandle | None = None
+        # Frames behind one still being made (a race_state being read, a
+        # race_started waiting for the countdown): events go out in order.
+        self._line = Line()
 
     def hold(self) -> None:
         """Keep every frame for the client until :meth:`release`: the reply goes first."""
@@ -179,7 +184,27 @@ class RaceWatch:
         self._send(frame)
 
     def _send(self, frame: bytes) -> None:
-        """Send a frame to the client, or keep it while the reply is still to go."""
+        """Send a frame to the client in its event's place: after those still being made."""
+        for ready in self._line.put(frame):
+            self._out(ready)
+
+    def _reserve(self) -> Place:
+        """A place for a frame made later, after the progress waiting: later frames wait."""
+        if self._progress_waiting:
+            self._send_waiting_progress()
+        return self._line.reserve()
+
+    def _fill(self, place: Place, frame: bytes | None) -> None:
+        """The frame of a reserved place (None: none), and the frames that waited for it."""
+        for ready in self._line.fill(place, frame):
+            self._out(ready)
+
+    def _out(self, frame: bytes) -> None:
+        """Send a frame to the client, or keep it while the reply is still to go; never
+        once another watch of the connection replaced this one (it says what follows)."""
+        current = self.conn.watches.get(self.race)
+        if current is not None and current is not self:
+            return
         if self._before_reply is not None:
             self._before_reply.append(frame)
         else:
@@ -193,7 +218,7 @@ class RaceWatch:
             self._move(n, event, shared)
         elif isinstance(event, LOBBY_EVENTS):
             info = _shared_info(shared, lambda: self.lobby.info(race))
-            self._spawn(self._send_race_state(info, n))
+            self._spawn(self._send_race_state(self._reserve(), info, n))
         elif isinstance(event, Starting):
             self._starting(n, event)
         elif isinstance(event, Resigned):
@@ -238,7 +263,11 @@ class RaceWatch:
                 ends_at=event.ends_at,
                 event=n,
             )
-            self._later(wait, started)
+            if wait <= 0:
+                self._emit(started)
+            else:  # what comes during the countdown waits behind it, in event order
+                place = self._reserve()
+                asyncio.get_running_loop().call_later(wait, self._fill, place, started)
         else:
             self._held = []
             self._opening = self._spawn(self._send_spectating(n, wait))
@@ -298,15 +327,19 @@ class RaceWatch:
         """Tell the others that a racer's connection came or went (never the racer)."""
         if event.player == self.conn.player:
             return
-        self._emit(
-            _shared_frame(
-                shared,
-                "presence",
-                lambda: encode_trusted(
-                    Presence, race=self.race, player=event.player, away=event.away, event=n
-                ),
-            )
+        frame = _shared_frame(
+            shared,
+            "presence",
+            lambda: encode_trusted(
+                Presence, race=self.race, player=event.player, away=event.away, event=n
+            ),
         )
+        if self.role == "racer":
+            self._emit(frame)
+        elif self.policy is Spectate.AFTER:
+            self._show(n, frame)  # after the start's frames; no board comes before the end
+        else:  # in its place among the boards owed, as late as they are
+            self._show_at(time.time() + self.delay, n, frame)
 
     def _move(self, n: int, event: MoveMade, shared: Shared) -> None:
         if self.role == "racer":
@@ -432,12 +465,6 @@ class RaceWatch:
         else:
             self._send_if_watching(frame)
 
-    def _later(self, wait: float, frame: bytes) -> None:
-        if wait <= 0:
-            self._emit(frame)
-        else:
-            asyncio.get_running_loop().call_later(wait, self._send_if_watching, frame)
-
     def _send_if_watching(self, frame: bytes) -> None:
         if self.conn.watches.get(self.race) is self:
             self._emit(frame)
@@ -468,6 +495,7 @@ class RaceWatch:
         """Tell the client what Redis holds now; returns the event number to go on from."""
         self._forget_owed()
         self._forget_waiting_progress()
+        self._line.clear()
         boards, player = self.boards, self.conn.player
         try:
             if self.role == "spectator":
@@ -483,25 +511,50 @@ class RaceWatch:
         self._emit(encode(now.message(self.acknowledged)))
         if now.seq is not None:
             self.acknowledged = now.seq
-        self._spawn(self._send_race_state())
+        self._spawn(self._send_race_state(self._reserve()))
         return now.event
 
     async def _send_race_state(
-        self, info: Awaitable[RaceSummary] | None = None, n: int | None = None
+        self,
+        place: Place,
+        info: Awaitable[RaceSummary] | None = None,
+        n: int | None = None,
+        *,
+        started: bool = False,
     ) -> None:
-        """Send the race's info (after event ``n``): read now, or the read shared by
-        this event's watchers."""
-        race = await (self.lobby.info(self.race) if info is None else info)
-        self._emit(encode(RaceState(race=race.to_data(), event=n)))
+        """Send the race's info (after event ``n``) in ``place``: read now, or the read
+        shared by this event's watchers. ``started``: the countdown is over by this
+        node's timer, whatever a clock a hair behind it says."""
+        frame = None
+        try:
+            race = await (self.lobby.info(self.race) if info is None else info)
+            if started and race.phase is RacePhase.COUNTDOWN:
+                race = dataclasses.replace(race, phase=RacePhase.RUNNING)
+            frame = encode(RaceState(race=race.to_data(), event=n))
+        finally:
+            self._fill(place, frame)
+
+    async def _until(self, when: float) -> bool:
+        """Wait until Unix time ``when``; False if the race ended first (:attr:`_hurry`)."""
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(max(0.0, when - time.time())):
+                await self._hurry.wait()
+        return not self._hurry.is_set()
 
     async def _send_spectating(self, n: int, wait: float) -> None:
-        """Push the opening boards, then the boards held meanwhile that they lack."""
+        """Say the race runs once its countdown ends, push the opening boards when the
+        policy allows, then the boards held meanwhile that they lack."""
         held, shown = self._held, 0
+        start = time.time() + wait
         try:
             # Cut short when the race ends first: its results follow these boards.
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(max(0.0, wait + self.delay)):
-                    await self._hurry.wait()
+            running = await self._until(start)
+            if running and (self.policy is Spectate.AFTER or self.delay > 0):
+                # No boards go out at the start: a race_state (the start's number) says
+                # the countdown is over, before anything that happened after it.
+                place = self._reserve()
+                self._spawn(self._send_race_state(place, n=n, started=True))
+            await self._until(start + self.delay)
             if self.conn.watches.get(self.race) is not self or self.policy is Spectate.AFTER:
                 return
             try:

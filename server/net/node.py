@@ -34,6 +34,7 @@ from server.net.web import Site
 from server.net.websocket import PushConnection, WebSocketServer
 from server.services import Services
 from server.services.daily import DailyDeals
+from server.services.lobby import next_phase_change
 from server.services.matchmaking import Matchmaker
 from server.services.players import Accounts, is_account_token
 from server.services.races import RaceServices
@@ -105,6 +106,11 @@ class Node:
         self._sweeper: asyncio.Task[None] | None = None
         #: The lobby's version when this node last pushed the list of races.
         self._lobby_version = 0
+        #: When a race in the list last pushed changes phase by its clock (a countdown
+        #: ends): the list is pushed again then, though nothing was written.
+        self._lobby_due: float | None = None
+        #: Whether the list was last looked at with no follower here to read it for.
+        self._lobby_unread = True
         #: When this node last said which racers are connected to it.
         self._heartbeat = 0.0
         # Set by stop: the sweeper stops on it too, since a Redis call can
@@ -235,15 +241,21 @@ class Node:
         """Push the list of races to the clients following it here, once it changed.
 
         One read of the list per change and node, one frame for everyone: every
-        client is shown the same list, at most a sweep after the change.
+        client is shown the same list, at most a sweep after the change. A
+        phase that changes by the clock (a countdown ends) is a change too.
         """
         version = await self.store.lobby_version()
-        if version == self._lobby_version:
-            return
-        self._lobby_version = version
         followers = [conn for conn in self.connections if conn.follows_lobby]
+        # The list's phase changes are known only from a read made for followers.
+        due = self._lobby_due is not None and time.time() >= self._lobby_due
+        due = due or (bool(followers) and self._lobby_due is None and self._lobby_unread)
+        if version == self._lobby_version and not due:
+            return
+        self._lobby_version, self._lobby_due = version, None
+        self._lobby_unread = not followers
         if followers:
             listed = await self.races.lobby.listed_races()
+            self._lobby_due = next_phase_change(listed)
             frame = encode(Races(races=[info.to_data() for info in listed]))
             for conn in followers:
                 conn.send_frame(frame)

@@ -24,7 +24,7 @@ from server.services.solving import SolverPool
 from server.settings import Settings
 from server.storage.store import Store
 
-__all__ = ["DEFAULT_GRACE", "Lobby", "public_info"]
+__all__ = ["DEFAULT_GRACE", "Lobby", "next_phase_change", "public_info"]
 
 #: Seconds a racer may be away (disconnected) before the server resigns them as "left".
 DEFAULT_GRACE = 60
@@ -63,6 +63,21 @@ def public_info(
         started_at=float(started_at) if started_at else None,
         ends_at=float(ends_at) if ends_at else None,
     )
+
+
+def next_phase_change(listed: list[RaceSummary]) -> float | None:
+    """When the next listed race changes phase by its clock alone (a countdown ends, a
+    race's time runs out), Unix seconds; None if none will.
+
+    Those changes are no event and write nothing, so the node that pushes the
+    list to its followers (``list_races.follow``) reads it again at that time.
+    """
+    times = [
+        info.started_at if info.phase is Phase.COUNTDOWN else info.ends_at
+        for info in listed
+        if info.phase in (Phase.COUNTDOWN, Phase.RUNNING)
+    ]
+    return min((t for t in times if t is not None), default=None)
 
 
 class Lobby:

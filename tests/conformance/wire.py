@@ -139,9 +139,12 @@ class Peer:
         return next(i for i, m in enumerate(self.frames) if m is frame)
 
     def last_event(self, race: str) -> int:
-        """The highest event number received about ``race``: the page's ``since``."""
+        """The highest event number received about ``race`` but in a ``moved``: the
+        page's ``since`` (a ``moved`` can overtake another racer's progress)."""
         numbers = [
-            m["event"] for m in self.frames if isinstance(m.get("event"), int) and about(m, race)
+            m["event"]
+            for m in self.frames
+            if isinstance(m.get("event"), int) and about(m, race) and m["t"] != "moved"
         ]
         return max(numbers, default=0)
 

@@ -29,7 +29,8 @@ function clockText(info, now) {
   if (info.phase === "finished") return "The race is over.";
   if (info.phase === "open")
     return `waiting for racers (${info.players.length}/${info.max_players})`;
-  if (info.phase === "countdown") return "starting";
+  // The countdown's end is pushed (race_state), but the page's own clock need not wait for it.
+  if (info.phase === "countdown" && !(Number(info.started_at) <= now)) return "starting";
   return `${clock(Number(info.ends_at) - now)} left`;
 }
 
