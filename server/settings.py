@@ -19,17 +19,46 @@ class Limits:
     burst: int = 60  # messages allowed in a burst above the rate
     flood_strikes: int = 50  # rate-limited messages tolerated before disconnecting
     outbox: int = 1024 * 1024  # bytes written but not yet sent before a slow reader is dropped
+    # Before the upgrade (pending handshakes) and after it (websockets), each.
     connections_per_address: int = 64
+    fragments: int = 16  # websocket frames one message may come in
+    request_head: int = 16 * 1024  # bytes of an HTTP request's head
     open_races_per_player: int = 3
     open_tournaments_per_player: int = 3
+
+    @property
+    def message_size(self) -> int:
+        """Bytes of one websocket message, however many frames it comes in: past it, 1009.
+
+        Frames between ``max_frame`` and this are refused as ``frame_too_large``
+        and the connection goes on."""
+        return 4 * self.max_frame
+
+    @property
+    def frame_rate(self) -> float:
+        """Websocket frames of any kind (pings, pongs, continuations too) a second: twice the
+        messages' rate, so that only a client that floods control frames meets it."""
+        return 2 * self.rate
+
+    @property
+    def frame_burst(self) -> int:
+        """Frames at once above ``frame_rate``: room for twice a whole burst of messages and
+        the strikes after it, so that a message flood meets the message rules first."""
+        return 2 * (self.burst + self.flood_strikes)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Timeouts:
     """Clocks, in seconds."""
 
+    handshake: float = 10.0  # a connection's opening handshake (its HTTP request) within this
     hello: float = 10.0  # a connection must say hello within this
     idle: float = 300.0  # a connection silent this long is closed
+    # A new guest session nobody resumes, and whose connection ends sooner than
+    # half this, expires this long after it was opened; one resumed (or
+    # connected that long) lasts ``session`` from its last use.
+    guest_unused: float = 600.0
+    session: float = 7 * 24 * 3600.0
     countdown: float = 3.0  # between start and the first move
     sweep: float = 0.5  # how often a node looks for races past their deadline
     # A racer no node has said is connected for this long counts as away
@@ -65,10 +94,15 @@ class Solving:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LoginLimits:
-    """How often logins may be tried, and how many sessions an account keeps."""
+    """How often secrets may be guessed (logins, entry passwords), how many sessions an
+    address may open, and how many an account keeps."""
 
     failures_per_name: int = 5  # failed logins to one name in a window
     attempts_per_address: int = 30  # logins and registrations from one address in a window
+    # A tournament's entry password is guessed no faster than a login's.
+    password_failures_per_tournament: int = 10  # wrong entry passwords to one tournament
+    passwords_per_address: int = 30  # entry passwords tried from one address in a window
+    guests_per_address: int = 120  # guest sessions opened from one address in a window
     window: float = 900.0  # seconds
     tokens_per_account: int = 32  # the oldest live token is revoked beyond this
     token_lifetime: float = 30 * 24 * 3600.0  # unused this long, a token expires
@@ -108,7 +142,8 @@ class Settings:
         limits ``BALLROOM_RATE`` (messages/s), ``BALLROOM_BURST`` (messages)
         and ``BALLROOM_CONNECTIONS_PER_ADDRESS``, which a load test from one
         loopback address must raise (docs/performance.md), as it must
-        ``BALLROOM_LOGINS_PER_ADDRESS`` (logins and registrations per window);
+        ``BALLROOM_LOGINS_PER_ADDRESS`` (logins and registrations per window)
+        and ``BALLROOM_GUESTS_PER_ADDRESS`` (guest sessions opened per window);
         ``BALLROOM_LOOP`` (``asyncio`` or ``uvloop``, as ``serve --loop``).
         """
         values: dict[str, object] = {}
@@ -134,7 +169,12 @@ class Settings:
             values["limits"] = Limits(**limits)  # type: ignore[arg-type]
         if event_loop := os.environ.get("BALLROOM_LOOP"):
             values["event_loop"] = EventLoop(event_loop)
+        per_window: dict[str, int] = {}
         if logins := os.environ.get("BALLROOM_LOGINS_PER_ADDRESS"):
-            values["logins"] = LoginLimits(attempts_per_address=int(logins))
+            per_window["attempts_per_address"] = int(logins)
+        if guests := os.environ.get("BALLROOM_GUESTS_PER_ADDRESS"):
+            per_window["guests_per_address"] = int(guests)
+        if per_window:
+            values["logins"] = LoginLimits(**per_window)
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)  # type: ignore[arg-type]

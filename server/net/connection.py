@@ -85,6 +85,10 @@ class Connection:
         )
         self.name: str | None = None
         self.token: str | None = None  # the session's, so that logout can revoke it
+        #: When the connection opened, and the guest token its node gave the full lease:
+        #: a guest session is used once its connection lasts (server/services/sessions.py).
+        self.opened = self.loop.time()
+        self.leased: str | None = None
         self.watches: dict[str, RaceWatch] = {}
         self.tournaments: dict[str, TournamentWatch] = {}
         #: The rematch offers of the last race this connection finished as a racer.
@@ -117,6 +121,11 @@ class Connection:
         """
         if self.core.closing:
             return
+        self._write(frame)
+
+    def _write(self, frame: bytes) -> None:
+        """Write ``frame`` even if the core has decided to close: what it decided before the
+        close (the ``rate_limited`` answers ahead of a flood's close) goes out before it."""
         self.ws.write(frame)
         too_slow = self.core.unsent(self.ws.transport.get_write_buffer_size())
         if too_slow is not None:
@@ -188,7 +197,7 @@ class Connection:
                     if self._take(action.message):
                         more = self.core.handled(self.loop.time())
                 elif type(action) is Send:
-                    self.send_frame(action.frame)
+                    self._write(action.frame)  # before the batch's Close, if it has one
                 elif type(action) is Hold:
                     self.ws.hold(action.held)
                 elif type(action) is Close:

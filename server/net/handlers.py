@@ -120,7 +120,7 @@ async def on_hello(conn: Connection, msg: Hello) -> ServerMessage:
         token, (player, name) = msg.token, session
     else:
         name = msg.name
-        token, player = await sessions.open(name)
+        token, player = await sessions.open(name, _address(conn))
     conn.player, conn.name, conn.token = player, name, token
     return Welcome(
         id=msg.id,
@@ -166,7 +166,7 @@ async def on_logout(conn: Connection, msg: Logout) -> ServerMessage:
         raise RequestRefused(ErrorCode.NOT_ALLOWED, "a guest has nothing to log out of")
     await conn.services.accounts.logout(conn.token, everywhere=msg.everywhere)
     name = conn.name or "guest"
-    token, player = await conn.services.sessions.open(name)
+    token, player = await conn.services.sessions.open(name, _address(conn))
     return _speak_for(conn, msg, Identity(token, player, name, guest=True))
 
 
@@ -380,7 +380,7 @@ async def on_list_tournaments(conn: Connection, msg: ListTournaments) -> ServerM
 async def on_join_tournament(conn: Connection, msg: JoinTournament) -> ServerMessage:
     director = conn.services.tournaments
     tournament = await director.resolve(msg.tournament, msg.code)
-    await director.join(_me(conn), conn.name or "", tournament, msg.password)
+    await director.join(_me(conn), conn.name or "", tournament, msg.password, _address(conn))
     return TournamentInfo(id=msg.id, tournament=dict(await _follow(conn, tournament)))
 
 

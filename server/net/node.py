@@ -31,7 +31,7 @@ from server.fanout.history import History
 from server.fanout.hub import Hub
 from server.net.connection import CLOSE_POLICY, CLOSE_TRY_AGAIN, Connection
 from server.net.web import Site
-from server.net.websocket import PushConnection, WebSocketServer
+from server.net.websocket import Bounds, PushConnection, WebSocketServer
 from server.services import Services
 from server.services.daily import DailyDeals
 from server.services.lobby import next_phase_change
@@ -81,7 +81,7 @@ class Node:
             boards=races.boards,
             memory=races.memory,
             tournaments=self.director,
-            sessions=Sessions(store),
+            sessions=Sessions(store, logins=settings.logins, timeouts=settings.timeouts),
             accounts=self.accounts,
             matchmaker=self.matchmaker,
             records=self.records,
@@ -220,6 +220,7 @@ class Node:
                 await self.daily.tick()
                 if sweeps % self.REVOKE_EVERY == 0:
                     await self._close_revoked()
+                    await self._lease_guests()
                 await self.director.heartbeat(self._entrants_here())
                 await self.director.tick()
             except (RedisError, OSError) as exc:
@@ -281,6 +282,23 @@ class Node:
             if conn.token == token:  # not logged in again meanwhile
                 conn.close(CLOSE_POLICY, "logged out everywhere")
 
+    async def _lease_guests(self) -> None:
+        """Give the full lease, once, to the session of each guest connected here for half of
+        ``timeouts.guest_unused``: a session in use, not one opened and dropped."""
+        due = asyncio.get_running_loop().time() - self.settings.timeouts.guest_unused / 2
+        used = [
+            conn
+            for conn in self.connections
+            if conn.token is not None
+            and conn.leased != conn.token
+            and conn.opened <= due
+            and not is_account_token(conn.token)
+        ]
+        if used:
+            await self.services.sessions.lease([conn.token for conn in used if conn.token])
+            for conn in used:
+                conn.leased = conn.token
+
     def _entrants_here(self) -> dict[str, set[str]]:
         """Tournament -> entrants connected to this node, following it."""
         here: dict[str, set[str]] = {}
@@ -304,11 +322,20 @@ class Node:
             process_request=self.answer_http,
             # Hard cap for the websocket layer; the codec refuses frames above
             # limits.max_frame with a typed error and keeps the connection.
-            max_size=4 * limits.max_frame,
+            max_size=limits.message_size,
             ping_interval=timeouts.ping_interval,
             ping_timeout=timeouts.ping_timeout,
             # A client that does not answer our close must not hold up a shutdown.
             close_timeout=2,
+            open_timeout=timeouts.handshake,
+            bounds=Bounds(
+                frame_rate=limits.frame_rate,
+                frame_burst=limits.frame_burst,
+                fragments=limits.fragments,
+                unsent=limits.outbox,
+                head=limits.request_head,
+                handshakes_per_address=limits.connections_per_address,
+            ),
         )
 
 

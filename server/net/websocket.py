@@ -18,7 +18,21 @@ pauses reading (:meth:`PushConnection.hold`) while such work piles up.
 A plain HTTP request (a GET that asks for no websocket) is answered in one
 place: the ``process_request`` hook given to :class:`WebSocketServer`, which
 may return a :class:`~websockets.http11.Response` to send instead of the
-websocket handshake (None: go on with the handshake).
+websocket handshake (None: go on with the handshake). A connection carries
+one request: bytes after the request's head are the websocket's frames
+once it is upgraded, and are dropped after a plain answer.
+
+Every resource one connection can take from the node is bounded here
+(:class:`Bounds`), whatever the client sends, and a connection past a
+bound is closed, never waited for: the request head's bytes and the
+handshakes pending per address; frames of any kind (control frames and a
+message's continuation frames too) per second, from a token bucket; the
+frames one message may come in; the bytes written and not yet sent,
+counted after every read (the protocol's automatic pongs included, which
+never pass the node's message path); and the CPU of one read, which is
+parsed in slices so that a read full of tiny frames meets the frame
+bucket after a slice, not after all of them. Why here rather than on
+websockets' own asyncio connection: docs/reliability.md, *Hostile input*.
 """
 
 from __future__ import annotations
@@ -29,16 +43,20 @@ import http
 import logging
 import os
 import socket
+from collections import Counter
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from types import TracebackType
 from typing import cast
 
 from websockets.frames import BINARY, CONT, PONG, TEXT, CloseCode, Frame
 from websockets.http11 import SERVER, Request, Response
-from websockets.protocol import OPEN
+from websockets.protocol import CONNECTING, OPEN
 from websockets.server import ServerProtocol
 
-__all__ = ["Handler", "PushConnection", "RequestHook", "Sink", "WebSocketServer"]
+from server.net.core import TokenBucket
+
+__all__ = ["Bounds", "Handler", "PushConnection", "RequestHook", "Sink", "WebSocketServer"]
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +68,36 @@ Handler = Callable[["PushConnection"], Awaitable[None]]
 RequestHook = Callable[[Request], Response | None]
 
 _PING_BYTES = 4
+#: Bytes of one read parsed at a time: a slice of the smallest frames (6
+#: bytes) costs a few milliseconds at most before the frame bucket is
+#: consulted again.
+_SLICE = 1024
+_END_OF_HEAD = b"\r\n\r\n"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Bounds:
+    """What one connection may cost the node before it is closed (docs/protocol.md, *Limits*)."""
+
+    frame_rate: float = 60.0  # frames of any kind a second, on average
+    frame_burst: int = 220  # frames at once above that rate
+    fragments: int = 16  # frames one message may come in
+    unsent: int = 1024 * 1024  # bytes written and not yet sent, control frames included
+    head: int = 16 * 1024  # bytes of an HTTP request's head
+    handshakes_per_address: int = 64  # connections of one address not yet upgraded or answered
+
+
+def _address(transport: asyncio.BaseTransport) -> str:
+    peer = transport.get_extra_info("peername")
+    return str(peer[0]) if peer else "?"
+
+
+#: The answer to a connection over its address's pending handshakes, written before reading.
+_TOO_MANY_BODY = b"Too many connections from your address.\n"
+_TOO_MANY = (
+    b"HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nRetry-After: 1\r\n"
+    b"Content-Type: text/plain; charset=utf-8\r\nContent-Length: %d\r\n\r\n%s"
+) % (len(_TOO_MANY_BODY), _TOO_MANY_BODY)
 
 
 class PushConnection(asyncio.Protocol):
@@ -60,9 +108,13 @@ class PushConnection(asyncio.Protocol):
     """
 
     __slots__ = (
+        "_address",
         "_closing",
         "_early",
+        "_eof",
         "_fragments",
+        "_frames",
+        "_head",
         "_held",
         "_lost",
         "_ping",
@@ -90,6 +142,11 @@ class PushConnection(asyncio.Protocol):
         self._sink: Sink | None = None
         self._early: list[bytes | str] | None = None  # before attach
         self._fragments: tuple[bool, list[bytes]] | None = None  # (text?, parts so far)
+        bounds = server.bounds
+        self._frames = TokenBucket(bounds.frame_rate, bounds.frame_burst, self.loop.time())
+        self._head: bytearray | None = None  # the request's head so far, until the handshake
+        self._address: str | None = None  # counted among its address's pending handshakes
+        self._eof = False  # the end of the stream is written: nothing more can be
         self._held = False
         # The one timer: the handshake's deadline, then the next keepalive ping
         # or the deadline of its pong, then the closing handshake's deadline.
@@ -123,7 +180,7 @@ class PushConnection(asyncio.Protocol):
 
     def hold(self, held: bool) -> None:
         """Stop (True) or restart (False) reading from the socket: flow control for the sink."""
-        if held is self._held or self.transport.is_closing():
+        if held is self._held or self._eof or self.transport.is_closing():
             return
         self._held = held
         if held:
@@ -167,20 +224,44 @@ class PushConnection(asyncio.Protocol):
         # A stream transport, though not always a subclass of asyncio.Transport
         # (uvloop's TCPTransport is not, with ``serve --loop uvloop``).
         self.transport = cast(asyncio.Transport, transport)
-        self.server.connections.add(self)
-        self._timer = self.loop.call_later(self.server.open_timeout, self._abort)
+        server = self.server
+        address = _address(transport)
+        if server.pending[address] >= server.bounds.handshakes_per_address:
+            # Refused before reading a byte: a slowloris holds no more than this.
+            self.transport.write(_TOO_MANY)
+            self.transport.close()
+            return
+        server.pending[address] += 1
+        self._address = address
+        server.connections.add(self)
+        self._timer = self.loop.call_later(server.open_timeout, self._abort)
 
     def data_received(self, data: bytes) -> None:
+        if self.request is None:
+            data = self._read_head(data)
+        if len(data) <= _SLICE:
+            self._receive(data)
+            return
+        view = memoryview(data)
+        for start in range(0, len(data), _SLICE):
+            if self._eof:
+                return  # failed, or closed: whatever else came is not even parsed
+            self._receive(view[start : start + _SLICE])
+
+    def _receive(self, data: bytes | memoryview) -> None:
+        """Parse ``data``; answer control frames, deliver messages."""
+        if not data:
+            return
         protocol = self.protocol
-        protocol.receive_data(data)
+        protocol.receive_data(data)  # type: ignore[arg-type]  # a bytearray is extended by it
         events = protocol.events_received()
         self._flush()  # pongs, and the answer to a close frame
         for event in events:
             if type(event) is Frame:
                 self.frame_received(event)
-            elif type(event) is Request:
-                self._handshake(event)
-        if protocol.close_expected():
+        if self.transport.get_write_buffer_size() > self.server.bounds.unsent:
+            self._fail(CloseCode.POLICY_VIOLATION, "too slow: read your messages")
+        elif protocol.close_expected():
             self._expect_close()
 
     def eof_received(self) -> None:
@@ -188,6 +269,7 @@ class PushConnection(asyncio.Protocol):
         self._flush()
 
     def connection_lost(self, exc: Exception | None) -> None:
+        self._handshaken()
         self.protocol.receive_eof()  # the state is CLOSED from now on
         if self._timer is not None:
             self._timer.cancel()
@@ -200,9 +282,15 @@ class PushConnection(asyncio.Protocol):
     def frame_received(self, frame: Frame) -> None:
         """One frame parsed by the protocol: data to the sink, pongs to the keepalive.
 
-        Once the connection is closing (or failed, say on invalid UTF-8),
-        frames the same read brought are dropped: nothing handles them now.
+        Every frame, of any kind, takes a token from the connection's frame
+        bucket: past it the connection is failed (1008). Once the connection
+        is closing (or failed, say on invalid UTF-8), frames the same read
+        brought are dropped: nothing handles them now.
         """
+        if not self._frames.take(self.loop.time()):
+            if not self._eof:
+                self._fail(CloseCode.POLICY_VIOLATION, "too many frames")
+            return
         if self._closing:
             return
         opcode = frame.opcode
@@ -212,7 +300,11 @@ class PushConnection(asyncio.Protocol):
         if opcode is BINARY or opcode is TEXT:
             self._fragments = (opcode is TEXT, [bytes(frame.data)])
         elif opcode is CONT and self._fragments is not None:
-            self._fragments[1].append(bytes(frame.data))
+            parts = self._fragments[1]
+            if len(parts) >= self.server.bounds.fragments:
+                self._fail(CloseCode.MESSAGE_TOO_BIG, "a message in too many frames")
+                return
+            parts.append(bytes(frame.data))
         else:
             if opcode is PONG:
                 self._ponged(bytes(frame.data))
@@ -228,9 +320,7 @@ class PushConnection(asyncio.Protocol):
             try:
                 message = data.decode()
             except UnicodeDecodeError:
-                self.protocol.fail(CloseCode.INVALID_DATA, "invalid UTF-8 in a text message")
-                self._flush()
-                self._expect_close()
+                self._fail(CloseCode.INVALID_DATA, "invalid UTF-8 in a text message")
                 return
         if self._sink is not None:
             self._sink(message)
@@ -240,20 +330,107 @@ class PushConnection(asyncio.Protocol):
             self._early.append(message)
 
     def _flush(self) -> None:
-        """Write what the protocol has to send; an empty chunk is its end of the stream."""
+        """Write what the protocol has to send; an empty chunk is its end of the stream.
+
+        The chunks of one read (say a pong for each of a thousand pings) go
+        in one write: the transport keeps each write as an object of its own.
+        Nothing is written after the end of the stream.
+        """
+        chunks = self.protocol.data_to_send()
+        if not chunks or self._eof:
+            return
         transport = self.transport
-        for data in self.protocol.data_to_send():
-            if data:
-                transport.write(data)
-            elif transport.can_write_eof():
+        if len(chunks) == 1 and chunks[0]:
+            transport.write(chunks[0])  # the usual case: one message
+            return
+        end = chunks.index(b"") if b"" in chunks else len(chunks)
+        data = b"".join(chunks[:end])
+        if data:
+            transport.write(data)
+        if end < len(chunks):
+            self._eof = True
+            if transport.can_write_eof():
                 transport.write_eof()
             else:
                 transport.close()
 
+    def _fail(self, code: CloseCode, reason: str) -> None:
+        """Close at once past a bound: the close frame and the end of the stream go out, and
+        nothing more is read (a flood meets a full window, not a node that discards it); the
+        TCP connection is aborted ``close_timeout`` later unless the client closed it first."""
+        if self.protocol.state is OPEN:
+            log.info("closing a connection (%d): %s", code, reason)
+        self.protocol.fail(code, reason)
+        self._flush()
+        self._expect_close()
+        if not self.transport.is_closing():
+            self.transport.pause_reading()
+
     # -- the handshakes --------------------------------------------------------
+
+    def _read_head(self, data: bytes) -> bytes:
+        """Hand the protocol the request's head, and nothing after it, once it is whole.
+
+        Returns the bytes that came after the head when the connection is
+        now a websocket (its first frames); else nothing: the head is not
+        whole yet, or the request was answered and the connection carries
+        no other (one request per connection).
+        """
+        if self.protocol.state is not CONNECTING:
+            return b""
+        head, seen = (data, 0) if self._head is None else (self._head, len(self._head))
+        if self._head is not None:
+            head += data
+        end = head.find(_END_OF_HEAD, max(0, seen - len(_END_OF_HEAD) + 1))
+        if end < 0:
+            if len(head) > self.server.bounds.head:
+                self._refuse_head()
+            elif self._head is None:
+                self._head = bytearray(head)
+            return b""
+        self._head = None
+        end += len(_END_OF_HEAD)
+        if end > self.server.bounds.head:
+            self._refuse_head()
+            return b""
+        protocol = self.protocol
+        protocol.receive_data(bytes(head[:end]))
+        events = protocol.events_received()
+        self._flush()  # the protocol's own refusal of a request it could not read
+        for event in events:
+            if type(event) is Request:
+                self._handshake(event)
+        if protocol.state is not OPEN:
+            self._handshaken()
+            self.transport.close()
+            return b""
+        return bytes(head[end:])
+
+    def _refuse_head(self) -> None:
+        """A request head longer than ``bounds.head``: 431, and the connection closes."""
+        self._head = None
+        protocol = self.protocol
+        protocol.send_response(
+            protocol.reject(
+                http.HTTPStatus.REQUEST_HEADER_FIELDS_TOO_LARGE, "Request head too long.\n"
+            )
+        )
+        self._flush()
+        self._handshaken()
+        self.transport.close()
+
+    def _handshaken(self) -> None:
+        """The connection no longer counts among its address's pending handshakes."""
+        if self._address is not None:
+            pending = self.server.pending
+            pending[self._address] -= 1
+            if pending[self._address] <= 0:
+                del pending[self._address]
+            self._address = None
 
     def _handshake(self, request: Request) -> None:
         self.request = request
+        self._handshaken()
         server, protocol = self.server, self.protocol
         response = None
         if server.process_request is not None:
@@ -329,9 +506,7 @@ class PushConnection(asyncio.Protocol):
     def _no_pong(self) -> None:
         """A keepalive ping went unanswered for ``ping_timeout``: the peer is gone."""
         self._timer = None
-        self.protocol.fail(CloseCode.INTERNAL_ERROR, "keepalive ping timeout")
-        self._flush()
-        self._expect_close()
+        self._fail(CloseCode.INTERNAL_ERROR, "keepalive ping timeout")
 
 
 class WebSocketServer:
@@ -354,6 +529,7 @@ class WebSocketServer:
         open_timeout: float = 10.0,
         process_request: RequestHook | None = None,
         sock: socket.socket | None = None,
+        bounds: Bounds | None = None,
     ) -> None:
         self.handler = handler
         self.host, self.port = host, port
@@ -362,6 +538,10 @@ class WebSocketServer:
         self.max_size = max_size
         self.ping_interval, self.ping_timeout = ping_interval, ping_timeout
         self.close_timeout, self.open_timeout = close_timeout, open_timeout
+        #: Every per-connection bound but ``max_size`` (the bytes of one message).
+        self.bounds = bounds or Bounds()
+        #: Connections not yet upgraded (nor answered) per address.
+        self.pending: Counter[str] = Counter()
         #: The one place a plain HTTP request is answered (see the module's docstring).
         self.process_request = process_request
         self.loop = asyncio.get_running_loop()

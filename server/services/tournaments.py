@@ -29,9 +29,12 @@ from server.rules import tournaments as rules
 from server.rules.races import RaceSettings, Spectate, commitment
 from server.rules.results import RaceResults
 from server.rules.tournaments import Doc, Status
+from server.services.guesses import Guesses
 from server.services.races import RaceServices
 from server.services.refusals import variant_or_refusal
 from server.settings import Settings
+from server.storage import keys
+from server.storage.counters import RateCounters
 from server.storage.store import Store
 from server.storage.tournaments import TournamentStore
 
@@ -76,6 +79,14 @@ class Director:
         self.tournaments = TournamentStore(store)
         self.races = races
         self.settings = settings
+        logins = settings.logins
+        #: Entry passwords are guessed no faster than logins (server/services/guesses.py).
+        self.guesses = Guesses(
+            RateCounters(store),
+            failures=logins.password_failures_per_tournament,
+            tries=logins.passwords_per_address,
+            window=logins.window,
+        )
         #: Searches for winnable stage deals under way on this node, by (tournament, stage).
         self._searches: dict[tuple[str, int], asyncio.Task[None]] = {}
 
@@ -138,8 +149,11 @@ class Director:
         """Summaries for the lobby: enough to choose one, not the whole document."""
         return [_summary(doc) for doc in await self.tournaments.listed()]
 
-    async def join(self, player: str, name: str, tournament: str, password: str | None) -> Doc:
-        if not await self.tournaments.password_matches(tournament, password):
+    async def join(
+        self, player: str, name: str, tournament: str, password: str | None, address: str = "?"
+    ) -> Doc:
+        """Enter ``player``; an entry password is checked as a throttled guess from ``address``."""
+        if not await self._entry_password_matches(tournament, password, address):
             raise RequestRefused(ErrorCode.NOT_ALLOWED, "wrong or missing entry password")
         async with self._editing(tournament) as doc:
             if any(e["player"] == player for e in doc["entrants"]):
@@ -151,6 +165,22 @@ class Director:
             doc["entrants"].append({"player": player, "name": name, "removed": False})
             await self.tournaments.touch({tournament: {player}}, time.time())
             return doc
+
+    async def _entry_password_matches(
+        self, tournament: str, password: str | None, address: str
+    ) -> bool:
+        """True without a password to match; else the guess is checked, throttled per
+        tournament and per address (``rate_limited`` past either)."""
+        if await self.tournaments.password_matches(tournament, None):
+            return True  # it has no password
+        if password is None:
+            return False
+        return await self.guesses.check(
+            keys.password_failures(tournament),
+            keys.password_guesses(address),
+            lambda: self.tournaments.password_matches(tournament, password),
+            "entry password",
+        )
 
     async def leave(self, player: str, tournament: str) -> Doc:
         async with self._editing(tournament) as doc:

@@ -31,12 +31,15 @@ __all__ = [
     "daily_races",
     "events",
     "fastest_wins",
+    "guest_sessions",
     "hosted_races",
     "hosted_tournaments",
     "is_tournament",
     "leaderboard",
     "login_attempts",
     "login_failures",
+    "password_failures",
+    "password_guesses",
     "queue_claim",
     "queue_keys",
     "race_boards",
@@ -188,6 +191,21 @@ def login_failures(skeleton_digest: str) -> str:
 def login_attempts(address: str) -> str:
     """Counter of logins and registrations from one address in the current window."""
     return f"login:addr:{address}"
+
+
+def password_failures(tournament: str) -> str:
+    """Counter of wrong entry passwords given to one tournament in the current window."""
+    return f"rate:tourn:{tournament}"
+
+
+def password_guesses(address: str) -> str:
+    """Counter of entry passwords tried from one address in the current window."""
+    return f"rate:guess:{address}"
+
+
+def guest_sessions(address: str) -> str:
+    """Counter of guest sessions opened from one address in the current window."""
+    return f"rate:guests:{address}"
 
 
 def account_stats(player: str) -> str:

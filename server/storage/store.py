@@ -278,23 +278,33 @@ class Store:
 
     # -- sessions --------------------------------------------------------
 
-    async def create_session(self, name: str) -> tuple[str, str]:
-        """A new (token, player id) for a display name."""
+    async def create_session(self, name: str, *, ttl: float = SESSION_TTL) -> tuple[str, str]:
+        """A new (token, player id) for a display name, kept ``ttl`` seconds unless renewed."""
         token, player = secrets.token_urlsafe(24), secrets.token_hex(6)
-        await self.redis.hset(keys.session(token), mapping={"player": player, "name": name})
-        await self.redis.expire(keys.session(token), SESSION_TTL)
+        key = keys.session(token)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.hset(key, mapping={"player": player, "name": name})
+            pipe.expire(key, max(1, int(ttl)))
+            await pipe.execute()
         return token, player
 
-    async def load_session(self, token: str) -> tuple[str, str] | None:
-        """(player id, name) of a live token, renewing its lease; None if unknown."""
+    async def load_session(self, token: str, *, ttl: float = SESSION_TTL) -> tuple[str, str] | None:
+        """(player id, name) of a live token, renewing its lease to ``ttl``; None if unknown."""
         key = keys.session(token)
         async with self.redis.pipeline(transaction=False) as pipe:
             pipe.hmget(key, "player", "name")
-            pipe.expire(key, SESSION_TTL)
+            pipe.expire(key, max(1, int(ttl)))
             (player, name), _ = await pipe.execute()
         if player is None:
             return None
         return reply_text(player), reply_text(name)
+
+    async def lease_sessions(self, tokens: list[str], *, ttl: float) -> None:
+        """Renew these live sessions' leases to ``ttl`` (EXPIRE: an expired one stays gone)."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for token in tokens:
+                pipe.expire(keys.session(token), max(1, int(ttl)))
+            await pipe.execute()
 
     # -- races -----------------------------------------------------------
 
