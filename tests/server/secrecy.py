@@ -18,7 +18,16 @@ from server.engine import DEAL_VERSION
 from server.engine.game import Game
 from server.engine.state import State
 
-__all__ = ["as_received", "carries_seed", "face_down", "positions", "shown"]
+__all__ = [
+    "as_received",
+    "carries_seed",
+    "face_down",
+    "logs_in",
+    "positions",
+    "shown",
+    "views_in",
+    "wire_map",
+]
 
 
 def as_received(view: Mapping[str, object]) -> dict[str, Any]:
@@ -54,3 +63,37 @@ def carries_seed(frame: bytes, seed: int) -> bool:
     """Whether the frame holds ``seed`` as a msgpack integer or as decimal text."""
     as_int: bytes = msgpack.packb(seed)
     return as_int in frame or str(seed).encode() in frame
+
+
+def wire_map(frame: bytes) -> dict[str, Any]:
+    """A frame as the client decodes it: its wire map, before any typing."""
+    message: dict[str, Any] = msgpack.unpackb(frame, raw=False, strict_map_key=False)
+    return message
+
+
+def views_in(message: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Every board a wire map carries: a racer's ``view`` (``race_started``, ``moved``,
+    ``board``, ``rewound``), a spectator's ``boards`` (``spectating``) or a replay's
+    ``views``. Whatever the message's type: a scan must not trust the type to be right."""
+    found: list[dict[str, Any]] = []
+    if isinstance(message.get("view"), dict):
+        found.append(message["view"])
+    if isinstance(message.get("boards"), dict):
+        found.extend(board for board in message["boards"].values() if isinstance(board, dict))
+    if isinstance(message.get("views"), list):
+        found.extend(view for view in message["views"] if isinstance(view, dict))
+    return found
+
+
+def logs_in(message: Mapping[str, Any]) -> list[str]:
+    """Every move text a wire map carries of a game (``logs`` of results, ``moves`` of a
+    replay, ``move`` of a board or a reply): from the deal, they replay the game."""
+    moves: list[str] = []
+    if isinstance(message.get("logs"), dict):
+        for log in message["logs"].values():
+            moves.extend(str(move) for move in log)
+    if isinstance(message.get("moves"), list):
+        moves.extend(str(move) for move in message["moves"])
+    if isinstance(message.get("move"), str):
+        moves.append(message["move"])
+    return moves

@@ -571,3 +571,93 @@ async def test_account_authorization(
     await _answered(sessions[role], ACCOUNT_MESSAGES[row](race), outcome, store)
     if role != ANON:
         await alive(sessions[role])
+
+
+# -- the daily deal before its reveal ----------------------------------------------
+#
+# Vera (an account) played today's deal and resigned: her race is over, its
+# results held until the day is over. Until then its boards, moves and replay
+# reach only her; her profile shows anyone that she played it. On a node whose
+# sweeper does not run, so that nothing reveals the day meanwhile.
+#
+# =============  ==========================================================
+# anonymous      a connection before hello
+# player         Vera, whose daily race it is
+# account        Wes, another account, who has not played today's deal
+# guest          Olive, a guest
+# =============  ==========================================================
+
+DAILY_ROLES = ("anonymous", "player", "account", "guest")
+DAILY_VARIANT = "royal-cotillion"
+
+
+async def build_daily(url: str, clients: Clients) -> tuple[str, str, dict[str, ClientSession]]:
+    """Vera's finished daily race, recorded on the day's board; each role's connection."""
+    vera, wes = [await clients.hello(url, name) for name in ("Vera", "Wes")]
+    accounts = [
+        await session.request(Register(name=name, password=ACCOUNT_PASSWORD), Account)
+        for session, name in ((vera, "Vera"), (wes, "Wes"))
+    ]
+    race = (await vera.request(PlayDaily(variant=DAILY_VARIANT), Matched)).race
+    started = await vera.next(RaceStarted, timeout=TIMEOUT)
+    await vera.request(SubmitMove(race=race, seq=0, move=started.legal[0]), Moved)
+    await vera.request(Resign(race=race), RaceInfo)
+    async with asyncio.timeout(TIMEOUT):  # polled: the record is written after the results
+        while not (await vera.request(GetProfile(), Profile)).profile["recent"]:
+            await asyncio.sleep(0.02)
+        while not (await vera.request(GetDaily(variant=DAILY_VARIANT), Daily)).daily["board"]:
+            await asyncio.sleep(0.02)
+    sessions = {
+        ANON: await clients.raw(url), "player": vera, "account": wes,
+        "guest": await clients.hello(url, "Olive"),
+    }  # fmt: skip
+    return race, accounts[0].player, sessions
+
+
+DAILY_MESSAGES: dict[str, Callable[[str, str], ClientMessage]] = {
+    "spectate": lambda race, vera: Spectate(race=race),
+    "resume": lambda race, vera: Resume(race=race, since=0),
+    "replay": lambda race, vera: GetReplay(race=race, player=vera),
+    "get_results": lambda race, vera: GetResults(race=race),
+    "get_profile/player": lambda race, vera: GetProfile(player=vera),
+    "play_daily": lambda race, vera: PlayDaily(variant=DAILY_VARIANT),
+}
+
+# row: outcome for each role, in the order of DAILY_ROLES.
+DAILY_MATRIX: dict[str, tuple[Outcome, ...]] = {
+    #                     anonymous player    account   guest
+    # Nobody watches a daily race before the reveal; its player never watches her own.
+    "spectate":           (UNAUTH,   DENIED,   DENIED,   DENIED),
+    # Its player gets her board back; anyone else would be a spectator.
+    "resume":             (UNAUTH,   STARTED,  DENIED,   DENIED),
+    # Replays and results hold the deal: they wait for the next day, for everyone.
+    "replay":             (UNAUTH,   DENIED,   DENIED,   DENIED),
+    "get_results":        (UNAUTH,   DENIED,   DENIED,   DENIED),
+    # The profile says she played it (and how it went): nothing of the deal.
+    "get_profile/player": (UNAUTH,   PROFILE,  PROFILE,  PROFILE),
+    "play_daily":         (UNAUTH,   DENIED,   MATCHED,  DENIED),
+}  # fmt: skip
+
+DAILY_ROWS = [
+    pytest.param(row, role, outcome, id=f"daily-{row}-{role}")
+    for row, outcomes in DAILY_MATRIX.items()
+    for role, outcome in zip(DAILY_ROLES, outcomes, strict=True)
+]
+
+
+def test_daily_matrix_is_whole() -> None:
+    """The daily table has a row for each message it names and an outcome for every role."""
+    assert set(DAILY_MATRIX) == set(DAILY_MESSAGES)
+    assert all(len(outcomes) == len(DAILY_ROLES) for outcomes in DAILY_MATRIX.values())
+
+
+@pytest.mark.parametrize(("row", "role", "outcome"), DAILY_ROWS)
+async def test_daily_authorization(
+    quiet_node: str, clients: Clients, store: Store, row: str, role: str, outcome: Outcome
+) -> None:
+    """Before the day's deal is revealed, each role's request about a played daily race gets
+    the table's reply type or is refused with its code, changing nothing."""
+    race, vera, sessions = await build_daily(quiet_node, clients)
+    await _answered(sessions[role], DAILY_MESSAGES[row](race, vera), outcome, store)
+    if role != ANON:
+        await alive(sessions[role])
