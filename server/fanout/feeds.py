@@ -505,7 +505,13 @@ class RaceWatch:
                 self._emit(encode(snapshot.message()))
                 return snapshot.event
             assert player is not None
-            now = await boards.board_now(self.race, player)
+            while True:
+                # A move of this racer's acknowledged during the read may be missing
+                # from it: read again, so that no kept move is reported lost.
+                told = self.acknowledged
+                now = await boards.board_now(self.race, player)
+                if self.acknowledged == told:
+                    break
         except RequestRefused:  # the race is back in its lobby, or gone
             now = RacerBoard(self.race, await boards.event_count(self.race))
         self._emit(encode(now.message(self.acknowledged)))

@@ -13,6 +13,11 @@ the node follows:
   byte (a lost tail leaves the number missing, or reused by a later event);
 * no racer following it here has fewer moves stored than they were told.
 
+The hub notices it sooner, whatever the probe sees, the moment pub/sub or
+the stream offers an event that contradicts one it passed on (a lost number
+taken again, or the event a follower was last given gone): on a cluster a
+failover to a replica that lacked the last writes does that, and the
+promoted replica has no new ``run_id`` for a node's other shards to see.
 A move notices it too, when the racer's board in Redis is behind what the
 node knew (:class:`~server.exceptions.StateLost`). Either way the race is
 *rewound* on this node: its cached boards are dropped, a warning is logged,
@@ -43,6 +48,8 @@ class History:
         self.hub = hub
         #: This node's caches of races, dropped when Redis lost their writes.
         self.memory = memory
+        # The hub notices a lost tail in the events it is offered, before passing any on.
+        hub.on_tail_lost = self.rewind
 
     async def check_all(self) -> list[str]:
         """Check every race followed here; returns those that were rewound."""

@@ -10,10 +10,15 @@ lost while Redis restarted, or events from before it subscribed) reads the
 missing ones from the stream first. So each watcher gets every event once,
 in order, whichever node produced it.
 
-The hub also keeps, per race, the newest event it passed on: the evidence
-:mod:`server.fanout.history` checks Redis against after a restart. When Redis lost
-a race's latest events, :meth:`Hub.rewind` has every watcher of the race
-start again from what Redis holds now.
+The hub also keeps, per race, a digest of the events it passed on lately
+(:class:`~server.fanout.trail.Trail`). An event offered under a number it
+passed on with another payload, or a stream that no longer holds the event
+a watcher was last given, means Redis lost the race's tail (a failover, a
+restart from older files): the hub stops there, before anything past the
+loss reaches a watcher, and the race is rewound (:attr:`Hub.on_tail_lost`,
+:mod:`server.fanout.history`). :meth:`Hub.rewind` has every watcher of the
+race start again from what Redis holds now, once per loss: a watcher whose
+rewind has not reached it yet is not rewound again.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from typing import Protocol
 from redis.exceptions import RedisError
 
 from server.fanout.client import Shared
+from server.fanout.trail import Trail
 from server.rules.events import Event, decode_event
 from server.storage import keys
 from server.storage.cluster import Feed
@@ -68,8 +74,11 @@ class Hub:
         #: replaced or set to None (nobody is told) at any time.
         self.on_feed_lost = on_feed_lost
         self._watchers: defaultdict[str, set[Watcher]] = defaultdict(set)
-        #: race -> (number, payload) of the newest event passed on to a watcher here.
-        self._latest: dict[str, tuple[int, bytes]] = {}
+        #: race -> the events passed on to a watcher here lately.
+        self._trails: dict[str, Trail] = {}
+        #: Told (race, why) when an event shows Redis lost the race's tail; None: the
+        #: hub rewinds the race itself (:mod:`server.fanout.history` sets it).
+        self.on_tail_lost: Callable[[str, str], None] | None = None
         #: Watchers owed a rewind (:meth:`rewind`) that has not reached them yet.
         self._rewinding: set[Watcher] = set()
         self._catching_up: dict[Watcher, asyncio.Task[None]] = {}
@@ -127,7 +136,7 @@ class Hub:
             task.cancel()
         if not watchers:
             del self._watchers[race]
-            self._latest.pop(race, None)
+            self._trails.pop(race, None)
             with contextlib.suppress(RedisError, OSError):
                 async with self._commands:
                     if self._feed is not None and self._feed.usable:
@@ -145,7 +154,8 @@ class Hub:
 
     def latest(self, race: str) -> tuple[int, bytes] | None:
         """(number, payload) of the newest event of ``race`` passed on here, if any."""
-        return self._latest.get(race)
+        trail = self._trails.get(race)
+        return None if trail is None else trail.newest
 
     def rewind(self, race: str) -> None:
         """Redis lost ``race``'s latest events: each watcher starts again from what it holds.
@@ -153,11 +163,15 @@ class Hub:
         Each watcher's catch-up is replaced by one that first has it tell its
         client (:meth:`Watcher.rewound`), then reads the events after the
         number that returns. Events arriving meanwhile wait, as in any catch-up.
+        A watcher whose rewind is still on its way is left to it: one loss
+        noticed twice (a refused move, the feed, the probe) is told once.
         """
-        self._latest.pop(race, None)
+        self._trails.pop(race, None)
         for watcher in self._watchers.get(race, ()):
+            if watcher in self._rewinding:
+                continue
             old = self._catching_up.pop(watcher, None)
-            if old is not None:
+            if old is not None and old is not asyncio.current_task():
                 old.cancel()
             self._missed.discard(watcher)
             self._rewinding.add(watcher)
@@ -168,6 +182,8 @@ class Hub:
 
         For after an outage: pub/sub forgets what was published while a
         connection was down, and redis-py may reconnect it without a word.
+        Each read first checks that the stream still holds the event its
+        watcher was last given (:meth:`_read_stream`).
         """
         for race, watchers in self._watchers.items():
             for watcher in watchers:
@@ -204,6 +220,8 @@ class Hub:
         next (an earlier event still on its way, a catch-up running) is left
         to pub/sub and the stream, which keep the order.
         """
+        if self._contradicted(topic, n, payload):
+            return
         delivered, shared = False, Shared()
         for watcher in list(self._watchers.get(topic, ())):
             if (
@@ -220,11 +238,27 @@ class Hub:
     # -- delivery ----------------------------------------------------------
 
     def _passed_on(self, race: str, n: int, payload: bytes) -> None:
-        latest = self._latest.get(race)
-        if latest is None or n > latest[0]:
-            self._latest[race] = (n, payload)
+        trail = self._trails.get(race)
+        if trail is None:
+            trail = self._trails[race] = Trail()
+        trail.note(n, payload)
+
+    def _contradicted(self, race: str, n: int, payload: bytes | None) -> bool:
+        """Whether event ``n`` as offered (None: the stream lacks it) shows a lost tail;
+        if so the race is rewound now, before the event reaches anyone."""
+        trail = self._trails.get(race)
+        if trail is None or not trail.contradicts(n, payload):
+            return False
+        why = f"event {n} {'is gone' if payload is None else 'was replaced'}"
+        if self.on_tail_lost is not None:
+            self.on_tail_lost(race, why)
+        else:
+            self.rewind(race)
+        return True
 
     def _dispatch(self, race: str, n: int, payload: bytes) -> None:
+        if self._contradicted(race, n, payload):
+            return
         event: Event | None = None
         shared = Shared()
         for watcher in list(self._watchers.get(race, ())):
@@ -262,7 +296,16 @@ class Hub:
                 watcher.last_event = await watcher.rewound()
                 self._rewinding.discard(watcher)
             while True:
-                events = await self.store.events_since(race, watcher.last_event)
+                last, trail = watcher.last_event, self._trails.get(race)
+                # The event last given, read again when it is known here: still there?
+                check = not rewound and trail is not None and trail.knows(last)
+                events = await self.store.events_since(race, last - 1 if check else last)
+                if check:
+                    first = events.pop(0) if events and events[0][0] == last else None
+                    if self._contradicted(race, last, None if first is None else first[1]):
+                        return
+                if watcher in self._rewinding:
+                    return  # rewound meanwhile: its own catch-up goes on from Redis
                 if not events:
                     return
                 for n, payload in events:

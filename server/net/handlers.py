@@ -232,7 +232,11 @@ async def on_move(conn: Connection, msg: SubmitMove) -> bytes:
             _me(conn), msg.race, msg.seq, msg.move, acknowledged=told
         )
     except StateLost as lost:
-        conn.history.rewind(msg.race, f"{lost.player} has {lost.seq} of {lost.acknowledged}")
+        watch = conn.watches.get(msg.race)
+        # A watch rewound to what Redis holds already was told this loss (one loss,
+        # one rewind): only a move sent before that rewind reached it is refused here.
+        if watch is None or watch.acknowledged > lost.seq:
+            conn.history.rewind(msg.race, f"{lost.player} has {lost.seq} of {lost.acknowledged}")
         raise
     return moved(conn, msg, result)
 
