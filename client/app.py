@@ -65,29 +65,40 @@ class BallroomApp(App[None]):
         *,
         bot_speed: float = 2.0,
         state_dir: Path | None = None,
+        restore_last: bool = False,
     ) -> None:
         """``bot_speed``: moves per second of the bots this app brings into races.
 
         ``state_dir``: where the session token and the races under way are
         kept, so that a restarted client can rejoin them (None: kept nowhere,
         as in tests; ``ballroom play`` gives the user's state directory).
+        Logins are kept there per server and per name: ``name``'s is taken up,
+        or with ``restore_last`` (no ``--name``) the one used last there.
         """
         super().__init__()
         self.server_url = server_url
-        self.player_name = clean_name(name)
         self.bot_speed = bot_speed
         #: The level of the bots this app brings into races (``client/bot.py``'s strategies).
         self.bot_level = BOT_LEVELS[0]
         #: The bots this app brought into races and that still play (their speed follows ours).
         self.bots: list[Bot] = []
         saved = SessionFile(state_dir) if state_dir is not None else None
-        self.link = ServerLink(self, server_url, self.player_name, saved)
+        self.link = ServerLink(self, server_url, clean_name(name), saved, restore_last=restore_last)
+        self._said_who = False  # whose login this client restored is said once
+        #: Whose login this client took up, for the lobby to say (then emptied).
+        self.who_text = ""
         #: Entry passwords this app gave or chose, by tournament id: its bots need them.
         self.passwords: dict[str, str] = {}
         self._bots = 0  # bots brought into tournaments so far, to name them apart
         #: Races whose player finished and went back to the lobby: their results
         #: are shown when they come (:meth:`on_server_pushed`).
         self.awaiting: dict[str, RaceRecord] = {}
+
+    @property
+    def player_name(self) -> str:
+        """Who this client is, as the server last said: one name for the top bar, the
+        account screen, the profile and the seat (they all follow the link's)."""
+        return self.link.name
 
     def get_default_screen(self) -> Screen[None]:
         return LobbyScreen()
@@ -134,8 +145,22 @@ class BallroomApp(App[None]):
     def on_link_changed(self, event: LinkChanged) -> None:
         self.link_text = event.text
         if event.state is LinkState.ONLINE:
+            if not self._said_who:
+                self._said_who = True
+                self.who_text = self._who()
             for screen in self._screens():
                 screen.link_online()
+
+    def _who(self) -> str:
+        """Which login this client took up, in words the lobby says once (so that nobody
+        plays on under another's login unawares); empty where nothing is kept."""
+        link = self.link
+        kind = "a guest" if link.guest else "an account"
+        if link.restored:
+            return f"Restored the saved login of {link.name} ({kind}) on this server."
+        if link.saved is not None:
+            return f"No saved login for {link.name} on this server: a new guest. a logs in."
+        return ""
 
     def on_race_lost(self, event: RaceLost) -> None:
         for screen in self._screens():

@@ -124,12 +124,31 @@ def _play(args: argparse.Namespace) -> int:
             print(f"ballroom play: --server: {exc}", file=sys.stderr)
             return 2
     try:
-        return play(server, args.name or default_name())
+        return play(
+            server,
+            args.name or default_name(),
+            restore_last=args.name is None,
+            profile=args.profile,
+        )
     except KeyboardInterrupt:
         return 130
     except (RuntimeError, TimeoutError) as exc:
         print(f"ballroom play: {exc}", file=sys.stderr)
         return 1
+
+
+def _profile_name(text: str) -> str:
+    """A ``--profile``: a plain folder name (letters, digits, ``-``, ``_``, ``.``)."""
+    if (
+        not text
+        or len(text) > 40
+        or text.startswith(".")
+        or not all(ch.isalnum() or ch in "-_." for ch in text)
+    ):
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: a profile is a short name of letters, digits, '-', '_' or '.'"
+        )
+    return text
 
 
 def register(commands: Commands) -> None:
@@ -168,7 +187,17 @@ def register(commands: Commands) -> None:
     )
     play.add_argument("--server", default=None, help="server URL (default: start a local one)")
     play.add_argument(
-        "--name", type=player_name, default=None, help="display name (default: login)"
+        "--name",
+        type=player_name,
+        default=None,
+        help="play as this account or guest: its saved login on that server, or a new one"
+        " (default: the login used last there, else your OS login name)",
+    )
+    play.add_argument(
+        "--profile",
+        type=_profile_name,
+        default=None,
+        help="keep saved logins in a profile of their own, for two people on one OS account",
     )
     play.set_defaults(run=_play)
 

@@ -104,18 +104,27 @@ def server_url(text: str) -> str:
     return text.strip()
 
 
-def run_terminal_app(server_url: str, name: str, *, keep_session: bool = True) -> None:
+def run_terminal_app(
+    server_url: str,
+    name: str,
+    *,
+    keep_session: bool = True,
+    restore_last: bool = False,
+    profile: str | None = None,
+) -> None:
     """The Textual client; imported only here, so the launcher loads without Textual.
 
-    With ``keep_session``, its session and races are kept in the user's state
-    directory, so that ``ballroom play`` started again offers the race it
-    left. A private local server dies with the client: nothing to keep then.
+    With ``keep_session``, its logins and races are kept in the user's state
+    directory (a ``profile``'s own, if named), so that ``ballroom play``
+    started again offers the race it left. A private local server dies with
+    the client: nothing to keep then. ``restore_last``: no ``--name`` was
+    given, so the login used last on that server is taken up, if any.
     """
-    from client.models.saved import default_state_dir
+    from client.models.saved import profile_dir
 
     app = importlib.import_module("client.app")
-    state_dir = default_state_dir() if keep_session else None
-    app.BallroomApp(server_url, name, state_dir=state_dir).run()
+    state_dir = profile_dir(profile) if keep_session else None
+    app.BallroomApp(server_url, name, state_dir=state_dir, restore_last=restore_last).run()
 
 
 def default_name() -> str:
@@ -283,6 +292,8 @@ def play(
     run_app: AppRunner = run_terminal_app,
     data_dir: str | os.PathLike[str] | None = None,
     start_timeout: float = 30.0,
+    restore_last: bool = False,
+    profile: str | None = None,
 ) -> int:
     """Run the client against ``server``, or against a private local server.
 
@@ -294,6 +305,9 @@ def play(
         data_dir: where the local server keeps its data (default: a
             temporary directory, removed afterwards).
         start_timeout: seconds the local server may take to listen.
+        restore_last: no name was asked for: take up the login used last on
+            ``server`` (its saved logins are per server and per name).
+        profile: whose saved logins to use, for two people on one OS account.
 
     Returns:
         The exit status for the command line.
@@ -304,7 +318,10 @@ def play(
         except BadServerURL as exc:
             print(f"ballroom play: --server: {exc}", file=sys.stderr)
             return 2
-        run_app(url, name)
+        if run_app is run_terminal_app:
+            run_terminal_app(url, name, restore_last=restore_last, profile=profile)
+        else:
+            run_app(url, name)
         return 0
     with contextlib.ExitStack() as stack:
         stack.enter_context(_exit_on_termination())  # entered first, so it covers every clean-up

@@ -160,16 +160,38 @@ class ServerLink:
     """One server, one session token, any number of connections over time."""
 
     def __init__(
-        self, app: MessagePump, url: str, name: str, saved: SessionFile | None = None
+        self,
+        app: MessagePump,
+        url: str,
+        name: str,
+        saved: SessionFile | None = None,
+        *,
+        restore_last: bool = False,
     ) -> None:
-        """``saved``: where the session and its races outlive the app (None: nowhere)."""
+        """``saved``: where the logins and their races outlive the app (None: nowhere).
+
+        The login kept for ``name`` on this server is the one taken up, and no
+        other: two clients of one OS user under two names never share a
+        token. ``restore_last``: no name was asked for, so the login used last
+        on this server is taken up (``name`` if there is none).
+        """
         self.app = app
         self.url = url
-        self.name = name
+        kept = None
+        if saved is not None:
+            kept = saved.load(url, None if restore_last else name)
+            if kept.token is None and restore_last:
+                kept = saved.load(url, name)
+        #: The name this client's login is kept under (the account's, or the guest's).
+        self.name = kept.name if kept is not None and kept.name else name
         self.saved = saved
         #: The session token: the one kept from an earlier run, if any, so that a
         #: restarted client is the same player and can take its races back.
-        self.token: str | None = saved.load(url).token if saved is not None else None
+        self.token: str | None = kept.token if kept is not None else None
+        #: Whether the token came from the file (the client says whose login it restored).
+        self.restored = self.token is not None
+        #: Whether the server counts this client as a guest (from the last welcome).
+        self.guest = True
         self.player: str | None = None
         self.session: ClientSession | None = None
         self.state = LinkState.CONNECTING
@@ -196,16 +218,23 @@ class ServerLink:
     def forget(self, race: str) -> None:
         self.following.pop(race, None)
         if self.saved is not None:
-            self.saved.drop_race(self.url, race)
+            self.saved.drop_race(self.url, self.name, race)
 
     def keep_race(self, race: SavedRace) -> None:
         """Remember ``race`` across runs of the app, to offer it back after a restart."""
         if self.saved is not None:
-            self.saved.add_race(self.url, race)
+            self.saved.add_race(self.url, self.name, race)
 
     def saved_races(self) -> tuple[SavedRace, ...]:
-        """The races an earlier run of the app was racing in on this server, oldest first."""
-        return self.saved.load(self.url).races if self.saved is not None else ()
+        """The races an earlier run of this login was racing in on this server, oldest first."""
+        return self.saved.load(self.url, self.name).races if self.saved is not None else ()
+
+    def speak_as(self, name: str, player: str, token: str, *, guest: bool) -> None:
+        """From now on the link is ``name`` (``player``), saying hello with ``token``: after a
+        login, a registration or a logout, kept as that name's login on this server."""
+        self.name, self.player, self.token, self.guest = name, player, token, guest
+        if self.saved is not None:
+            self.saved.save_token(self.url, name, token)
 
     def follow_tournament(self, tournament: str) -> None:
         """Watch ``tournament`` again after any reconnect (instead of any other)."""
@@ -239,8 +268,9 @@ class ServerLink:
                 if exc.code is ErrorCode.BAD_TOKEN:
                     # The server forgot our session: start a new one (races are lost).
                     self.token = None
+                    self.restored = False
                     if self.saved is not None:
-                        self.saved.save_token(self.url, None)
+                        self.saved.save_token(self.url, self.name, None)
                     for race in list(self.following):
                         self._post(RaceLost(race, "the server no longer knows this session"))
                     self.following.clear()
@@ -290,9 +320,13 @@ class ServerLink:
         """Use one connection until it drops."""
         assert session.welcome is not None
         self.session = session
-        if self.saved is not None and session.welcome.token != self.token:
-            self.saved.save_token(self.url, session.welcome.token)
-        self.token, self.player = session.welcome.token, session.welcome.player
+        welcome = session.welcome
+        if self.saved is not None and (welcome.token != self.token or welcome.name != self.name):
+            if welcome.name != self.name:  # kept under another name: filed under the server's
+                self.saved.save_token(self.url, self.name, None)
+            self.saved.save_token(self.url, welcome.name, welcome.token)
+        self.token, self.player, self.name = welcome.token, welcome.player, welcome.name
+        self.guest = welcome.guest is not False
         self.connections += 1
         self.last_error = None
         self._set(LinkState.ONLINE, "● online")

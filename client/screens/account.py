@@ -31,9 +31,7 @@ __all__ = ["AccountScreen", "adopt"]
 
 def adopt(link: ServerLink, account: Account) -> None:
     """From now on the link speaks as ``account``: its token is the one to resume with."""
-    link.token, link.player = account.token, account.player
-    if link.saved is not None:
-        link.saved.save_token(link.url, account.token)
+    link.speak_as(account.name, account.player, account.token, guest=account.guest)
 
 
 class AccountScreen(ServerScreen):
@@ -107,7 +105,6 @@ class AccountScreen(ServerScreen):
             self.say(f"✗ {exc}")
             return
         adopt(self.link, account)
-        self.ballroom.player_name = account.name
         self.query_one("#password", Input).value = ""
         self._show_who()
         self.say("✓ logged out: you play as a guest" if account.guest else f"✓ {account.name}")

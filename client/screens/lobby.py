@@ -129,7 +129,7 @@ class LobbyScreen(ServerScreen):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one(TopBar).text = f"Ballroom · {self.ballroom.player_name} · {self.link.url}"
+        self._show_who()
         self.query_one("#variants", OptionList).border_title = "Variants (Enter: create a race)"
         table = self.query_one("#races", DataTable)
         table.border_title = "Races (Enter: join · w: watch)"
@@ -143,12 +143,24 @@ class LobbyScreen(ServerScreen):
         self.set_interval(REFRESH, self.action_refresh)
         self.action_refresh()
 
+    def _show_who(self) -> None:
+        """The top bar names who this client plays as: the server's word for it."""
+        if self.composed:
+            self.query_one(
+                TopBar
+            ).text = f"Ballroom · {self.ballroom.player_name} · {self.link.url}"
+
     def on_screen_resume(self) -> None:
+        self._show_who()
         self.action_refresh()
 
     def link_online(self) -> None:
+        self._show_who()
         self.action_refresh()
         self.refresh_bindings()
+        who, self.ballroom.who_text = self.ballroom.who_text, ""
+        if who:
+            self.say(who)
         rejoin = self._rejoinable()
         if rejoin is not None and self.is_current:
             code = rejoin.code or rejoin.race

@@ -84,6 +84,7 @@ class ProfileScreen(TextPage):
             self.show([f"✗ {getattr(exc, 'message', exc)}"])
             return
         self.profile = PlayerProfile.from_data(reply.profile)
+        self.query_one(TopBar).text = f"Profile · {self.profile.name}"  # whose, in so many words
         self._draw()
 
     def _recent(self) -> tuple[RecentRace, ...]:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from rich.cells import cell_len, set_cell_size
 from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-__all__ = ["TopBar"]
+__all__ = ["TopBar", "cut"]
 
 
 class TopBar(Widget):
@@ -35,23 +36,30 @@ class TopBar(Widget):
     def room(self) -> int:
         """Columns the title may use: all but the link's state, which takes at most half."""
         width = self.content_size.width
-        return max(0, width - min(len(self.link), width // 2) - 1)
+        return max(0, width - min(cell_len(self.link), width // 2) - 1)
 
     def render(self) -> Text:
         width = self.content_size.width
         link_style = "bold green" if self.link.startswith("●") else "bold yellow"
         # A long link state gives way to the title, down to half the bar.
-        left = _cut(self.text, max(width - len(self.link) - 1, self.room))
-        link = _cut(self.link, max(0, width - len(left) - 1))
+        left = cut(self.text, max(width - cell_len(self.link) - 1, self.room))
+        link = cut(self.link, max(0, width - cell_len(left) - 1))
         return Text.assemble(
             (left, "bold"),
-            " " * max(1, width - len(left) - len(link)),
+            " " * max(1, width - cell_len(left) - cell_len(link)),
             (link, link_style),
         )
 
 
-def _cut(text: str, room: int) -> str:
-    """``text`` in ``room`` columns, an ellipsis marking a cut."""
-    if len(text) <= room:
+def cut(text: str, room: int) -> str:
+    """``text`` in ``room`` terminal columns, an ellipsis marking a cut.
+
+    Columns, not characters: an emoji or a CJK character takes two, so a
+    name like 🃏Queen👑王后 measured with ``len`` pushed the link's state off
+    the bar.
+    """
+    if cell_len(text) <= room:
         return text
-    return text[: max(0, room - 1)] + "…" if room else ""
+    if room <= 0:
+        return ""
+    return set_cell_size(text, room - 1).rstrip() + "…"

@@ -48,11 +48,13 @@ async def test_register_is_remembered_and_logs_in_on_start(node: str, tmp_path: 
     saved = tmp_path / "sessions.json"
     assert stat.S_IMODE(saved.stat().st_mode) == 0o600
     assert PASSWORD not in saved.read_text()
-    assert json.loads(saved.read_text())["servers"][node]["token"].startswith(str(account))
-    again = BallroomApp(node, "Someone", state_dir=tmp_path)
+    kept = json.loads(saved.read_text())["servers"][node]
+    assert kept["accounts"]["ann"]["token"].startswith(str(account))
+    again = BallroomApp(node, "Someone", state_dir=tmp_path, restore_last=True)
     async with again.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: again.link.online, "the app is online")
         assert again.link.player == account
+        await on_screen(pilot, "Ballroom · Ann", "Restored the saved login of Ann")
 
 
 async def test_quick_race_key_matches_and_starts_the_game(node: str) -> None:
@@ -141,7 +143,7 @@ async def test_daily_deal_is_played_once_and_left_before_its_results(
         account = await made.request(Register(name="Dee", password=PASSWORD), Account)
     finally:
         await made.close()
-    SessionFile(tmp_path).save_token(node, account.token)
+    SessionFile(tmp_path).save_token(node, "Dee", account.token)
     app = BallroomApp(node, "Dee", state_dir=tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: app.link.online, "the app is online")
@@ -174,7 +176,7 @@ async def test_a_rated_quick_race_shows_in_results_profile_and_back(
     bob = await ClientSession.connect(node, "Bob", token=sessions[1][1].token)
     for made, _ in sessions:
         await made.close()
-    SessionFile(tmp_path).save_token(node, sessions[0][1].token)
+    SessionFile(tmp_path).save_token(node, "Ann", sessions[0][1].token)
     app = BallroomApp(node, "Ann", state_dir=tmp_path)
     try:
         async with app.run_test(size=(100, 30)) as pilot:

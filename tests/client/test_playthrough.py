@@ -8,18 +8,21 @@ by code, a rematch. Bots race at full speed so that each flow takes seconds.
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Any
 
 from textual.pilot import Pilot
-from textual.widgets import Footer, Static
+from textual.widgets import Footer, Input, Static
 
 from client.app import BallroomApp
+from client.screens.account import AccountScreen
 from client.screens.dialogs import AskScreen
 from client.screens.game import GameScreen
 from client.screens.lobby import LobbyScreen
 from client.screens.replay import ReplayScreen
 from client.screens.results import ResultsScreen
 from client.screens.room import RoomScreen
+from client.screens.standing import ProfileScreen
 from client.screens.tournament import TournamentScreen
 from client.session import ClientSession
 from client.tournament_bot import TournamentBot
@@ -43,6 +46,7 @@ from tests.server.conftest import TIMEOUT, NodeFactory
 from tests.server.test_tournament import QUICK
 
 SIZE = (80, 24)
+PASSWORD = "a long enough password"
 
 
 async def _game(pilot: Pilot[Any]) -> GameScreen:
@@ -197,6 +201,65 @@ async def test_a_tournament_push_during_a_footer_redraw_still_seats_the_entrant(
         finally:
             await bob.close()
             await host.close()
+
+
+async def _register(pilot: Pilot[Any], name: str) -> None:
+    """Register ``name`` on the account screen (a), then back to the lobby."""
+    app = pilot.app
+    assert isinstance(app, BallroomApp)
+    await until(pilot, lambda: app.link.online, "online")
+    await pilot.press("a")
+    await until(pilot, lambda: isinstance(app.screen, AccountScreen), "the account screen")
+    app.screen.query_one("#name", Input).value = name
+    app.screen.query_one("#password", Input).value = PASSWORD
+    await pilot.click("#register")
+    await on_screen(pilot, f"Logged in as {name}")
+    await pilot.press("escape")
+
+
+async def _identity(pilot: Pilot[Any], name: str) -> str:
+    """Check that the top bar, the account screen and the profile all name ``name``."""
+    app = pilot.app
+    assert isinstance(app, BallroomApp)
+    await until(pilot, lambda: app.link.online, "online")
+    await on_screen(pilot, f"Ballroom · {name} ·")
+    await pilot.press("a")
+    await on_screen(pilot, f"Logged in as {name}")
+    await pilot.press("escape", "m")
+    await until(pilot, lambda: isinstance(app.screen, ProfileScreen), "the profile")
+    await on_screen(pilot, f"Profile · {name}")
+    await pilot.press("escape")
+    assert app.link.player is not None
+    return app.link.player
+
+
+async def test_two_accounts_of_one_os_user_keep_their_own_logins(
+    make_node: NodeFactory, tmp_path: Path
+) -> None:
+    """Ann and Bob register in two clients sharing one state directory: reopened, each
+    name takes up its own login (header, account, profile agree); a third name gets none;
+    no name takes the last one used (item 2)."""
+    async with make_node() as url:
+        ann = BallroomApp(url, "Ann", state_dir=tmp_path)
+        bob = BallroomApp(url, "Bob", state_dir=tmp_path)
+        async with ann.run_test(size=SIZE) as ann_pilot, bob.run_test(size=SIZE) as bob_pilot:
+            await _register(ann_pilot, "Ann")
+            await _register(bob_pilot, "Bob")
+            ann_player, bob_player = ann.link.player, bob.link.player
+        again = BallroomApp(url, "Ann", state_dir=tmp_path)
+        async with again.run_test(size=SIZE) as pilot:
+            await on_screen(pilot, "Restored the saved login of Ann (an account)")
+            assert await _identity(pilot, "Ann") == ann_player
+        cat = BallroomApp(url, "Cat", state_dir=tmp_path)
+        async with cat.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: cat.link.online, "online")
+            assert cat.link.player not in (ann_player, bob_player)
+            await on_screen(pilot, "Ballroom · Cat ·", "No saved login for Cat")
+            cat_player = cat.link.player
+        last = BallroomApp(url, "Zed", state_dir=tmp_path, restore_last=True)
+        async with last.run_test(size=SIZE) as pilot:  # Cat's client was the last
+            await on_screen(pilot, "Ballroom · Cat ·", "Restored the saved login of Cat")
+            assert last.link.player == cat_player
 
 
 def _games_over(app: BallroomApp) -> set[str]:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import stat
 from pathlib import Path
 
 from client.app import BallroomApp
-from client.models.saved import FILE_NAME, SavedRace, SessionFile
+from client.models.saved import FILE_NAME, SavedRace, SavedSession, SessionFile
 from client.screens.game import GameScreen
 from client.screens.results import ResultsScreen
 from tests.client.play import solo_race
@@ -14,24 +15,43 @@ from tests.client.screen import on_screen, until
 from tests.client.values import race_summary
 
 
-def test_the_session_file_keeps_tokens_and_races_per_server(tmp_path: Path) -> None:
-    """Per server: a token and races, newest last; owner-only; a damaged file reads as empty."""
+def test_the_session_file_keeps_tokens_and_races_per_server_and_login(tmp_path: Path) -> None:
+    """Per server and per login: a token and races, newest last; owner-only; a damaged file
+    reads as empty; a name without a saved login gets none, never another's."""
     saved = SessionFile(tmp_path)
-    saved.save_token("ws://a/", "tok-a")
-    saved.add_race("ws://a/", SavedRace("r1", "ABC123", "gavotte", race_summary(players=["p"])))
-    saved.add_race("ws://a/", SavedRace("r2", "DEF456", "quadrille"))
-    saved.save_token("ws://b/", "tok-b")
-    assert saved.load("ws://a/").token == "tok-a"
-    assert [race.race for race in saved.load("ws://a/").races] == ["r1", "r2"]
-    assert saved.load("ws://a/").races[0].info == race_summary(players=["p"])
-    assert saved.load("ws://b/").races == ()
-    saved.drop_race("ws://a/", "r1")
-    assert [race.race for race in saved.load("ws://a/").races] == ["r2"]
+    saved.save_token("ws://a/", "Ann", "tok-a")
+    saved.add_race("ws://a/", "Ann", SavedRace("r1", "ABC123", "gavotte", race_summary()))
+    saved.add_race("ws://a/", "Ann", SavedRace("r2", "DEF456", "quadrille"))
+    saved.save_token("ws://a/", "Bob", "tok-bob")
+    saved.save_token("ws://b/", "Ann", "tok-b")
+    assert saved.load("ws://a/", "Ann").token == "tok-a"
+    assert saved.load("ws://a/", "ann").token == "tok-a"  # names ignore case, as accounts do
+    assert saved.load("ws://a/", "Bob").token == "tok-bob"
+    assert saved.load("ws://a/", "Cat") == SavedSession(name="Cat")
+    assert saved.load("ws://a/").name == "Bob"  # no name: the login used last
+    assert [race.race for race in saved.load("ws://a/", "Ann").races] == ["r1", "r2"]
+    assert saved.load("ws://a/", "Ann").races[0].info == race_summary()
+    assert saved.load("ws://a/", "Bob").races == () and saved.load("ws://b/", "Ann").races == ()
+    saved.drop_race("ws://a/", "Ann", "r1")
+    assert [race.race for race in saved.load("ws://a/", "Ann").races] == ["r2"]
     assert stat.S_IMODE((tmp_path / FILE_NAME).stat().st_mode) == 0o600
-    saved.save_token("ws://a/", None)  # the server forgot the session: its races go too
-    assert saved.load("ws://a/").token is None and saved.load("ws://a/").races == ()
+    saved.save_token("ws://a/", "Ann", None)  # the server forgot the session: its races go too
+    assert saved.load("ws://a/", "Ann").token is None and saved.load("ws://a/", "Ann").races == ()
+    assert saved.load("ws://a/", "Bob").token == "tok-bob"
     (tmp_path / FILE_NAME).write_text("{not json", encoding="utf-8")
-    assert SessionFile(tmp_path).load("ws://b/").token is None
+    assert SessionFile(tmp_path).load("ws://b/", "Ann").token is None
+
+
+def test_a_first_version_session_file_reads_as_the_last_login(tmp_path: Path) -> None:
+    """A file of one token per server (before logins were kept per name) is that server's
+    last login, taken up by a client with no name, and by no named one."""
+    (tmp_path / FILE_NAME).write_text(
+        json.dumps({"version": 1, "servers": {"ws://a/": {"token": "tok", "races": {}}}}),
+        encoding="utf-8",
+    )
+    saved = SessionFile(tmp_path)
+    assert saved.load("ws://a/").token == "tok"
+    assert saved.load("ws://a/", "Ann").token is None
 
 
 async def test_a_restarted_client_rejoins_its_race_where_it_was(node: str, tmp_path: Path) -> None:
