@@ -3,10 +3,31 @@
 
 from __future__ import annotations
 
+import calendar
 import time
 from dataclasses import dataclass
 
-__all__ = ["MOST_HOME", "NOT_WON", "DailyScore", "daily_score", "day_of", "revealed"]
+__all__ = [
+    "DAY",
+    "MOST_HOME",
+    "NOT_WON",
+    "REVEAL_AFTER",
+    "TIME_LIMIT",
+    "DailyScore",
+    "daily_score",
+    "day_end",
+    "day_of",
+    "reveal_at",
+    "revealed",
+]
+
+#: Seconds in a (UTC) day.
+DAY = 24 * 3600
+#: A daily race's clock, in seconds.
+TIME_LIMIT = 900
+#: Seconds after a day's end before its deals are revealed: a race started just before
+#: midnight is over by then (its countdown, its clock, the sweep that closes it).
+REVEAL_AFTER = TIME_LIMIT + 120
 
 #: A score at or above this less :data:`MOST_HOME` is a game not won: the score is this
 #: minus the cards home. A win's score is its time, far below (a daily race lasts minutes).
@@ -42,8 +63,18 @@ def day_of(at: float) -> str:
     return time.strftime("%Y-%m-%d", time.gmtime(at))
 
 
-def revealed(daily: str, now: float) -> bool:
-    """Whether the deal of a daily race (its ``day:variant``) is public at ``now``: from the
-    next UTC day on, when ``get_daily`` shows its seed as ``yesterday``."""
-    day = daily.split(":", 1)[0]
-    return day < day_of(now)
+def day_end(day: str) -> float:
+    """The Unix time at which UTC day ``day`` (``YYYY-MM-DD``) ends."""
+    return calendar.timegm(time.strptime(day, "%Y-%m-%d")) + DAY
+
+
+def reveal_at(day: str) -> float:
+    """When day ``day``'s deals are revealed: once its last race is surely over. A race
+    started a moment before midnight runs :data:`TIME_LIMIT` seconds after its countdown;
+    :data:`REVEAL_AFTER` leaves room for that, the countdown and the sweeper's closing."""
+    return day_end(day) + REVEAL_AFTER
+
+
+def revealed(day: str, now: float) -> bool:
+    """Whether day ``day``'s deals (seeds, results, replays, boards) are public at ``now``."""
+    return now >= reveal_at(day)

@@ -3,11 +3,13 @@
 The day's seed is drawn by the first request of the day (``HSETNX``, any
 node) and committed to at once: :meth:`DailyDeals.info` publishes the
 SHA-256 of ``ballroom-commit/v1/{variant}/{deal_version}/{seed}/daily-{day}``
-all day, and the seed the next day, so anyone can check that everyone got
-the deal fixed in the morning. An account plays it once: its race's id is
-made from the day, the variant and the player, so a second try finds the
-first. Its results (which hold the seed) wait until the next day, like a
-tournament table's; the day's leaderboard of times is open all day.
+all day, and the seed the next day (once the day's last race is over:
+:data:`~server.rules.daily.REVEAL_AFTER` past midnight), so anyone can check
+that everyone got the deal fixed in the morning. An account plays it once:
+its race's id is made from the day, the variant and the player, so a second
+try finds the first. Its results (which hold the seed) wait until the day is
+revealed, like a tournament table's; the day's leaderboard of times is open
+all day.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from protocol.exceptions import ErrorCode
 from protocol.messages import deal_commitment
 from server.engine import DEAL_VERSION
 from server.exceptions import RequestRefused
-from server.rules.daily import DailyScore, day_of
+from server.rules.daily import DAY, TIME_LIMIT, DailyScore, day_of, revealed
 from server.rules.races import RaceSettings, Spectate, draw_secret_seed
 from server.services.lobby import Lobby
 from server.services.refusals import variant_or_refusal
@@ -35,7 +37,6 @@ __all__ = ["DAILY_HOST", "DailyDeals"]
 
 #: The host of every daily race: no player has this id, so none can start one.
 DAILY_HOST = "daily"
-DAY = 24 * 3600
 
 
 def _entry(place: int, player: str, name: str, score: float) -> dict[str, Any]:
@@ -79,7 +80,7 @@ class DailyDeals:
         tag = hashlib.sha256(f"{game.id}|{player}".encode()).hexdigest()[:16]
         race = f"d{day.replace('-', '')}-{tag}"
         settings = RaceSettings(
-            variant=game.id, seed=seed, deal_version=DEAL_VERSION, time_limit=900,
+            variant=game.id, seed=seed, deal_version=DEAL_VERSION, time_limit=TIME_LIMIT,
             spectate=Spectate.AFTER, hold_results=True, unrated=True, daily=f"{day}:{game.id}",
         )  # fmt: skip
         if await self.lobby.create_seated(race, DAILY_HOST, {player: name}, settings):
@@ -104,12 +105,15 @@ class DailyDeals:
             _entry(place, player, name or "?", score)
             for place, ((player, score), name) in enumerate(zip(board, names, strict=True), 1)
         ]
-        revealed = await self.store.known_seed(yesterday, game.id)
+        # Not before the last race of yesterday's deal is over (one may run past midnight).
+        known = None
+        if revealed(yesterday, now):
+            known = await self.store.known_seed(yesterday, game.id)
         reveal = None
-        if revealed is not None:
-            proof = deal_commitment(game.id, DEAL_VERSION, revealed, f"daily-{yesterday}")
+        if known is not None:
+            proof = deal_commitment(game.id, DEAL_VERSION, known, f"daily-{yesterday}")
             reveal = {
-                "day": yesterday, "seed": revealed, "deal_version": DEAL_VERSION,
+                "day": yesterday, "seed": known, "deal_version": DEAL_VERSION,
                 "commitment": proof,
             }  # fmt: skip
         return {
@@ -121,11 +125,21 @@ class DailyDeals:
         }
 
     async def tick(self) -> None:
-        """Announce the results of every earlier day's races (the seed is public now)."""
-        today = day_of(self.clock())
+        """Announce the results of every earlier day's races, once the day is revealed
+        (its last race is over, so its seed is public now).
+
+        A day stays pending while one of its races still lacks results (Redis
+        was away when its clock ran out, say): announced when it has them.
+        """
+        now = self.clock()
         for day, variant in await self.store.pending_days():
-            if day >= today:
+            if not revealed(day, now):
                 continue
+            waiting = False
             for race in await self.store.races(day, variant):
-                await self.results.announce_held_results(race)
-            await self.store.announced(day, variant)
+                if await self.results.has_results(race):
+                    await self.results.announce_held_results(race)
+                elif await self.lobby.meta(race):
+                    waiting = True  # not closed yet: its results come, held, later
+            if not waiting:
+                await self.store.announced(day, variant)

@@ -4,6 +4,7 @@ the day's deal is revealed, and its board ranks every game not won below every w
 from __future__ import annotations
 
 import asyncio
+import calendar
 import time
 from typing import Any
 
@@ -60,6 +61,12 @@ async def _played(session: ClientSession, moves: int) -> tuple[str, RaceStarted]
     return matched.race, started
 
 
+def tomorrow(at: float) -> float:
+    """A moment of the next UTC day after ``at`` by which that day's deal is revealed."""
+    day = time.strftime("%Y-%m-%d", time.gmtime(at))
+    return calendar.timegm(time.strptime(day, "%Y-%m-%d")) + 24 * 3600 + 3600
+
+
 async def _recent(session: ClientSession, player: str) -> list[dict[str, Any]]:
     """The account's recent races as another player reads them, once its newest is there."""
     async with asyncio.timeout(TIMEOUT):
@@ -97,7 +104,7 @@ async def test_a_daily_race_reaches_only_its_player_until_the_reveal(
     assert not [m for m in seen if isinstance(m, Board | Spectating | Replay | RaceFinished)]
     # Tomorrow: the day's results are announced, and the race is anyone's to watch.
     daily = NODES[node].daily
-    daily.clock = lambda: time.time() + 24 * 3600
+    daily.clock = lambda: tomorrow(entry["at"])
     await daily.tick()
     finished = await ann.next(RaceFinished, timeout=TIMEOUT)
     watched = await bob.request(Spectate(race=race), Spectating)
@@ -137,3 +144,33 @@ async def test_the_daily_board_ranks_a_resigned_game_below_every_win(
     assert board[0]["time"] == 412.5 and "home" not in board[0]
     assert board[1]["home"] == home and "time" not in board[1]
     assert race
+
+
+async def test_a_day_is_revealed_only_once_its_last_race_is_over(
+    node: str, clients: Clients
+) -> None:
+    """A race started just before midnight may run past it: the day's seed is not shown as
+    ``yesterday``, and its held results are not announced, until every race of the day is
+    over, and a race that ends after midnight has its results announced too."""
+    ann = await _account(clients, node, "Ann")
+    matched = await ann.request(PlayDaily(variant=VARIANT), Matched)
+    await ann.next(RaceStarted, timeout=TIMEOUT)
+    day = (await ann.request(GetDaily(variant=VARIANT), Daily)).daily["day"]
+    daily = NODES[node].daily
+    midnight = calendar.timegm(time.strptime(day, "%Y-%m-%d")) + 24 * 3600
+    daily.clock = lambda: midnight + 30  # half a minute into the next day
+    await daily.tick()
+    assert (await ann.request(GetDaily(variant=VARIANT), Daily)).daily["yesterday"] is None
+    await ann.request(Resign(race=matched.race), RaceInfo)  # after midnight, then
+    results = NODES[node].races.results
+    async with asyncio.timeout(TIMEOUT):
+        while not await results.has_results(matched.race):  # polled: closed just after
+            await asyncio.sleep(0.02)
+    await daily.tick()
+    await refused(ann, GetResults(race=matched.race), ErrorCode.NOT_ALLOWED)
+    daily.clock = lambda: tomorrow(midnight - 1)  # every race of the day is long over
+    await daily.tick()
+    finished = await ann.next(RaceFinished, timeout=TIMEOUT)
+    assert (await ann.request(GetDaily(variant=VARIANT), Daily)).daily["yesterday"]["seed"] == (
+        finished.seed
+    )

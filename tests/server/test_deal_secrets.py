@@ -55,6 +55,7 @@ from server.settings import Timeouts
 from server.storage.store import Store
 from tests.server.conftest import NODES, TIMEOUT, Clients, NodeFactory
 from tests.server.secrecy import carries_seed, logs_in, views_in, wire_map
+from tests.server.test_daily import tomorrow
 from tests.server.test_rated_races import _account
 
 pytestmark = pytest.mark.usefixtures("no_errors_logged")
@@ -190,7 +191,7 @@ async def test_no_frame_gives_a_daily_deal_away_before_its_reveal(
     assert not (await bob.request(GetLeaderboard(variant=VARIANT), Leaderboard)).entries
     revealed = time.time()
     daily = NODES[node].daily
-    daily.clock = lambda: time.time() + 24 * 3600  # tomorrow
+    daily.clock = lambda: tomorrow(started.started_at)
     await daily.tick()
     finished = await ann.next(RaceFinished, timeout=TIMEOUT)
     assert finished.seed == seed

@@ -31,6 +31,7 @@ from protocol.messages import (
     deal_commitment,
 )
 from server.engine import DEAL_VERSION
+from server.rules.daily import reveal_at
 from server.settings import Timeouts
 from server.storage import keys
 from server.storage.matchmaking import QueueStore
@@ -311,7 +312,7 @@ async def test_daily_deal_once_per_account_results_the_next_day(
     assert not [m for m in ann.received if isinstance(m, RaceFinished)]  # held: the seed
     await refused(bob, GetResults(race=races[0]), ErrorCode.NOT_ALLOWED)
     daily = NODES[node].daily
-    daily.clock = lambda: time.time() + 24 * 3600  # tomorrow
+    daily.clock = lambda: reveal_at(today["day"])  # tomorrow, once the day's races are over
     await daily.tick()
     finished = await ann.next(RaceFinished, timeout=TIMEOUT)
     assert finished.seed == seed
