@@ -335,8 +335,14 @@ async def on_resume(conn: Connection, msg: Resume) -> None:
         await _spectate(conn, msg.id, msg.race, upto=since or None)
         return
     reply: ServerMessage = RaceInfo(id=msg.id, race=info.to_data())
-    if info.phase in (RacePhase.RUNNING, RacePhase.FINISHED) or info.started_at is not None:
+    if info.phase in (RacePhase.RUNNING, RacePhase.FINISHED):
         reply = (await boards.racer_snapshot(msg.race, _me(conn))).message(msg.id)
+    elif info.phase is RacePhase.COUNTDOWN:
+        # No board before race_started, even to a racer (docs/protocol.md, *Spectators*):
+        # the watch goes on from before the start, whose push gives the deal when it is due.
+        start = await boards.start_event(msg.race)
+        if start is not None:
+            since = min(since, start - 1)
     watch = await conn.watch(msg.race, "racer", since=since, held=True)
     _reply_then_release(conn, reply, watch)
 

@@ -100,6 +100,13 @@ class Boards:
         """How many events the race has had: a watcher's ``since`` for what comes next."""
         return await self.store.event_count(race)
 
+    async def start_event(self, race: str) -> int | None:
+        """The number of the race's start (``countdown``'s), or None before the start."""
+        for n, payload in await self.store.events_since(race, 0):
+            if isinstance(decode_event(payload), Starting):
+                return n
+        return None
+
     async def racer_snapshot(self, race: str, player: str) -> RacerSnapshot:
         """Everything a racer needs to (re)draw their game."""
         started = await self.memory.started(race)

@@ -23,6 +23,7 @@ import pytest
 
 from client.session import ClientSession, RequestFailed
 from protocol.messages import (
+    Countdown,
     CreateRace,
     Daily,
     GetDaily,
@@ -206,3 +207,30 @@ async def test_no_frame_gives_a_daily_deal_away_before_its_reveal(
         if frame.about(race):
             assert not views_in(message) and not logs_in(message), message["t"]
     assert [s for s in sent if s.player == bob.player and s.at > revealed and views_in(s.message)]
+
+
+@pytest.mark.parametrize("seen", ["nothing", "the countdown"])
+async def test_a_racer_resuming_in_the_countdown_gets_the_deal_at_the_start(
+    make_node: NodeFactory, sent: list[Sent], seen: str
+) -> None:
+    """A racer's second connection (or a reconnect) resuming in the countdown gets the race's
+    info, not its board: the deal comes with ``race_started`` at the start, as to everyone."""
+    async with make_node(timeouts=Timeouts(countdown=0.6)) as url:
+        ann = await ClientSession.connect(url, "Ann")
+        bob = await ClientSession.connect(url, "Bob")
+        create = CreateRace(variant=VARIANT, max_players=2, time_limit=60)
+        race = str((await ann.request(create, RaceInfo)).race["id"])
+        await bob.request(JoinRace(race=race), RaceInfo)
+        await ann.request(StartRace(race=race), RaceInfo)
+        countdown = await bob.next(Countdown, timeout=TIMEOUT)
+        assert bob.welcome is not None
+        again = await ClientSession.connect(url, "Bob", bob.welcome.token)
+        since = countdown.event if seen == "the countdown" else 0
+        reply = await again.request(Resume(race=race, since=since), ServerMessage)
+        started = await again.next(RaceStarted, timeout=TIMEOUT)
+        assert not isinstance(reply, RaceStarted)
+        assert started.view == (await ann.next(RaceStarted, timeout=TIMEOUT)).view
+        boards = [s for s in sent if s.about(race) and views_in(s.message)]
+        assert boards and all(s.at >= started.started_at for s in boards)
+        for session in (ann, bob, again):
+            await session.close()
