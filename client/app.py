@@ -100,6 +100,13 @@ class BallroomApp(App[None]):
         account screen, the profile and the seat (they all follow the link's)."""
         return self.link.name
 
+    def action_keys(self) -> None:
+        """The page of every key the screen takes (``f1``): the footer cuts them at 80."""
+        from client.screens.keys import KeysScreen
+
+        if not isinstance(self.screen, KeysScreen):
+            self.push_screen(KeysScreen(self.screen))
+
     def get_default_screen(self) -> Screen[None]:
         return LobbyScreen()
 

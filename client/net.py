@@ -50,6 +50,7 @@ from protocol.messages import (
     Progress,
     Resume,
     Rewound,
+    SeatTaken,
     ServerMessage,
     Service,
     ServiceState,
@@ -388,7 +389,7 @@ class ServerLink:
             if message.race in self.following:
                 self.following[message.race] = message.event
             return
-        if isinstance(message, Progress | Board | Presence):
+        if isinstance(message, Progress | Board | Presence | SeatTaken):
             race, event = message.race, message.event
         elif isinstance(message, Spectating):
             race, event = str(message.race.get("id")), message.event

@@ -71,6 +71,7 @@ class ErrorCode(enum.StrEnum):
     ILLEGAL_MOVE = "illegal_move"  # the rules refuse this move now
     BAD_SEQUENCE = "bad_sequence"  # stale or future seq; the message names the expected one
     RACE_OVER = "race_over"  # the race (or this racer's game) has finished
+    SEAT_TAKEN = "seat_taken"  # another connection of this racer took the seat (seat_taken)
     # The server.
     UNAVAILABLE = "unavailable"  # storage is unreachable; retry later
     STATE_LOST = "state_lost"  # storage lost acknowledged moves; a rewound message follows

@@ -137,6 +137,7 @@ __all__ = [
     "Resign",
     "Resume",
     "Rewound",
+    "SeatTaken",
     "ServerMessage",
     "Service",
     "ServiceState",
@@ -1035,6 +1036,20 @@ class Presence(ServerMessage):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class SeatTaken(ServerMessage):
+    """Pushed to a racer's connection when another connection of theirs takes the seat.
+
+    A seat has one live connection: from this event on, this connection's
+    moves in the race are refused (``seat_taken``); a ``resume`` takes the
+    seat back.
+    """
+
+    t: ClassVar[str] = "seat_taken"
+    race: RaceId
+    event: EventNumber
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Board(ServerMessage):
     """To spectators: one racer's board after ``move`` (None: a change without a move).
 
@@ -1346,6 +1361,7 @@ SERVER_MESSAGES: Mapping[str, type[ServerMessage]] = MappingProxyType(
             Moved,
             Progress,
             Presence,
+            SeatTaken,
             Board,
             Spectating,
             RaceFinished,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar, cast
 
+from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer
@@ -18,7 +19,14 @@ __all__ = ["ServerScreen"]
 
 
 class ServerScreen(Screen[None]):
-    """A screen that hears what the server pushes (the app hands it every message)."""
+    """A screen that hears what the server pushes (the app hands it every message).
+
+    ``f1`` (first in every footer, since a base class's keys come first)
+    opens Textual's key panel, which lists every key the screen takes: the
+    footer has room for a few only at 80 columns.
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("f1", "app.keys", "Keys")]
 
     #: Whether the results of a race return here (a tournament's screen) rather than
     #: to the lobby.

@@ -59,6 +59,7 @@ from protocol.messages import (
     Resign,
     Resume,
     Rewound,
+    SeatTaken,
     ServerMessage,
     SubmitMove,
 )
@@ -157,7 +158,14 @@ class GameScreen(ServerScreen):
         Binding("question_mark", "rules", "Rules"),
         Binding("b", "bot_speed", "Bot speed", show=False),
         Binding("h", "hint", "Hint", show=False),
+        Binding("g", "take_back", "Take the seat back"),
     ]
+
+    #: The keys that play: hidden once this client can no longer move (its game is over,
+    #: it resigned, or another window took the seat).
+    PLAYING: ClassVar[frozenset[str]] = frozenset(
+        {"pick", "play", "cycle", "deal", "finish", "deal_reversed", "type_move", "resign", "hint"}
+    )
 
     AUTO_FOCUS = "#board"
 
@@ -180,6 +188,8 @@ class GameScreen(ServerScreen):
         #: Keys pressed while a move was in flight, to run once its reply is in.
         self.queued: deque[Callable[[], None]] = deque()
         self.resigned = False
+        #: Whether another connection of this player took the seat (``seat_taken``).
+        self.seat_lost = False
         #: Cards the finish key has played home so far, while it runs (None: not running).
         self.finishing: int | None = None
         #: Whether the player wants the racers panel (shown only where it fits).
@@ -339,9 +349,21 @@ class GameScreen(ServerScreen):
 
     # -- the server ----------------------------------------------------------
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Only the keys that do something now: no moves once this client cannot move."""
+        if action in self.PLAYING:
+            return not (self.seat_lost or self.resigned or self._game_over())
+        if action == "take_back":
+            return self.seat_lost
+        if action == "hint":
+            return self.record.practice
+        return True
+
     def server_message(self, message: ServerMessage) -> None:
         race = self.race
-        if isinstance(message, Progress) and message.race == race:
+        if isinstance(message, SeatTaken) and message.race == race:
+            self._seat_taken()
+        elif isinstance(message, Progress) and message.race == race:
             self.record.update_progress(message.player, ProgressValue.from_data(message.progress))
             self._show_racers()
             if self.record.progress[message.player].left:
@@ -368,6 +390,28 @@ class GameScreen(ServerScreen):
         self.started_at, self.ends_at = started.started_at, started.ends_at
         self._set_position(view, started.legal)
 
+    def _seat_taken(self) -> None:
+        """Another window of this player took the seat: this one stops offering moves."""
+        self.seat_lost = True
+        self.queued.clear()
+        self.finishing = None
+        self.picked = None
+        self.highlight = None
+        self.refresh_bindings()
+        self.notice = (
+            "✗ This race continues in another window: moves here are off. "
+            "g takes the seat back here."
+        )
+
+    def action_take_back(self) -> None:
+        """Take the seat back from the other window (the server tells that one)."""
+        if not self.seat_lost:
+            return
+        self.seat_lost = False
+        self.refresh_bindings()
+        self.notice = "Taking the seat back…"
+        self.resync()
+
     def _rewound(self, rewound: Rewound) -> None:
         """The server lost the race's latest moves: our board (and theirs) as it holds them."""
         for player, data in (rewound.progress or {}).items():
@@ -391,6 +435,7 @@ class GameScreen(ServerScreen):
         self.highlight = None
         self._show_position()
         self._over()
+        self.refresh_bindings()
 
     def _finished(self, finished: RaceFinished) -> None:
         from client.screens.results import ResultsScreen
@@ -440,6 +485,9 @@ class GameScreen(ServerScreen):
     def send(self, text: str) -> None:
         """Ask the server to play ``text`` (legal or not: it explains refusals)."""
         self._resign_armed = False
+        if self.seat_lost:
+            self._seat_taken()
+            return
         if self._over():
             return
         try:
@@ -458,6 +506,9 @@ class GameScreen(ServerScreen):
             reply = await self.link.request(request, Moved)
         except RequestFailed as exc:
             self.pending = False
+            if exc.code is ErrorCode.SEAT_TAKEN:
+                self._seat_taken()
+                return
             self._refused(request.move, exc.message)
             if exc.code is ErrorCode.BAD_SEQUENCE:
                 self.resync()
@@ -676,6 +727,7 @@ class GameScreen(ServerScreen):
         if me is not None:
             self.record.resigned(me)
         self._show_position()
+        self.refresh_bindings()
         self.notice = "You resigned. Waiting for the others… (Esc or q: leave this board)"
 
     def action_hint(self) -> None:

@@ -112,7 +112,9 @@ class HelpScreen(ModalScreen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#help", VerticalScroll).border_title = self.title_text
+        # Opened as the app quits, it may be taken down before its widgets come.
+        for box in self.query("#help").results(VerticalScroll):
+            box.border_title = self.title_text
 
     def action_close(self) -> None:
         self.dismiss(None)

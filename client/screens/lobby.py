@@ -101,7 +101,7 @@ class LobbyScreen(ServerScreen):
         Binding("l", "leaderboard", "Leaderboard", show=False),
         Binding("d", "daily", "Daily deal", show=False),
         Binding("question_mark", "help", "Help"),
-        Binding("q", "app.quit", "Quit"),
+        Binding("q", "quit", "Quit"),
     ]
 
     def __init__(self) -> None:
@@ -246,6 +246,15 @@ class LobbyScreen(ServerScreen):
             "solver": "plays a winning line the server finds, when there is one",
         }[level]
         self.say(f"Practice bot: {level} ({why}); o changes it.")
+
+    def action_quit(self) -> None:
+        """Quit, once the player says so: a stray q must not end the client."""
+
+        def sure(yes: bool | None) -> None:
+            if yes:
+                self.app.exit()
+
+        self.app.push_screen(ConfirmScreen("Quit Ballroom?", "Quit"), sure)
 
     def action_help(self) -> None:
         from client.screens.help import HelpScreen, lobby_help

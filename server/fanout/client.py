@@ -39,6 +39,11 @@ class Client(Protocol):
         ...
 
     @property
+    def seat_holder(self) -> str:
+        """The client's name in the seats it takes (``SeatClaimed``)."""
+        ...
+
+    @property
     def watches(self) -> Mapping[str, object]:
         """Race -> how the client follows it now (one watch per race)."""
         ...

@@ -44,6 +44,7 @@ from protocol.messages import (
     RaceStarted,
     RaceState,
     Rewound,
+    SeatTaken,
 )
 from protocol.views import ViewMap
 from server.exceptions import RequestRefused
@@ -60,6 +61,7 @@ from server.rules.events import (
     ReadySet,
     RematchOffered,
     Resigned,
+    SeatClaimed,
     Starting,
 )
 from server.rules.races import Spectate
@@ -129,6 +131,10 @@ class RaceWatch:
         self.delay = 0.0
         #: How many of a racer's moves they were told are stored (moved replies, own events).
         self.acknowledged = 0
+        #: Whether this racer's connection holds the seat (its own claim came), and whether
+        #: another connection of theirs took it since: then its moves are refused.
+        self.seated = False
+        self.replaced = False
         # Frames owed to a delayed spectator, (due, event, frame) in event
         # order, and the timer that shows the first when it is due.
         self._owed: deque[tuple[float, int, bytes]] = deque()
@@ -225,6 +231,8 @@ class RaceWatch:
             self._resigned(n, event, shared)
         elif isinstance(event, PresenceChanged):
             self._presence(n, event, shared)
+        elif isinstance(event, SeatClaimed):
+            self._seat(n, event)
         elif isinstance(event, Finished):
             results = event.results
             results_frame = _shared_frame(
@@ -246,6 +254,17 @@ class RaceWatch:
             and tells(self.conn, event)
         ):  # a rematch offer, to a racer who resumed the race after its results
             self._emit(offer_frame(race, n, event, shared))
+
+    def _seat(self, n: int, event: SeatClaimed) -> None:
+        """A connection of a racer took their seat: if it is another than this racer's,
+        which held it, this one is told (``seat_taken``) and moves no more."""
+        if self.role != "racer" or event.player != self.conn.player:
+            return
+        if event.holder == self.conn.seat_holder:
+            self.seated, self.replaced = True, False
+        elif self.seated and not self.replaced:
+            self.replaced = True
+            self._emit(encode(SeatTaken(race=self.race, event=n)))
 
     def _starting(self, n: int, event: Starting) -> None:
         wait = event.started_at - time.time()

@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import secrets
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -85,6 +86,8 @@ class Connection:
         )
         self.name: str | None = None
         self.token: str | None = None  # the session's, so that logout can revoke it
+        #: This connection's name when it takes a racer's seat (one seat, one connection).
+        self.seat_holder = secrets.token_hex(8)
         #: When the connection opened, and the guest token its node gave the full lease:
         #: a guest session is used once its connection lasts (server/services/sessions.py).
         self.opened = self.loop.time()
@@ -305,6 +308,8 @@ class Connection:
         await self.hub.watch(race, watch)
         if role == "racer" and self.player is not None:
             await self.services.presence.came_back(race, self.player)
+            # The seat is this connection's now: one that held it hears so, on any node.
+            await self.services.presence.claim_seat(race, self.player, self.seat_holder)
         return watch
 
     async def hear_rematches(self, race: str, since: int) -> None:

@@ -258,6 +258,8 @@ def _acknowledged(conn: Connection, msg: SubmitMove) -> int:
         return 0
     if watch.role == "spectator":
         raise RequestRefused(ErrorCode.NOT_ALLOWED, "spectators cannot move")
+    if watch.replaced:  # one seat, one live connection: resume takes it back
+        raise RequestRefused(ErrorCode.SEAT_TAKEN, "this race continues in another window")
     return watch.acknowledged
 
 

@@ -32,6 +32,7 @@ __all__ = [
     "ReadySet",
     "RematchOffered",
     "Resigned",
+    "SeatClaimed",
     "Starting",
     "TournamentChanged",
     "decode_event",
@@ -105,6 +106,17 @@ class PresenceChanged(NamedTuple):
     away: float | None
 
 
+class SeatClaimed(NamedTuple):
+    """A connection of ``player`` took their seat: ``holder`` names that connection.
+
+    A seat has one live connection; the one that held it before hears this
+    and stops moving (``seat_taken``).
+    """
+
+    player: str
+    holder: str
+
+
 class Finished(NamedTuple):
     """The race's results: standings, the revealed seed, every racer's log."""
 
@@ -130,7 +142,7 @@ class TournamentChanged(NamedTuple):
 
 RaceEvent = (
     Joined | Left | ReadySet | Starting | MoveMade | Resigned | PresenceChanged | Finished
-    | RematchOffered
+    | RematchOffered | SeatClaimed
 )  # fmt: skip
 Event = RaceEvent | TournamentChanged
 
@@ -141,6 +153,7 @@ _KINDS: dict[type[Event], str] = {
     Starting: "starting",
     Resigned: "resigned",
     PresenceChanged: "presence",
+    SeatClaimed: "seat",
     Finished: "results",
     RematchOffered: "rematch",
     TournamentChanged: "tournament",
@@ -191,7 +204,14 @@ def decode_event(payload: bytes) -> Event:
 _BY_KIND: dict[
     str,
     type[
-        Joined | Left | ReadySet | Starting | PresenceChanged | RematchOffered | TournamentChanged
+        Joined
+        | Left
+        | ReadySet
+        | Starting
+        | PresenceChanged
+        | SeatClaimed
+        | RematchOffered
+        | TournamentChanged
     ],
 ] = {
     "joined": Joined,
@@ -199,6 +219,7 @@ _BY_KIND: dict[
     "ready": ReadySet,
     "starting": Starting,
     "presence": PresenceChanged,
+    "seat": SeatClaimed,
     "rematch": RematchOffered,
     "tournament": TournamentChanged,
 }

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from protocol.exceptions import ErrorCode
 from protocol.results import StopReason
 from server.exceptions import RequestRefused
-from server.rules.events import PresenceChanged, encode_event
+from server.rules.events import PresenceChanged, SeatClaimed, encode_event
 from server.services.lobby import DEFAULT_GRACE
 from server.services.moves import Moves
 from server.settings import Settings
@@ -36,6 +36,11 @@ class Presence:
         now = time.time()
         await self.store.mark_here([(race, player)], now)
         await self._back(race, player, now)
+
+    async def claim_seat(self, race: str, player: str, holder: str) -> int:
+        """The connection ``holder`` of ``player`` takes their seat in ``race``: the one
+        that held it, on any node, is told and moves there no more (0: nothing to claim)."""
+        return await self.store.claim_seat(race, player, encode_event(SeatClaimed(player, holder)))
 
     async def went_away(self, race: str, player: str, since: float | None = None) -> None:
         """``player``'s connection to ``race`` closed (or its node went silent at ``since``)."""

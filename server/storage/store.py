@@ -241,7 +241,7 @@ class Store:
 
     SCRIPTS = (
         "join", "leave", "ready", "start", "move", "board", "resign", "finish", "results",
-        "seat", "tournament_save", "announce", "presence",
+        "seat", "tournament_save", "announce", "presence", "seat_claim",
     )  # fmt: skip
 
     def __init__(self, client: RedisClient) -> None:
@@ -550,6 +550,16 @@ class Store:
             [player, repr(since), int(here), keys.race_channel(race), payload],
         )
         return bool(changed), int(grace)
+
+    async def claim_seat(self, race: str, player: str, payload: bytes) -> int:
+        """Announce that a connection of ``player`` took their seat in ``race`` (the
+        ``payload`` names it); the event's number, or 0 if they race there no more."""
+        n = await self.run(
+            "seat_claim",
+            [keys.race_meta(race), keys.race_players(race), keys.race_events(race)],
+            [player, keys.race_channel(race), payload],
+        )
+        return int(n)
 
     async def mark_here(
         self, pairs: Sequence[tuple[str, str]], now: float

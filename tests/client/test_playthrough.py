@@ -30,17 +30,22 @@ from protocol.messages import (
     CreateTournament,
     JoinTournament,
     ManageTournament,
+    Moved,
     RaceFinished,
     RaceInfo,
+    RaceStarted,
     Resign,
+    Resume,
+    SeatTaken,
     SpectatePolicy,
+    SubmitMove,
     TournamentAction,
     TournamentFormat,
     TournamentInfo,
 )
 from protocol.tournaments import Tournament
 from server.settings import Timeouts
-from tests.client.play import race_with_bob
+from tests.client.play import race_with_bob, solo_race
 from tests.client.screen import on_screen, screen_text, until
 from tests.server.conftest import TIMEOUT, NodeFactory
 from tests.server.test_tournament import QUICK
@@ -260,6 +265,38 @@ async def test_two_accounts_of_one_os_user_keep_their_own_logins(
         async with last.run_test(size=SIZE) as pilot:  # Cat's client was the last
             await on_screen(pilot, "Ballroom · Cat ·", "Restored the saved login of Cat")
             assert last.link.player == cat_player
+
+
+async def test_a_second_window_takes_the_seat_and_the_first_stops_playing(
+    make_node: NodeFactory,
+) -> None:
+    """Another connection of Ann's resumes her race: her game says so plainly, offers no
+    move and never shows ✓ for one; g takes the seat back (item 3)."""
+    async with make_node() as url:
+        app = BallroomApp(url, "Ann")
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: app.link.online, "online")
+            game = await solo_race(pilot)
+            await _play_moves(pilot, game, 1)
+            other = await ClientSession.connect(url, "Ann", token=app.link.token)
+            try:
+                theirs = await other.request(Resume(race=game.race, since=0), RaceStarted)
+                await on_screen(pilot, "This race continues in another window")
+                await until(
+                    pilot,
+                    lambda: "Play" not in screen_text(app).splitlines()[-1],
+                    "the footer offers no move",
+                )
+                await pilot.press("tab", "enter", "d")
+                await pilot.pause(0.2)
+                assert game.seq == 1 and "✓" not in screen_text(app)
+                await other.request(SubmitMove(race=game.race, seq=1, move=theirs.legal[0]), Moved)
+                await pilot.press("g")
+                await other.next(SeatTaken, lambda m: m.race == game.race)
+                await until(pilot, lambda: game.seq == 2, "the board as the other window left it")
+                await _play_moves(pilot, game, 1)
+            finally:
+                await other.close()
 
 
 def _games_over(app: BallroomApp) -> set[str]:

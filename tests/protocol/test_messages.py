@@ -59,6 +59,7 @@ from protocol import (
     Resign,
     Resume,
     Rewound,
+    SeatTaken,
     ServerMessage,
     Service,
     ServiceState,
@@ -197,6 +198,7 @@ SAMPLES: list[Message] = [
     Progress(race="r7", player="p2", progress=PROGRESS, event=12),
     Presence(race="r7", player="p2", event=13, away=1767312012.5),
     Presence(race="r7", player="p2", event=14),
+    SeatTaken(race="r7", event=15),
     Board(race="r7", player="p2", seq=3, move="w>f3", view=VIEW, event=13),
     Spectating(race=RACE, layout=LAYOUT, boards={"p1": VIEW, "p2": VIEW}, event=13),
     RaceFinished(
