@@ -225,7 +225,7 @@ async def test_a_racer_resuming_in_the_countdown_gets_the_deal_at_the_start(
         countdown = await bob.next(Countdown, timeout=TIMEOUT)
         assert bob.welcome is not None
         again = await ClientSession.connect(url, "Bob", bob.welcome.token)
-        since = countdown.event if seen == "the countdown" else 0
+        since = (countdown.event or 0) if seen == "the countdown" else 0
         reply = await again.request(Resume(race=race, since=since), ServerMessage)
         started = await again.next(RaceStarted, timeout=TIMEOUT)
         assert not isinstance(reply, RaceStarted)
