@@ -99,12 +99,28 @@ def _tournament_verify(args: argparse.Namespace) -> int:
 
     from server.rules.record import verify
 
-    with open(args.file, encoding="utf-8") as source:
-        record = json.load(source)
-    problems = verify(record)
+    try:
+        with open(args.file, encoding="utf-8") as source:
+            record = json.load(source)
+        problems = verify(record)
+    except OSError as exc:
+        print(
+            f"ballroom tournament verify: cannot read {args.file}: {exc.strerror}", file=sys.stderr
+        )
+        return 1
+    except ValueError as exc:  # JSONDecodeError is one
+        print(f"ballroom tournament verify: {args.file} is not JSON: {exc}", file=sys.stderr)
+        return 1
+    except (KeyError, TypeError, AttributeError) as exc:
+        print(
+            f"ballroom tournament verify: {args.file} is not a tournament record "
+            f"(ballroom tournament export writes one): missing or wrong {exc}",
+            file=sys.stderr,
+        )
+        return 1
     for problem in problems:
         print(problem)
-    races = len(record["races"])
+    races = len(record.get("races", ())) if isinstance(record, dict) else 0
     if problems:
         print(f"{len(problems)} problem(s) in {races} races", file=sys.stderr)
         return 1

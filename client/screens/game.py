@@ -752,7 +752,10 @@ class GameScreen(ServerScreen):
         elif hinted.outcome is HintOutcome.LOST:
             self.notice = "No win from here."
         elif hinted.outcome is HintOutcome.UNKNOWN or hinted.move is None:
-            self.notice = "No winning line found in the time allowed."
+            self.notice = (
+                "No winning line found in the time allowed: play on (Tab shows the legal "
+                "moves), and ask again with h a few moves later, when less is left to search."
+            )
         else:
             self.picked = None
             self.highlight = hinted.move if hinted.move in self.picker.texts else None

@@ -24,10 +24,16 @@ __all__ = ["RULES_PATH", "engine_rules", "main", "rules_module"]
 RULES_PATH = Path(__file__).resolve().parents[2] / "client" / "models" / "rules.py"
 
 
+#: The rulings file the engine's docstrings cite is the project's own; players have the
+#: docs (docs/rules/, one page per family), so the rules screen points there.
+_RULINGS = "docs/rules/ in Ballroom's documentation"
+
+
 def _plain(text: str) -> str:
-    """Docstring markup read as prose: roles and double backquotes dropped."""
+    """Docstring markup read as prose: roles and double backquotes dropped, and the
+    rulings cited where a player can read them."""
     text = re.sub(r":[a-z]+:`~?([^`]+)`", r"\1", text)
-    return text.replace("``", "").replace("*", "")
+    return text.replace("``", "").replace("*", "").replace("RULES.md", _RULINGS)
 
 
 def _paragraphs(text: str) -> str:
