@@ -14,6 +14,7 @@ the end of a countdown that nobody was told of.
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Sequence
 
 from tests.conformance.test_protocol_contract import DEAL, VARIANT, Racer, _hello
@@ -36,6 +37,11 @@ def _in_order(frames: Sequence[Frame]) -> None:
                 repeats and frame["event"] == previous["event"]
             ), [(m["t"], m["event"]) for m in frames]
         previous = frame
+
+
+def _at_least(number: int, frame: Frame) -> bool:
+    """A ``where`` for :meth:`Peer.push`: the push of event ``number`` or a later one."""
+    return bool(frame["event"] >= number)
 
 
 async def _race(
@@ -76,7 +82,7 @@ async def test_resume_from_the_highest_event_misses_no_progress_held_by_the_rate
         again = await _hello(first.url, "Bo", token=bo.token)
         await again.ask("resume", race=race, since=since)
         if second_move not in heard:
-            await again.push("progress", lambda m, n=second_move: m["event"] >= n, race=race)
+            await again.push("progress", functools.partial(_at_least, second_move), race=race)
         for peer in (ann, again):
             await peer.close()
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 
 import redis.asyncio as aioredis
 
@@ -44,7 +45,7 @@ MOVES, LOBBY_CHANGES = 30, 10
 def _numbers(messages: list[ServerMessage], race: str) -> list[int]:
     """The event numbers of the pushes about ``race`` a session got, in arrival order."""
     return [
-        m.event
+        int(m.event or 0)
         for m in messages
         if (isinstance(m, Progress | Presence | Board | Countdown) and m.race == race)
         or (isinstance(m, RaceState) and m.race.get("id") == race and m.event is not None)
@@ -107,12 +108,15 @@ async def test_pushes_keep_their_order_while_feeds_are_rebuilt(
             for _ in range(MOVES):
                 if not racer.legal:
                     return
-                moves.append((await racer.move()).event or 0)
+                event = (await racer.move()).event
+                assert event is not None
+                moves.append(event)
 
         async def come_and_go() -> None:
             nonlocal eve
             for _ in range(3):
                 await eve.close()
+                assert eve.welcome is not None
                 eve = await clients.hello(b, "Eve", token=eve.welcome.token)
                 await eve.request(Resume(race=race, since=0), ServerMessage)
 
@@ -124,8 +128,9 @@ async def test_pushes_keep_their_order_while_feeds_are_rebuilt(
 
         wanted = set(moves)
         for watcher in watchers:
+            got = watcher.received
             await eventually(
-                lambda w=watcher: wanted <= set(_numbers(w.received, race)),
+                functools.partial(lambda seen: wanted <= set(_numbers(seen, race)), got),
                 "each spectator to get every board",
             )
         for session in (ann, bo, *watchers):
