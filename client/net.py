@@ -221,6 +221,11 @@ class ServerLink:
         if self.saved is not None:
             self.saved.drop_race(self.url, self.name, race)
 
+    def unkeep(self, race: str) -> None:
+        """Offer ``race`` back no more after a restart (resigned), but follow it on."""
+        if self.saved is not None:
+            self.saved.drop_race(self.url, self.name, race)
+
     def keep_race(self, race: SavedRace) -> None:
         """Remember ``race`` across runs of the app, to offer it back after a restart."""
         if self.saved is not None:

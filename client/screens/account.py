@@ -58,6 +58,10 @@ class AccountScreen(ServerScreen):
     def on_mount(self) -> None:
         self.query_one(TopBar).text = "Account"
         self._show_who()
+        # The name this client plays as (--name) is filled in: the password comes next.
+        name = self.query_one("#name", Input)
+        name.value = self.ballroom.player_name
+        self.query_one("#password", Input).focus()
 
     def _show_who(self) -> None:
         player = self.link.player

@@ -722,6 +722,7 @@ class GameScreen(ServerScreen):
             self.notice = f"✗ {exc}"
             return
         self.resigned = True
+        self.link.unkeep(self.race)  # nothing left to rejoin; its results still come
         self.picker = MovePicker(self.table, [])
         me = self.record.me
         if me is not None:

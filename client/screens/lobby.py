@@ -112,6 +112,7 @@ class LobbyScreen(ServerScreen):
         self._said = False  # a notice is showing: the empty-list hint does not replace it
         self._hint = False  # the notice is an empty-list hint, to clear once a row comes
         self._reach_said = False  # the notice says the server cannot be reached
+        self._rejoin_said = False  # the notice offers a race to rejoin
         #: Whether the lower table lists tournaments rather than races.
         self.tournaments_shown = False
         self.listed_tournaments: dict[str, TournamentSummary] = {}
@@ -152,6 +153,10 @@ class LobbyScreen(ServerScreen):
 
     def on_screen_resume(self) -> None:
         self._show_who()
+        self.refresh_bindings()
+        if self._rejoin_said and self._rejoinable() is None:  # finished, or resigned, since
+            self._rejoin_said = False
+            self.say("")
         self.action_refresh()
 
     def link_online(self) -> None:
@@ -165,6 +170,7 @@ class LobbyScreen(ServerScreen):
         if rejoin is not None and self.is_current:
             code = rejoin.code or rejoin.race
             self.say(f"Rejoin race {code} ({title_of(rejoin.variant)}) where you left it: press g.")
+            self._rejoin_said = True
 
     def _rejoinable(self) -> SavedRace | None:
         """The newest race an earlier run was racing in, if the session is the same."""

@@ -27,6 +27,7 @@ from client.screens.tournament import TournamentScreen
 from client.session import ClientSession
 from client.tournament_bot import TournamentBot
 from protocol.messages import (
+    Account,
     CreateTournament,
     JoinTournament,
     ManageTournament,
@@ -34,6 +35,7 @@ from protocol.messages import (
     RaceFinished,
     RaceInfo,
     RaceStarted,
+    Register,
     Resign,
     Resume,
     SeatTaken,
@@ -297,6 +299,55 @@ async def test_a_second_window_takes_the_seat_and_the_first_stops_playing(
                 await _play_moves(pilot, game, 1)
             finally:
                 await other.close()
+
+
+async def test_the_account_form_takes_the_name_and_keys_typed_at_once(
+    make_node: NodeFactory,
+) -> None:
+    """a fills the name in from --name and waits in the password: a password typed right
+    after a lands there, all of it, and logs in with Enter (item 15)."""
+    async with make_node() as url:
+        made = await ClientSession.connect(url, "Bob")
+        await made.request(Register(name="Bob", password=PASSWORD), Account)
+        await made.close()
+        app = BallroomApp(url, "Bob")
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: app.link.online, "online")
+            typed = ["space" if ch == " " else ch for ch in PASSWORD]
+            await pilot.press("a", *typed, "enter")
+            screen = app.screen
+            assert isinstance(screen, AccountScreen)
+            assert screen.query_one("#name", Input).value == "Bob"
+            await on_screen(pilot, "Logged in as Bob")
+
+
+async def test_no_rejoin_offer_once_the_race_is_resigned(
+    make_node: NodeFactory, tmp_path: Path
+) -> None:
+    """Back in the lobby after resigning a race the others still race, no rejoin line
+    offers it, and a restart offers it no more (item 10)."""
+    async with make_node() as url:
+        first = BallroomApp(url, "Ann", state_dir=tmp_path)
+        bob = None
+        try:
+            async with first.run_test(size=SIZE) as pilot:
+                game, bob, _ = await race_with_bob(pilot, url)
+                race = game.race
+            again = BallroomApp(url, "Ann", state_dir=tmp_path)
+            async with again.run_test(size=SIZE) as pilot:
+                await on_screen(pilot, "Rejoin race")
+                await pilot.press("g")
+                await _game(pilot)
+                await pilot.press("x", "x")
+                await on_screen(pilot, "You resigned")
+                again.back_to_lobby()
+                await until(pilot, lambda: len(again.screen_stack) == 1, "the lobby")
+                await pilot.pause(0.1)
+                assert "Rejoin race" not in screen_text(again)
+                assert race not in [saved.race for saved in again.link.saved_races()]
+        finally:
+            if bob is not None:
+                await bob.close()
 
 
 def _games_over(app: BallroomApp) -> set[str]:
