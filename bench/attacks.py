@@ -1,8 +1,9 @@
 """Hostile clients on raw sockets, one attack a process: what issue 29's probe sent a node.
 
 Run: ``.venv/bin/python -m bench.attacks NAME --port PORT [--seconds S]
-[--source 127.0.0.2] [--tournament ID]``; it prints one JSON line of what it
-saw. :mod:`bench.hostile` and ``tests/server/test_hostile_input.py`` run
+[--source 127.0.0.2] [--tournament ID]``; it prints ``ready`` once it has
+started (so that a measurement need not count its start), then one JSON
+line of what it saw. :mod:`bench.hostile` and ``tests/server/test_hostile_input.py`` run
 these in a process of their own (so the attacker's CPU never slows the
 honest client's event loop in theirs) from another loopback address than
 the honest client's, so that per-address limits tell the two apart.
@@ -364,6 +365,7 @@ def main() -> None:
     parser.add_argument("--source", default="127.0.0.2", help="the attacker's loopback address")
     parser.add_argument("--tournament", help="guess_passwords: the tournament's id")
     args = parser.parse_args()
+    print("ready", flush=True)  # imported: the measured window may start
     outcome = ATTACKS[args.attack](args.port, args.source, args.seconds, args.tournament)
     print(json.dumps(asdict(outcome)), flush=True)
 

@@ -149,8 +149,14 @@ def server_argv(redis_url: str | None, profile: Path | None = None) -> list[str]
 
 
 def server_env(**extra: str) -> dict[str, str]:
-    """A node's environment: every load client comes from 127.0.0.1, so no per-address cap."""
-    return {"BALLROOM_CONNECTIONS_PER_ADDRESS": "1000000", "PYTHONUNBUFFERED": "1", **extra}
+    """A node's environment: every load client comes from 127.0.0.1, so no per-address cap
+    (on connections, nor on the guest sessions they open)."""
+    return {
+        "BALLROOM_CONNECTIONS_PER_ADDRESS": "1000000",
+        "BALLROOM_GUESTS_PER_ADDRESS": "1000000",
+        "PYTHONUNBUFFERED": "1",
+        **extra,
+    }
 
 
 def saturation_env() -> dict[str, str]:

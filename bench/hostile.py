@@ -58,6 +58,7 @@ class Siege:
     cpu: float  # the node's mean CPU during the attack, % of one core
     p99: float  # the honest client's 99th-percentile round trip, ms
     pings: int  # round trips timed
+    seconds: float  # the measured window: from the attack's start to its end
     honest_connected: bool
     outcome: dict[str, Any] = field(default_factory=dict)  # what the attacker saw
 
@@ -84,19 +85,29 @@ async def host_tournament(url: str) -> tuple[ClientSession, str]:
     return host, str(info.tournament["id"])
 
 
-async def _attack(
+async def _start(
     name: str, port: int, seconds: float, tournament: str | None, source: str
-) -> dict[str, Any]:
-    """Run one attack in a process of its own; what it printed."""
+) -> asyncio.subprocess.Process:
+    """Start one attack in a process of its own; return once it says it is ready."""
     argv = [sys.executable, "-m", "bench.attacks", name, "--port", str(port)]
     argv += ["--seconds", str(seconds), "--source", source]
     argv += [] if tournament is None else ["--tournament", tournament]
     process = await asyncio.create_subprocess_exec(
         *argv, cwd=ROOT, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
     )
+    assert process.stdout is not None
+    ready = await asyncio.wait_for(process.stdout.readline(), 60)
+    if ready.strip() != b"ready":
+        await process.wait()
+        raise RuntimeError(f"attack {name} did not start: {ready!r}")
+    return process
+
+
+async def _outcome_of(process: asyncio.subprocess.Process, seconds: float) -> dict[str, Any]:
+    """What the attack printed at its end."""
     out, err = await asyncio.wait_for(process.communicate(), seconds + 60)
     if process.returncode != 0:
-        raise RuntimeError(f"attack {name} failed: {err.decode(errors='replace')[-2000:]}")
+        raise RuntimeError(f"an attack failed: {err.decode(errors='replace')[-2000:]}")
     outcome: dict[str, Any] = json.loads(out.decode().strip().splitlines()[-1])
     return outcome
 
@@ -136,7 +147,7 @@ async def siege(
     try:
         for _ in range(5):  # warm: the first round trips pay for imports and caches
             await honest.request(Ping(), Pong)
-        await asyncio.sleep(0.3)
+        attack = await _start(name, port, seconds, tournament, source)
         rss_before = rss_mib(pid)
         peak, stop = [rss_before], asyncio.Event()
         times: list[float] = []
@@ -146,9 +157,10 @@ async def siege(
             asyncio.create_task(_ping(honest, times, stop)),
         ]
         try:
-            outcome = await _attack(name, port, seconds, tournament, source)
+            outcome = await _outcome_of(attack, seconds)
         finally:
-            cpu = (cpu_seconds(pid) - cpu_before) / (time.monotonic() - started) * 100
+            window = time.monotonic() - started
+            cpu = (cpu_seconds(pid) - cpu_before) / window * 100
             stop.set()
             done = await asyncio.gather(*jobs, return_exceptions=True)
         connected = not any(isinstance(result, BaseException) for result in done)
@@ -158,7 +170,7 @@ async def siege(
             except Exception:
                 connected = False
         return Siege(name, rss_before, peak[0], cpu, percentile(times, 0.99), len(times),
-                     connected, outcome)  # fmt: skip
+                     window, connected, outcome)  # fmt: skip
     finally:
         with contextlib.suppress(Exception):
             await honest.close()
