@@ -3,16 +3,19 @@
 The rule itself (length, printable, no surrounding white space) belongs to
 the protocol (:data:`protocol.messages.PlayerName`); this module only reads
 it from there, so a change to the rule reaches the client, the launcher and
-the bots at once instead of being restated in each.
+the bots at once instead of being restated in each. :func:`cut` fits a name
+in terminal columns, which is not its length in characters.
 """
 
 from __future__ import annotations
 
 from typing import get_args
 
+from rich.cells import cell_len, set_cell_size
+
 from protocol.messages import PlayerName, Str
 
-__all__ = ["MAX_NAME", "clean_name", "valid_name"]
+__all__ = ["MAX_NAME", "clean_name", "cut", "valid_name"]
 
 #: The check the protocol runs on ``hello.name``.
 _RULE: Str = get_args(PlayerName)[1]
@@ -39,3 +42,17 @@ def clean_name(name: str, fallback: str = "player") -> str:
     """
     kept = "".join(char for char in name if char.isprintable()).strip()[:MAX_NAME].strip()
     return kept if valid_name(kept) else fallback
+
+
+def cut(text: str, room: int) -> str:
+    """``text`` in ``room`` terminal columns, an ellipsis marking a cut.
+
+    Columns, not characters: an emoji or a CJK character takes two, so a
+    name like 🃏Queen👑王后 measured with ``len`` pushed the link's state off
+    the bar.
+    """
+    if cell_len(text) <= room:
+        return text
+    if room <= 0:
+        return ""
+    return set_cell_size(text, room - 1).rstrip() + "…"

@@ -10,6 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from rich.cells import cell_len
+
+from client.models.names import cut
 from protocol.results import RacerStatus
 from protocol.views import Progress
 
@@ -63,20 +66,25 @@ def progress_summary(racers: Sequence[RacerLine], width: int, now: float = 0.0) 
     starred; names are cut (never the numbers) until the line fits ``width``.
     """
 
-    def line(room: int) -> str:
+    def line(room: int, targets: bool) -> str:
         parts = []
         for racer in racers:
-            name = racer.name if len(racer.name) <= room else racer.name[: max(1, room - 1)] + "…"
-            score = f"{racer.home}/{racer.target}" if racer.target else "waiting"
+            name = cut(racer.name, max(2, room))
+            score = f"{racer.home}/{racer.target}" if targets else str(racer.home)
+            score = score if racer.target else "waiting"
             status = "" if racer.status == "racing" else f" {racer.status}"
             if racer.presence(now):
                 status += f" {racer.presence(now)}"
             parts.append(f"{name}{'*' if racer.me else ''} {score}{status}")
         return " · ".join(parts)
 
-    room = max((len(racer.name) for racer in racers), default=0)
-    text = line(room)
-    while len(text) > width and room > 1:
+    # Names and widths in terminal columns (a wide name takes two a character). The
+    # targets ("/104", the same for all) go before any name is cut.
+    room = max((cell_len(racer.name) for racer in racers), default=0)
+    text = line(room, True)
+    if cell_len(text) > width:
+        text = line(room, False)
+    while cell_len(text) > width and room > 2:
         room -= 1
-        text = line(room)
+        text = line(room, False)
     return text

@@ -296,11 +296,12 @@ class GameScreen(ServerScreen):
         else:
             clock = f"⏱ {clock_text(self.ends_at - now)}"
         view = self.view
-        # What goes first when the bar is short: the title, then the counts of
-        # moves and redeals, then which race this is; the clock and cards home stay.
+        # What goes first when the bar is short: which race this is, then the
+        # variant's title, then the counts of moves and redeals; the clock and
+        # cards home stay.
         parts = [
             (4, self.table.title),
-            (2, self.record.called),
+            (5, self.record.called),
             (0, clock),
             (1, f"home {view.progress.home}/{view.progress.target}"),
             (3, f"moves {self.seq}"),

@@ -5,11 +5,13 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
+from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from client.models.names import cut
 from client.models.racers import RacerLine
 
 __all__ = ["RacersPanel"]
@@ -27,7 +29,8 @@ class RacersPanel(Widget):
     RacersPanel { width: 28; height: auto; padding: 0 1; }
     """
 
-    racers: reactive[tuple[RacerLine, ...]] = reactive(tuple, layout=True)
+    #: Drawn again even when equal: an away racer's "away 12s" counts on between pushes.
+    racers: reactive[tuple[RacerLine, ...]] = reactive(tuple, layout=True, always_update=True)
     title: reactive[str] = reactive("Racers")
 
     def show(self, racers: Sequence[RacerLine]) -> None:
@@ -46,13 +49,10 @@ class RacersPanel(Widget):
 
 def _name_line(racer: RacerLine, width: int) -> Text:
     score = f"{racer.home}/{racer.target}" if racer.target else "waiting"
-    name = racer.name + (" (you)" if racer.me else "")
-    room = width - len(score) - 1
-    if len(name) > room:
-        name = name[: room - 1] + "…"
-    return Text.assemble(
-        (name, "bold" if racer.me else ""), " " * (width - len(name) - len(score)), score
-    )
+    name = cut(racer.name + (" (you)" if racer.me else ""), width - len(score) - 1)
+    # Columns, not characters: a wide name (emoji, CJK) must not push the score over.
+    gap = " " * max(1, width - cell_len(name) - len(score))
+    return Text.assemble((name, "bold" if racer.me else ""), gap, score)
 
 
 def _bar_line(racer: RacerLine, width: int) -> Text:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from rich.cells import cell_len, set_cell_size
+from rich.cells import cell_len
 from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-__all__ = ["TopBar", "cut"]
+from client.models.names import cut
+
+__all__ = ["TopBar"]
 
 
 class TopBar(Widget):
@@ -49,17 +51,3 @@ class TopBar(Widget):
             " " * max(1, width - cell_len(left) - cell_len(link)),
             (link, link_style),
         )
-
-
-def cut(text: str, room: int) -> str:
-    """``text`` in ``room`` terminal columns, an ellipsis marking a cut.
-
-    Columns, not characters: an emoji or a CJK character takes two, so a
-    name like 🃏Queen👑王后 measured with ``len`` pushed the link's state off
-    the bar.
-    """
-    if cell_len(text) <= room:
-        return text
-    if room <= 0:
-        return ""
-    return set_cell_size(text, room - 1).rstrip() + "…"

@@ -1,0 +1,103 @@
+"""Snapshots of the main screens at 80×24 with long, wide (emoji, CJK) and right-to-left
+names (pytest-textual-snapshot). ``pytest --snapshot-update`` rewrites them after a
+deliberate change; look at the report of the differences first.
+
+No server: the app points nowhere, its link's worker is stopped and the link
+line and clock are fixed, so that each drawing is the same from run to run.
+The race's deal comes from the engine (in the tests only; the client has none).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+
+from client import net
+from client.app import BallroomApp
+from client.models.record import RaceRecord
+from client.screens.game import GameScreen
+from client.screens.lobby import LobbyScreen
+from protocol.messages import RaceStarted
+from protocol.views import Progress
+from server.engine import Game, find_variant
+from tests.client.values import race_summary
+
+SIZE = (80, 24)
+NOWHERE = "ws://127.0.0.1:9/"
+NOW = 1_767_312_000.0
+
+#: A long name, a wide one (emoji and CJK take two columns each) and a right-to-left one.
+NAMES = {"me": "Bartholomew-Maximilian", "wide": "🃏Queen👑王后", "rtl": "مريم الحسيني"}
+
+
+def _frozen(app: BallroomApp) -> None:
+    """Stop the link's worker and fix what moves with time: the link line and the clock."""
+    app.workers.cancel_group(app, "link")
+    app.link.state = net.LinkState.ONLINE
+    app.link_text = "● online"
+
+
+@pytest.fixture(autouse=True)
+def _fixed_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(net, "clock", lambda: NOW)
+
+
+def _app() -> BallroomApp:
+    return BallroomApp(NOWHERE, NAMES["wide"])
+
+
+def test_lobby_with_long_wide_and_rtl_names(snap_compare: Any) -> None:
+    """The lobby's top bar keeps "online" in sight; hosts of every script line up."""
+
+    async def lobby(pilot: Pilot[Any]) -> None:
+        app = pilot.app
+        assert isinstance(app, BallroomApp)
+        _frozen(app)
+        screen = app.screen
+        assert isinstance(screen, LobbyScreen)
+        while not screen.composed:
+            await pilot.pause(0.01)
+        races = [
+            race_summary(id=f"r{i}", code=code, variant="quadrille", host=host,
+                         names={host: NAMES[host]}, players=[host], phase="open")
+            for i, (code, host) in enumerate((("K7QH2M", "me"), ("ABC123", "wide"),
+                                               ("RTL456", "rtl")))
+        ]  # fmt: skip
+        screen._show_races([race.to_data() for race in races])
+        await pilot.pause()
+
+    assert snap_compare(_app(), terminal_size=SIZE, run_before=lobby)
+
+
+def _started(variant: str) -> RaceStarted:
+    game: Game = find_variant(variant)
+    state = game.deal(7)
+    return RaceStarted(
+        race="r1", layout=game.layout.to_data(), view=game.view(state),
+        legal=game.legal_moves(state).texts(), commitment="ab" * 32, deal_version=1,
+        started_at=NOW - 60, ends_at=NOW + 540,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("variant", ["quadrille", "grand-duchess"])
+def test_game_with_three_racers_of_every_script(snap_compare: Any, variant: str) -> None:
+    """The racers line names everyone at 80 columns; progress bars line up whatever the
+    names' widths; the top bar keeps the variant's title and "online"."""
+
+    async def game(pilot: Pilot[Any]) -> None:
+        app = pilot.app
+        assert isinstance(app, BallroomApp)
+        _frozen(app)
+        players = list(NAMES)
+        info = race_summary(id="r1", code="K7QH2M", variant=variant, host="me",
+                            players=players, names=NAMES)  # fmt: skip
+        record = RaceRecord("r1", info, me="me")
+        started = _started(variant)
+        for n, player in enumerate(players):
+            record.update_progress(player, Progress(4 * n, 52, 10 * n, False, False))
+        await app.push_screen(GameScreen(record, started))
+        await pilot.pause()
+
+    assert snap_compare(_app(), terminal_size=SIZE, run_before=game)
