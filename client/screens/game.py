@@ -296,18 +296,18 @@ class GameScreen(ServerScreen):
         else:
             clock = f"⏱ {clock_text(self.ends_at - now)}"
         view = self.view
-        # What goes first when the bar is short: which race this is, then the
-        # variant's title, then the counts of moves and redeals; the clock and
-        # cards home stay.
+        # What goes first when the bar is short: the counts of moves and redeals
+        # (the racers panel shows the moves too), then the variant's title, then
+        # which race this is (a tournament's round); the clock and cards home stay.
         parts = [
-            (4, self.table.title),
-            (5, self.record.called),
+            (3, self.table.title),
+            (2, self.record.called),
             (0, clock),
             (1, f"home {view.progress.home}/{view.progress.target}"),
-            (3, f"moves {self.seq}"),
+            (4, f"moves {self.seq}"),
         ]
         if view.redeals_left:
-            parts.append((3, f"redeals {view.redeals_left}"))
+            parts.append((4, f"redeals {view.redeals_left}"))
         bar = self.query_one(TopBar)
         bar.text = hud_text(parts, bar.room)
         if self.record.away:

@@ -22,6 +22,9 @@ from textual.widgets import Static
 
 __all__ = ["KeyLine", "KeysScreen", "key_lines", "keys_text"]
 
+#: Textual's own keys of every screen (focus moves, copy) and f1 itself: not the game's.
+_NOT_LISTED = frozenset({"app.keys", "app.focus_next", "app.focus_previous", "screen.copy_text"})
+
 
 @dataclass(frozen=True, slots=True)
 class KeyLine:
@@ -43,7 +46,7 @@ def key_lines(screen: Screen[object]) -> list[KeyLine]:
         binding = active.binding
         if active.node is not screen:  # a widget's usual keys, or Textual's own (tab, ^q)
             continue
-        if not binding.description or binding.action == "app.keys":
+        if not binding.description or binding.action in _NOT_LISTED:
             continue
         shown = app.get_key_display(binding)
         by_description.setdefault(binding.description, []).append(shown or key)

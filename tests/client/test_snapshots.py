@@ -75,7 +75,7 @@ def _started(variant: str) -> RaceStarted:
     game: Game = find_variant(variant)
     state = game.deal(7)
     return RaceStarted(
-        race="r1", layout=game.layout.to_data(), view=game.view(state),
+        race="r1", layout=game.layout.to_data(), view=dict(game.view(state)),
         legal=game.legal_moves(state).texts(), commitment="ab" * 32, deal_version=1,
         started_at=NOW - 60, ends_at=NOW + 540,
     )  # fmt: skip
