@@ -13,6 +13,8 @@ follower (:mod:`server.fanout.hub`). Pure: no I/O, no clock.
 
 from __future__ import annotations
 
+from collections import deque
+
 __all__ = ["Trail"]
 
 
@@ -23,10 +25,11 @@ class Trail:
     #: of a busy race's events, the most a failover or a restart loses.
     KEEP = 512
 
-    __slots__ = ("_digests", "newest")
+    __slots__ = ("_digests", "_order", "newest")
 
     def __init__(self) -> None:
         self._digests: dict[int, int] = {}
+        self._order: deque[int] = deque()  # the numbers kept, oldest noted first
         #: (number, payload) of the newest event passed on, for the check after a restart.
         self.newest: tuple[int, bytes] | None = None
 
@@ -35,10 +38,11 @@ class Trail:
         if n in self._digests:
             return
         self._digests[n] = hash(payload)
+        self._order.append(n)
         if self.newest is None or n > self.newest[0]:
             self.newest = (n, payload)
-        if len(self._digests) > self.KEEP:
-            del self._digests[next(iter(self._digests))]  # the oldest noted
+        if len(self._order) > self.KEEP:
+            del self._digests[self._order.popleft()]
 
     def knows(self, n: int) -> bool:
         """Whether event ``n`` is among those kept."""
