@@ -1,7 +1,7 @@
 """Hostile clients on raw sockets, one attack a process: what issue 29's probe sent a node.
 
 Run: ``.venv/bin/python -m bench.attacks NAME --port PORT [--seconds S]
-[--source 127.0.0.2] [--tournament ID]``; it prints ``ready`` once it has
+[--source 127.0.0.2] [--tournament ID[,ID…]]``; it prints ``ready`` once it has
 started (so that a measurement need not count its start), then one JSON
 line of what it saw. :mod:`bench.hostile` and ``tests/server/test_hostile_input.py`` run
 these in a process of their own (so the attacker's CPU never slows the
@@ -233,8 +233,10 @@ def ping_flood(port: int, source: str, seconds: float, _: str | None) -> Outcome
 
 
 def guess_passwords(port: int, source: str, seconds: float, tournament: str | None) -> Outcome:
-    """Item 4: 16 connections guess a tournament's entry password, each waiting for its answer."""
-    assert tournament is not None, "--tournament: the id of a tournament with a password"
+    """Item 4: 16 connections guess the entry passwords of tournaments (comma-separated ids,
+    dealt out to the connections in turn), each waiting for its answer."""
+    assert tournament is not None, "--tournament: ids of tournaments with a password"
+    targets = tournament.split(",")
     outcome = Outcome("guess_passwords")
     lock = threading.Lock()
     deadline = time.monotonic() + seconds
@@ -248,7 +250,8 @@ def guess_passwords(port: int, source: str, seconds: float, tournament: str | No
             guess = 0
             while time.monotonic() < deadline:
                 guess += 1
-                join = {"t": "join_tournament", "tournament": tournament, "id": guess}
+                target = targets[n % len(targets)]
+                join = {"t": "join_tournament", "tournament": target, "id": guess}
                 sock.sendall(message({**join, "password": f"guess-{n}-{guess}"}))
                 while True:  # the reply to this guess (pushed messages may come between)
                     opcode, payload = reader.next()
@@ -260,7 +263,7 @@ def guess_passwords(port: int, source: str, seconds: float, tournament: str | No
                 what = reply.get("code", reply.get("t"))
                 with lock:
                     outcome.count(str(what))
-                if what == "rate_limited":
+                if what == "rate_limited":  # a guess's limit (retry_after), or the message rate's
                     with lock:
                         outcome.count("retry_after" if reply.get("retry_after") else "no_retry")
             sock.close()
@@ -363,7 +366,7 @@ def main() -> None:
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--source", default="127.0.0.2", help="the attacker's loopback address")
-    parser.add_argument("--tournament", help="guess_passwords: the tournament's id")
+    parser.add_argument("--tournament", help="guess_passwords: tournament ids, comma-separated")
     args = parser.parse_args()
     print("ready", flush=True)  # imported: the measured window may start
     outcome = ATTACKS[args.attack](args.port, args.source, args.seconds, args.tournament)

@@ -69,20 +69,26 @@ class Siege:
         )
 
 
-async def host_tournament(url: str) -> tuple[ClientSession, str]:
-    """An honest host's tournament with an entry password: (the host, its id)."""
-    host = await ClientSession.connect(url, "Host")
-    info = await host.request(
-        CreateTournament(
-            name="Cup",
-            format=TournamentFormat.ROUNDS,
-            variants=["quadrille"],
-            time_limit=600,
-            password=ENTRY_PASSWORD,
-        ),
-        TournamentInfo,
-    )
-    return host, str(info.tournament["id"])
+async def host_tournament(url: str, count: int = 1) -> tuple[list[ClientSession], str]:
+    """``count`` tournaments with an entry password, two to a host: (the hosts, the
+    tournaments' ids joined by commas, as ``bench.attacks --tournament`` takes them)."""
+    hosts: list[ClientSession] = []
+    ids = []
+    for n in range(count):
+        if n % 2 == 0:
+            hosts.append(await ClientSession.connect(url, f"Host{n // 2}"))
+        info = await hosts[-1].request(
+            CreateTournament(
+                name=f"Cup {n}",
+                format=TournamentFormat.ROUNDS,
+                variants=["quadrille"],
+                time_limit=600,
+                password=ENTRY_PASSWORD,
+            ),
+            TournamentInfo,
+        )
+        ids.append(str(info.tournament["id"]))
+    return hosts, ",".join(ids)
 
 
 async def _start(
@@ -200,10 +206,11 @@ async def _node(checkout: Path, log_dir: Path) -> AsyncIterator[tuple[Any, str]]
 async def one(checkout: Path, name: str, seconds: float, log_dir: Path) -> tuple[Siege, str]:
     """One attack on a fresh node from ``checkout``; its figures and a note of what it left."""
     async with _node(checkout, log_dir) as (node, redis_url):
-        host, tournament = await host_tournament(node.url)
+        hosts, tournament = await host_tournament(node.url)
         before = node.log_path.read_text(errors="replace").count("Traceback")
         result = await siege(name, node.pid, node.port, seconds=seconds, tournament=tournament)
-        await host.close()
+        for host in hosts:
+            await host.close()
         tracebacks = node.log_path.read_text(errors="replace").count("Traceback") - before
         sessions, ttl = session_keys(redis_url)
     note = f"sessions {sessions} (longest TTL {ttl} s), tracebacks logged {tracebacks}"

@@ -89,11 +89,12 @@ class TokenBucket:
         self.rate, self.burst = rate, float(burst)
         self._tokens, self._at = float(burst), now
 
-    def take(self, now: float) -> bool:
+    def take(self, now: float, cost: int = 1) -> bool:
+        """Take ``cost`` tokens if the bucket holds them."""
         self._tokens = min(self.burst, self._tokens + (now - self._at) * self.rate)
         self._at = now
-        if self._tokens >= 1:
-            self._tokens -= 1
+        if self._tokens >= cost:
+            self._tokens -= cost
             return True
         return False
 

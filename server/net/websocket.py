@@ -73,6 +73,8 @@ _PING_BYTES = 4
 #: consulted again.
 _SLICE = 1024
 _END_OF_HEAD = b"\r\n\r\n"
+#: Frames counted against the frame bucket at a time.
+_COUNTED_BY = 8
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -120,6 +122,7 @@ class PushConnection(asyncio.Protocol):
         "_ping",
         "_sink",
         "_timer",
+        "_uncounted",
         "latency",
         "loop",
         "protocol",
@@ -144,6 +147,7 @@ class PushConnection(asyncio.Protocol):
         self._fragments: tuple[bool, list[bytes]] | None = None  # (text?, parts so far)
         bounds = server.bounds
         self._frames = TokenBucket(bounds.frame_rate, bounds.frame_burst, self.loop.time())
+        self._uncounted = 0  # frames not yet taken from the bucket
         self._head: bytearray | None = None  # the request's head so far, until the handshake
         self._address: str | None = None  # counted among its address's pending handshakes
         self._eof = False  # the end of the stream is written: nothing more can be
@@ -255,11 +259,13 @@ class PushConnection(asyncio.Protocol):
         protocol = self.protocol
         protocol.receive_data(data)  # type: ignore[arg-type]  # a bytearray is extended by it
         events = protocol.events_received()
-        self._flush()  # pongs, and the answer to a close frame
+        wrote = self._flush()  # pongs, and the answer to a close frame
         for event in events:
             if type(event) is Frame:
                 self.frame_received(event)
-        if self.transport.get_write_buffer_size() > self.server.bounds.unsent:
+        # Replies to messages are counted where they are written (Connection.send_frame);
+        # what the protocol answered by itself is counted here.
+        if wrote and self.transport.get_write_buffer_size() > self.server.bounds.unsent:
             self._fail(CloseCode.POLICY_VIOLATION, "too slow: read your messages")
         elif protocol.close_expected():
             self._expect_close()
@@ -283,15 +289,17 @@ class PushConnection(asyncio.Protocol):
         """One frame parsed by the protocol: data to the sink, pongs to the keepalive.
 
         Every frame, of any kind, takes a token from the connection's frame
-        bucket: past it the connection is failed (1008). Once the connection
+        bucket (counted :data:`_COUNTED_BY` at a time, so that a move pays
+        for no clock): past it the connection is failed (1008). Once the connection
         is closing (or failed, say on invalid UTF-8), frames the same read
         brought are dropped: nothing handles them now.
         """
-        if not self._frames.take(self.loop.time()):
-            if not self._eof:
+        self._uncounted += 1
+        if self._uncounted == _COUNTED_BY:  # the clock and the bucket, once every few frames
+            self._uncounted = 0
+            if not self._frames.take(self.loop.time(), _COUNTED_BY) and not self._eof:
                 self._fail(CloseCode.POLICY_VIOLATION, "too many frames")
-            return
-        if self._closing:
+        if self._eof or self._closing:
             return
         opcode = frame.opcode
         if opcode is BINARY and frame.fin:
@@ -329,8 +337,9 @@ class PushConnection(asyncio.Protocol):
         else:
             self._early.append(message)
 
-    def _flush(self) -> None:
+    def _flush(self) -> bool:
         """Write what the protocol has to send; an empty chunk is its end of the stream.
+        Whether anything was.
 
         The chunks of one read (say a pong for each of a thousand pings) go
         in one write: the transport keeps each write as an object of its own.
@@ -338,11 +347,11 @@ class PushConnection(asyncio.Protocol):
         """
         chunks = self.protocol.data_to_send()
         if not chunks or self._eof:
-            return
+            return False
         transport = self.transport
         if len(chunks) == 1 and chunks[0]:
             transport.write(chunks[0])  # the usual case: one message
-            return
+            return True
         end = chunks.index(b"") if b"" in chunks else len(chunks)
         data = b"".join(chunks[:end])
         if data:
@@ -353,6 +362,7 @@ class PushConnection(asyncio.Protocol):
                 transport.write_eof()
             else:
                 transport.close()
+        return True
 
     def _fail(self, code: CloseCode, reason: str) -> None:
         """Close at once past a bound: the close frame and the end of the stream go out, and

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from server.engine import VARIANTS, find_variant
-from server.settings import Limits, Timeouts
+from server.settings import Limits, LoginLimits, Timeouts
 
 PAGE = Path(__file__).parents[2] / "docs" / "protocol.md"
 
@@ -58,3 +58,44 @@ def test_a_view_lists_every_pile_once(variant: str) -> None:
         view = game.view(game.deal(seed))
         assert set(view["piles"]) | set(view["hidden"]) == ids
         assert not set(view["piles"]) & set(view["hidden"])
+
+
+#: Units of the Limits tables' values, in bytes or seconds.
+_UNITS = {"": 1, "KiB": 1024, "MiB": 2**20, "s": 1, "min": 60, "days": 24 * 3600}
+_SETTINGS = {"Limits": Limits(), "Timeouts": Timeouts(), "LoginLimits": LoginLimits()}
+
+
+def _bounds(page: Path) -> list[tuple[str, str, str]]:
+    """(bound, value, setting) of each row of a page's table of bounds."""
+    rows, inside = [], False
+    for line in page.read_text(encoding="utf-8").splitlines():
+        if line.startswith("| bound | value | setting |"):
+            inside = True
+        elif inside and not line.startswith("|"):
+            break
+        elif inside and not line.startswith("|---"):
+            bound, value, setting = (cell.strip() for cell in line.strip("|").split("|")[:3])
+            rows.append((bound, value, setting))
+    assert rows, f"{page.name} has no table of bounds"
+    return rows
+
+
+@pytest.mark.parametrize("page", ["protocol.md", "reliability.md"])
+def test_every_bound_in_the_tables_is_the_servers(page: str) -> None:
+    """Each row of the table of bounds gives the value of the setting it names."""
+    checked = 0
+    for bound, value, setting in _bounds(PAGE.parent / page):
+        named = re.match(r"`(\w+)\.(\w+)`", setting)
+        amount = re.match(r"(\d+) ?(KiB|MiB|s|min|days)?$", value)
+        if named is None or amount is None:
+            continue  # not a setting (one request per connection, invalid UTF-8)
+        expected = getattr(_SETTINGS[named.group(1)], named.group(2))
+        number = int(amount.group(1)) * _UNITS[amount.group(2) or ""]
+        assert number == expected, f"{page}: {bound!r} says {value}, the server {expected}"
+        checked += 1
+    assert checked >= 20, f"{page}: only {checked} bounds could be read"
+
+
+def test_both_tables_list_the_same_bounds() -> None:
+    """docs/reliability.md's table is docs/protocol.md's, with the tests that show each."""
+    assert _bounds(PAGE) == _bounds(PAGE.parent / "reliability.md")

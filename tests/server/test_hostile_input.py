@@ -111,28 +111,31 @@ async def test_a_ping_flood_is_rate_limited(node: ServerProcess) -> None:
     result = await attacked(node, "ping_flood", "127.0.0.13")
     assert result.outcome["close_code"] == CLOSE_POLICY, result.outcome
     limits = Limits()
-    # The burst, and at most one slice of a read (1 KiB of 10-byte pings) past it.
-    assert result.outcome["counts"]["pongs"] <= limits.frame_burst + 103, result.outcome
+    # The burst, at most one slice of a read (1 KiB of 10-byte pings) past it, and the
+    # frames counted 8 at a time.
+    assert result.outcome["counts"]["pongs"] <= limits.frame_burst + 103 + 8, result.outcome
     assert result.cpu < 50, f"the node spent {result.cpu:.0f}% of a core"
 
 
 async def test_entry_password_guesses_are_throttled_per_address(node: ServerProcess) -> None:
-    """4. 16 connections guessing get at most the address's allowance checked, then
-    ``rate_limited`` with a retry-after."""
-    host, tournament = await host_tournament(node.url)
+    """4. 16 connections guessing at 4 tournaments get at most the address's allowance
+    checked (fewer than the tournaments' together), then ``rate_limited`` with a
+    retry-after."""
+    hosts, tournaments = await host_tournament(node.url, 4)
     try:
-        result = await attacked(node, "guess_passwords", "127.0.0.14", tournament=tournament)
+        result = await attacked(node, "guess_passwords", "127.0.0.14", tournament=tournaments)
     finally:
-        await host.close()
+        for host in hosts:
+            await host.close()
     counts, logins = result.outcome["counts"], LoginLimits()
-    checked = counts.get("not_allowed", 0)
-    assert checked <= logins.password_failures_per_tournament + 2, counts
-    assert counts["rate_limited"] == counts["retry_after"] > 0, counts
+    assert 4 * logins.password_failures_per_tournament > logins.passwords_per_address
+    assert 0 < counts.get("not_allowed", 0) <= logins.passwords_per_address + 2, counts
+    assert counts["retry_after"] > 0, counts  # the message rate's own have none
 
 
 async def test_entry_password_guesses_are_throttled_per_tournament(node: ServerProcess) -> None:
     """4. Guesses from many addresses meet the tournament's own limit of wrong guesses."""
-    host, tournament = await host_tournament(node.url)
+    hosts, tournament = await host_tournament(node.url)
     logins, checked = LoginLimits(), 0
     try:
         for source in ("127.0.0.3", "127.0.0.4", "127.0.0.5"):
@@ -142,7 +145,8 @@ async def test_entry_password_guesses_are_throttled_per_tournament(node: ServerP
             )  # fmt: skip
             checked += result.outcome["counts"].get("not_allowed", 0)
     finally:
-        await host.close()
+        for host in hosts:
+            await host.close()
     assert 0 < checked <= logins.password_failures_per_tournament + 2
 
 
