@@ -297,6 +297,35 @@ def mint_sessions(port: int, source: str, seconds: float, _: str | None) -> Outc
     return outcome
 
 
+def guess_tokens(port: int, source: str, seconds: float, _: str | None) -> Outcome:
+    """Every guessable secret: ``hello`` with made-up session tokens, guest-like and
+    account-like, one after another on one connection."""
+    outcome = Outcome("guess_tokens")
+    sock = handshake(port, source)
+    reader = Reader(sock)
+    started = time.monotonic()
+    guess = 0
+    with contextlib.suppress(OSError, EOFError):
+        while time.monotonic() < started + seconds:
+            guess += 1
+            token = base64.urlsafe_b64encode(os.urandom(24)).decode()
+            if guess % 2:
+                token = f"u{os.urandom(6).hex()}.{token}"
+            sock.sendall(
+                message({"t": "hello", "v": 2, "name": "Mallory", "token": token, "id": guess})
+            )
+            opcode, payload = reader.next()
+            if opcode == CLOSE:
+                outcome.close_code, outcome.closed = _close_code(payload), True
+                break
+            answer = msgpack.unpackb(payload, raw=False)
+            outcome.count(str(answer.get("code", answer.get("t"))))
+            time.sleep(0.04)  # under the message rate: only the tokens' limit may refuse
+    outcome.seconds = time.monotonic() - started
+    sock.close()
+    return outcome
+
+
 def burst_of_pings(port: int, source: str, seconds: float, _: str | None) -> Outcome:
     """Item 6: 200 ping messages in one write, after hello: what comes back, in what order."""
     outcome = Outcome("burst_of_pings")
@@ -355,6 +384,7 @@ ATTACKS: dict[str, Callable[[int, str, float, str | None], Outcome]] = {
     "ping_flood": ping_flood,
     "guess_passwords": guess_passwords,
     "mint_sessions": mint_sessions,
+    "guess_tokens": guess_tokens,
     "burst_of_pings": burst_of_pings,
     "after_head": after_head,
 }

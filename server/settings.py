@@ -103,6 +103,7 @@ class LoginLimits:
     password_failures_per_tournament: int = 10  # wrong entry passwords to one tournament
     passwords_per_address: int = 30  # entry passwords tried from one address in a window
     guests_per_address: int = 120  # guest sessions opened from one address in a window
+    bad_tokens_per_address: int = 30  # unknown session tokens given from one address
     window: float = 900.0  # seconds
     tokens_per_account: int = 32  # the oldest live token is revoked beyond this
     token_lifetime: float = 30 * 24 * 3600.0  # unused this long, a token expires

@@ -110,12 +110,14 @@ async def on_hello(conn: Connection, msg: Hello) -> ServerMessage:
         raise RequestRefused(ErrorCode.NOT_ALLOWED, "already said hello")
     guest = True
     if msg.token is not None:
+        await sessions.admit_token(_address(conn))  # tokens are guessed no faster than logins
         if is_account_token(msg.token):
             session = await conn.services.accounts.resume(msg.token)
             guest = False
         else:
             session = await sessions.find(msg.token)
         if session is None:
+            await sessions.unknown_token(_address(conn))
             raise RequestRefused(ErrorCode.BAD_TOKEN, "unknown, expired or revoked session token")
         token, (player, name) = msg.token, session
     else:

@@ -9,9 +9,19 @@ still connected half that long later, when its node gives it the full
 lease (:meth:`Sessions.lease`). From then on each resume renews the full
 lease, ``timeouts.session`` (7 days). A client that opens sessions and
 drops them leaves keys that expire within minutes (docs/players.md).
+
+A token (a guest's, or an account's) is a secret too: 192 or 256 random
+bits, so a guess never finds one, but nothing should be tried without end.
+An address that has given ``logins.bad_tokens_per_address`` unknown tokens
+in a window has its ``hello`` with a token refused ``rate_limited``, before
+any lookup. The count is in Redis, shared by every node; a node reads it
+only for an address that gave it an unknown token lately, so a known
+token's ``hello`` costs nothing more.
 """
 
 from __future__ import annotations
+
+import time
 
 from server.services.guesses import rate_limited
 from server.settings import LoginLimits, Timeouts
@@ -20,6 +30,9 @@ from server.storage.counters import RateCounters
 from server.storage.store import Store
 
 __all__ = ["Sessions"]
+
+#: Addresses a node remembers having given it unknown tokens, before it forgets old ones.
+_SUSPECTS = 10_000
 
 
 class Sessions:
@@ -32,6 +45,8 @@ class Sessions:
         self._counters = RateCounters(store)
         self.logins = logins or LoginLimits()
         self.timeouts = timeouts or Timeouts()
+        #: Address -> until when this node looks up its count of unknown tokens.
+        self._suspects: dict[str, float] = {}
 
     async def open(self, name: str, address: str) -> tuple[str, str]:
         """A new guest named ``name``, from ``address``: (token, player id).
@@ -44,6 +59,27 @@ class Sessions:
         if window.attempts > self.logins.guests_per_address:
             raise rate_limited("too many new guest sessions from your address", window)
         return await self._store.create_session(name, ttl=self.timeouts.guest_unused)
+
+    async def admit_token(self, address: str) -> None:
+        """Refuse ``rate_limited`` a ``hello`` with a token from an address past its unknown
+        tokens in the window (looked up only for an address this node suspects)."""
+        until = self._suspects.get(address)
+        if until is None:
+            return
+        if until < time.monotonic():
+            del self._suspects[address]
+            return
+        window = await self._counters.peek(keys.token_failures(address))
+        if window.attempts >= self.logins.bad_tokens_per_address:
+            raise rate_limited("too many unknown session tokens from your address", window)
+
+    async def unknown_token(self, address: str) -> None:
+        """Count an unknown (or expired, or revoked) token given from ``address``."""
+        now = time.monotonic()
+        if len(self._suspects) > _SUSPECTS:  # forget those whose window is over
+            self._suspects = {a: t for a, t in self._suspects.items() if t > now}
+        self._suspects[address] = now + self.logins.window
+        await self._counters.hit(keys.token_failures(address), int(self.logins.window * 1000))
 
     async def find(self, token: str) -> tuple[str, str] | None:
         """(player id, name) of a live session, or None if unknown or expired; a found

@@ -51,6 +51,7 @@ __all__ = [
     "race_players",
     "race_rematch",
     "session",
+    "token_failures",
     "tournament_code",
     "tournament_lock",
     "tournament_meta",
@@ -206,6 +207,11 @@ def password_guesses(address: str) -> str:
 def guest_sessions(address: str) -> str:
     """Counter of guest sessions opened from one address in the current window."""
     return f"rate:guests:{address}"
+
+
+def token_failures(address: str) -> str:
+    """Counter of unknown session tokens given from one address in the current window."""
+    return f"rate:tokens:{address}"
 
 
 def account_stats(player: str) -> str:

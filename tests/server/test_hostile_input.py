@@ -166,6 +166,17 @@ async def test_guest_sessions_are_bounded_per_address(
     assert longest <= Timeouts().guest_unused
 
 
+async def test_session_token_guesses_are_throttled_per_address(node: ServerProcess) -> None:
+    """Tokens are secrets too: past the address's unknown tokens, ``hello`` with a token is
+    refused ``rate_limited`` before any lookup."""
+    seconds = 0.045 * (LoginLimits().bad_tokens_per_address + 10)  # hellos 40 ms apart
+    result = await siege("guess_tokens", node.pid, node.port, seconds=seconds, source="127.0.0.7")
+    counts = result.outcome["counts"]
+    assert counts.get("bad_token", 0) <= LoginLimits().bad_tokens_per_address, counts
+    assert counts.get("rate_limited", 0) > 0, counts
+    assert result.honest_connected
+
+
 async def test_rate_limited_answers_come_before_the_close(node: ServerProcess) -> None:
     """6. 200 pings in one write after a full bucket: the burst answered, then 49
     ``rate_limited``, then the close (1008), as docs/protocol.md says."""
