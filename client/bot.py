@@ -99,7 +99,11 @@ _TRY_LATER = frozenset({ErrorCode.RATE_LIMITED, ErrorCode.UNAVAILABLE, ErrorCode
 UNKNOWN_PAUSE = 10
 
 #: Refusals that mean the bot's idea of its board is wrong.
-_OUT_OF_STEP = frozenset({ErrorCode.ILLEGAL_MOVE, ErrorCode.BAD_SEQUENCE, ErrorCode.STATE_LOST})
+#: ``seat_taken`` too: another connection with the bot's token took its seat; the resume
+#: that resyncs takes it back (the bot is the only player behind its token).
+_OUT_OF_STEP = frozenset(
+    {ErrorCode.ILLEGAL_MOVE, ErrorCode.BAD_SEQUENCE, ErrorCode.STATE_LOST, ErrorCode.SEAT_TAKEN}
+)
 
 
 class BotError(Exception):

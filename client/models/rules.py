@@ -22,15 +22,14 @@ RULES: dict[str, str] = {
     "gavotte": (
         "Royal Cotillion, but aces and deuces start the foundations in play; "
         "one redeal.\n\nRoyal Cotillion with foundations started in play and one "
-        "redeal.\n\nRuling (docs/rules/ in Ballroom's documentation): any "
-        "available ace or deuce starts the foundation of its suit; the waste "
-        "may be turned over once, order preserved.\n\nRoyal Cotillion and its "
-        "kin: foundations built by suit in twos with wrap.\n\nAn ace foundation "
-        "builds A-3-5-7-9-J-K-2-4-6-8-10-Q and a deuce foundation "
-        "2-4-6-8-10-Q-A-3-5-7-9-J-K, each in one suit. The games differ in "
-        "whether the foundations start laid out, the ladies' and lords' sides, "
-        "and redeals. Contradance, a cousin, builds down from fives and up from "
-        "sixes instead."
+        "redeal.\n\nRuling (docs/rules/): any available ace or deuce starts the "
+        "foundation of its suit; the waste may be turned over once, order "
+        "preserved.\n\nRoyal Cotillion and its kin: foundations built by suit in "
+        "twos with wrap.\n\nAn ace foundation builds A-3-5-7-9-J-K-2-4-6-8-10-Q "
+        "and a deuce foundation 2-4-6-8-10-Q-A-3-5-7-9-J-K, each in one suit. "
+        "The games differ in whether the foundations start laid out, the "
+        "ladies' and lords' sides, and redeals. Contradance, a cousin, builds "
+        "down from fives and up from sixes instead."
     ),
     "grand-duchess": (
         "Deal four to the tableau and two to a blind reserve; aces up, kings "
@@ -42,10 +41,10 @@ RULES: dict[str, str] = {
         "card in it is available. Three redeals gather the tableau and the "
         "reserve into a new stock; the deals after the third make no reserve. "
         "Eight foundations per game: each suit has one ace foundation built up "
-        "to K and one king foundation built down to A.\n\nRulings (docs/rules/ in "
-        "Ballroom's documentation, and docs/rules/duchess.md): the new stock "
-        "deals pile 4 bottom to top, then piles 3, 2 and 1, then the reserve in "
-        "the order it was dealt; a redeal needs at least one card to gather."
+        "to K and one king foundation built down to A.\n\nRulings (docs/rules/, "
+        "and docs/rules/duchess.md): the new stock deals pile 4 bottom to top, "
+        "then piles 3, 2 and 1, then the reserve in the order it was dealt; a "
+        "redeal needs at least one card to gather."
     ),
     "odd-and-even": (
         "Nine-card reserve; aces and deuces start foundations built in twos; "
@@ -68,10 +67,10 @@ RULES: dict[str, str] = {
         "it is available. Three redeals gather the tableau and the reserve into "
         "a new stock; the deals after the third make no reserve. Eight "
         "foundations per game: each suit has one ace foundation built up to K "
-        "and one king foundation built down to A.\n\nRulings (docs/rules/ in "
-        "Ballroom's documentation, and docs/rules/duchess.md): the new stock "
-        "deals pile 4 bottom to top, then piles 3, 2 and 1, then the reserve in "
-        "the order it was dealt; a redeal needs at least one card to gather."
+        "and one king foundation built down to A.\n\nRulings (docs/rules/, and "
+        "docs/rules/duchess.md): the new stock deals pile 4 bottom to top, then "
+        "piles 3, 2 and 1, then the reserve in the order it was dealt; a redeal "
+        "needs at least one card to gather."
     ),
     "quadrille": (
         "One deck: queens to the centre, fives build down, sixes build up; two "
@@ -138,8 +137,7 @@ RULES: dict[str, str] = {
         "Royal Rendezvous: twelve laid-out foundations and a sixteen-card "
         "reserve.\n\nUpper aces build by ones to K, lower aces by twos to K, "
         "deuces by twos to Q. Reserve gaps take the waste top; with no waste "
-        "card they wait for the next card dealt (ruling in docs/rules/ in "
-        "Ballroom's documentation)."
+        "card they wait for the next card dealt (ruling in docs/rules/)."
     ),
     "royal-rendezvous-solsuite": (
         "Royal Rendezvous where an upper ace takes its king only after the "
@@ -148,7 +146,7 @@ RULES: dict[str, str] = {
         "foundations and a sixteen-card reserve.\n\nUpper aces build by ones to "
         "K, lower aces by twos to K, deuces by twos to Q. Reserve gaps take the "
         "waste top; with no waste card they wait for the next card dealt "
-        "(ruling in docs/rules/ in Ballroom's documentation)."
+        "(ruling in docs/rules/)."
     ),
     "virginia-reel": (
         "Royal Parade with a head start of 2, 3 and 4, aces discarded and "

@@ -230,6 +230,7 @@ class GameScreen(ServerScreen):
             "Arrows move · Space picks, then drops · Tab/n next legal move · Enter plays it"
             " · d deals · : types a move"
         )
+        self._over()  # a game over already (won, stuck) says so: its move keys are off
 
     # -- drawing -----------------------------------------------------------
 

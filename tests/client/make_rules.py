@@ -26,7 +26,7 @@ RULES_PATH = Path(__file__).resolve().parents[2] / "client" / "models" / "rules.
 
 #: The rulings file the engine's docstrings cite is the project's own; players have the
 #: docs (docs/rules/, one page per family), so the rules screen points there.
-_RULINGS = "docs/rules/ in Ballroom's documentation"
+_RULINGS = "docs/rules/"
 
 
 def _plain(text: str) -> str:

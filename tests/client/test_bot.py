@@ -202,7 +202,8 @@ async def _move_unlike_the_bot(
             try:
                 await twin.request(SubmitMove(race=race, seq=seq, move=others[0].text()), Moved)
             except RequestFailed as exc:
-                assert exc.code is ErrorCode.BAD_SEQUENCE  # the bot moved first; again
+                # The bot moved first, or took its seat back (seat_taken): again.
+                assert exc.code in (ErrorCode.BAD_SEQUENCE, ErrorCode.SEAT_TAKEN)
             else:
                 return int(seq)
         host.received.clear()
