@@ -76,6 +76,7 @@ from server.exceptions import RequestRefused, StateLost
 from server.rules.ratings import OVERALL
 from server.rules.tournaments import Document
 from server.services.boards import RacerBoard
+from server.services.matchmaking import Waiter
 from server.services.moves import MoveResult
 from server.services.players import Identity, is_account_token
 from server.services.refusals import variant_or_refusal
@@ -104,7 +105,7 @@ def _me(conn: Connection) -> str:
     return conn.player
 
 
-async def on_hello(conn: Connection, msg: Hello) -> ServerMessage:
+async def on_hello(conn: Connection, msg: Hello) -> ServerMessage | None:
     sessions = conn.services.sessions
     if conn.player is not None:
         raise RequestRefused(ErrorCode.NOT_ALLOWED, "already said hello")
@@ -124,7 +125,7 @@ async def on_hello(conn: Connection, msg: Hello) -> ServerMessage:
         name = msg.name
         token, player = await sessions.open(name, _address(conn))
     conn.player, conn.name, conn.token = player, name, token
-    return Welcome(
+    welcome = Welcome(
         id=msg.id,
         v=PROTOCOL_VERSION,
         token=token,
@@ -134,6 +135,11 @@ async def on_hello(conn: Connection, msg: Hello) -> ServerMessage:
         now=time.time(),
         guest=guest,
     )
+    if msg.token is None:
+        return welcome  # a new guest has no match
+    conn.send(welcome)
+    await _match_waiting(conn)
+    return None
 
 
 # -- accounts ------------------------------------------------------------------
@@ -157,9 +163,10 @@ async def on_register(conn: Connection, msg: Register) -> ServerMessage:
     return _speak_for(conn, msg, who)
 
 
-async def on_login(conn: Connection, msg: Login) -> ServerMessage:
+async def on_login(conn: Connection, msg: Login) -> None:
     who = await conn.services.accounts.login(msg.name, msg.password, _address(conn))
-    return _speak_for(conn, msg, who)
+    conn.send(_speak_for(conn, msg, who))
+    await _match_waiting(conn)
 
 
 async def on_logout(conn: Connection, msg: Logout) -> ServerMessage:
@@ -446,24 +453,61 @@ def _join_race_found(conn: Connection) -> Callable[[str], Awaitable[None]]:
     return matched
 
 
-async def on_quick_race(conn: Connection, msg: QuickRace) -> ServerMessage:
-    """Queue for a quick race; ``matched`` is pushed when one is found, then its events."""
-    waiter = await conn.services.matchmaker.join(
-        _me(conn),
-        conn.name or "",
-        msg.variant,
-        msg.size,
-        notify=_join_race_found(conn),
-        alive=_alive(conn),
-    )
+class _QueueLink:
+    """A connection as the matchmaker sees it: what it tells a waiting player."""
+
+    def __init__(self, conn: Connection) -> None:
+        self.conn = conn
+
+    def open(self) -> bool:
+        return bool(self.conn.ws.open)
+
+    async def matched(self, race: str) -> None:
+        await _join_race_found(self.conn)(race)
+
+    async def unfollow(self, race: str) -> None:
+        watch = self.conn.watches.get(race)
+        if watch is not None:
+            await self.conn.unwatch(race, watch)
+
+    def requeued(self, waiter: Waiter) -> None:
+        self.conn.send(_queued(None, waiter))
+
+    def dropped(self) -> None:
+        self.conn.send(Queued(queued=False))
+
+
+def _queued(request: int | None, waiter: Waiter) -> Queued:
     return Queued(
-        id=msg.id, queued=True, variant=waiter.variant, size=waiter.size, rating=waiter.rating
+        id=request, queued=True, variant=waiter.variant, size=waiter.size, rating=waiter.rating
     )
+
+
+async def on_quick_race(conn: Connection, msg: QuickRace) -> None:
+    """Queue for a quick race (moving the player's place if they wait elsewhere); ``matched``
+    is pushed when one is found, then its events. A match of theirs for this queue that did
+    not start yet is this connection's now: ``matched`` follows the reply."""
+    matchmaker = conn.services.matchmaker
+    waiter, race = await matchmaker.join(
+        _me(conn), conn.name or "", msg.variant, msg.size, _QueueLink(conn)
+    )
+    conn.send(_queued(msg.id, waiter))
+    if race is not None:
+        await matchmaker.tell(waiter, race)
 
 
 async def on_leave_queue(conn: Connection, msg: LeaveQueue) -> ServerMessage:
+    """Give the player's place up, or their match that did not start yet (its other racers
+    wait again)."""
     await conn.services.matchmaker.leave(_me(conn))
     return Queued(id=msg.id, queued=False)
+
+
+async def _match_waiting(conn: Connection) -> None:
+    """After ``welcome`` or ``account``, and before anything else: ``matched`` for a match of
+    the player's that did not start, made while they were away (their node died)."""
+    assert conn.player is not None
+    await conn.services.matchmaker.came_back(conn.player, conn.name or "", _QueueLink(conn))
 
 
 async def on_rematch(conn: Connection, msg: Rematch) -> ServerMessage:

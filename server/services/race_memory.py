@@ -99,7 +99,7 @@ class RaceMemory:
         meta = await self.store.meta(race)
         if not meta:
             raise RequestRefused(ErrorCode.NOT_FOUND, f"no race {race!r}")
-        if meta["status"] == "open":
+        if meta["status"] == "open" or "started_at" not in meta:  # or closed before it started
             raise RequestRefused(ErrorCode.RACE_NOT_OPEN, "the race has not started")
         game = find_variant(meta["variant"])
         seed, version = int(meta["seed"]), int(meta["deal_version"])

@@ -9,6 +9,8 @@ race ids never do (they are lowercase), so one name space serves both.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 __all__ = [
     "ACTIVE_TOURNAMENTS",
     "DAILY_PENDING",
@@ -19,6 +21,7 @@ __all__ = [
     "RACERS_HERE",
     "RECORDS_PENDING",
     "TOURNAMENTS",
+    "MatchmakingKeys",
     "account",
     "account_history",
     "account_name",
@@ -38,10 +41,10 @@ __all__ = [
     "leaderboard",
     "login_attempts",
     "login_failures",
+    "matchmaking",
     "password_failures",
     "password_guesses",
-    "queue_claim",
-    "queue_keys",
+    "queue_line",
     "race_boards",
     "race_channel",
     "race_code",
@@ -243,18 +246,42 @@ RECORDS_PENDING = "records:pending"
 # -- quick races ---------------------------------------------------------------
 
 
-def queue_keys(queue: str) -> tuple[str, str, str, str]:
-    """The keys of one quick-race queue (``variant:size``), on one cluster slot:
-    the queue (zset player -> rating), joined (hash player -> "time|name"),
-    seen (hash player -> when their node last vouched for them) and matched
-    (hash player -> "race|time", until their node tells them)."""
-    tag = f"mm:{{{queue}}}"
-    return f"{tag}:queue", f"{tag}:joined", f"{tag}:seen", f"{tag}:matched"
+#: The hash tag of every matchmaking key: all of them live on one cluster slot, so
+#: that one script can move a player between queues, pair a queue and undo a match
+#: at once (docs/players.md, *Quick races*).
+MATCHMAKING_TAG = "{mm}"
 
 
-def queue_claim(player: str) -> str:
-    """String: the one queue a player waits in, with a short TTL their node renews."""
-    return f"mm:player:{player}"
+class MatchmakingKeys(NamedTuple):
+    """The fixed keys of the quick-race queues, in the order the ``mm_*`` scripts take them."""
+
+    #: Hash: player -> "queue|holder|joined|name", the one place a player waits in.
+    places: str
+    #: Hash: player -> when the node holding their place last vouched for it.
+    seen: str
+    #: Hash: player -> the race matchmaking made for them, until it is over for them.
+    matched: str
+    #: Hash: race -> its group (JSON): queue, pairing time, made, started, and per racer
+    #: the holder, whether told, last vouched, joining time, name and rating.
+    groups: str
+    #: Sorted set: race -> the moment its group is undone (or started) if nobody did it.
+    pending: str
+    #: Sorted set: player -> when their ``matched`` entry may be forgotten (the race is over).
+    done_by: str
+
+
+def matchmaking() -> MatchmakingKeys:
+    """The fixed matchmaking keys (``mm:{mm}:...``)."""
+    tag = f"mm:{MATCHMAKING_TAG}"
+    return MatchmakingKeys(
+        f"{tag}:places", f"{tag}:seen", f"{tag}:matched", f"{tag}:groups",
+        f"{tag}:pending", f"{tag}:done_by",
+    )  # fmt: skip
+
+
+def queue_line(queue: str) -> str:
+    """Sorted set: the players waiting in one queue (``variant:size``), by rating."""
+    return f"mm:{MATCHMAKING_TAG}:queue:{queue}"
 
 
 def race_rematch(race: str) -> str:

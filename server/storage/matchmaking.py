@@ -1,27 +1,32 @@
 """Quick-race queues kept in Redis: one per variant and race size (docs/players.md).
 
-Every change to a queue is one command or one script on the queue's own
-cluster slot (its keys share a hash tag): pairing (``lua/mm_pair.lua``)
-takes a group out of the queue and marks each player matched in the same
-step, so two nodes pairing at once can never both take a player. A
-player's claim on being in some queue (``mm:player:P``) is a separate key
-with a short TTL, so a player waits in at most one queue, and the claim
-of a player whose node died runs out by itself.
+Every key of matchmaking shares one hash tag (``keys.matchmaking``), so each
+transition is one script on one cluster slot and the rules hold across
+nodes at every moment: a player has at most one place (``places``) and at
+most one match (``matched``), never both; a place moves between queues in
+one step (``mm_join``); pairing takes a group out of the queue and marks
+its players matched at once (``mm_pair``); a match starts only once every
+racer's connection was sent ``matched`` (``mm_told``), and one that cannot
+is undone, its other racers back in their queue (``mm_undo``).
 """
 
 from __future__ import annotations
 
+import enum
 from typing import NamedTuple
 
 from server.storage import keys
 from server.storage.cluster import RedisClient
-from server.storage.replies import (
-    reply_text,
-    script_source,
-)
+from server.storage.replies import reply_text, script_source
 from server.storage.store import Store
 
-__all__ = ["Group", "QueueStore", "RematchStore", "RematchVote", "Ticket"]
+__all__ = [
+    "Adopted", "Group", "Placed", "QueueStore", "RematchStore", "RematchVote", "Stand", "Standing",
+    "Told", "Undone",
+]  # fmt: skip
+
+#: Tries of a compare-and-set on the queue a player waits in (it moves only at their request).
+_TRIES = 8
 
 
 class Group(NamedTuple):
@@ -31,59 +36,114 @@ class Group(NamedTuple):
     racers: dict[str, str]  # player -> display name
 
 
-class Ticket(NamedTuple):
-    """A player's match, written by the pairing and read by the player's node."""
+class Stand(enum.StrEnum):
+    """How a waiting connection stands, as ``mm_vouch`` says."""
+
+    WAITS = "q"  # in its queue, vouched for
+    NOT_MADE = "w"  # matched; the race is not made yet
+    MADE = "m"  # matched and the race made: tell them
+    TOLD = "t"  # told; the other racers are not all told yet
+    STARTS = "r"  # every racer was told: the race starts or started
+    GONE = "x"  # this connection holds neither a place nor a match now
+
+
+class Standing(NamedTuple):
+    player: str
+    stand: Stand
+    what: str  # the queue (WAITS) or the race (the others)
+
+
+class Told(enum.StrEnum):
+    """The answer to a racer having been sent ``matched``."""
+
+    GONE = "gone"  # undone meanwhile, or another connection holds their seat
+    WAIT = "wait"
+    START = "start"  # they were the last: the caller starts the race
+    STARTED = "started"
+
+
+class Undone(NamedTuple):
+    """The answer to undoing a match."""
+
+    #: gone, not_holder, started (too late), start (time ran out, all told: start it), undone
+    status: str
+    made: bool = False
+    requeued: tuple[str, ...] = ()
+    dropped: tuple[str, ...] = ()
+
+    @property
+    def racers(self) -> tuple[str, ...]:
+        return self.requeued + self.dropped
+
+
+class Adopted(NamedTuple):
+    """A match that a player's new connection took over."""
 
     race: str
-    at: float
+    queue: str
+    made: bool
+    rating: int
+
+
+class Placed(NamedTuple):
+    """A place that a player's new connection took over."""
+
+    queue: str
 
 
 class QueueStore:
-    """Typed operations on the quick-race queues."""
+    """Typed transitions of the quick-race queues, each one script."""
 
     def __init__(self, store: Store) -> None:
         self.redis: RedisClient = store.redis
-        self._pair = self.redis.register_script(script_source("mm_pair"))
-        self._requeue = self.redis.register_script(script_source("mm_requeue"))
-        self._leave = self.redis.register_script(script_source("mm_leave"))
+        self.keys = keys.matchmaking()
+        register = self.redis.register_script
+        self._join = register(script_source("mm_join"))
+        self._leave = register(script_source("mm_leave"))
+        self._pair = register(script_source("mm_pair"))
+        self._vouch = register(script_source("mm_vouch"))
+        self._made = register(script_source("mm_made"))
+        self._told = register(script_source("mm_told"))
+        self._started = register(script_source("mm_started"))
+        self._undo = register(script_source("mm_undo"))
+        self._adopt = register(script_source("mm_adopt"))
+        self._forget = register(script_source("mm_forget"))
+        self._due = register(script_source("mm_due"))
 
     async def join(
-        self, queue: str, player: str, name: str, rating: int, *, now: float, claim_ttl: float
-    ) -> bool:
-        """Queue a player; False if they wait in a queue already (from any connection)."""
-        claimed = await self.redis.set(
-            keys.queue_claim(player), queue, nx=True, px=int(claim_ttl * 1000)
-        )
-        if not claimed:
-            return False
-        line, joined, seen, _ = keys.queue_keys(queue)
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.zadd(line, {player: rating})
-            pipe.hset(joined, player, f"{now!r}|{name}")
-            pipe.hset(seen, player, repr(now))
-            await pipe.execute()
-        return True
+        self, player: str, queue: str, *, holder: str, name: str, rating: int, now: float
+    ) -> str | None:
+        """Give ``player`` a place in ``queue`` held by ``holder``, moving the one they had;
+        None once done, else the race of the match they have (settle it, then ask again)."""
+        k, believed = self.keys, ""
+        for _ in range(_TRIES):
+            old = keys.queue_line(believed or queue)
+            reply = await self._join(
+                keys=[k.places, k.seen, k.matched, keys.queue_line(queue), old],
+                args=[player, queue, holder, name, rating, repr(now), believed],
+            )
+            status = reply_text(reply[0])
+            if status == "queued":
+                return None
+            if status == "matched":
+                return reply_text(reply[1])
+            believed = reply_text(reply[1])
+        raise RuntimeError(f"{player}'s place kept moving")
 
-    async def leave(self, queue: str, player: str) -> bool:
-        """Out of the queue; False if the pairing matched them first (their race stands)."""
-        left = bool(await self._leave(keys=list(keys.queue_keys(queue)), args=[player]))
-        if left:
-            await self.release(player)
-        return left
-
-    async def release(self, player: str) -> None:
-        """The player waits in no queue any more."""
-        await self.redis.delete(keys.queue_claim(player))
-
-    async def vouch(self, queues: dict[str, list[str]], *, now: float, claim_ttl: float) -> None:
-        """Say that these players are still connected to this node and waiting."""
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for queue, players in queues.items():
-                seen = keys.queue_keys(queue)[2]
-                pipe.hset(seen, mapping=dict.fromkeys(players, repr(now)))
-                for player in players:
-                    pipe.pexpire(keys.queue_claim(player), int(claim_ttl * 1000))
-            await pipe.execute()
+    async def leave(self, player: str, *, holder: str = "") -> tuple[str, str]:
+        """Take ``player``'s place back (only if ``holder`` holds it, when given):
+        ('left', queue), ('none', ''), or ('matched', race) while they have a match."""
+        k, believed = self.keys, ""
+        for _ in range(_TRIES):
+            reply = await self._leave(
+                keys=[k.places, k.seen, k.matched, keys.queue_line(believed or "-")],
+                args=[player, believed, holder],
+            )
+            status = reply_text(reply[0])
+            if status != "moved":
+                return status, reply_text(reply[1]) if len(reply) > 1 else ""
+            believed = reply_text(reply[1])
+        raise RuntimeError(f"{player}'s place kept moving")
 
     async def pair(
         self,
@@ -95,15 +155,17 @@ class QueueStore:
         widen: float,
         stale: float,
         prefix: str,
-        forget_matches: float = 60.0,
+        grace: float,
     ) -> list[Group]:
         """Take every group the queue can make now out of it; races are named ``prefix`` and
-        a number (the prefix must be fresh: random, say). Matches older than
-        ``forget_matches`` seconds, which no node passed on, are dropped."""
+        a number (the prefix must be fresh: random, say). Each group's match is undone if
+        its racers are not all told within ``grace`` seconds."""
+        k = self.keys
         reply = await self._pair(
-            keys=list(keys.queue_keys(queue)),
-            args=[repr(now), size, base_gap, widen, stale, prefix, forget_matches],
-        )
+            keys=[k.places, k.seen, k.matched, k.groups, k.pending, k.done_by,
+                  keys.queue_line(queue)],
+            args=[repr(now), size, base_gap, widen, stale, prefix, queue, grace],
+        )  # fmt: skip
         groups = []
         for group in reply:
             texts = [reply_text(value) for value in group]
@@ -111,29 +173,103 @@ class QueueStore:
             groups.append(Group(texts[0], racers))
         return groups
 
-    async def tickets(self, queue: str, players: list[str]) -> dict[str, Ticket]:
-        """The matches of these players that their node has not yet passed on."""
-        values = await self.redis.hmget(keys.queue_keys(queue)[3], players)
-        found = {}
-        for player, value in zip(players, values, strict=True):
-            if value is not None:
-                race, at = reply_text(value).split("|", 1)
-                found[player] = Ticket(race, float(at))
-        return found
+    async def vouch(self, waiters: list[tuple[str, str]], *, now: float) -> list[Standing]:
+        """Say that these (player, holder) still wait on their connections; how each stands."""
+        k = self.keys
+        args: list[str] = [repr(now)]
+        for player, holder in waiters:
+            args += [player, holder]
+        reply = await self._vouch(keys=[k.places, k.seen, k.matched, k.groups], args=args)
+        return [Standing(reply_text(p), Stand(reply_text(s)), reply_text(w)) for p, s, w in reply]
 
-    async def drop_ticket(self, queue: str, player: str) -> None:
-        await self.redis.hdel(keys.queue_keys(queue)[3], player)
+    async def made(self, race: str) -> bool:
+        """The group's race is made; False if the group was undone meanwhile."""
+        return bool(await self._made(keys=[self.keys.groups], args=[race]))
 
-    async def requeue(
-        self, queue: str, player: str, name: str, *, race: str, rating: int, joined: float,
-        now: float,
-    ) -> bool:  # fmt: skip
-        """Back in the queue, from a match whose race was never made; False if not matched so."""
-        args: list[str | int] = [player, race, rating, repr(joined), name, repr(now)]
-        return bool(await self._requeue(keys=list(keys.queue_keys(queue)), args=args))
+    async def told(
+        self, race: str, player: str, *, holder: str, now: float, start_within: float
+    ) -> Told:
+        """``player``'s connection ``holder`` was sent ``matched``."""
+        k = self.keys
+        reply = await self._told(
+            keys=[k.groups, k.pending], args=[race, player, holder, repr(now), start_within]
+        )
+        return Told(reply_text(reply))
+
+    async def started(self, race: str, *, forget_at: float) -> None:
+        """The race started: its match stays with each racer until ``forget_at``."""
+        k = self.keys
+        await self._started(
+            keys=[k.groups, k.pending, k.matched, k.done_by], args=[race, repr(forget_at)]
+        )
+
+    async def undo(
+        self, race: str, *, now: float, quitter: str = "", holder: str = "", start_within: float
+    ) -> Undone:
+        """Undo a match that has not started: ``quitter`` leaves it (from connection
+        ``holder`` only, when given), or (when empty) its time ran out and its ghosts are
+        dropped; every other racer waits again."""
+        k, believed = self.keys, ""
+        for _ in range(_TRIES):
+            reply = await self._undo(
+                keys=[k.places, k.seen, k.matched, k.groups, k.pending,
+                      keys.queue_line(believed or "-")],
+                args=[race, believed, repr(now), quitter, start_within, holder],
+            )  # fmt: skip
+            status = reply_text(reply[0])
+            if status == "queue":
+                believed = reply_text(reply[1])
+                continue
+            if status != "undone":
+                return Undone(status)
+            requeued = tuple(reply_text(p) for p in reply[2])
+            dropped = tuple(reply_text(p) for p in reply[3])
+            return Undone(status, bool(int(reply[1])), requeued, dropped)
+        raise RuntimeError(f"match {race}'s queue kept changing")
+
+    async def adopt(self, player: str, *, holder: str, now: float) -> Adopted | Placed | str | None:
+        """Give ``holder`` the seat of ``player``'s match that has not started, or else their
+        place: the match, or the race id when it starts or started already, or the place,
+        or None when they have neither."""
+        k = self.keys
+        reply = await self._adopt(
+            keys=[k.matched, k.groups, k.places, k.seen], args=[player, holder, repr(now)]
+        )
+        if not reply:
+            return None
+        status = reply_text(reply[0])
+        if status == "started":
+            return reply_text(reply[1])
+        if status == "place":
+            return Placed(reply_text(reply[1]))
+        race, queue, made, rating = reply[1:]
+        return Adopted(reply_text(race), reply_text(queue), bool(int(made)), int(rating))
+
+    async def forget(self, player: str, race: str) -> bool:
+        """``race``, which started, is over for ``player``: they may queue again."""
+        k = self.keys
+        return bool(await self._forget(keys=[k.matched, k.done_by, k.groups], args=[player, race]))
+
+    async def due(self, *, now: float, limit: int = 50) -> list[tuple[str, str]]:
+        """(race, queue) of the matches whose time ran out; forgets those long over."""
+        k = self.keys
+        reply = await self._due(
+            keys=[k.pending, k.groups, k.matched, k.done_by], args=[repr(now), limit]
+        )
+        return [(reply_text(race), reply_text(queue)) for race, queue in reply]
+
+    async def match_of(self, player: str) -> str | None:
+        """The race of ``player``'s match, if they have one."""
+        found = await self.redis.hget(self.keys.matched, player)
+        return None if found is None else reply_text(found)
+
+    async def place_of(self, player: str) -> str | None:
+        """The queue ``player`` waits in, if any."""
+        found = await self.redis.hget(self.keys.places, player)
+        return None if found is None else reply_text(found).split("|", 1)[0]
 
     async def length(self, queue: str) -> int:
-        return int(await self.redis.zcard(keys.queue_keys(queue)[0]))
+        return int(await self.redis.zcard(keys.queue_line(queue)))
 
 
 class RematchVote(NamedTuple):

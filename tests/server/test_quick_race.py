@@ -19,7 +19,9 @@ from protocol.messages import (
     GetResults,
     LeaveQueue,
     Matched,
+    Ping,
     PlayDaily,
+    Pong,
     Queued,
     QuickRace,
     RaceFinished,
@@ -65,12 +67,16 @@ async def test_two_players_are_matched_and_race(node: str, clients: Clients, sto
 
 
 async def test_one_queue_at_a_time_and_leaving(node: str, clients: Clients, store: Store) -> None:
-    """A player waits in one queue; leaving takes them out; a second leave is refused."""
+    """A player waits in one queue: queueing again moves the place; leaving takes it out; a
+    second leave is refused."""
     ann = await clients.hello(node, "Ann")
     await queued(ann, size=3)
-    await refused(ann, QuickRace(variant=VARIANT, size=2), ErrorCode.NOT_ALLOWED)
+    moved = await queued(ann, size=2)
+    assert moved.queued and moved.size == 2
+    assert not await store.redis.zcard(keys.queue_line(f"{VARIANT}:3"))
+    assert await store.redis.zcard(keys.queue_line(f"{VARIANT}:2")) == 1
     assert not (await ann.request(LeaveQueue(), Queued)).queued
-    assert not await store.redis.zcard(keys.queue_keys(f"{VARIANT}:3")[0])
+    assert not await store.redis.zcard(keys.queue_line(f"{VARIANT}:2"))
     await refused(ann, LeaveQueue(), ErrorCode.NOT_ALLOWED)
     await refused(ann, QuickRace(variant="no-such-game"), ErrorCode.INVALID_FIELD)
 
@@ -79,7 +85,7 @@ async def test_disconnecting_cancels_the_place(node: str, clients: Clients, stor
     """A player whose connection closes leaves the queue: nobody is matched with a ghost."""
     ann = await clients.hello(node, "Ann")
     await queued(ann)
-    line = keys.queue_keys(f"{VARIANT}:2")[0]
+    line = keys.queue_line(f"{VARIANT}:2")
     assert await store.redis.zcard(line) == 1
     await ann.close()
     async with asyncio.timeout(TIMEOUT):
@@ -94,8 +100,8 @@ async def test_a_closed_connection_leaves_the_queue_before_another_node_pairs(
     """Ann queues on one node and her websocket closes; Bob queues on another node, whose
     pairing must not match him with Ann: her place went with her connection, at once (no
     sweep runs here to clean up after her). The next player to come is Bob's opponent."""
-    no_sweeps = Timeouts(countdown=0.0, sweep=3600.0)
-    line = keys.queue_keys(f"{VARIANT}:2")[0]
+    no_sweeps = STEPPED
+    line = keys.queue_line(f"{VARIANT}:2")
     async with make_node(timeouts=no_sweeps) as first, make_node(timeouts=no_sweeps) as second:
         ann = await clients.hello(first, "Ann")
         await queued(ann)
@@ -124,10 +130,10 @@ async def test_far_ratings_wait_for_the_gap_to_widen(
     matchmaker.settings = dataclasses.replace(matchmaker.settings, base_gap=50.0, widen=0.0)
     ann, bob = await clients.hello(node, "Ann"), await clients.hello(node, "Bob")
     await queued(ann)
-    await store.redis.zadd(keys.queue_keys(f"{VARIANT}:2")[0], {ann.player: 1800})
+    await store.redis.zadd(keys.queue_line(f"{VARIANT}:2"), {ann.player: 1800})
     await queued(bob)
     await matchmaker.tick()
-    assert await store.redis.zcard(keys.queue_keys(f"{VARIANT}:2")[0]) == 2
+    assert await store.redis.zcard(keys.queue_line(f"{VARIANT}:2")) == 2
     matchmaker.settings = dataclasses.replace(matchmaker.settings, widen=1000.0)
     matched = [await s.next(Matched, timeout=TIMEOUT) for s in (ann, bob)]
     assert matched[0].race == matched[1].race
@@ -136,9 +142,10 @@ async def test_far_ratings_wait_for_the_gap_to_widen(
 async def test_a_match_whose_race_never_came_is_requeued(
     make_node: NodeFactory, clients: Clients, store: Store
 ) -> None:
-    """A node pairs two players and dies before making their race: their nodes put them
-    back in the queue, where they are paired again into a race that does start."""
-    async with make_node(timeouts=Timeouts(countdown=0.0, sweep=3600.0)) as url:
+    """A node pairs two players and dies before making their race: once the match's time
+    runs out their nodes, which vouched for them meanwhile, put them back in the queue,
+    where they are paired again into a race that does start."""
+    async with make_node(timeouts=STEPPED) as url:
         matchmaker = NODES[url].matchmaker
         ann, bob = await clients.hello(url, "Ann"), await clients.hello(url, "Bob")
         await queued(ann)
@@ -146,18 +153,145 @@ async def test_a_match_whose_race_never_came_is_requeued(
         dying = QueueStore(store)  # the node that dies: it pairs, and makes no race
         [group] = await dying.pair(
             f"{VARIANT}:2", now=time.time(), size=2, base_gap=100.0, widen=0.0, stale=60.0,
-            prefix="qdead-",
+            prefix="qdead-", grace=60.0,
         )  # fmt: skip
         assert set(group.racers) == {ann.player, bob.player}
-        await matchmaker.tick()  # the race may still be coming: they wait
+        await matchmaker.tick()  # the race may still be coming: they wait, vouched for
         assert not ann.received and len(matchmaker.waiting) == 2
-        matchmaker.settings = dataclasses.replace(matchmaker.settings, orphan_after=0.0)
-        await matchmaker.tick()  # not coming: back in the queue
-        matchmaker.settings = dataclasses.replace(matchmaker.settings, orphan_after=60.0)
-        await matchmaker.tick()  # paired again, made, passed on
+        await _time_runs_out(store, group.race)
+        await matchmaker.tick()  # not coming: back in the queue (and paired again)
         matched = [await s.next(Matched, timeout=TIMEOUT) for s in (ann, bob)]
         assert matched[0].race == matched[1].race != "qdead-1"
         await ann.next(RaceStarted, timeout=TIMEOUT)
+
+
+# -- a node dying with players in the queue (docs/players.md) ------------------------
+
+#: Nodes whose sweep the test runs itself (``matchmaker.tick``).
+STEPPED = Timeouts(countdown=0.0, sweep=3600.0)
+
+
+async def _time_runs_out(store: Store, race: str) -> None:
+    """Make a match's time run out now, as if its grace had passed."""
+    await store.redis.zadd(keys.matchmaking().pending, {race: 0})
+
+
+async def _left_by_a_dead_node(store: Store, player: str, queue: str = f"{VARIANT}:2") -> None:
+    """A place held by a connection of a node that died (it never vouches again)."""
+    await QueueStore(store).join(
+        player, queue, holder="dead", name="Ann", rating=1500, now=time.time()
+    )
+
+
+async def _paired_while_away(
+    url: str, clients: Clients, store: Store
+) -> tuple[str, ClientSession, ClientSession]:
+    """Ann's place was left by her dead node; Bob queues here and the node pairs them:
+    Bob is told, the race waits for Ann. Returns the race, Ann's old session and Bob's."""
+    ann, bob = await clients.hello(url, "Ann"), await clients.hello(url, "Bob")
+    await _left_by_a_dead_node(store, ann.player)
+    await queued(bob)
+    await NODES[url].matchmaker.tick()
+    matched = await bob.next(Matched, timeout=TIMEOUT)
+    assert set(matched.info["players"]) == {ann.player, bob.player}
+    assert (await store.meta(matched.race))["status"] == "open"  # Ann was not told yet
+    return matched.race, ann, bob
+
+
+async def test_a_player_paired_while_away_hears_of_it_first_when_back(
+    make_node: NodeFactory, clients: Clients, store: Store
+) -> None:
+    """Paired while their node was dead, a player who says hello again with their token
+    hears ``matched`` before anything else, and only then does the race start."""
+    async with make_node(timeouts=STEPPED) as url:
+        race, ann, bob = await _paired_while_away(url, clients, store)
+        assert ann.welcome is not None
+        back = await clients.hello(url, "Ann", token=ann.welcome.token)
+        await back.request(Ping(), Pong)
+        assert isinstance(back.received[0], Matched) and back.received[0].race == race
+        for session in (back, bob):
+            assert (await session.next(RaceStarted, timeout=TIMEOUT)).race == race
+
+
+async def test_a_match_nobody_comes_back_for_is_undone(
+    make_node: NodeFactory, clients: Clients, store: Store
+) -> None:
+    """A racer who does not come back within the grace is dropped; the other racer, who was
+    told, is told the match is undone (``queue``, queued) and waits again, where the next
+    player is paired with them."""
+    async with make_node(timeouts=STEPPED) as url:
+        race, ann, bob = await _paired_while_away(url, clients, store)
+        await _time_runs_out(store, race)
+        await NODES[url].matchmaker.tick()
+        again = await bob.next(Queued, timeout=TIMEOUT)
+        assert again.queued and again.id is None and again.variant == VARIANT
+        assert (await store.meta(race))["status"] == "finished"  # closed, never started
+        assert await store.redis.zrange(keys.queue_line(f"{VARIANT}:2"), 0, -1) == [
+            bob.player.encode()
+        ]
+        assert not await QueueStore(store).match_of(ann.player)
+        cy = await clients.hello(url, "Cy")
+        await queued(cy)
+        await NODES[url].matchmaker.tick()
+        matched = await bob.next(Matched, timeout=TIMEOUT)
+        assert set(matched.info["players"]) == {bob.player, cy.player}
+
+
+async def test_queueing_again_takes_the_match_over_once(
+    make_node: NodeFactory, clients: Clients, store: Store
+) -> None:
+    """A player paired while away who queues again for the same queue (on a connection that
+    did not hold the place) is answered ``queue``, then ``matched`` for that match, and is
+    given no new place: they are not paired a second time."""
+    async with make_node(timeouts=STEPPED) as url:
+        race, ann, bob = await _paired_while_away(url, clients, store)
+        ghost = await clients.hello(url, "Cy")
+        await _left_by_a_dead_node(store, ghost.player)  # someone to pair Ann with again
+        assert (await queued(ann)).queued
+        assert (await ann.next(Matched, timeout=TIMEOUT)).race == race
+        for session in (ann, bob):
+            assert (await session.next(RaceStarted, timeout=TIMEOUT)).race == race
+        await NODES[url].matchmaker.tick()
+        line = keys.queue_line(f"{VARIANT}:2")
+        assert await store.redis.zrange(line, 0, -1) == [ghost.player.encode()]
+        assert await QueueStore(store).match_of(ann.player) == race
+        await refused(ann, QuickRace(variant=VARIANT), ErrorCode.NOT_ALLOWED)  # racing
+
+
+async def test_queueing_elsewhere_moves_the_place_and_gives_a_match_up(
+    make_node: NodeFactory, clients: Clients, store: Store
+) -> None:
+    """A place left in one queue by a dead node moves when the player queues for another
+    (not refused); a match made while away for the old queue is undone, its other racer
+    waits again: a player is never paired from a queue they left."""
+    async with make_node(timeouts=STEPPED) as url:
+        _, ann, bob = await _paired_while_away(url, clients, store)
+        elsewhere = await ann.request(QuickRace(variant="gavotte", size=2), Queued)
+        assert elsewhere.queued and elsewhere.variant == "gavotte"
+        await NODES[url].matchmaker.tick()
+        assert (await bob.next(Queued, timeout=TIMEOUT)).queued  # undone: Bob waits again
+        assert await store.redis.zrange(keys.queue_line("gavotte:2"), 0, -1) == [
+            ann.player.encode()
+        ]
+        assert await store.redis.zrange(keys.queue_line(f"{VARIANT}:2"), 0, -1) == [
+            bob.player.encode()
+        ]
+        await ann.request(QuickRace(variant=VARIANT, size=2), Queued)  # moves back
+        assert not await store.redis.zcard(keys.queue_line("gavotte:2"))
+
+
+async def test_leaving_after_a_pairing_gives_the_match_up(
+    make_node: NodeFactory, clients: Clients, store: Store
+) -> None:
+    """``leave_queue`` after a pairing that did not start is answered, not refused: the match
+    is undone and the other racer waits again."""
+    async with make_node(timeouts=STEPPED) as url:
+        race, ann, bob = await _paired_while_away(url, clients, store)
+        assert not (await ann.request(LeaveQueue(), Queued)).queued
+        await NODES[url].matchmaker.tick()
+        assert (await bob.next(Queued, timeout=TIMEOUT)).queued
+        assert not await QueueStore(store).match_of(ann.player)
+        assert (await store.meta(race))["status"] == "finished"
 
 
 # -- two node processes ----------------------------------------------------------
@@ -196,8 +330,8 @@ def _matched(player: Player) -> bool:
 async def test_two_nodes_match_everyone_once(
     node_processes: ProcessFactory, clients: Clients, store: Store
 ) -> None:
-    """Players on two nodes join and leave at random, then all wait: each is matched into
-    exactly one race of two, every race has two players from the queue, nobody twice."""
+    """Players on two nodes join and leave at random, then all wait: each starts exactly one
+    race of two, every race has two players from the queue, nobody twice."""
     nodes = node_processes(2)
     urls = [f"ws://127.0.0.1:{node.port}/" for node in nodes]
     rng = random.Random(16)
@@ -208,14 +342,14 @@ async def test_two_nodes_match_everyone_once(
             await player.session.request(QuickRace(variant=VARIANT), Queued)
             player.queued = True
     races: Counter[str] = Counter()
-    for player in players:
-        player.race = (await player.session.next(Matched, timeout=3 * TIMEOUT)).race
+    for player in players:  # a match undone (its other racer left) never starts
+        player.race = (await player.session.next(RaceStarted, timeout=3 * TIMEOUT)).race
         races[player.race] += 1
     assert set(races.values()) == {2}, races
     for race in races:
         racers = await store.players(race)
         assert {p.session.player for p in players if p.race == race} == set(racers)
-    assert not await store.redis.zcard(keys.queue_keys(f"{VARIANT}:2")[0])
+    assert not await store.redis.zcard(keys.queue_line(f"{VARIANT}:2"))
 
 
 async def test_a_node_killed_while_players_queue_loses_none_of_the_others(
@@ -233,7 +367,7 @@ async def test_a_node_killed_while_players_queue_loses_none_of_the_others(
             continue  # the dead node's players are disconnected
         await player.session.request(QuickRace(variant=VARIANT), Queued)
     survivors = players[1::2]
-    line = keys.queue_keys(f"{VARIANT}:2")[0]
+    line = keys.queue_line(f"{VARIANT}:2")
     dead = {p.session.player for p in players[0:7:2]}
     deadline = time.monotonic() + 3 * TIMEOUT
     while True:  # polled: the sweeps pair the living (a dead player goes at a pairing)
