@@ -107,6 +107,14 @@ class QuickRaceScreen(ServerScreen):
             names = ", ".join(self.info.names.values())
             matched = Text(f"Matched: {names or 'opponents found'}")  # names are never markup
             self.query_one("#waiting", Static).update(matched)
+        elif isinstance(message, Queued) and message.id is None:
+            # Said by the server, not asked: the match was undone (a racer never came back)
+            # and the place is back (queued), or the place went (not queued).
+            if self.race is not None:
+                self.link.forget(self.race)
+                self.race = self.info = None
+            self.say("Back in the queue." if message.queued else "✗ No longer in the queue.")
+            self._show()
         elif isinstance(message, Countdown) and message.race == self.race:
             self.say(f"Starting in {message.seconds}…" if message.seconds else "Go!")
         elif isinstance(message, RaceStarted) and message.race == self.race:

@@ -225,7 +225,8 @@ async def server_state(store: Store) -> tuple[dict[str, list[str]], dict[str, li
     async for key in store.redis.scan_iter(match="mm:*queue*"):
         if await store.redis.type(key) != b"zset":
             continue
-        for member in await store.redis.zrange(key, 0, -1):
+        members: list[bytes] = await store.redis.zrange(key, 0, -1)  # type: ignore[assignment]
+        for member in members:
             queues.setdefault(member.decode(), []).append(key.decode())
     races: dict[str, list[str]] = {}
     async for key in store.redis.scan_iter(match="race:{*}:meta"):
