@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from textual.pilot import Pilot
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Button, Footer, Input, Static
 
 from client.app import BallroomApp
 from client.screens.account import AccountScreen
@@ -219,7 +219,7 @@ async def _register(pilot: Pilot[Any], name: str) -> None:
     await until(pilot, lambda: isinstance(app.screen, AccountScreen), "the account screen")
     app.screen.query_one("#name", Input).value = name
     app.screen.query_one("#password", Input).value = PASSWORD
-    await pilot.click("#register")
+    app.screen.query_one("#register", Button).press()
     await on_screen(pilot, f"Logged in as {name}")
     await pilot.press("escape")
 
