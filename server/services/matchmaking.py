@@ -27,6 +27,7 @@ close ratings at first, any opponent after a while.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import secrets
@@ -244,8 +245,9 @@ class Matchmaker:
 
     async def tick(self) -> None:
         """Settle due matches, vouch and hear, pair and tell, for this node's waiters."""
-        for race, _ in await self.queues.due(now=time.time()):
-            await self._undo(race)
+        await asyncio.gather(
+            *(self._undo(race) for race, _ in await self.queues.due(now=time.time()))
+        )
         if not self.waiting:
             return
         for waiter in [w for w in self.waiting.values() if not w.link.open()]:
@@ -254,14 +256,18 @@ class Matchmaker:
         standings = await self.queues.vouch(
             [(w.player, w.holder) for w in waiters], now=time.time()
         )
+        # Each waiter and each group on its own: a sweep that tells and makes one after
+        # another would let the matches of a busy node run out of time.
+        await asyncio.gather(
+            *(self._hear(w, st.stand, st.what) for w, st in zip(waiters, standings, strict=True))
+        )
         by_queue: dict[str, Waiter] = {}
         for waiter, standing in zip(waiters, standings, strict=True):
-            await self._hear(waiter, standing.stand, standing.what)
             if standing.stand is Stand.WAITS:
                 by_queue.setdefault(waiter.queue, waiter)
         for queue, waiter in by_queue.items():
-            for group in await self._pair(queue, waiter.size):
-                await self._make_race(waiter.variant, group)
+            groups = await self._pair(queue, waiter.size)
+            await asyncio.gather(*(self._make_race(waiter.variant, g) for g in groups))
 
     async def _hear(self, waiter: Waiter, stand: Stand, what: str) -> None:
         """Act on how a waiter stands."""
