@@ -111,7 +111,7 @@ async def running(clients: Clients, url: str) -> Race:
 
 
 async def snapshot(store: Store) -> dict[bytes, Any]:
-    """Every key in Redis with its value, but for the login rate counters.
+    """Every key in Redis with its value, but for the rate counters.
 
     Values are read by type rather than with ``DUMP``: a hash's serialised
     field order can change while Redis rehashes it, with nothing written.
@@ -119,8 +119,8 @@ async def snapshot(store: Store) -> dict[bytes, Any]:
     client = store.redis
     values: dict[bytes, Any] = {}
     async for key in client.scan_iter(count=1000):
-        if key.startswith(b"login:"):
-            continue  # the login rate counters count refusals: that is their job
+        if key.startswith((b"login:", b"rate:")):
+            continue  # the rate counters (logins, guesses, tokens) count refusals: their job
         kind = await client.type(key)
         if kind == b"hash":
             values[key] = await client.hgetall(key)
