@@ -14,6 +14,8 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+from redis.exceptions import RedisError
+
 from protocol.accounts import is_guest
 from protocol.codec import encode_trusted
 from protocol.exceptions import ErrorCode
@@ -504,10 +506,14 @@ async def on_leave_queue(conn: Connection, msg: LeaveQueue) -> ServerMessage:
 
 
 async def _match_waiting(conn: Connection) -> None:
-    """After ``welcome`` or ``account``, and before anything else: ``matched`` for a match of
-    the player's that did not start, made while they were away (their node died)."""
+    """After ``welcome`` or ``account``, before the reply to anything else: ``matched`` for
+    the player's quick race that is not over for them (one made while they were away
+    included), else ``queue`` for their place (docs/protocol.md, *Reconnecting*)."""
     assert conn.player is not None
-    await conn.services.matchmaker.came_back(conn.player, conn.name or "", _QueueLink(conn))
+    try:
+        await conn.services.matchmaker.came_back(conn.player, conn.name or "", _QueueLink(conn))
+    except (RedisError, OSError) as exc:  # the reply went: a match waits its grace out
+        log.info("could not tell %s what they have in quick races: %s", conn.player, exc)
 
 
 async def on_rematch(conn: Connection, msg: Rematch) -> ServerMessage:

@@ -87,6 +87,7 @@ class Player:
 @dataclasses.dataclass
 class Figures:
     kills: int = 0
+    wrongly_refused: int = 0  # quick_race refused though the player raced in nothing
     reconnects: int = 0
     refused: Counter[str] = dataclasses.field(default_factory=Counter)
 
@@ -193,6 +194,9 @@ async def request_queue(player: Player, variant: str, figures: Figures) -> None:
         figures.refused[f"quick_race {failed.code.value}"] += 1
         if failed.code is not ErrorCode.NOT_ALLOWED:
             raise
+        # Refused only while the player races (the message names the race), never for a
+        # place or a match their dead node left behind.
+        figures.wrongly_refused += not failed.message.startswith("you race in quick race")
         return
     assert queued.queued
     player.hear()  # pushed before the reply; the reply stands after them
@@ -369,6 +373,8 @@ def report(
     phases: dict[str, float],
 ) -> None:
     found = faults(players, queues, races)
+    if figures.wrongly_refused:
+        found["quick_race refused while not racing"] = [str(figures.wrongly_refused)]
     told = {race for p in players for race in p.told}
     print(
         f"\nmatchmaking churn: {len(players)} players ({ACCOUNTS} accounts), "
