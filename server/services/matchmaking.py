@@ -245,8 +245,9 @@ class Matchmaker:
 
     async def tick(self) -> None:
         """Settle due matches, vouch and hear, pair and tell, for this node's waiters."""
+        due = await self.queues.due(now=time.time())
         await asyncio.gather(
-            *(self._undo(race) for race, _ in await self.queues.due(now=time.time()))
+            *(self._undo(race) if queue else self._close_again(race) for race, queue in due)
         )
         if not self.waiting:
             return
@@ -373,6 +374,10 @@ class Matchmaker:
         for player in racers:
             with contextlib.suppress(RequestRefused):  # not made, or closed already
                 await self.lobby.leave(player, race)
+
+    async def _close_again(self, race: str) -> None:
+        """Close an undone race once more: its maker may have stored it after the undo."""
+        await self._close(race, tuple(await self.lobby.players(race)))
 
     async def _over_for(self, player: str, race: str) -> bool:
         """Whether a quick race whose racers were all told is over for ``player`` (their game

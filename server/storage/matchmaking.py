@@ -251,7 +251,8 @@ class QueueStore:
         return bool(await self._forget(keys=[k.matched, k.done_by, k.groups], args=[player, race]))
 
     async def due(self, *, now: float, limit: int = 50) -> list[tuple[str, str]]:
-        """(race, queue) of the matches whose time ran out; forgets those long over."""
+        """(race, queue) of the matches whose time ran out, and (race, "") of undone races to
+        close once more; forgets the matches of races long over."""
         k = self.keys
         reply = await self._due(
             keys=[k.pending, k.groups, k.matched, k.done_by], args=[repr(now), limit]

@@ -34,6 +34,7 @@ from protocol.messages import (
 )
 from server.engine import DEAL_VERSION
 from server.rules.daily import reveal_at
+from server.rules.races import RaceSettings, Spectate
 from server.settings import Timeouts
 from server.storage import keys
 from server.storage.matchmaking import QueueStore
@@ -292,6 +293,33 @@ async def test_leaving_after_a_pairing_gives_the_match_up(
         assert (await bob.next(Queued, timeout=TIMEOUT)).queued
         assert not await QueueStore(store).match_of(ann.player)
         assert (await store.meta(race))["status"] == "finished"
+
+
+async def test_a_race_made_after_its_match_was_undone_is_closed_again(
+    make_node: NodeFactory, clients: Clients, store: Store
+) -> None:
+    """A pairing node stores a race just after its match was undone, then dies before it
+    sees that: a sweep closes the race again, so no race is left open for its players."""
+    async with make_node(timeouts=STEPPED) as url:
+        ann, bob = await clients.hello(url, "Ann"), await clients.hello(url, "Bob")
+        await queued(ann)
+        await queued(bob)
+        dying = QueueStore(store)
+        [group] = await dying.pair(
+            f"{VARIANT}:2", now=time.time(), size=2, base_gap=100.0, widen=0.0, stale=60.0,
+            prefix="qlate-", grace=60.0,
+        )  # fmt: skip
+        assert await dying.made(group.race)
+        assert not (await ann.request(LeaveQueue(), Queued)).queued  # undone: Bob waits again
+        lobby = NODES[url].races.lobby
+        settings = RaceSettings(
+            variant=VARIANT, seed=1, deal_version=DEAL_VERSION, time_limit=300,
+            spectate=Spectate.AFTER,
+        )  # fmt: skip
+        await lobby.create_seated(group.race, "quick", group.racers, settings)  # then it dies
+        await store.redis.zadd(keys.matchmaking().pending, {f"close:{group.race}": 0})
+        await NODES[url].matchmaker.tick()
+        assert (await store.meta(group.race))["status"] == "finished"
 
 
 # -- two node processes ----------------------------------------------------------

@@ -10,7 +10,8 @@
 -- connection. Returns {'gone'}, {'not_holder'}, {'queue', the group's queue} (ask again
 -- with its key), {'started'} (too late: it starts), {'start'} (time ran
 -- out with every racer told: the caller starts it), or {'undone', made,
--- requeued players, dropped players}.
+-- requeued players, dropped players}. A made race is named again, as
+-- 'close:' .. race, in pending: mm_due hands it to a sweep to close once more.
 local race, quitter, now = ARGV[1], ARGV[4], tonumber(ARGV[3])
 local raw = redis.call('HGET', KEYS[4], race)
 if not raw then return {'gone'} end
@@ -48,4 +49,9 @@ for _, player in ipairs(group.order) do
 end
 redis.call('HDEL', KEYS[4], race)
 redis.call('ZREM', KEYS[5], race)
+if group.made == 1 then
+  -- Its maker may store the race a moment after this closes it, and die before it
+  -- sees the match gone: a sweep closes it again in 10 s (closing twice does nothing).
+  redis.call('ZADD', KEYS[5], now + 10, 'close:' .. race)
+end
 return {'undone', group.made, back, dropped}
