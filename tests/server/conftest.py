@@ -118,8 +118,13 @@ class ServerProcess(Child):
 
 
 #: Environment of test nodes: races start at once, and no test client is
-#: rate limited unless it means to be.
-NODE_ENV = {"BALLROOM_COUNTDOWN": "0", "BALLROOM_RATE": "100000", "BALLROOM_BURST": "100000"}
+#: rate limited unless it means to be (every one comes from 127.0.0.1).
+NODE_ENV = {
+    "BALLROOM_COUNTDOWN": "0",
+    "BALLROOM_RATE": "100000",
+    "BALLROOM_BURST": "100000",
+    "BALLROOM_GUESTS_PER_ADDRESS": "100000",
+}
 
 ProcessFactory = Callable[..., list[ServerProcess]]
 
