@@ -271,14 +271,17 @@ class Matchmaker:
             await asyncio.gather(*(self._make_race(waiter.variant, g) for g in groups))
 
     async def _hear(self, waiter: Waiter, stand: Stand, what: str) -> None:
-        """Act on how a waiter stands."""
+        """Act on how a waiter stands (as the vouch found it: only if it is still this
+        node's waiter for the player, which a request of theirs replaces)."""
         if self.waiting.get(waiter.player) is not waiter:
             return  # replaced meanwhile
         if stand is Stand.WAITS:
             if waiter.told is not None:  # their match was undone: they wait again
+                # Said before any await: a request of theirs handled meanwhile (a new
+                # waiter, a new match told) must not be followed by this older news.
                 race, waiter.told = waiter.told, None
-                await waiter.link.unfollow(race)
                 waiter.link.requeued(waiter)
+                await waiter.link.unfollow(race)
         elif stand is Stand.MADE:
             if waiter.told != what:
                 await self.tell(waiter, what)

@@ -36,6 +36,7 @@ from protocol.messages import (
     Resign,
 )
 from protocol.results import RacerStatus
+from server.storage import keys
 from server.storage.store import Store
 from tests.server.conftest import NODE_ENV, TIMEOUT, ServerProcess
 
@@ -288,6 +289,7 @@ async def test_nodes_killed_while_players_queue_lose_nobody(
                         await request_queue(player, rng.choice(VARIANTS), figures)
         queues, races = await settle(players, cluster, rng, figures, store)
         phases["settled"] = time.monotonic() - began
+        await explain(faults(players, queues, races), players, races, store)
     finally:
         for player in players:
             if player.session is not None:
@@ -363,6 +365,27 @@ def faults(
             if race not in told.get(player_id, set()):
                 found.setdefault("race waits on a player never told", []).append(race)
     return found
+
+
+async def explain(
+    found: dict[str, list[str]], players: list[Player], races: dict[str, list[str]], store: Store
+) -> None:
+    """Print what Redis holds about the races of the players a fault names."""
+    names = {name for kind in found.values() for name in kind[:4]}
+    mm = keys.matchmaking()
+    for player in players:
+        if player.name not in names and not player.told & names:
+            continue
+        matched = await store.redis.hget(mm.matched, player.id)
+        print(f"{player.name} {player.id}: client race {player.race}, matched {matched!r}")
+        for race in races.get(player.id, []):
+            meta = await store.meta(race)
+            group = await store.redis.hget(mm.groups, race)
+            board = await store.board(race, player.id)
+            print(
+                f"  {race}: status {meta.get('status')}, told {race in player.told}, "
+                f"board {board and board.status}, group {group!r}"
+            )
 
 
 def report(
