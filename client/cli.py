@@ -58,6 +58,7 @@ def _bot(args: argparse.Namespace) -> int:
 def _tournament_bot(args: argparse.Namespace) -> int:
     import asyncio
 
+    from client.models.winners import final_standings_lines
     from client.session import RequestFailed
     from client.tournament_bot import TournamentBot
 
@@ -75,8 +76,8 @@ def _tournament_bot(args: argparse.Namespace) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
-    for row in final.standings:
-        print(f"{row.place:>2}. {row.name:<24} {row.points:>4g} pts {row.home:>5} home")
+    for line in final_standings_lines(final):
+        print(line)
     return 0
 
 

@@ -69,7 +69,9 @@ def results_text(record: RaceRecord) -> Group:
     deal = record.info.deal if record.info else None
     proof = Text()
     if any(standing.by is DecidedBy.TIE for standing in standings):
-        proof.append("\n=: tied (times count in tenths of a second)")
+        proof.append(
+            "\n=: tied (games not won: the same cards home; wins: the same time to a tenth)"
+        )
     kind = f"public deal #{deal}" if deal is not None else "secret deal"
     proof.append(f"\n{kind} · seed {finished.seed} · deal version {finished.deal_version}\n")
     proof.append("Commitment published at the start:\n")

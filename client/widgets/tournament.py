@@ -16,6 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from client.models.catalogue import title_of
+from client.models.winners import winners_text
 from protocol.tournaments import (
     Match,
     RankedBy,
@@ -100,19 +101,11 @@ def _count(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
 
 
-def _points(points: float) -> str:
-    """Points as the server counts them: a share such as 2.5 where racers tied."""
-    return f"{points:g} point" + ("" if points == 1 else "s")
-
-
 def _winner(doc: Tournament) -> str:
     if doc.knockout:
         champion = doc.champion
         return f"★ champion {doc.name_of(champion)}" if champion else "no champion"
-    if not doc.standings:
-        return "no results"
-    best = doc.standings[0]
-    return f"★ winner {best.name} ({_points(best.points)})"
+    return winners_text(doc)
 
 
 def _seconds_to(next_at: float, now: float) -> int:

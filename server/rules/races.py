@@ -111,17 +111,22 @@ class RacerResult:
 RACE_CRITERIA = ("won", "time", "cards home", "time")
 
 
-def standings(results: Iterable[RacerResult], started_at: float) -> list[Placed[RacerResult]]:
+def standings(
+    results: Iterable[RacerResult], started_at: float, *, table: bool = False
+) -> list[Placed[RacerResult]]:
     """Winners first by time, then the rest by cards home, then by time.
 
     Times count in tenths of a second from ``started_at`` (what a person
-    sees); racers equal in all of it share a place.
+    sees); racers equal in all of it share a place. A tournament's ``table``
+    ranks as its round scores it: a game not won counts the whole time
+    limit, so those stopped on the same cards home share the place, in the
+    race's results as in the round and the standings.
     """
 
     def key(result: RacerResult) -> tuple[bool, int, int, int]:
         time = tenths(result.finished_at - started_at)
         won = result.status is RacerStatus.WON
-        return (not won, time if won else 0, -result.home, time)
+        return (not won, time if won else 0, -result.home, 0 if table else time)
 
     return rank(results, key, RACE_CRITERIA)
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from openskill.models import PlackettLuce
 
 from protocol.accounts import is_guest
-from protocol.results import Standing
+from protocol.results import DecidedBy, Standing
 
 __all__ = [
     "OVERALL",
@@ -96,14 +96,17 @@ def may_be_rated(meta: Mapping[str, str]) -> bool:
 def ranks(standings: Sequence[Standing]) -> list[int]:
     """1-based ranks of standings in order, equal for racers the standings cannot part.
 
-    Winners are parted by time; the others by cards home, then by time.
+    Winners are parted by time; the others by cards home, then by time; a place the
+    standings share (a tournament's table does not part games not won by time) stays
+    shared.
     """
     out: list[int] = []
     previous: tuple[bool, float] | tuple[bool, int, float] | None = None
     for place, standing in enumerate(standings, 1):
         won = standing.won
         key = (won, standing.time) if won else (won, standing.home, standing.time)
-        out.append(out[-1] if key == previous else place)
+        shared = key == previous or (bool(out) and standing.by is DecidedBy.TIE)
+        out.append(out[-1] if shared else place)
         previous = key
     return out
 

@@ -97,7 +97,7 @@ class Results:
             return False
         if closed:
             await self.store.lobby_changed()
-        results = await self.results(race)
+        results = await self.results(race, table=bool(meta.get("tournament")))
         # A tournament table's results (its seed) wait for the other tables
         # racing the same deal: the director announces them at the stage's end.
         hold = meta.get("hold_results") == "1"
@@ -144,8 +144,9 @@ class Results:
             )
         return results
 
-    async def results(self, race: str) -> RaceResults:
-        """Standings, revealed seed and every racer's log."""
+    async def results(self, race: str, *, table: bool = False) -> RaceResults:
+        """Standings (a tournament's ``table`` ranked as its round is), revealed seed and
+        every racer's log."""
         started = await self.memory.started(race)
         boards = await self.store.boards(race)
         names = await self.store.players(race)
@@ -177,7 +178,7 @@ class Results:
                     time=round(max(0.0, r.finished_at - started.started_at), 1),
                     by=None if placed.decided_by is None else DecidedBy(placed.decided_by),
                 )
-                for placed in standings(racers, started.started_at)
+                for placed in standings(racers, started.started_at, table=table)
                 for r in (placed.item,)
             ),
             seed=started.seed,
