@@ -173,7 +173,7 @@ class Matchmaker:
         if adopted is None or isinstance(adopted, Placed):
             return None  # gone meanwhile: ask again
         if await self._over_for(player, adopted):
-            await self.queues.forget(player, adopted)
+            await self._forget(player, adopted)
             return None
         raise RequestRefused(
             ErrorCode.NOT_ALLOWED, f"you race in quick race {adopted}: finish or resign it first"
@@ -211,7 +211,7 @@ class Matchmaker:
             return  # the usual case: one script, nothing found
         if isinstance(adopted, str):  # it starts or started: follow it, if it is still on
             if await self._over_for(player, adopted):
-                await self.queues.forget(player, adopted)
+                await self._forget(player, adopted)
             else:
                 await link.matched(adopted)
             return
@@ -377,6 +377,13 @@ class Matchmaker:
         for player in racers:
             with contextlib.suppress(RequestRefused):  # not made, or closed already
                 await self.lobby.leave(player, race)
+
+    async def _forget(self, player: str, race: str) -> None:
+        """Forget ``player``'s match: its race, which started, is over for them. A match whose
+        starting node died before it noted the start is noted started first."""
+        if not await self.queues.forget(player, race):
+            await self._start(race)  # safe to repeat
+            await self.queues.forget(player, race)
 
     async def _close_again(self, race: str) -> None:
         """Close an undone race once more: its maker may have stored it after the undo."""
