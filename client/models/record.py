@@ -18,7 +18,10 @@ from protocol.messages import RaceFinished, deal_commitment
 from protocol.results import RacerStatus, Standing
 from protocol.views import Progress, View
 
-__all__ = ["RaceRecord", "Verdict"]
+__all__ = ["DAILY_HOST", "RaceRecord", "Verdict"]
+
+#: The ``host`` of a daily deal's race in its info (``docs/protocol.md``, ``play_daily``).
+DAILY_HOST = "daily"
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,11 +75,12 @@ class RaceRecord:
     @property
     def called(self) -> str:
         """The race's name on screen: its label, else ``race`` and its join code (a race
-        the server made, a quick race or a rematch, has no code to tell anyone)."""
+        the server made has no code to tell anyone: the daily deal's is named so, a
+        quick race's or a rematch's is a quick race)."""
         if self.label:
             return self.label
         if self.info is not None and not self.info.code:
-            return "quick race"
+            return "Daily deal" if self.daily else "quick race"
         return f"race {(self.info.code if self.info else '') or self.race}"
 
     @property
@@ -88,6 +92,11 @@ class RaceRecord:
     @property
     def players(self) -> list[str]:
         return list(self.info.players) if self.info else []
+
+    @property
+    def daily(self) -> bool:
+        """Whether this is a daily deal's race (the server makes it, hosted by ``daily``)."""
+        return self.info is not None and self.info.host == DAILY_HOST
 
     @property
     def practice(self) -> bool:

@@ -34,6 +34,14 @@ class DailyScreen(TextPage):
         self.race: str | None = None
         self.info: RaceSummary | None = None
         self.lines: list[str] = []
+        #: Whether today's board has this player's game: then Enter is not offered.
+        self.played = False
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """No "Play today's deal" once the player has played it (one try a day)."""
+        if action == "play":
+            return not self.played
+        return True
 
     @work(exclusive=True, group="page")
     async def load(self) -> None:
@@ -42,7 +50,12 @@ class DailyScreen(TextPage):
         except (RequestFailed, Offline) as exc:
             self.show([f"✗ {getattr(exc, 'message', exc)}"])
             return
-        self.lines = daily_lines(DailyDeal.from_data(reply.daily))
+        daily = DailyDeal.from_data(reply.daily)
+        self.lines = daily_lines(daily)
+        self.played = any(entry.player == self.link.player for entry in daily.board)
+        if self.played:
+            self.lines += ["", "You played today's deal: your results open tomorrow."]
+        self.refresh_bindings()
         self.show(self.lines)
 
     @work(exclusive=True, group="play")
@@ -69,6 +82,10 @@ class DailyGameScreen(GameScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "leave_daily", "Back (results tomorrow)"),
     ]
+
+    def _then(self) -> str:
+        """Nobody else races a daily deal's race: its results wait for the day's reveal."""
+        return "Results open tomorrow, 00:17 UTC (q: lobby)"
 
     def action_leave_daily(self) -> None:
         self.ballroom.back_home()

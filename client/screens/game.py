@@ -580,8 +580,14 @@ class GameScreen(ServerScreen):
         """Whether our game is over (won, stuck or resigned); says so, in those words, if it is."""
         if not self._game_over():
             return False
-        self.notice = f"{self._over_words()}. Waiting for the others… (Esc or q: leave this board)"
+        self.notice = f"{self._over_words()}. {self._then()}"
         return True
+
+    def _then(self) -> str:
+        """What comes once our game is over: the others' games, unless we race alone."""
+        if [player for player in self.record.players if player != self.record.me]:
+            return "Waiting for the others… (Esc or q: leave this board)"
+        return "The results follow."
 
     def action_leave(self) -> None:
         """Once our game is over: wait for the others on a screen of live standings."""
@@ -731,7 +737,7 @@ class GameScreen(ServerScreen):
             self.record.resigned(me)
         self._show_position()
         self.refresh_bindings()
-        self.notice = "You resigned. Waiting for the others… (Esc or q: leave this board)"
+        self.notice = f"You resigned. {self._then()}"
 
     def action_hint(self) -> None:
         """In a practice race: the server's next move of a winning line, highlighted."""
