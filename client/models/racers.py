@@ -59,15 +59,22 @@ def racer_line(
     )
 
 
-def progress_summary(racers: Sequence[RacerLine], width: int, now: float = 0.0) -> str:
-    """Every racer on one line, for a terminal with no room for the racers panel.
+def progress_summary(
+    racers: Sequence[RacerLine], width: int, now: float = 0.0, lines: int = 1
+) -> str:
+    """Every racer in at most ``lines`` lines, for a terminal with no room for the racers
+    panel.
 
     "Ann* 12/104 · Bot 15/104 won · Cy 3/104 resigned": the player is
-    starred; names are cut (never the numbers) until the line fits ``width``.
+    starred. What gives way, in order, until it fits ``width``: the targets
+    ("/104", the same for all), then a line (a racer's part moves to the next
+    one, whole), and only when ``lines`` are full, the names, cut (never the
+    numbers). So five racers at 80 or 60 columns keep their whole names on
+    two lines where the board leaves a line spare.
     """
 
-    def line(room: int, targets: bool) -> str:
-        parts = []
+    def parts(room: int, targets: bool) -> list[str]:
+        out = []
         for racer in racers:
             name = cut(racer.name, max(2, room))
             score = f"{racer.home}/{racer.target}" if targets else str(racer.home)
@@ -75,16 +82,29 @@ def progress_summary(racers: Sequence[RacerLine], width: int, now: float = 0.0) 
             status = "" if racer.status == "racing" else f" {racer.status}"
             if racer.presence(now):
                 status += f" {racer.presence(now)}"
-            parts.append(f"{name}{'*' if racer.me else ''} {score}{status}")
-        return " · ".join(parts)
+            out.append(f"{name}{'*' if racer.me else ''} {score}{status}")
+        return out
 
-    # Names and widths in terminal columns (a wide name takes two a character). The
-    # targets ("/104", the same for all) go before any name is cut.
+    def packed(room: int, targets: bool, most: int) -> str | None:
+        """The parts in as few lines as they fit, or None past ``most`` lines."""
+        rows: list[str] = []
+        for part in parts(room, targets):
+            if rows and cell_len(rows[-1] + " · " + part) <= width:
+                rows[-1] += " · " + part
+            elif cell_len(part) <= width and len(rows) < most:
+                rows.append(part)
+            else:
+                return None
+        return "\n".join(rows)
+
+    # Names and widths in terminal columns (a wide name takes two a character).
     room = max((cell_len(racer.name) for racer in racers), default=0)
-    text = line(room, True)
-    if cell_len(text) > width:
-        text = line(room, False)
-    while cell_len(text) > width and room > 2:
+    for most in range(1, max(1, lines) + 1):
+        for targets in (True, False):
+            if (text := packed(room, targets, most)) is not None:
+                return text
+    while room > 2:
         room -= 1
-        text = line(room, False)
-    return text
+        if (text := packed(room, False, max(1, lines))) is not None:
+            return text
+    return " · ".join(parts(2, False))

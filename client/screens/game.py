@@ -270,8 +270,20 @@ class GameScreen(ServerScreen):
         if self.composed:  # a push may come between the screen's push and its compose
             lines = self.record.racer_lines()
             self.query_one(RacersPanel).show(lines)
-            summary = progress_summary(lines, max(10, self.size.width - 2), self.link.now())
+            width = max(10, self.size.width - 2)
+            summary = progress_summary(lines, width, self.link.now(), self._summary_lines())
             self.query_one("#summary", Static).update(summary)
+
+    #: The most lines the summary takes, where the board leaves them spare.
+    SUMMARY_LINES = 3
+
+    def _summary_lines(self) -> int:
+        """How many lines the summary may take: one, and those the board leaves spare (all
+        it wants when the terminal is too small for the board anyway)."""
+        width, height = self.size
+        fit = fit_table(self.table, self.view, width, height, sidebar=False)
+        spare = height - fit.need[1] if fit.fits else self.SUMMARY_LINES
+        return max(1, min(self.SUMMARY_LINES, 1 + spare))
 
     def _show_position(self) -> None:
         if not self.composed:

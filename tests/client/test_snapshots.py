@@ -101,3 +101,36 @@ def test_game_with_three_racers_of_every_script(snap_compare: Any, variant: str)
         await pilot.pause()
 
     assert snap_compare(_app(), terminal_size=SIZE, run_before=game)
+
+
+#: Five racers: the long, wide and right-to-left names and two short ones.
+FIVE = {**NAMES, "b1": "Bot 1", "b2": "Bots"}
+
+
+async def _five_racers(pilot: Pilot[Any], variant: str) -> None:
+    app = pilot.app
+    assert isinstance(app, BallroomApp)
+    _frozen(app)
+    players = list(FIVE)
+    info = race_summary(id="r1", code="K7QH2M", variant=variant, host="me", players=players,
+                        names=FIVE, max_players=8)  # fmt: skip
+    record = RaceRecord("r1", info, me="me")
+    for n, player in enumerate(players):
+        record.update_progress(player, Progress(6 * n, 104, 10 * n, False, n % 2 == 1))
+    await app.push_screen(GameScreen(record, _started(variant)))
+    await pilot.pause()
+
+
+@pytest.mark.parametrize(
+    ("variant", "size"), [("grand-duchess", (80, 24)), ("quadrille", (60, 20))]
+)
+def test_five_racers_keep_their_whole_names(
+    snap_compare: Any, variant: str, size: tuple[int, int]
+) -> None:
+    """Where the racers panel has no room, the summary takes a second line rather than
+    cut names down to "B…" (issue 24 item 8)."""
+
+    async def game(pilot: Pilot[Any]) -> None:
+        await _five_racers(pilot, variant)
+
+    assert snap_compare(_app(), terminal_size=size, run_before=game)
