@@ -362,3 +362,54 @@ __all__ = [
     "RoomScreen",
     "screen_text",
 ]
+
+
+def _away_seconds(text: str) -> int | None:
+    """The seconds of the first "away Ns" on the screen, if any."""
+    import re
+
+    found = re.search(r"away (\d+)s", text)
+    return None if found is None else int(found.group(1))
+
+
+async def test_an_away_racers_counter_counts_on_between_moves(make_node: NodeFactory) -> None:
+    """Bob's connection goes: "away Ns" under his name counts on with no push at all, in
+    the racers panel and, at 60×20, in the summary line (item 12)."""
+    async with make_node() as url:
+        app = BallroomApp(url, "Ann")
+        async with app.run_test(size=SIZE) as pilot:
+            game, bob, _ = await race_with_bob(pilot, url)
+            await bob.close()
+            await until(pilot, lambda: _away_seconds(screen_text(app)) is not None, "away")
+            first = _away_seconds(screen_text(app))
+            assert first is not None
+            seen = game.record.away.copy()
+            await until(
+                pilot, lambda: (_away_seconds(screen_text(app)) or 0) >= first + 2, "counts on"
+            )
+            assert game.record.away == seen  # nothing new came: the screen counted alone
+            await pilot.resize_terminal(60, 20)
+            await on_screen(pilot, "Bob 0/52 away")
+            now = _away_seconds(screen_text(app)) or 0
+            await until(pilot, lambda: (_away_seconds(screen_text(app)) or 0) > now, "on")
+
+
+async def test_resize_to_60_by_20_and_back(make_node: NodeFactory) -> None:
+    """A race at 80×24 shows the racers panel; at 60×20 the summary line replaces it and
+    the board stays whole and playable; back at 80×24 the panel returns."""
+    async with make_node() as url:
+        app = BallroomApp(url, "Ann")
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: app.link.online, "online")
+            game = await solo_race(pilot)
+            await on_screen(pilot, "Racers", "Ann (you)", "s Stock")
+            await pilot.resize_terminal(60, 20)
+            shown = await on_screen(pilot, "Ann* 0/52", "s Stock")
+            assert "Racers" not in shown and "too small" not in shown
+            await _play_moves(pilot, game, 1)
+            await pilot.resize_terminal(*SIZE)
+            shown = await on_screen(pilot, "Racers", "Ann (you)", "1 mv", "s Stock")
+            assert "Ann* " not in shown
+            await _play_moves(pilot, game, 1)
+            await pilot.press("f1")
+            await on_screen(pilot, "Keys")
