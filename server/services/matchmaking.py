@@ -194,6 +194,12 @@ class Matchmaker:
                 if waiter is not None and waiter.told is not None:
                     await waiter.link.unfollow(waiter.told)
                 return waiter
+            if undone.status == "gone" and await self.queues.match_of(player) == what:
+                # Its group is gone and the player is still matched to it: it started.
+                if await self._over_for(player, what):
+                    await self._forget(player, what)
+                    continue
+                undone = Undone("started")
             if undone.status == "started":
                 raise RequestRefused(
                     ErrorCode.NOT_ALLOWED, f"too late: you race in quick race {what}"

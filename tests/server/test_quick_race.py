@@ -295,6 +295,20 @@ async def test_leaving_after_a_pairing_gives_the_match_up(
         assert (await store.meta(race))["status"] == "finished"
 
 
+async def test_one_unfinished_quick_race_at_a_time(node: str, clients: Clients) -> None:
+    """While their quick race runs a player can neither leave nor queue again (refused
+    ``not_allowed``, naming the race); once their game in it is over, they queue again."""
+    ann, bob = await clients.hello(node, "Ann"), await clients.hello(node, "Bob")
+    await queued(ann)
+    await queued(bob)
+    started = await ann.next(RaceStarted, timeout=TIMEOUT)
+    assert started.race in await refused(ann, LeaveQueue(), ErrorCode.NOT_ALLOWED)
+    assert started.race in await refused(ann, QuickRace(variant=VARIANT), ErrorCode.NOT_ALLOWED)
+    await ann.request(Resign(race=started.race), RaceInfo)
+    await refused(ann, LeaveQueue(), ErrorCode.NOT_ALLOWED)  # in no queue
+    assert (await queued(ann)).queued
+
+
 async def test_a_race_made_after_its_match_was_undone_is_closed_again(
     make_node: NodeFactory, clients: Clients, store: Store
 ) -> None:
