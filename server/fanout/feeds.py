@@ -131,10 +131,13 @@ class RaceWatch:
         self.delay = 0.0
         #: How many of a racer's moves they were told are stored (moved replies, own events).
         self.acknowledged = 0
-        #: Whether this racer's connection holds the seat (its own claim came), and whether
-        #: another connection of theirs took it since: then its moves are refused.
-        self.seated = False
+        #: Whether another connection of this racer took the seat from this one: then
+        #: its moves are refused (``seat_taken``) until a resume takes the seat back.
         self.replaced = False
+        # The race's latest event once this connection took the seat: a claim by
+        # another connection numbered above it took the seat away (one below or
+        # equal is older news). 0 until the connection takes the seat.
+        self._seated_at = 0
         # Frames owed to a delayed spectator, (due, event, frame) in event
         # order, and the timer that shows the first when it is due.
         self._owed: deque[tuple[float, int, bytes]] = deque()
@@ -255,16 +258,28 @@ class RaceWatch:
         ):  # a rematch offer, to a racer who resumed the race after its results
             self._emit(offer_frame(race, n, event, shared))
 
+    def seated(self, latest: int) -> None:
+        """This racer's connection took the seat when ``latest`` was the race's latest
+        event: later claims of the seat by another connection take it away."""
+        self._seated_at = latest
+
     def _seat(self, n: int, event: SeatClaimed) -> None:
-        """A connection of a racer took their seat: if it is another than this racer's,
-        which held it, this one is told (``seat_taken``) and moves no more."""
-        if self.role != "racer" or event.player != self.conn.player:
+        """Another connection of this racer took the seat from the one that held it: if
+        that was this one (the claim is newer than its own), it is told and moves no more.
+
+        The first claim of a seat is no event; only a claim from a connection that
+        held it is, so every ``SeatClaimed`` after this connection's claim is news.
+        """
+        if (
+            self.role != "racer"
+            or event.player != self.conn.player
+            or event.holder == self.conn.seat_holder
+            or n <= self._seated_at
+            or self.replaced
+        ):
             return
-        if event.holder == self.conn.seat_holder:
-            self.seated, self.replaced = True, False
-        elif self.seated and not self.replaced:
-            self.replaced = True
-            self._emit(encode(SeatTaken(race=self.race, event=n)))
+        self.replaced = True
+        self._emit(encode(SeatTaken(race=self.race, event=n)))
 
     def _starting(self, n: int, event: Starting) -> None:
         wait = event.started_at - time.time()
@@ -533,6 +548,9 @@ class RaceWatch:
                     break
         except RequestRefused:  # the race is back in its lobby, or gone
             now = RacerBoard(self.race, await boards.event_count(self.race))
+        # Numbers after the one Redis holds now are new events: a claim of the seat among
+        # them is newer than this connection's, whatever number that had before the loss.
+        self._seated_at = min(self._seated_at, now.event)
         self._emit(encode(now.message(self.acknowledged)))
         if now.seq is not None:
             self.acknowledged = now.seq

@@ -304,12 +304,15 @@ class Connection:
         watch.policy, watch.delay = policy, delay
         if held:
             watch.hold()
+        racer = self.player if role == "racer" else None
+        if racer is not None:
+            # The seat is this connection's now: one that still held it hears so, on any
+            # node. Claimed before the watch starts: events after the claim all reach it.
+            watch.seated(await self.services.presence.claim_seat(race, racer, self.seat_holder))
         self.watches[race] = watch
         await self.hub.watch(race, watch)
-        if role == "racer" and self.player is not None:
-            await self.services.presence.came_back(race, self.player)
-            # The seat is this connection's now: one that held it hears so, on any node.
-            await self.services.presence.claim_seat(race, self.player, self.seat_holder)
+        if racer is not None:
+            await self.services.presence.came_back(race, racer)
         return watch
 
     async def hear_rematches(self, race: str, since: int) -> None:
@@ -334,6 +337,7 @@ class Connection:
         """Tell the race its racer's connection is gone (if Redis can hear it now:
         else the node's silence about them says it later)."""
         try:
+            await self.services.presence.release_seat(race, player, self.seat_holder)
             await self.services.presence.went_away(race, player)
         except (RedisError, OSError) as exc:
             log.info("could not note that %s left race %s: %s", player, race, exc)

@@ -38,9 +38,22 @@ class Presence:
         await self._back(race, player, now)
 
     async def claim_seat(self, race: str, player: str, holder: str) -> int:
-        """The connection ``holder`` of ``player`` takes their seat in ``race``: the one
-        that held it, on any node, is told and moves there no more (0: nothing to claim)."""
-        return await self.store.claim_seat(race, player, encode_event(SeatClaimed(player, holder)))
+        """The connection ``holder`` of ``player`` takes their seat in ``race``.
+
+        Only a seat another connection holds is taken with an event, which tells
+        that one, on any node, to move there no more. Returns the race's latest
+        event number once the seat is ``holder``'s: a claim by another
+        connection numbered above it takes the seat away (0: nothing to claim).
+        """
+        _, latest = await self.store.claim_seat(
+            race, player, holder, encode_event(SeatClaimed(player, holder))
+        )
+        return latest
+
+    async def release_seat(self, race: str, player: str, holder: str) -> None:
+        """The connection ``holder`` closed: the seat it held is nobody's, so that the
+        racer's next connection takes it with no event."""
+        await self.store.release_seat(race, player, holder)
 
     async def went_away(self, race: str, player: str, since: float | None = None) -> None:
         """``player``'s connection to ``race`` closed (or its node went silent at ``since``)."""

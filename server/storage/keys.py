@@ -81,7 +81,9 @@ ACTIVE_TOURNAMENTS = "tournaments:active"
 
 
 def race_meta(race: str) -> str:
-    """Hash: settings, phase, times, secret seed, counters."""
+    """Hash: settings, phase, times, secret seed, counters; per racer ``ready:P``,
+    ``away:P``, and ``seat:P``, the connection that holds P's seat (one seat, one
+    live connection: see ``seat_claim.lua``)."""
     return f"race:{{{race}}}:meta"
 
 

@@ -241,7 +241,7 @@ class Store:
 
     SCRIPTS = (
         "join", "leave", "ready", "start", "move", "board", "resign", "finish", "results",
-        "seat", "tournament_save", "announce", "presence", "seat_claim",
+        "seat", "tournament_save", "announce", "presence", "seat_claim", "seat_release",
     )  # fmt: skip
 
     def __init__(self, client: RedisClient) -> None:
@@ -551,15 +551,25 @@ class Store:
         )
         return bool(changed), int(grace)
 
-    async def claim_seat(self, race: str, player: str, payload: bytes) -> int:
-        """Announce that a connection of ``player`` took their seat in ``race`` (the
-        ``payload`` names it); the event's number, or 0 if they race there no more."""
-        n = await self.run(
+    async def claim_seat(
+        self, race: str, player: str, holder: str, payload: bytes
+    ) -> tuple[int, int]:
+        """The connection ``holder`` of ``player`` takes their seat in ``race``.
+
+        Returns (the claim's event number, the race's latest event number then):
+        the claim is an event (``payload``) only when another connection held
+        the seat; (0, 0) when there is nothing to claim (no racer there, or over).
+        """
+        event, latest = await self.run(
             "seat_claim",
             [keys.race_meta(race), keys.race_players(race), keys.race_events(race)],
-            [player, keys.race_channel(race), payload],
+            [player, holder, keys.race_channel(race), payload],
         )
-        return int(n)
+        return int(event), int(latest)
+
+    async def release_seat(self, race: str, player: str, holder: str) -> bool:
+        """The connection ``holder`` closed: it gives up ``player``'s seat, if it holds it."""
+        return bool(await self.run("seat_release", [keys.race_meta(race)], [player, holder]))
 
     async def mark_here(
         self, pairs: Sequence[tuple[str, str]], now: float

@@ -27,6 +27,7 @@ from protocol.messages import (
     Resign,
     Resume,
     Rewound,
+    SeatTaken,
     Spectate,
     Spectating,
     SubmitMove,
@@ -145,7 +146,12 @@ async def test_a_lost_tail_is_reported_and_the_race_goes_on_from_redis(
         again = await clients.hello(url, "Alice", token=alice.welcome.token)
         await again.request(Resume(race=race, since=before), RaceStarted)
         assert (await again.next(Rewound)).seq == 5
+        # One seat, one live connection: the resume took Alice's seat, and her first
+        # connection takes it back, as a client does, from what Redis holds.
+        taken = await alice.next(SeatTaken, lambda m: m.race == race)
         await again.close()
+        back = await alice.request(Resume(race=race, since=taken.event), RaceStarted)
+        assert back.view["moves"] == 5
 
         a.rewound(to_alice)
         b.rewound(to_bob)

@@ -9,7 +9,9 @@ from client.session import ClientSession, RequestFailed
 from protocol.exceptions import ErrorCode
 from protocol.messages import (
     CreateRace,
+    JoinRace,
     Moved,
+    Presence,
     RaceInfo,
     RaceStarted,
     Resume,
@@ -18,6 +20,9 @@ from protocol.messages import (
     StartRace,
     SubmitMove,
 )
+from server.rules.events import SeatClaimed, decode_event
+from server.storage import keys
+from server.storage.store import Store
 from tests.server.conftest import NodeFactory
 
 
@@ -69,3 +74,45 @@ async def test_a_second_connection_takes_the_seat_and_the_first_is_told(
             await a.close()
             if b is not None:
                 await b.close()
+
+
+async def _claims(store: Store, race: str) -> list[tuple[int, SeatClaimed]]:
+    """The race's stored ``SeatClaimed`` events, with their numbers."""
+    stored = await store.redis.xrange(keys.race_events(race))
+    events = [(n, decode_event(fields[b"d"])) for n, (_, fields) in enumerate(stored, 1)]
+    return [(n, event) for n, event in events if isinstance(event, SeatClaimed)]
+
+
+async def test_a_seat_is_taken_with_an_event_only_from_a_connection_that_holds_it(
+    make_node: NodeFactory, store: Store
+) -> None:
+    """Creating and joining take a seat with no event (the join is event 1); a resume
+    while another connection holds the seat is one event, which tells that one; a resume
+    after the holder closed (it gave the seat up) is none."""
+    async with make_node() as first, make_node() as second:
+        ann = await ClientSession.connect(first, "Ann")
+        bo = await ClientSession.connect(second, "Bo")
+        sessions = [ann, bo]
+        try:
+            info = await ann.request(
+                CreateRace(variant="quadrille", max_players=2, time_limit=600,
+                           spectate=SpectatePolicy.AFTER, deal=7),
+                RaceInfo,
+            )  # fmt: skip
+            race = str(info.race["id"])
+            assert await store.event_count(race) == 0  # creating is no event
+            await bo.request(JoinRace(code=str(info.race["code"])), RaceInfo)
+            assert await store.event_count(race) == 1  # the join, and no claim
+            assert bo.welcome is not None
+            other = await ClientSession.connect(first, "Bo", token=bo.welcome.token)
+            sessions.append(other)
+            await other.request(Resume(race=race, since=1), RaceInfo)
+            taken = await bo.next(SeatTaken, lambda m: m.race == race)
+            assert [n for n, _ in await _claims(store, race)] == [taken.event]
+            await other.close()  # cleanly: the seat is nobody's
+            await ann.next(Presence, lambda m: m.player == bo.welcome.player and m.away)
+            await bo.request(Resume(race=race, since=taken.event), RaceInfo)
+            assert [n for n, _ in await _claims(store, race)] == [taken.event]
+        finally:
+            for session in sessions:
+                await session.close()

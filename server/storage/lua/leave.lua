@@ -8,7 +8,7 @@ if status ~= 'open' then return {'race_not_open', 0, 0} end
 -- A tournament's race has seats, not a lobby: a seat given up could be taken.
 if redis.call('HEXISTS', KEYS[1], 'tournament') == 1 then return {'race_not_open', 0, 0} end
 if redis.call('HDEL', KEYS[2], ARGV[2]) == 0 then return {'not_a_racer', 0, 0} end
-redis.call('HDEL', KEYS[1], 'ready:' .. ARGV[2])
+redis.call('HDEL', KEYS[1], 'ready:' .. ARGV[2], 'seat:' .. ARGV[2])
 local closed = 0
 if redis.call('HLEN', KEYS[2]) == 0 then
   redis.call('HSET', KEYS[1], 'status', 'finished')
