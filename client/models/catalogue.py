@@ -33,13 +33,13 @@ VARIANTS: tuple[Variant, ...] = (
         "royal-cotillion",
         "Royal Cotillion",
         "Aces and deuces laid out, suits built up in twos; a single pass.",
-        (70, 15),
+        (70, 17),
     ),
     Variant(
         "gavotte",
         "Gavotte",
         "Royal Cotillion with the bases dealt into play and a redeal.",
-        (70, 15),
+        (70, 17),
     ),
     Variant(
         "odd-and-even",

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import ClassVar
 
+from rich.cells import cell_len
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -31,6 +32,7 @@ from textual.events import Resize
 from textual.reactive import reactive
 from textual.widgets import Footer, Input, Static
 
+from client.models.names import cut
 from client.models.racers import progress_summary
 from client.models.record import RaceRecord
 from client.models.requests import InputError, from_input
@@ -81,6 +83,7 @@ __all__ = [
 SIDEBAR = 28  # the racers panel's width
 CHROME = 3  # lines around the board: top bar, notice, footer
 MAX_QUEUED = 64  # keys kept while a move is in flight; later ones are refused
+MIN_CUT = 12  # the fewest columns a cut race name keeps in the top bar
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,17 +118,28 @@ def fit_table(
     return TableFit(False, (width, height - CHROME - 1), need, fits)
 
 
-def hud_text(parts: Sequence[tuple[int, str]], room: int) -> str:
+def hud_text(parts: Sequence[tuple[int, str]], room: int, cut_first: int | None = None) -> str:
     """The HUD's parts joined, dropping the least needed (highest number) until it fits.
 
     The clock (0) and the cards home (1) go last, so a narrow terminal still
-    says how the race stands.
+    says how the race stands. The part numbered ``cut_first`` (a tournament's
+    long race name) is cut to fit, down to :data:`MIN_CUT` columns, before it is
+    dropped. Widths are terminal columns: names may be wide.
     """
     kept = list(parts)
-    text = " · ".join(part for _, part in kept)
-    while len(text) > room and len(kept) > 1:
-        kept.remove(max(kept, key=lambda part: part[0]))
-        text = " · ".join(part for _, part in kept)
+
+    def joined() -> str:
+        return " · ".join(part for _, part in kept)
+
+    text = joined()
+    while cell_len(text) > room and len(kept) > 1:
+        least = max(kept, key=lambda part: part[0])
+        over = cell_len(text) - room
+        if least[0] == cut_first and cell_len(least[1]) - over >= MIN_CUT:
+            kept[kept.index(least)] = (least[0], cut(least[1], cell_len(least[1]) - over))
+        else:
+            kept.remove(least)
+        text = joined()
     return text
 
 
@@ -310,11 +324,12 @@ class GameScreen(ServerScreen):
             clock = f"⏱ {clock_text(self.ends_at - now)}"
         view = self.view
         # What goes first when the bar is short: the counts of moves and redeals
-        # (the racers panel shows the moves too), then the variant's title, then
-        # which race this is (a tournament's round); the clock and cards home stay.
+        # (the racers panel shows the moves too), then which race this is (a
+        # tournament's round, cut before it goes), then the variant's title; the
+        # clock and cards home stay.
         parts = [
-            (3, self.table.title),
-            (2, self.record.called),
+            (2, self.table.title),
+            (3, self.record.called),
             (0, clock),
             (1, f"home {view.progress.home}/{view.progress.target}"),
             (4, f"moves {self.seq}"),
@@ -322,7 +337,7 @@ class GameScreen(ServerScreen):
         if view.redeals_left:
             parts.append((4, f"redeals {view.redeals_left}"))
         bar = self.query_one(TopBar)
-        bar.text = hud_text(parts, bar.room)
+        bar.text = hud_text(parts, bar.room, cut_first=3)
         if self.record.away:
             self._show_racers()  # their "away 12s" counts on
 

@@ -253,9 +253,7 @@ def _row_tops(
     for row in range(last + 1):
         top = tops[row] = max(next_top, floor[row])
         in_row = [piles[spec.id] for spec in layout.piles if spec.row == row]
-        next_top = top + max(
-            (min(p.height, 2) if p.fanned else p.height for p in in_row), default=1
-        )
+        next_top = top + max((p.height for p in in_row), default=1)
         for pile in in_row:
             bottom = max(bottom, top + pile.height)
             if pile.fanned:

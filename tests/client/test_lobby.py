@@ -113,7 +113,7 @@ async def test_practice_on_a_terminal_too_small_asks_first(node: str) -> None:
         await until(pilot, lambda: app.link.online, "the app is online")
         await pilot.press("down", "p")  # Royal Cotillion, the second variant
         assert isinstance(app.screen, ConfirmScreen)
-        await on_screen(pilot, "needs a terminal of 70×15", "60×20")
+        await on_screen(pilot, "needs a terminal of 70×17", "60×20")
         await pilot.press("n")
         assert isinstance(app.screen, LobbyScreen)
         await pilot.press("up", "p")  # Quadrille fits: no question

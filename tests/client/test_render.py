@@ -61,6 +61,24 @@ def test_every_variant_fits_80_by_24_and_120_by_40(variant: str) -> None:
                 assert fit.sidebar  # a roomy terminal keeps the racers panel
 
 
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_no_card_is_drawn_on_a_header_line(variant: str) -> None:
+    """A column fanned down never runs beside another pile's header: Royal Cotillion's
+    tableau printed its second row on the ``f2`` label line (issue 24 item 16)."""
+    game = find_variant(variant)
+    for width, height in TERMINALS:
+        for title, view in positions(game):
+            fit = fit_table(game.layout, view, width, height)
+            drawing = draw_board(game.layout, view, *fit.board)
+            piles = {spot.pile for spot in drawing.spots}
+            # A pile's header is its first line.
+            headers = {min(s.y for s in drawing.spots if s.pile == pile) for pile in piles}
+            cards = {spot.y for spot in drawing.spots if spot.index is not None}
+            clash = sorted(headers & cards)
+            lines = [drawing.lines[y].plain.rstrip() for y in clash]
+            assert not clash, (width, height, title, lines)
+
+
 def test_headers_lose_whole_words_never_half_a_card() -> None:
     """A label that does not fit drops its spaces, then its step, then itself: no cut card."""
     assert fit_header("f1", "A♣ +2", 9) == "f1 A♣ +2"
