@@ -241,9 +241,10 @@ def _row_tops(
 ) -> tuple[dict[int, int], int]:
     """The first line of each layout row, and the height of the whole drawing.
 
-    A row starts below the row above it (a column fanned down counts only its
-    header and first card there; a row without piles is one blank line) and
-    below every fanned column that runs down into one of its cells.
+    A row starts below the row above it, fanned columns and all (a row without
+    piles is one blank line): a fan running down beside the next row's piles
+    put its cards on their header line (Royal Cotillion's tableau beside
+    ``f2``). And below every fanned column that runs down into one of its cells.
     """
     last = max(spec.row for spec in layout.piles)
     taken = {(spec.row, col) for spec in layout.piles for col in spans[spec.id]}
