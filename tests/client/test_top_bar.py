@@ -47,3 +47,34 @@ async def test_a_tournament_race_keeps_the_variant_in_the_top_bar(variant: str) 
         title = "Grand Duchess" if variant == "grand-duchess" else "Royal Cotillion"
         assert top.startswith(f"{title} · Friday"), top
         assert top.rstrip().endswith("● online"), top
+
+
+#: The issue's own name: emoji, CJK and right-to-left in one.
+EVERY_SCRIPT = "🃏Queen👑王后مريم"
+
+
+async def test_a_name_of_every_script_keeps_online_and_the_bars_in_line() -> None:
+    """The lobby's top bar keeps "● online" at its end; in a race, each racer's score and
+    bar end in the same column whatever the name's script (widths in cells, not chars)."""
+    from rich.cells import cell_len
+
+    from protocol.views import Progress
+
+    app = BallroomApp(NOWHERE, EVERY_SCRIPT)
+    async with app.run_test(size=(80, 24)) as pilot:
+        _frozen(app)
+        shown = await on_screen(pilot, "● online")
+        assert shown.splitlines()[0].rstrip().endswith("● online"), shown
+        names = {"me": EVERY_SCRIPT, "b": "Bob", "c": "王后王后王后王后王后王后"}
+        info = race_summary(id="r1", code="K7QH2M", variant="quadrille", host="me",
+                            players=list(names), names=names)  # fmt: skip
+        record = RaceRecord("r1", info, me="me")
+        for n, player in enumerate(names):
+            record.update_progress(player, Progress(5 * n, 52, 7 * n, False, False))
+        await app.push_screen(GameScreen(record, _started("quadrille")))
+        shown = await on_screen(pilot, "Racers", "Bob")
+        panel = [line.rstrip() for line in shown.splitlines() if "▏ " in line]
+        rows = [line for line in panel if line.endswith("/52") or line.endswith(" mv")]
+        assert len(rows) == 6, shown
+        assert len({cell_len(row) for row in rows}) == 1, rows
+        assert shown.splitlines()[0].rstrip().endswith("● online"), shown
