@@ -101,7 +101,7 @@ def _tied_doc(*points: float) -> Tournament:
     """A finished rounds tournament whose standings share first place among the first
     entrants with equal points."""
     names = ["Ann", "Bob", "Cy", "Dee"][: len(points)]
-    standings = []
+    standings: list[TournamentStanding] = []
     for n, (name, share) in enumerate(zip(names, points, strict=True)):
         tied = n > 0 and share == points[n - 1]
         place = standings[-1].place if tied else n + 1
