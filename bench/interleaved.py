@@ -62,6 +62,12 @@ def one_run(checkout: Path, args: argparse.Namespace, log_dir: Path) -> Figures:
             warmup=args.warmup, seconds=args.seconds, strict=False,
         )  # fmt: skip
         run = asyncio.run(saturation(node.url, load, pids))
+        if not run.count:  # say what happened rather than divide by zero
+            raise SystemExit(
+                f"no move answered in the window of the run in {checkout}: refusals "
+                f"{dict(run.errors)}, {run.extra['races']} races opened; the node's log:\n"
+                f"{node.output()}"
+            )
     cpu, rate = run.extra["cpu"], run.rate
     return Figures(cpu["server"] / rate * 1e6, cpu["redis"] / rate * 1e6, rate)
 

@@ -267,28 +267,35 @@ async def play(
     racing.games_over += 1
 
 
-async def race_group(racers: Sequence[LeanClient], racing: Racing) -> None:
-    """Back-to-back racing: race after race until the window ends."""
+async def race_group(
+    racers: Sequence[LeanClient], racing: Racing, started: list[Wire] | None = None
+) -> None:
+    """Back-to-back racing: race after race until the window ends (``started``: the
+    ``race_started`` pushes of a first race opened already)."""
     while time.perf_counter() < racing.window.end:
-        started = await open_race(racers, (), racing, time_limit=600)
+        if started is None:
+            started = await open_race(racers, (), racing, time_limit=600)
         await asyncio.gather(
             *(play(r, s["race"], s["legal"], racing) for r, s in zip(racers, started, strict=True))
         )
+        started = None
 
 
 async def saturation(url: str, args: argparse.Namespace, pids: dict[str, int]) -> Run:
     racers = await connect_many(url, args.racers, "racer", strict=args.strict)
-    now = time.perf_counter()
     racing = Racing(
-        variant=args.variant,
-        window=Window(now + args.warmup, now + args.warmup + args.seconds),
-        moves=Run("ballroom"),
+        variant=args.variant, window=Window(math.inf, math.inf), moves=Run("ballroom"),
         rng=random.Random(1),
-    )
-    cpu = asyncio.get_running_loop().create_task(cpu_use(racing.window, pids))
+    )  # fmt: skip
     size = args.race_size
     groups = [racers[i : i + size] for i in range(0, len(racers), size)]
-    await asyncio.gather(*(race_group(g, racing) for g in groups))
+    # The warm-up counts from the first races' start, as in :func:`human`: a slow first
+    # opening (a cold node, a busy machine) cannot eat a short window.
+    firsts = await asyncio.gather(*(open_race(g, (), racing, time_limit=600) for g in groups))
+    now = time.perf_counter()
+    racing.window = Window(now + args.warmup, now + args.warmup + args.seconds)
+    cpu = asyncio.get_running_loop().create_task(cpu_use(racing.window, pids))
+    await asyncio.gather(*(race_group(g, racing, f) for g, f in zip(groups, firsts, strict=True)))
     racing.moves.seconds = args.seconds
     racing.moves.extra = {
         "races": racing.races,
