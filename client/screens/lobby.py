@@ -331,9 +331,12 @@ class LobbyScreen(ServerScreen):
             )
         if table.row_count:
             table.move_cursor(row=min(keep, table.row_count - 1))
+        if self.tournaments_shown:  # the hint speaks of the list shown, not this one
+            return
+        if table.row_count:
             if self._hint:  # the "no races" hint would now say something false
                 self.say("")
-        elif not self._said:
+        elif not self._said or self._hint:  # a hint of the other list says something false
             self.say("No open races: p races a bot on the highlighted variant, c creates a race.")
             self._hint = True
 
@@ -562,7 +565,7 @@ class LobbyScreen(ServerScreen):
             table.move_cursor(row=min(keep, table.row_count - 1))
             if self._hint:
                 self.say("")
-        elif not self._said:
+        elif not self._said or self._hint:
             self.say("No tournaments yet: c creates one, j enters one by its code.")
             self._hint = True
 
