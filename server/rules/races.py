@@ -117,10 +117,11 @@ def standings(
     """Winners first by time, then the rest by cards home, then by time.
 
     Times count in tenths of a second from ``started_at`` (what a person
-    sees); racers equal in all of it share a place. A tournament's ``table``
-    ranks as its round scores it: a game not won counts the whole time
-    limit, so those stopped on the same cards home share the place, in the
-    race's results as in the round and the standings.
+    sees); racers equal in all of it share a place. A rounds tournament's
+    ``table`` ranks as its round scores it: a game not won counts the whole
+    time limit, so those stopped on the same cards home share the place, in
+    the race's results as in the round and the standings. (A knockout's game
+    keeps the race's rule: its first placed racer wins it.)
     """
 
     def key(result: RacerResult) -> tuple[bool, int, int, int]:
@@ -166,6 +167,8 @@ class RaceSettings:
     host_name: str | None = None
     #: The results (and seed) wait until the tournament or the day announces them.
     hold_results: bool = False
+    #: A rounds tournament's table: ranked as its round scores it (:func:`standings`).
+    round_ranked: bool = False
     #: ``day:variant`` of a daily deal's race.
     daily: str | None = None
 
@@ -191,6 +194,7 @@ class RaceSettings:
             "tournament_code": self.tournament_code,
             "host_name": self.host_name,
             "hold_results": 1 if self.hold_results else None,
+            "round_ranked": 1 if self.round_ranked else None,
             "daily": self.daily,
         }
         meta.update({key: value for key, value in optional.items() if value is not None})

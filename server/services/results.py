@@ -97,7 +97,7 @@ class Results:
             return False
         if closed:
             await self.store.lobby_changed()
-        results = await self.results(race, table=bool(meta.get("tournament")))
+        results = await self.results(race, table=meta.get("round_ranked") == "1")
         # A tournament table's results (its seed) wait for the other tables
         # racing the same deal: the director announces them at the stage's end.
         hold = meta.get("hold_results") == "1"
@@ -145,8 +145,8 @@ class Results:
         return results
 
     async def results(self, race: str, *, table: bool = False) -> RaceResults:
-        """Standings (a tournament's ``table`` ranked as its round is), revealed seed and
-        every racer's log."""
+        """Standings (a rounds tournament's ``table`` ranked as its round is), revealed
+        seed and every racer's log."""
         started = await self.memory.started(race)
         boards = await self.store.boards(race)
         names = await self.store.players(race)

@@ -353,6 +353,8 @@ class Director:
                 # Tables racing one deal keep their results (and seed) to
                 # themselves until every table has finished.
                 hold_results=len(plan["tables"]) > 1,
+                # A round ranks games not won by cards home alone: so do its tables.
+                round_ranked=doc["format"] == "rounds",
                 winnable=winnable,
                 line=tuple(line.split(",")) if line else (),
             )
