@@ -18,6 +18,7 @@ from the shard that stored it to the nodes that follow the race.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import Any, Protocol, TypeAlias
 
@@ -32,6 +33,7 @@ __all__ = [
     "RedisClient",
     "ShardedSubscriber",
     "Topology",
+    "close_client",
     "cluster_client",
     "is_cluster_url",
     "is_redirection",
@@ -87,16 +89,46 @@ def is_redirection(error_text: str) -> bool:
     return error_text.startswith(_REDIRECTIONS)
 
 
+def _known_nodes(client: aioredis.RedisCluster) -> list[ClusterNode]:
+    """Every node object the client holds (one node may be two objects: a startup node)."""
+    manager = client.nodes_manager
+    nodes = {id(n): n for n in (*manager.nodes_cache.values(), *manager.startup_nodes.values())}
+    return list(nodes.values())
+
+
+async def _disconnect(nodes: list[ClusterNode]) -> None:
+    await asyncio.gather(*(node.disconnect() for node in nodes), return_exceptions=True)
+
+
 async def read_slot_map(client: aioredis.RedisCluster) -> None:
     """Have redis-py read the slot map again; a Redis error if it cannot.
 
     redis-py raises a bare ``RedisClusterException`` when no node it knows
     answers; callers expect Redis errors, which they treat as storage away.
+    A node the new map leaves out is disconnected here: redis-py closes only
+    its idle connections, and the others stayed open until the garbage
+    collector found them ("Unclosed ClusterNode object", logged wherever).
     """
+    before = _known_nodes(client)
     try:
         await client.nodes_manager.initialize()
     except RedisClusterException as exc:
         raise ClusterDownError(str(exc)) from exc
+    finally:
+        kept = {id(node) for node in _known_nodes(client)}
+        await _disconnect([node for node in before if id(node) not in kept])
+
+
+async def close_client(client: RedisClient) -> None:
+    """Close every connection of ``client``.
+
+    redis-py's ``RedisCluster.aclose`` does nothing while the client means to
+    read the slot map again (after a connection error, or before its first
+    command), so the nodes' connections are closed here one by one as well.
+    """
+    await client.aclose()
+    if isinstance(client, aioredis.RedisCluster):
+        await _disconnect(_known_nodes(client))
 
 
 class Topology:

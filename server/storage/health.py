@@ -33,7 +33,13 @@ from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.exceptions import RedisError
 
-from server.storage.cluster import RedisClient, cluster_client, is_cluster_url, read_slot_map
+from server.storage.cluster import (
+    RedisClient,
+    close_client,
+    cluster_client,
+    is_cluster_url,
+    read_slot_map,
+)
 
 __all__ = ["StorageHealth"]
 
@@ -83,7 +89,7 @@ class StorageHealth:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
         with contextlib.suppress(RedisError, OSError):
-            await self._probe_client.aclose()
+            await close_client(self._probe_client)
 
     def suspect(self) -> None:
         """A command failed: probe now rather than at the next tick.

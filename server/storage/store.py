@@ -46,6 +46,7 @@ from server.storage.cluster import (
     Feed,
     RedisClient,
     Topology,
+    close_client,
     cluster_client,
     is_cluster_url,
     is_redirection,
@@ -268,7 +269,7 @@ class Store:
 
     async def close(self) -> None:
         self.batcher.close()
-        await self.redis.aclose()
+        await close_client(self.redis)
 
     def feed(
         self, on_message: Callable[[bytes, bytes], None], on_lost: Callable[[Exception], None]

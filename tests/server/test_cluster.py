@@ -9,7 +9,9 @@ from dataclasses import replace
 
 import pytest
 import redis
+from redis.backoff import NoBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.retry import Retry
 
 from protocol.messages import (
     CreateRace,
@@ -24,7 +26,13 @@ from protocol.messages import (
 )
 from server.rules.record import verify
 from server.storage import keys
-from server.storage.cluster import cluster_client, is_cluster_url, redis_py_url
+from server.storage.cluster import (
+    close_client,
+    cluster_client,
+    is_cluster_url,
+    read_slot_map,
+    redis_py_url,
+)
 from server.storage.local_cluster import ClusterNode, LocalCluster
 from server.storage.resp import Subscriber
 from server.storage.store import Store
@@ -64,6 +72,51 @@ async def test_a_cluster_url_may_name_several_nodes() -> None:
         kwargs = node.connection_kwargs
         assert (kwargs["username"], kwargs["password"]) == ("u", "pw")
     await client.aclose()
+
+
+def _connections_named(nodes: list[ClusterNode], name: str, *, kill: bool = False) -> int:
+    """How many connections ``nodes`` have from clients called ``name`` (``kill``: and
+    close them from the server's side)."""
+    count = 0
+    for node in nodes:
+        with redis.Redis(port=node.port) as plain:
+            for client in plain.client_list():
+                if client.get("name") == name:
+                    count += 1
+                    if kill:
+                        plain.client_kill_filter(_id=client["id"])
+    return count
+
+
+async def test_a_closed_cluster_client_leaves_no_connection_open(
+    redis_cluster: LocalCluster, redis_url: str
+) -> None:
+    """A cluster client used as the health probe uses one (the slot map read, then INFO of
+    each primary) closes every connection, even after one of them failed: redis-py's own
+    close then does nothing (the client means to read the slot map again), and the
+    sockets stayed open until the garbage collector logged 'Unclosed ClusterNode object'
+    in whichever test ran then."""
+    name = "closing-check"
+    client = cluster_client(
+        redis_url, require_full_coverage=False, client_name=name, retry=Retry(NoBackoff(), 0)
+    )
+    primaries = client.get_primaries
+
+    async def info_of_each() -> None:
+        for primary in primaries():
+            await client.execute_command("INFO", "server", target_nodes=primary)
+
+    await read_slot_map(client)
+    await info_of_each()
+    first, *others = redis_cluster.primaries
+    assert await asyncio.to_thread(_connections_named, [first], name, kill=True) >= 1
+    with pytest.raises(RedisConnectionError):
+        await info_of_each()  # a connection the server closed: the client will map again
+    assert await asyncio.to_thread(_connections_named, others, name) >= 1
+    await close_client(client)
+    async with asyncio.timeout(TIMEOUT):
+        while await asyncio.to_thread(_connections_named, others, name):
+            await asyncio.sleep(0.02)  # the primaries notice the closed sockets
 
 
 async def _race_on_each_shard(
