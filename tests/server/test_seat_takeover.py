@@ -21,7 +21,6 @@ from protocol.messages import (
     SubmitMove,
 )
 from server.rules.events import SeatClaimed, decode_event
-from server.storage import keys
 from server.storage.store import Store
 from tests.server.conftest import NodeFactory
 
@@ -78,8 +77,7 @@ async def test_a_second_connection_takes_the_seat_and_the_first_is_told(
 
 async def _claims(store: Store, race: str) -> list[tuple[int, SeatClaimed]]:
     """The race's stored ``SeatClaimed`` events, with their numbers."""
-    stored = await store.redis.xrange(keys.race_events(race))
-    events = [(n, decode_event(fields[b"d"])) for n, (_, fields) in enumerate(stored, 1)]
+    events = [(n, decode_event(payload)) for n, payload in await store.events_since(race, 0)]
     return [(n, event) for n, event in events if isinstance(event, SeatClaimed)]
 
 
@@ -104,13 +102,14 @@ async def test_a_seat_is_taken_with_an_event_only_from_a_connection_that_holds_i
             await bo.request(JoinRace(code=str(info.race["code"])), RaceInfo)
             assert await store.event_count(race) == 1  # the join, and no claim
             assert bo.welcome is not None
+            bo_player = bo.welcome.player
             other = await ClientSession.connect(first, "Bo", token=bo.welcome.token)
             sessions.append(other)
             await other.request(Resume(race=race, since=1), RaceInfo)
             taken = await bo.next(SeatTaken, lambda m: m.race == race)
             assert [n for n, _ in await _claims(store, race)] == [taken.event]
             await other.close()  # cleanly: the seat is nobody's
-            await ann.next(Presence, lambda m: m.player == bo.welcome.player and m.away)
+            await ann.next(Presence, lambda m: m.player == bo_player and m.away is not None)
             await bo.request(Resume(race=race, since=taken.event), RaceInfo)
             assert [n for n, _ in await _claims(store, race)] == [taken.event]
         finally:
