@@ -43,6 +43,7 @@ from server.services.rematch import Rematches
 from server.services.sessions import Sessions
 from server.services.tournaments import Director
 from server.settings import Settings
+from server.storage.counters import RateCounters
 from server.storage.daily import DailyStore
 from server.storage.health import StorageHealth
 from server.storage.matchmaking import QueueStore, RematchStore
@@ -68,7 +69,7 @@ class Node:
             store, settings, own_events=self.hub, records=self.records
         )
         self.director = Director(store, races, settings)
-        self.accounts = Accounts(players, settings.logins)
+        self.accounts = Accounts(players, RateCounters(store), settings.logins)
         self.matchmaker = Matchmaker(QueueStore(store), players, races.lobby)
         self.rematches = Rematches(RematchStore(store), races.lobby)
         self.daily = DailyDeals(daily, players, races.lobby, races.results)

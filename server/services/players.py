@@ -33,7 +33,8 @@ from server.exceptions import RequestRefused
 from server.rules.names import skeleton
 from server.settings import LoginLimits
 from server.storage import keys
-from server.storage.players import PlayerStore, Window
+from server.storage.counters import RateCounters, Window
+from server.storage.players import PlayerStore
 
 __all__ = ["Accounts", "Identity", "is_account_token"]
 
@@ -75,12 +76,14 @@ class Accounts:
     def __init__(
         self,
         store: PlayerStore,
+        counters: RateCounters,
         limits: LoginLimits | None = None,
         *,
         hasher: PasswordHasher = HASHER,
         hashing_threads: int = 2,
     ) -> None:
         self.store = store
+        self.counters = counters
         self.limits = limits or LoginLimits()
         self._hasher = hasher
         self._pool = ThreadPoolExecutor(hashing_threads, thread_name_prefix="argon2")
@@ -113,7 +116,7 @@ class Accounts:
         await self._admit(address)
         named = _digest(skeleton(name))
         name_key = keys.login_failures(named)
-        failures = await self.store.peek(name_key)
+        failures = await self.counters.peek(name_key)
         if failures.attempts >= self.limits.failures_per_name:
             raise _rate_limited("too many failed logins to this name", failures)
         player = await self.store.player_named(named)
@@ -122,9 +125,9 @@ class Accounts:
         # The same work whether or not the name exists: the time says nothing.
         matches = await self._off_loop(self._verify, stored, _normal_password(password))
         if account is None or not matches:
-            await self.store.hit(name_key, int(self.limits.window * 1000))
+            await self.counters.hit(name_key, int(self.limits.window * 1000))
             raise RequestRefused(ErrorCode.BAD_CREDENTIALS, "wrong name or password")
-        await self.store.forget(name_key)
+        await self.counters.forget(name_key)
         if self._hasher.check_needs_rehash(account.password_hash):
             rehashed = await self._off_loop(self._hasher.hash, _normal_password(password))
             await self.store.set_password_hash(account.player, rehashed)
@@ -158,7 +161,8 @@ class Accounts:
 
     async def _admit(self, address: str) -> None:
         """Count an attempt from ``address``; refuse past the window's allowance."""
-        window = await self.store.hit(keys.login_attempts(address), int(self.limits.window * 1000))
+        window_ms = int(self.limits.window * 1000)
+        window = await self.counters.hit(keys.login_attempts(address), window_ms)
         if window.attempts > self.limits.attempts_per_address:
             raise _rate_limited("too many logins from your address", window)
 
@@ -191,7 +195,7 @@ class Accounts:
 
 
 def _rate_limited(why: str, window: Window) -> RequestRefused:
-    seconds = max(1, -(-window.ms_left // 1000))
+    seconds = window.seconds_left
     return RequestRefused(
         ErrorCode.RATE_LIMITED, f"{why}; try again in {seconds} s", retry_after=float(seconds)
     )

@@ -1,4 +1,4 @@
-"""Accounts kept in Redis: names, password hashes, session tokens, login counters.
+"""Accounts kept in Redis: names, password hashes, session tokens, records.
 
 An account's keys share the hash tag of its player id, so the scripts that
 touch its tokens stay on one Redis Cluster slot. A name is claimed by the
@@ -24,7 +24,7 @@ from server.storage.replies import (
 )
 from server.storage.store import Store
 
-__all__ = ["PlayerStore", "StoredAccount", "Window"]
+__all__ = ["PlayerStore", "StoredAccount"]
 
 
 class StoredAccount(NamedTuple):
@@ -35,20 +35,12 @@ class StoredAccount(NamedTuple):
     password_hash: str
 
 
-class Window(NamedTuple):
-    """A rate counter: attempts in the current window, and milliseconds until it ends."""
-
-    attempts: int
-    ms_left: int
-
-
 class PlayerStore:
     """Typed operations on the Redis model of accounts."""
 
     def __init__(self, store: Store) -> None:
         self.redis: RedisClient = store.redis
         # redis-py's Script loads itself again if Redis forgot it (a restart).
-        self._rate_hit = self.redis.register_script(script_source("rate_hit"))
         self._token_add = self.redis.register_script(script_source("token_add"))
         self._token_touch = self.redis.register_script(script_source("token_touch"))
         self._player_race = self.redis.register_script(script_source("player_race"))
@@ -116,24 +108,6 @@ class PlayerStore:
 
     async def revoke_all(self, player: str) -> None:
         await self.redis.delete(keys.account_tokens(player))
-
-    # -- rate counters -----------------------------------------------------
-
-    async def hit(self, key: str, window_ms: int) -> Window:
-        """Count one attempt in ``key``'s window (which starts with the first)."""
-        count, ms_left = await self._rate_hit(keys=[key], args=[window_ms])
-        return Window(int(count), int(ms_left))
-
-    async def peek(self, key: str) -> Window:
-        """The attempts counted in ``key``'s window, without counting one."""
-        async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.get(key)
-            pipe.pttl(key)
-            count, ms_left = await pipe.execute()
-        return Window(int(count or 0), max(0, int(ms_left)))
-
-    async def forget(self, key: str) -> None:
-        await self.redis.delete(key)
 
     # -- records: ratings, counters, history -------------------------------
 
