@@ -139,14 +139,15 @@ async def snapshot(store: Store) -> dict[bytes, Any]:
 
 def _but_presence(values: dict[bytes, Any]) -> dict[bytes, Any]:
     """``values`` less who is connected: a connection the server closes on bad input
-    is a racer gone away, which the race notes (``presence`` events, ``away:`` fields)."""
+    is a racer gone away, which the race notes (``presence`` events, ``away:`` fields),
+    and a seat given up (``seat:`` fields)."""
     kept: dict[bytes, Any] = {}
     for key, value in values.items():
         if key in (keys.RACERS_HERE.encode(), keys.RACERS_AWAY.encode()):
             continue
         if key.endswith(b":meta") and isinstance(value, dict):
             # The event counter counts presence events too; the stream says the rest.
-            value = {f: v for f, v in value.items() if not f.startswith(b"away:")}
+            value = {f: v for f, v in value.items() if not f.startswith((b"away:", b"seat:"))}
             value.pop(b"events", None)
         elif key.endswith(b":events") and isinstance(value, list):
             value = [e for e in value if not isinstance(decode_event(e[1][b"d"]), PresenceChanged)]
