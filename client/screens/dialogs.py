@@ -119,7 +119,11 @@ class AskScreen(ModalScreen[str | None]):
 
 
 class ConfirmScreen(ModalScreen[bool]):
-    """A yes-or-no before something that cannot be undone: y or Enter confirms."""
+    """A yes-or-no before something that cannot be undone: y confirms, n or Escape cancels.
+
+    Cancel has the focus at first, so an Enter pressed out of habit cancels
+    rather than doing what cannot be undone; Tab then Enter picks the other.
+    """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y,enter", "answer(True)", "Yes"),
