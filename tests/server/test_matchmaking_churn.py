@@ -200,8 +200,14 @@ async def request_queue(player: Player, variant: str, figures: Figures) -> None:
         figures.wrongly_refused += not failed.message.startswith("you race in quick race")
         return
     assert queued.queued
-    player.hear()  # pushed before the reply; the reply stands after them
+    # The reply stands after what was pushed before it, except a match of the place it
+    # made: the pairing may push `matched` before the reply goes (docs/protocol.md).
+    standing = [m for m in player.session.received if isinstance(m, Matched | Queued)]
+    player.hear()
     player.want, player.race = variant, None
+    last = standing[-1] if standing else None
+    if isinstance(last, Matched) and last.variant == variant:
+        player.race, player.want = last.race, None
 
 
 async def act(
