@@ -240,6 +240,9 @@ class GameScreen(ServerScreen):
         self._show_position()
         self.set_interval(0.5, self._tick)
         self._tick()
+        # The bar fits its parts to its width, which it has only once laid out:
+        # drawn again then, not at the first tick half a second later.
+        self.call_after_refresh(self._tick)
         self.notice = (
             "Arrows move · Space picks, then drops · Tab/n next legal move · Enter plays it"
             " · d deals · : types a move"
@@ -344,6 +347,7 @@ class GameScreen(ServerScreen):
     def on_resize(self, event: Resize) -> None:
         self._check_size()
         self._show_racers()
+        self.call_after_refresh(self._tick)  # the top bar fits its new width
 
     def _check_size(self) -> None:
         """Panel or summary line, and the board, or a "too small" note under the HUD."""
