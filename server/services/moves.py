@@ -20,7 +20,8 @@ from server.rules.events import Event, MoveMade, Resigned, decode_event, encode_
 from server.services.race_memory import CachedBoard, RaceMemory, StartedRace
 from server.services.refusals import refusal
 from server.services.results import Results
-from server.storage.store import CommitReply, MoveCommit, Store, pack
+from server.storage.commits import CommitReply, MoveCommit
+from server.storage.store import Store, pack
 
 __all__ = ["MoveResult", "Moves", "OwnEvents"]
 

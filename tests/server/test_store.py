@@ -9,7 +9,8 @@ from redis.exceptions import ResponseError
 
 from server.rules.races import RaceSettings, Spectate
 from server.storage import keys
-from server.storage.store import CommitReply, MoveCommit, Store, pack
+from server.storage.commits import CommitReply, MoveCommit
+from server.storage.store import Store, pack
 
 
 async def _open_race(store: Store, max_players: int = 2) -> str:
