@@ -7,6 +7,7 @@ from collections.abc import Mapping
 
 from server.engine import Game
 from server.engine.state import State
+from server.storage.keys import BoardField
 from server.storage.store import unpack
 
 __all__ = ["stored_board_faults"]
@@ -27,13 +28,13 @@ def stored_board_faults(
     """
     faults = []
     state = game.replay(seed, log, deal_version)
-    if int(boards[f"seq:{player}"]) != len(log) or state.moves != len(log):
+    if int(boards[BoardField.SEQ.of(player)]) != len(log) or state.moves != len(log):
         faults.append("stored move count differs from the log")
-    if int(boards[f"home:{player}"]) != game.home(state):
+    if int(boards[BoardField.HOME.of(player)]) != game.home(state):
         faults.append("stored cards home differ from the replay")
-    snapshot = boards.get(f"state:{player}")
+    snapshot = boards.get(BoardField.STATE.of(player))
     if snapshot is not None:
-        at = int(boards[f"snap:{player}"])
+        at = int(boards[BoardField.SNAP.of(player)])
         stored = State.from_data(unpack(snapshot))
         if game.replay(seed, log[:at], deal_version).to_data() != stored.to_data():
             faults.append("replay differs from the stored snapshot")

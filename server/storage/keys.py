@@ -9,6 +9,7 @@ race ids never do (they are lowercase), so one name space serves both.
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import NamedTuple
 
 __all__ = [
@@ -21,6 +22,7 @@ __all__ = [
     "RACERS_HERE",
     "RECORDS_PENDING",
     "TOURNAMENTS",
+    "BoardField",
     "MatchmakingKeys",
     "account",
     "account_history",
@@ -93,9 +95,37 @@ def race_players(race: str) -> str:
 
 
 def race_boards(race: str) -> str:
-    """Hash: per racer ``seq:P``, ``status:P``, ``home:P``, ``at:P``, ``ver:P``, and a
-    snapshot ``state:P`` of the board after move ``snap:P``, taken every few moves."""
+    """Hash: each racer's fields, named by :class:`BoardField` and the player id."""
     return f"race:{{{race}}}:boards"
+
+
+class BoardField(StrEnum):
+    """A racer's fields in a race's boards hash (:func:`race_boards`): a prefix, then the
+    player id (``seq:P``).
+
+    Named here alone: the Lua scripts get each prefix as a local ``BOARD_<NAME>``
+    (``BOARD_SEQ .. p``) from a prelude built from this class
+    (:func:`server.storage.replies.script_source`), so Python and Lua cannot drift apart.
+    """
+
+    #: The number of moves the racer made.
+    SEQ = "seq:"
+    #: The racer's :class:`~protocol.results.RacerStatus` (``playing`` until their game ends).
+    STATUS = "status:"
+    #: Cards on the foundations.
+    HOME = "home:"
+    #: When the racer's game ended (won, stuck, resigned, left, timed out).
+    AT = "at:"
+    #: A token each move writes anew: a commit's compare-and-set checks it with the seq.
+    VERSION = "ver:"
+    #: A snapshot of the board (packed), taken every few moves.
+    STATE = "state:"
+    #: The seq the snapshot ``state:P`` was taken at.
+    SNAP = "snap:"
+
+    def of(self, player: str) -> str:
+        """This field of ``player`` (``seq:P``)."""
+        return self.value + player
 
 
 def race_events(race: str) -> str:

@@ -5,8 +5,8 @@
 -- The caller advances the snapshot (or the deal, when there is none yet) by
 -- those moves; a script, because the tail to read depends on the snapshot.
 local p = ARGV[1]
-local b = redis.call('HMGET', KEYS[1], 'seq:' .. p, 'status:' .. p, 'ver:' .. p, 'state:' .. p,
-  'snap:' .. p)
+local b = redis.call('HMGET', KEYS[1], BOARD_SEQ .. p, BOARD_STATUS .. p, BOARD_VERSION .. p,
+  BOARD_STATE .. p, BOARD_SNAP .. p)
 if not b[1] then return {} end
 local snap = tonumber(b[5] or '0')
 local reply = {b[1], b[2], b[3] or '', b[4] or '', snap}

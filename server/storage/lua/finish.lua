@@ -10,8 +10,8 @@ local now = tonumber(ARGV[2])
 local ends = tonumber(redis.call('HGET', meta, 'ends_at'))
 if tonumber(redis.call('HGET', meta, 'unfinished')) > 0 and now < ends then return 'running' end
 for _, p in ipairs(redis.call('HKEYS', KEYS[3])) do
-  if redis.call('HGET', boards, 'status:' .. p) == 'playing' then
-    redis.call('HSET', boards, 'status:' .. p, 'timeout', 'at:' .. p, ends)
+  if redis.call('HGET', boards, BOARD_STATUS .. p) == 'playing' then
+    redis.call('HSET', boards, BOARD_STATUS .. p, 'timeout', BOARD_AT .. p, ends)
   end
 end
 redis.call('HSET', meta, 'status', 'finished', 'unfinished', 0)

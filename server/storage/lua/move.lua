@@ -26,7 +26,8 @@ end
 
 local function commit(meta, boards, events, log, a)
   local p = ARGV[a + 1]
-  local seq_field, status_field, version_field = 'seq:' .. p, 'status:' .. p, 'ver:' .. p
+  local seq_field, status_field = BOARD_SEQ .. p, BOARD_STATUS .. p
+  local version_field = BOARD_VERSION .. p
   local board = redis.call('HMGET', boards, seq_field, status_field, version_field)
   if board[2] ~= 'playing' then return refusal(meta, board) end
   if board[1] ~= ARGV[a + 2] or (board[3] or '') ~= ARGV[a + 10] then
@@ -34,15 +35,15 @@ local function commit(meta, boards, events, log, a)
   end
   local next_seq, status = tostring(tonumber(board[1]) + 1), ARGV[a + 5]
   redis.call('HSET', boards, seq_field, next_seq, status_field, status,
-    'home:' .. p, ARGV[a + 6], version_field, ARGV[a + 11])
+    BOARD_HOME .. p, ARGV[a + 6], version_field, ARGV[a + 11])
   if ARGV[a + 3] ~= '' then
-    redis.call('HSET', boards, 'state:' .. p, ARGV[a + 3], 'snap:' .. p, next_seq)
+    redis.call('HSET', boards, BOARD_STATE .. p, ARGV[a + 3], BOARD_SNAP .. p, next_seq)
   end
   redis.call('RPUSH', log, ARGV[a + 4])
   -- Only a racer's last move can leave no one playing; until then, say "some".
   local left = '1'
   if status ~= 'playing' then
-    redis.call('HSET', boards, 'at:' .. p, ARGV[a + 7])
+    redis.call('HSET', boards, BOARD_AT .. p, ARGV[a + 7])
     left = redis.call('HINCRBY', meta, 'unfinished', -1)
   end
   return 'ok ' .. emit(events, ARGV[a + 8], ARGV[a + 9]) .. ' ' .. left

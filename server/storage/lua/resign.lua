@@ -13,9 +13,9 @@ if ARGV[5] == 'left' then
   if not away or tonumber(away) + grace > tonumber(ARGV[2]) then return {'back', 0, 0} end
 end
 if status ~= 'started' then return {'race_over', 0, 0} end
-local current = redis.call('HGET', boards, 'status:' .. p)
+local current = redis.call('HGET', boards, BOARD_STATUS .. p)
 if not current then return {'not_a_racer', 0, 0} end
 if current ~= 'playing' then return {'race_over', 0, 0} end
-redis.call('HSET', boards, 'status:' .. p, ARGV[5], 'at:' .. p, ARGV[2])
+redis.call('HSET', boards, BOARD_STATUS .. p, ARGV[5], BOARD_AT .. p, ARGV[2])
 local left = redis.call('HINCRBY', meta, 'unfinished', -1)
 return {'ok', emit(KEYS[3], ARGV[3], ARGV[4]), left}

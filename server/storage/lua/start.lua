@@ -18,6 +18,7 @@ end
 redis.call('HSET', KEYS[1], 'status', 'started', 'started_at', ARGV[3], 'ends_at', ARGV[4],
   'unfinished', #players)
 for _, p in ipairs(players) do
-  redis.call('HSET', KEYS[4], 'seq:' .. p, 0, 'status:' .. p, 'playing', 'home:' .. p, ARGV[8])
+  redis.call('HSET', KEYS[4], BOARD_SEQ .. p, 0, BOARD_STATUS .. p, 'playing',
+    BOARD_HOME .. p, ARGV[8])
 end
 return {'ok', emit(KEYS[3], ARGV[5], ARGV[6])}
