@@ -54,12 +54,23 @@ def _paragraphs(text: str) -> str:
     return "\n\n".join(out)
 
 
-def engine_rules(game: Game) -> str:
-    """A variant's rules text: its summary, its own docstring, its family's docstring."""
+def _own_words(game: Game) -> str:
+    """A variant's own rules: its summary, then its class docstring."""
     cls = type(game)
     own = inspect.getdoc(cls) or ""
-    family = inspect.getdoc(sys.modules[cls.__module__]) or ""
-    parts = [cls.summary, _paragraphs(_plain(own)), _paragraphs(_plain(family))]
+    return "\n\n".join(part for part in (cls.summary, _paragraphs(_plain(own))) if part)
+
+
+def _family(game: Game) -> tuple[str, str]:
+    """A variant's family (its engine module's last name) and the family's rules text."""
+    module = sys.modules[type(game).__module__]
+    text = inspect.getdoc(module) or ""
+    return module.__name__.rsplit(".", 1)[-1], _paragraphs(_plain(text))
+
+
+def engine_rules(game: Game) -> str:
+    """A variant's rules text: its summary, its own docstring, its family's docstring."""
+    parts = [_own_words(game), _family(game)[1]]
     return "\n\n".join(part for part in parts if part)
 
 
@@ -68,28 +79,62 @@ def _literal(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
 
 
+def _chunks(text: str, indent: str) -> list[str]:
+    """``text`` as adjacent string literals of at most about 70 characters, one a line."""
+    chunks = re.findall(r".{1,70}(?:\s+|$)|.{1,70}", text, re.S)
+    return [f"{indent}{_literal(chunk)}" for chunk in chunks]
+
+
 def rules_module() -> str:
+    """The text of ``client/models/rules.py``: each family's words once, each variant's own."""
+    families: dict[str, str] = {}
+    variants: list[tuple[str, str, str]] = []
+    for variant, game in sorted(VARIANTS.items()):
+        family, text = _family(game)
+        families[family] = text
+        variants.append((variant, family, _own_words(game)))
     lines = [
         '"""Each variant\'s rules in the engine\'s own words, for the rules screen (``?``).',
         "",
         "Written by ``python -m tests.client.make_rules`` from the engine's descriptions;",
         "edit the engine's docstrings, not this file. A test checks the copy is current.",
+        "A family's rules (its engine module's docstring) are written once and follow the",
+        "words of each of its variants.",
         '"""',
         "",
         "from __future__ import annotations",
         "",
         '__all__ = ["RULES"]',
         "",
-        "RULES: dict[str, str] = {",
+        "#: Each family's rules, shared by its variants: by the engine module's name.",
+        "_FAMILIES: dict[str, str] = {",
     ]
-    for variant, game in sorted(VARIANTS.items()):
-        lines.append(f"    {_literal(variant)}: (")
-        text = engine_rules(game)
-        chunks = re.findall(r".{1,70}(?:\s+|$)|.{1,70}", text, re.S)
-        for chunk in chunks:
-            lines.append(f"        {_literal(chunk)}")
+    for family, text in sorted(families.items()):
+        lines.append(f"    {_literal(family)}: (")
+        lines += _chunks(text, " " * 8)
         lines.append("    ),")
-    lines.append("}")
+    lines += [
+        "}",
+        "",
+        "#: Each variant's family and its own words (its summary and its docstring).",
+        "_VARIANTS: dict[str, tuple[str, str]] = {",
+    ]
+    for variant, family, own in variants:
+        lines.append(f"    {_literal(variant)}: (")
+        lines.append(f"        {_literal(family)},")
+        lines.append("        (")
+        lines += _chunks(own, " " * 12)
+        lines.append("        ),")
+        lines.append("    ),")
+    lines += [
+        "}",
+        "",
+        "#: Each variant's whole rules text: its own words, then its family's.",
+        "RULES: dict[str, str] = {",
+        '    variant: "\\n\\n".join(part for part in (own, _FAMILIES[family]) if part)',
+        "    for variant, (family, own) in _VARIANTS.items()",
+        "}",
+    ]
     return "\n".join(lines) + "\n"
 
 
