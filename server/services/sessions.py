@@ -27,6 +27,7 @@ from server.services.guesses import rate_limited
 from server.settings import LoginLimits, Timeouts
 from server.storage import keys
 from server.storage.counters import RateCounters
+from server.storage.sessions import NewSession, SessionOwner
 from server.storage.store import Store
 
 __all__ = ["Sessions"]
@@ -48,7 +49,7 @@ class Sessions:
         #: Address -> until when this node looks up its count of unknown tokens.
         self._suspects: dict[str, float] = {}
 
-    async def open(self, name: str, address: str) -> tuple[str, str]:
+    async def open(self, name: str, address: str) -> NewSession:
         """A new guest named ``name``, from ``address``: (token, player id).
 
         Refused ``rate_limited`` past the address's guest sessions in the window.
@@ -58,7 +59,7 @@ class Sessions:
         )
         if window.attempts > self.logins.guests_per_address:
             raise rate_limited("too many new guest sessions from your address", window)
-        return await self._store.create_session(name, ttl=self.timeouts.guest_unused)
+        return await self._store.sessions.create(name, ttl=self.timeouts.guest_unused)
 
     async def admit_token(self, address: str) -> None:
         """Refuse ``rate_limited`` a ``hello`` with a token from an address past its unknown
@@ -81,13 +82,13 @@ class Sessions:
         self._suspects[address] = now + self.logins.window
         await self._counters.hit(keys.token_failures(address), int(self.logins.window * 1000))
 
-    async def find(self, token: str) -> tuple[str, str] | None:
-        """(player id, name) of a live session, or None if unknown or expired; a found
+    async def find(self, token: str) -> SessionOwner | None:
+        """The player and name of a live session, or None if unknown or expired; a found
         session is used, so it gets the full lease again."""
-        return await self._store.load_session(token, ttl=self.timeouts.session)
+        return await self._store.sessions.load(token, ttl=self.timeouts.session)
 
     async def lease(self, tokens: list[str]) -> None:
         """Give these sessions (their connections lived long enough to count as used) the
         full lease; a session that expired meanwhile stays expired."""
         if tokens:
-            await self._store.lease_sessions(tokens, ttl=self.timeouts.session)
+            await self._store.sessions.lease(tokens, ttl=self.timeouts.session)

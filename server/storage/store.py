@@ -37,7 +37,6 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from protocol.codec import pack_value as pack
 from protocol.results import RacerStatus
-from server.rules.codes import new_code
 from server.rules.races import RaceSettings
 from server.storage import keys
 from server.storage.cluster import (
@@ -50,6 +49,7 @@ from server.storage.cluster import (
     open_feed,
 )
 from server.storage.commits import CommitBatcher
+from server.storage.draws import new_code
 from server.storage.pool import FairConnectionPool
 from server.storage.replies import (
     optional_text,
@@ -58,6 +58,7 @@ from server.storage.replies import (
     reply_texts,
 )
 from server.storage.scripts import ScriptRegistry
+from server.storage.sessions import SessionStore
 
 __all__ = [
     "Store",
@@ -68,9 +69,6 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
-
-SESSION_TTL = 7 * 24 * 3600
-
 
 #: Fields of a race's meta hash that hold msgpack, not text: the results and
 #: their announcement while it is held back.
@@ -176,6 +174,7 @@ class Store:
         self.atomic_across_slots = not self.topology.sharded
         self.scripts = ScriptRegistry(client, sharded=self.topology.sharded)
         self.batcher = CommitBatcher(self.topology, self.scripts)
+        self.sessions = SessionStore(client)
 
     async def load_scripts(self) -> None:
         await self.scripts.load()
@@ -193,36 +192,6 @@ class Store:
     ) -> Feed:
         """A new pub/sub feed of events: see :func:`server.storage.cluster.open_feed`."""
         return open_feed(self.topology, on_message, on_lost)
-
-    # -- sessions --------------------------------------------------------
-
-    async def create_session(self, name: str, *, ttl: float = SESSION_TTL) -> tuple[str, str]:
-        """A new (token, player id) for a display name, kept ``ttl`` seconds unless renewed."""
-        token, player = secrets.token_urlsafe(24), secrets.token_hex(6)
-        key = keys.session(token)
-        async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.hset(key, mapping={"player": player, "name": name})
-            pipe.expire(key, max(1, int(ttl)))
-            await pipe.execute()
-        return token, player
-
-    async def load_session(self, token: str, *, ttl: float = SESSION_TTL) -> tuple[str, str] | None:
-        """(player id, name) of a live token, renewing its lease to ``ttl``; None if unknown."""
-        key = keys.session(token)
-        async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.hmget(key, "player", "name")
-            pipe.expire(key, max(1, int(ttl)))
-            (player, name), _ = await pipe.execute()
-        if player is None:
-            return None
-        return reply_text(player), reply_text(name)
-
-    async def lease_sessions(self, tokens: list[str], *, ttl: float) -> None:
-        """Renew these live sessions' leases to ``ttl`` (EXPIRE: an expired one stays gone)."""
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for token in tokens:
-                pipe.expire(keys.session(token), max(1, int(ttl)))
-            await pipe.execute()
 
     # -- races -----------------------------------------------------------
 
