@@ -61,7 +61,7 @@ class History:
         latest = self.hub.latest(race)
         if latest is not None:
             n, payload = latest
-            stored = await self.store.event(race, n)
+            stored = await self.store.events.payload(race, n)
             if stored != payload:
                 lost.append(f"event {n} {'is gone' if stored is None else 'was replaced'}")
         claims: dict[str, int] = {}

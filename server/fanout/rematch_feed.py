@@ -64,4 +64,4 @@ class RematchWatch:
 
     async def rewound(self) -> int:
         """Redis lost the latest events: go on from what it holds (offers are asked again)."""
-        return await self.store.event_count(self.race)
+        return await self.store.events.count(self.race)

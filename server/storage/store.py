@@ -37,6 +37,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from protocol.codec import pack_value as pack
 from protocol.results import RacerStatus
+from server.rules.codes import new_code
 from server.rules.races import RaceSettings
 from server.storage import keys
 from server.storage.cluster import (
@@ -49,7 +50,7 @@ from server.storage.cluster import (
     open_feed,
 )
 from server.storage.commits import CommitBatcher
-from server.storage.draws import new_code
+from server.storage.events import EventStore
 from server.storage.pool import FairConnectionPool
 from server.storage.replies import (
     optional_text,
@@ -91,11 +92,6 @@ def _split_pair(member: object) -> tuple[str, str]:
 
 def unpack(data: bytes) -> Any:
     return msgpack.unpackb(data, raw=False, strict_map_key=False)
-
-
-def _numbered(entry_id: object, fields: Mapping[bytes, object]) -> tuple[int, bytes]:
-    """A stream entry ``0-N`` as (N, its payload)."""
-    return int(reply_text(entry_id).split("-")[1]), reply_bytes(fields[b"d"])
 
 
 def _meta(raw: Mapping[bytes | str, object]) -> dict[str, str]:
@@ -175,6 +171,7 @@ class Store:
         self.scripts = ScriptRegistry(client, sharded=self.topology.sharded)
         self.batcher = CommitBatcher(self.topology, self.scripts)
         self.sessions = SessionStore(client)
+        self.events = EventStore(client)
 
     async def load_scripts(self) -> None:
         await self.scripts.load()
@@ -250,10 +247,6 @@ class Store:
         if closed:
             await self.redis.srem(key, *closed)
         return len(races) - len(closed)
-
-    async def event_count(self, race: str) -> int:
-        """How many events the race has had: the number of the latest."""
-        return int(await self.redis.xlen(keys.race_events(race)))
 
     async def race_id_for_code(self, code: str) -> str | None:
         return optional_text(await self.redis.get(keys.race_code(code.upper())))
@@ -564,31 +557,3 @@ class Store:
     async def results(self, race: str) -> bytes | None:
         value = await self.redis.hget(keys.race_meta(race), "results")
         return None if value is None else reply_bytes(value)
-
-    async def events_since(
-        self, race: str, since: int, limit: int = 10_000
-    ) -> list[tuple[int, bytes]]:
-        """Events numbered above ``since``, oldest first."""
-        entries: Any = await self.redis.xrange(
-            keys.events(race), min=f"(0-{since}", max="+", count=limit
-        )
-        return [
-            (int(reply_text(eid).split("-")[1]), reply_bytes(fields[b"d"]))
-            for eid, fields in entries
-        ]
-
-    async def events_before(
-        self, race: str, before: int | None, limit: int
-    ) -> list[tuple[int, bytes]]:
-        """Up to ``limit`` events numbered below ``before`` (None: the newest), newest first."""
-        top = "+" if before is None else f"(0-{before}"
-        entries: Any = await self.redis.xrevrange(keys.events(race), max=top, min="-", count=limit)
-        return [
-            (int(reply_text(eid).split("-")[1]), reply_bytes(fields[b"d"]))
-            for eid, fields in entries
-        ]
-
-    async def event(self, race: str, n: int) -> bytes | None:
-        """Event ``n`` of a race or tournament, or None if its stream has no such event."""
-        entries: Any = await self.redis.xrange(keys.events(race), min=f"0-{n}", max=f"0-{n}")
-        return reply_bytes(entries[0][1][b"d"]) if entries else None

@@ -54,7 +54,7 @@ def _is(player: str) -> Callable[[Presence | Progress], bool]:
 
 
 async def _resigned_events(store: Store, race: str, player: str) -> list[Resigned]:
-    events = [decode_event(payload) for _, payload in await store.events_since(race, 0)]
+    events = [decode_event(payload) for _, payload in await store.events.since(race, 0)]
     return [e for e in events if isinstance(e, Resigned) and e.player == player]
 
 

@@ -95,10 +95,10 @@ async def test_events_are_numbered_and_resumable(store: Store) -> None:
     for seq in range(3):
         result = await store.batcher.send(_commit(race, "p2", seq))
         assert result[0] == "ok"
-    events = await store.events_since(race, 0)
+    events = await store.events.since(race, 0)
     numbers = [n for n, _ in events]
     assert numbers == list(range(1, len(numbers) + 1))
-    assert [n for n, _ in await store.events_since(race, numbers[-2])] == [numbers[-1]]
+    assert [n for n, _ in await store.events.since(race, numbers[-2])] == [numbers[-1]]
 
 
 async def test_finish_closes_once(store: Store) -> None:
