@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from importlib.metadata import entry_points
 
-from protocol.messages import check_player_name
+from protocol.messages.fields import check_player_name
 
 __all__ = ["Commands", "Register", "build_parser", "main", "player_name"]
 

@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from protocol.codec import encode
-from protocol.messages import ClientMessage, Hello
+from protocol.messages.base import ClientMessage
+from protocol.messages.requests import Hello
 from protocol.version import PROTOCOL_VERSION
 
 __all__ = ["ClientCore", "Pushed", "Reply"]

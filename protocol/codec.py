@@ -40,15 +40,10 @@ from protocol.exceptions import (
     LocalProtocolError,
     MalformedFrame,
 )
-from protocol.messages import (
-    MAX_SEQ,
-    ClientMessage,
-    ErrorMessage,
-    Message,
-    ServerMessage,
-    client_from_wire,
-    server_from_wire,
-)
+from protocol.messages.base import ClientMessage, Message, ServerMessage
+from protocol.messages.fields import MAX_SEQ
+from protocol.messages.registry import client_from_wire, server_from_wire
+from protocol.messages.replies import ErrorMessage
 
 __all__ = [
     "CLIENT_LIMITS",

@@ -9,7 +9,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from protocol.shapes import Shape
+from protocol.validation import Shape
 
 __all__ = ["Fan", "Layout", "PileSpec", "Role"]
 

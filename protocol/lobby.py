@@ -11,8 +11,8 @@ import enum
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from protocol.messages import SpectatePolicy
-from protocol.shapes import Shape
+from protocol.messages.enums import SpectatePolicy
+from protocol.validation import Shape
 
 __all__ = ["RacePhase", "RaceSummary", "Winnable"]
 

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from protocol.results import RacerStatus
-from protocol.shapes import Shape
+from protocol.validation import Shape
 
 __all__ = [
     "DailyDeal",

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import NamedTuple, TypedDict
 
 from protocol.results import RacerStatus
-from protocol.shapes import Shape
+from protocol.validation import Shape
 
 __all__ = ["Progress", "View", "ViewMap"]
 

@@ -13,7 +13,8 @@ from typing import get_args
 
 from rich.cells import cell_len, set_cell_size
 
-from protocol.messages import PlayerName, Str
+from protocol.messages import PlayerName
+from protocol.validation import Str
 
 __all__ = ["MAX_NAME", "clean_name", "cut", "valid_name"]
 

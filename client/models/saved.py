@@ -25,7 +25,7 @@ from pathlib import Path
 
 from protocol.exceptions import InvalidField
 from protocol.lobby import RaceSummary
-from protocol.shapes import Shape
+from protocol.validation import Shape
 
 __all__ = [
     "FILE_NAME",

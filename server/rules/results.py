@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 from protocol.profiles import RecentRace
 from protocol.results import Standing
-from protocol.shapes import Shape
+from protocol.validation import Shape
 
 __all__ = ["AccountRecord", "RaceResults", "RatingChange"]
 
