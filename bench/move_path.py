@@ -43,7 +43,7 @@ from server.storage.store import pack, unpack
 PROGRESS_KEYS = ("home", "target", "moves", "won", "over")
 
 try:  # the stream's own encoding, where the code measured has one
-    from server.rules.events import decode_event, encode_event
+    from server.storage.event_codec import decode_event, encode_event
 except ImportError:
     decode_event, encode_event = unpack, pack  # type: ignore[assignment]
 try:  # typed events and progress, where the code measured has them

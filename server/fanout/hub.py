@@ -34,9 +34,10 @@ from redis.exceptions import RedisError
 
 from server.fanout.client import Shared
 from server.fanout.trail import Trail
-from server.rules.events import Event, decode_event
+from server.rules.events import Event
 from server.storage import keys
 from server.storage.cluster import Feed
+from server.storage.event_codec import decode_event
 from server.storage.store import Store
 
 __all__ = ["Hub", "Watcher"]
@@ -299,7 +300,7 @@ class Hub:
                 last, trail = watcher.last_event, self._trails.get(race)
                 # The event last given, read again when it is known here: still there?
                 check = not rewound and trail is not None and trail.knows(last)
-                events = await self.store.events.since(race, last - 1 if check else last)
+                events = await self.store.events_since(race, last - 1 if check else last)
                 if check:
                     first = events.pop(0) if events and events[0][0] == last else None
                     if self._contradicted(race, last, None if first is None else first[1]):

@@ -10,7 +10,6 @@ from countdown to running on every node at once.
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -19,7 +18,6 @@ from protocol.lobby import RacePhase
 from protocol.messages import SpectatePolicy as Spectate
 from protocol.messages import deal_commitment as commitment
 from protocol.results import RacerStatus
-from server.engine.prng import MAX_SEED
 from server.rules.ranking import Placed, rank, tenths
 
 __all__ = [
@@ -31,7 +29,6 @@ __all__ = [
     "RacerResult",
     "Spectate",
     "commitment",
-    "draw_secret_seed",
     "phase_at",
     "phase_refusal",
     "standings",
@@ -88,11 +85,6 @@ def phase_at(status: str, now: float, started_at: float, ends_at: float) -> Phas
     if status == "finished" or now >= ends_at:
         return Phase.FINISHED
     return Phase.COUNTDOWN if now < started_at else Phase.RUNNING
-
-
-def draw_secret_seed() -> int:
-    """A seed nobody can predict, drawn from the OS's secure generator."""
-    return secrets.randbelow(MAX_SEED + 1)
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,10 +15,11 @@ from protocol.results import RacerStatus
 from protocol.views import ViewMap
 from server.engine import State
 from server.exceptions import RequestRefused
-from server.rules.events import Finished, MoveMade, Starting, decode_event
+from server.rules.events import Finished, MoveMade, Starting
 from server.rules.races import Phase, Spectate
 from server.services.lobby import Lobby, public_info
 from server.services.race_memory import RaceMemory
+from server.storage.event_codec import decode_event
 from server.storage.store import Store
 
 __all__ = ["Boards", "RacerBoard", "RacerSnapshot", "SpectatorSnapshot"]
@@ -98,11 +99,11 @@ class Boards:
 
     async def event_count(self, race: str) -> int:
         """How many events the race has had: a watcher's ``since`` for what comes next."""
-        return await self.store.events.count(race)
+        return await self.store.event_count(race)
 
     async def start_event(self, race: str) -> int | None:
         """The number of the race's start (``countdown``'s), or None before the start."""
-        for n, payload in await self.store.events.since(race, 0):
+        for n, payload in await self.store.events_since(race, 0):
             if isinstance(decode_event(payload), Starting):
                 return n
         return None
@@ -179,7 +180,7 @@ class Boards:
                 "a daily deal's race is shown only to its player until the day is over",
             )
         if info.phase is Phase.OPEN:
-            last = await self.store.events.count(race)
+            last = await self.store.event_count(race)
             last = last if upto is None else min(upto, last)
             return SpectatorSnapshot(info, None, {}, last)
         started = await self.memory.started(race)
@@ -193,7 +194,7 @@ class Boards:
         game = started.game
         states: dict[str, State] = {}
         last = 0
-        for n, payload in await self.store.events.since(race, 0):
+        for n, payload in await self.store.events_since(race, 0):
             if upto is not None and n > upto:
                 break
             event = decode_event(payload)

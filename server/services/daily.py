@@ -26,11 +26,12 @@ from protocol.messages import deal_commitment
 from server.engine import DEAL_VERSION
 from server.exceptions import RequestRefused
 from server.rules.daily import DAY, TIME_LIMIT, DailyScore, day_of, revealed
-from server.rules.races import RaceSettings, Spectate, draw_secret_seed
+from server.rules.races import RaceSettings, Spectate
 from server.services.lobby import Lobby
 from server.services.refusals import variant_or_refusal
 from server.services.results import Results
 from server.storage.daily import DailyStore
+from server.storage.draws import draw_secret_seed
 from server.storage.players import PlayerStore
 
 __all__ = ["DAILY_HOST", "DailyDeals"]

@@ -10,18 +10,19 @@ from protocol.lobby import RaceSummary, Winnable
 from protocol.messages import CreateRace
 from server.engine import DEAL_VERSION, find_variant
 from server.exceptions import RequestRefused
-from server.rules.events import Joined, Left, ReadySet, Starting, encode_event
+from server.rules.events import Joined, Left, ReadySet, Starting
 from server.rules.races import (
     Phase,
     RaceSettings,
     Spectate,
     commitment,
-    draw_secret_seed,
     phase_at,
 )
 from server.services.refusals import refusal, variant_or_refusal
 from server.services.solving import SolverPool
 from server.settings import Settings
+from server.storage.draws import draw_secret_seed
+from server.storage.event_codec import encode_event
 from server.storage.store import Store
 
 __all__ = ["DEFAULT_GRACE", "Lobby", "next_phase_change", "public_info"]

@@ -40,10 +40,11 @@ from protocol.exceptions import ErrorCode
 from protocol.messages import MAX_PLAYERS
 from server.engine import DEAL_VERSION
 from server.exceptions import RequestRefused
-from server.rules.races import RaceSettings, Spectate, draw_secret_seed
+from server.rules.races import RaceSettings, Spectate
 from server.rules.ratings import Skill
 from server.services.lobby import Lobby
 from server.services.refusals import variant_or_refusal
+from server.storage.draws import draw_secret_seed
 from server.storage.matchmaking import Adopted, Group, Placed, QueueStore, Stand, Told, Undone
 from server.storage.players import PlayerStore
 

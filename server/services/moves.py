@@ -16,11 +16,12 @@ from protocol.results import RacerStatus, StopReason
 from protocol.views import Progress, ViewMap
 from server.engine import Game, IllegalMoveError, State
 from server.exceptions import RequestRefused, StateLost
-from server.rules.events import Event, MoveMade, Resigned, decode_event, encode_event
+from server.rules.events import Event, MoveMade, Resigned
 from server.services.race_memory import CachedBoard, RaceMemory, StartedRace
 from server.services.refusals import refusal
 from server.services.results import Results
 from server.storage.commits import CommitReply, MoveCommit
+from server.storage.event_codec import decode_event, encode_event
 from server.storage.store import Store, pack
 
 __all__ = ["MoveResult", "Moves", "OwnEvents"]
@@ -262,7 +263,7 @@ class Moves:
         """
         before: int | None = None
         while True:
-            page = await self.store.events.before(race, before, self.EVENTS_PAGE)
+            page = await self.store.events_before(race, before, self.EVENTS_PAGE)
             for n, payload in page:
                 event = decode_event(payload)
                 if type(event) is MoveMade and event.player == player:

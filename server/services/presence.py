@@ -11,10 +11,11 @@ from collections.abc import Iterable
 from protocol.exceptions import ErrorCode
 from protocol.results import StopReason
 from server.exceptions import RequestRefused
-from server.rules.events import PresenceChanged, SeatClaimed, encode_event
+from server.rules.events import PresenceChanged, SeatClaimed
 from server.services.lobby import DEFAULT_GRACE
 from server.services.moves import Moves
 from server.settings import Settings
+from server.storage.event_codec import encode_event
 from server.storage.store import Store
 
 __all__ = ["Presence"]

@@ -21,8 +21,9 @@ from dataclasses import dataclass, field
 from protocol.exceptions import ErrorCode
 from server.engine import DEAL_VERSION
 from server.exceptions import RequestRefused
-from server.rules.races import RaceSettings, Spectate, draw_secret_seed
+from server.rules.races import RaceSettings, Spectate
 from server.services.lobby import Lobby
+from server.storage.draws import draw_secret_seed
 from server.storage.matchmaking import RematchStore
 
 __all__ = ["REMATCH_HOST", "RematchState", "Rematches"]

@@ -14,12 +14,13 @@ from protocol.moves import Move
 from protocol.results import DecidedBy, RacerStatus, Standing
 from protocol.views import ViewMap
 from server.exceptions import RequestRefused
-from server.rules.events import Finished, encode_event
+from server.rules.events import Finished
 from server.rules.races import Phase, RacerResult, standings
 from server.rules.results import RaceResults
 from server.services.lobby import Lobby
 from server.services.race_memory import RaceMemory
 from server.settings import Settings
+from server.storage.event_codec import encode_event
 from server.storage.store import Store, pack, unpack
 
 if TYPE_CHECKING:

@@ -28,8 +28,8 @@ from typing import Any, TypeVar
 from protocol.moves import Move
 from server.engine import Game, State, find_variant
 from server.engine.solver import Outcome, solve, solve_deal
-from server.rules.races import draw_secret_seed
 from server.settings import Solving
+from server.storage.draws import draw_secret_seed
 
 __all__ = [
     "DealChoice",

@@ -12,7 +12,6 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from server.storage.cluster import RedisClient
-from server.storage.replies import script_source
 from server.storage.store import Store
 
 __all__ = ["RateCounters", "Window"]
@@ -35,8 +34,7 @@ class RateCounters:
 
     def __init__(self, store: Store) -> None:
         self.redis: RedisClient = store.redis
-        # redis-py's Script loads itself again if Redis forgot it (a restart).
-        self._rate_hit = self.redis.register_script(script_source("rate_hit"))
+        self._rate_hit = store.scripts["rate_hit"]
 
     async def hit(self, key: str, window_ms: int) -> Window:
         """Count one attempt in ``key``'s window (which starts with the first)."""

@@ -105,7 +105,7 @@ class BoardField(StrEnum):
 
     Named here alone: the Lua scripts get each prefix as a local ``BOARD_<NAME>``
     (``BOARD_SEQ .. p``) from a prelude built from this class
-    (:func:`server.storage.replies.script_source`), so Python and Lua cannot drift apart.
+    (:func:`server.storage.scripts.script_source`), so Python and Lua cannot drift apart.
     """
 
     #: The number of moves the racer made.

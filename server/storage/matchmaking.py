@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 from server.storage import keys
 from server.storage.cluster import RedisClient
-from server.storage.replies import reply_text, script_source
+from server.storage.replies import reply_text
 from server.storage.store import Store
 
 __all__ = [
@@ -97,18 +97,18 @@ class QueueStore:
     def __init__(self, store: Store) -> None:
         self.redis: RedisClient = store.redis
         self.keys = keys.matchmaking()
-        register = self.redis.register_script
-        self._join = register(script_source("mm_join"))
-        self._leave = register(script_source("mm_leave"))
-        self._pair = register(script_source("mm_pair"))
-        self._vouch = register(script_source("mm_vouch"))
-        self._made = register(script_source("mm_made"))
-        self._told = register(script_source("mm_told"))
-        self._started = register(script_source("mm_started"))
-        self._undo = register(script_source("mm_undo"))
-        self._adopt = register(script_source("mm_adopt"))
-        self._forget = register(script_source("mm_forget"))
-        self._due = register(script_source("mm_due"))
+        scripts = store.scripts
+        self._join = scripts["mm_join"]
+        self._leave = scripts["mm_leave"]
+        self._pair = scripts["mm_pair"]
+        self._vouch = scripts["mm_vouch"]
+        self._made = scripts["mm_made"]
+        self._told = scripts["mm_told"]
+        self._started = scripts["mm_started"]
+        self._undo = scripts["mm_undo"]
+        self._adopt = scripts["mm_adopt"]
+        self._forget = scripts["mm_forget"]
+        self._due = scripts["mm_due"]
 
     async def join(
         self, player: str, queue: str, *, holder: str, name: str, rating: int, now: float
@@ -288,8 +288,7 @@ class RematchStore:
     def __init__(self, store: Store) -> None:
         self.redis: RedisClient = store.redis
         # A first acceptance is announced on the race's channel: a shard channel on a cluster.
-        source = script_source("rematch", sharded=store.topology.sharded)
-        self._accept = self.redis.register_script(source)
+        self._accept = store.scripts["rematch"]
 
     async def accept(self, race: str, player: str, *, new: str, now: float) -> RematchVote:
         """Count ``player``'s acceptance; the one that completes the set names ``new``.

@@ -16,12 +16,7 @@ from typing import Any, NamedTuple
 from server.rules.results import RatingChange
 from server.storage import keys
 from server.storage.cluster import RedisClient
-from server.storage.replies import (
-    optional_text,
-    reply_bytes,
-    reply_text,
-    script_source,
-)
+from server.storage.replies import optional_text, reply_bytes, reply_text
 from server.storage.store import Store
 
 __all__ = ["PlayerStore", "StoredAccount"]
@@ -40,10 +35,9 @@ class PlayerStore:
 
     def __init__(self, store: Store) -> None:
         self.redis: RedisClient = store.redis
-        # redis-py's Script loads itself again if Redis forgot it (a restart).
-        self._token_add = self.redis.register_script(script_source("token_add"))
-        self._token_touch = self.redis.register_script(script_source("token_touch"))
-        self._player_race = self.redis.register_script(script_source("player_race"))
+        self._token_add = store.scripts["token_add"]
+        self._token_touch = store.scripts["token_touch"]
+        self._player_race = store.scripts["player_race"]
 
     # -- names and accounts ------------------------------------------------
 

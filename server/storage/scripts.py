@@ -1,51 +1,102 @@
-"""The store's Lua scripts, loaded once into Redis and run by name.
+"""Every Lua script of storage, read, assembled and loaded in one place.
 
-Every multi-key change of a race is one script (``lua/NAME.lua``), with all
-of its keys passed in ``KEYS``. Redis forgets scripts when it restarts (or a
-replica is promoted), so running one reloads them once when Redis says so.
+Every multi-key change is one script (``lua/NAME.lua``), with all of its keys
+passed in ``KEYS``. A script's source is assembled here from the file and
+the shared preludes it uses: the boards hash's field names, generated from
+:class:`~server.storage.keys.BoardField`, and ``emit`` (``lua/_emit.lua``).
+
+Each store runs its scripts through the node's one :class:`ScriptRegistry`,
+which holds a redis-py script object per file: redis-py runs it with
+EVALSHA and loads it again when Redis says it forgot it (NOSCRIPT, after a
+restart or on a replica just promoted). The move path's own RESP connection
+(:mod:`server.storage.commits`) sends its EVALSHA itself, with the SHA-1 and
+source from the same registry, and reloads through it.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
+from importlib import resources
 from typing import Any
 
-from redis.exceptions import NoScriptError
+from redis.commands.core import AsyncScript
 
 from server.storage.cluster import RedisClient
-from server.storage.replies import script_source
+from server.storage.keys import BoardField
 
-__all__ = ["STORE_SCRIPTS", "ScriptRegistry"]
+__all__ = ["SCRIPT_NAMES", "ScriptRegistry", "board_prelude", "script_source"]
 
-#: The scripts the race, presence, results and tournament stores run.
-STORE_SCRIPTS = (
-    "join", "leave", "ready", "start", "move", "board", "resign", "finish", "results",
-    "seat", "tournament_save", "announce", "presence", "seat_claim", "seat_release",
-)  # fmt: skip
+#: PUBLISH as a Lua script names it, quoted either way.
+_PUBLISH = re.compile(r"""(['"])PUBLISH\1""")
+
+_LUA = resources.files("server.storage").joinpath("lua")
+
+#: Every script, by file name; files starting with ``_`` are preludes, not scripts.
+SCRIPT_NAMES = tuple(
+    sorted(
+        entry.name.removesuffix(".lua")
+        for entry in _LUA.iterdir()
+        if entry.name.endswith(".lua") and not entry.name.startswith("_")
+    )
+)
+
+
+def board_prelude() -> str:
+    """Lua locals naming the boards hash's fields (``local BOARD_SEQ, ... = 'seq:', ...``),
+    built from :class:`~server.storage.keys.BoardField`: the one place they are spelled."""
+    names = ", ".join(f"BOARD_{field.name}" for field in BoardField)
+    prefixes = ", ".join(f"'{field.value}'" for field in BoardField)
+    return f"-- The boards hash's fields (keys.BoardField).\nlocal {names} = {prefixes}\n"
+
+
+def script_source(name: str, *, sharded: bool = False) -> str:
+    """A script's source (``lua/NAME.lua``), with the shared preludes it uses: the
+    boards hash's field names if it names one (``BOARD_SEQ``), ``emit`` if it emits events.
+
+    ``sharded``: events are announced on shard channels (SPUBLISH, Redis 7+),
+    which a cluster delivers only from the shard that owns the race.
+    """
+    text = _LUA.joinpath(f"{name}.lua").read_text()
+    if "emit(" in text:
+        text = _LUA.joinpath("_emit.lua").read_text() + text
+    if "BOARD_" in text:
+        text = board_prelude() + text
+    if sharded:
+        text = _PUBLISH.sub(r"\1SPUBLISH\1", text)
+    return text
 
 
 class ScriptRegistry:
-    """The sources of a set of scripts and their SHA-1s in Redis."""
+    """Every script of storage on one client: its source, its SHA-1, and a way to run it."""
 
-    def __init__(
-        self, client: RedisClient, names: tuple[str, ...] = STORE_SCRIPTS, *, sharded: bool
-    ) -> None:
+    def __init__(self, client: RedisClient, *, sharded: bool) -> None:
         self._redis = client
-        self._source = {name: script_source(name, sharded=sharded) for name in names}
-        self._sha: dict[str, str] = {}
+        self._scripts = {
+            name: client.register_script(script_source(name, sharded=sharded))
+            for name in SCRIPT_NAMES
+        }
+
+    def __getitem__(self, name: str) -> AsyncScript:
+        """Script ``name`` as redis-py runs it: call it with ``keys=`` and ``args=``
+        (and ``client=`` a pipeline, to send it in one)."""
+        return self._scripts[name]
 
     def sha(self, name: str) -> str:
-        """The SHA-1 Redis knows script ``name`` by (once :meth:`load` ran)."""
-        return self._sha[name]
+        """The SHA-1 Redis knows script ``name`` by."""
+        return self._scripts[name].sha
+
+    def source(self, name: str) -> str:
+        """Script ``name``'s source, preludes included: what Redis is given to load."""
+        source = self._scripts[name].script
+        return source if isinstance(source, str) else source.decode()
 
     async def load(self) -> None:
-        """Load every script into Redis (again, after Redis forgot them)."""
-        for name, source in self._source.items():
-            self._sha[name] = await self._redis.script_load(source)
+        """Load every script into Redis (again, after Redis forgot them): the move
+        path's EVALSHA expects its script there."""
+        for script in self._scripts.values():
+            await self._redis.script_load(script.script)  # its SHA-1 is script.sha
 
-    async def run(self, name: str, keys_: list[str], args: list[Any]) -> Any:
-        """Run a script, reloading the scripts once if Redis forgot them (restart)."""
-        try:
-            return await self._redis.evalsha(self._sha[name], len(keys_), *keys_, *args)
-        except NoScriptError:
-            await self.load()
-            return await self._redis.evalsha(self._sha[name], len(keys_), *keys_, *args)
+    async def run(self, name: str, keys_: Sequence[str], args: Sequence[Any]) -> Any:
+        """Run script ``name``; redis-py loads it again once if Redis forgot it."""
+        return await self._scripts[name](keys=keys_, args=args)

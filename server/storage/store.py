@@ -52,6 +52,7 @@ from server.storage.cluster import (
 from server.storage.commits import CommitBatcher
 from server.storage.events import EventStore
 from server.storage.pool import FairConnectionPool
+from server.storage.presence import PresenceStore
 from server.storage.replies import (
     optional_text,
     reply_bytes,
@@ -78,16 +79,6 @@ _PACKED_META = frozenset({b"results", b"held"})
 
 class StoreUnavailable(Exception):
     """Redis cannot be reached right now; the request may be retried."""
-
-
-def _pair(race: str, player: str) -> str:
-    """A racer in a race as one member of the presence sets (ids hold no spaces)."""
-    return f"{race} {player}"
-
-
-def _split_pair(member: object) -> tuple[str, str]:
-    race, player = reply_text(member).split(" ", 1)
-    return race, player
 
 
 def unpack(data: bytes) -> Any:
@@ -172,6 +163,7 @@ class Store:
         self.batcher = CommitBatcher(self.topology, self.scripts)
         self.sessions = SessionStore(client)
         self.events = EventStore(client)
+        self.presence = PresenceStore(client, self.scripts)
 
     async def load_scripts(self) -> None:
         await self.scripts.load()
@@ -416,79 +408,6 @@ class Store:
 
     async def lobby_version(self) -> int:
         return int(await self.redis.get(keys.LOBBY_VERSION) or 0)
-
-    # -- who is connected --------------------------------------------------
-
-    async def presence(
-        self, race: str, player: str, *, here: bool, since: float, payload: bytes
-    ) -> tuple[bool, int]:
-        """Note that a racer came back or went away (since ``since``); returns
-        whether that changed anything (then announced) and the race's grace period."""
-        changed, _, grace = await self.run(
-            "presence",
-            [keys.race_meta(race), keys.race_players(race), keys.race_events(race)],
-            [player, repr(since), int(here), keys.race_channel(race), payload],
-        )
-        return bool(changed), int(grace)
-
-    async def claim_seat(
-        self, race: str, player: str, holder: str, payload: bytes
-    ) -> tuple[int, int]:
-        """The connection ``holder`` of ``player`` takes their seat in ``race``.
-
-        Returns (the claim's event number, the race's latest event number then):
-        the claim is an event (``payload``) only when another connection held
-        the seat; (0, 0) when there is nothing to claim (no racer there, or over).
-        """
-        event, latest = await self.run(
-            "seat_claim",
-            [keys.race_meta(race), keys.race_players(race), keys.race_events(race)],
-            [player, holder, keys.race_channel(race), payload],
-        )
-        return int(event), int(latest)
-
-    async def release_seat(self, race: str, player: str, holder: str) -> bool:
-        """The connection ``holder`` closed: it gives up ``player``'s seat, if it holds it."""
-        return bool(await self.run("seat_release", [keys.race_meta(race)], [player, holder]))
-
-    async def mark_here(
-        self, pairs: Sequence[tuple[str, str]], now: float
-    ) -> list[tuple[str, str]]:
-        """These racers (``race, player``) are connected to this node now; returns
-        those that were not marked (taken for gone while this node was silent)."""
-        if not pairs:
-            return []
-        members = [_pair(*pair) for pair in pairs]
-        # Two commands whatever the number of racers: a node may hold thousands.
-        known = await self.redis.zmscore(keys.RACERS_HERE, members)
-        await self.redis.zadd(keys.RACERS_HERE, dict.fromkeys(members, now))
-        return [pair for pair, score in zip(pairs, known, strict=True) if score is None]
-
-    async def unmark_here(self, race: str, player: str) -> None:
-        await self.redis.zrem(keys.RACERS_HERE, _pair(race, player))
-
-    async def unheard_since(self, before: float, limit: int = 100) -> list[tuple[str, str, float]]:
-        """Racers no node has said are connected since ``before``: their node is gone."""
-        found: list[Any] = await self.redis.zrangebyscore(
-            keys.RACERS_HERE, "-inf", before, start=0, num=limit, withscores=True
-        )
-        unheard = []
-        for member, score in found:
-            race, player = _split_pair(member)
-            unheard.append((race, player, float(score)))
-        return unheard
-
-    async def schedule_leaving(self, race: str, player: str, at: float | None) -> None:
-        """Resign a racer as having left at ``at`` unless they come back (None: they came back)."""
-        if at is None:
-            await self.redis.zrem(keys.RACERS_AWAY, _pair(race, player))
-        else:
-            await self.redis.zadd(keys.RACERS_AWAY, {_pair(race, player): at})
-
-    async def leaving_due(self, now: float, limit: int = 100) -> list[tuple[str, str]]:
-        """Racers whose grace period has run out by ``now``."""
-        due = await self.redis.zrangebyscore(keys.RACERS_AWAY, "-inf", now, start=0, num=limit)
-        return [_split_pair(member) for member in due]
 
     async def finish(self, race: str, now: float) -> bool:
         """Close the race if it is done; True for the one caller that closed it."""

@@ -18,11 +18,11 @@ from collections.abc import Callable
 
 from redis.asyncio.lock import Lock
 
-from server.rules.codes import new_code
-from server.rules.events import TournamentChanged, encode_event
-from server.rules.races import draw_secret_seed
+from server.rules.events import TournamentChanged
 from server.rules.tournaments import Document
 from server.storage import keys
+from server.storage.draws import draw_secret_seed, new_code
+from server.storage.event_codec import encode_event
 from server.storage.replies import (
     optional_text,
     reply_bytes,

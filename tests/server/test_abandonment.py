@@ -19,8 +19,9 @@ from protocol.messages import (
     SpectatePolicy,
     StartRace,
 )
-from server.rules.events import Resigned, decode_event
+from server.rules.events import Resigned
 from server.settings import Timeouts
+from server.storage.event_codec import decode_event
 from server.storage.store import Store
 from tests.server.conftest import TIMEOUT, Clients, NodeFactory
 
@@ -54,7 +55,7 @@ def _is(player: str) -> Callable[[Presence | Progress], bool]:
 
 
 async def _resigned_events(store: Store, race: str, player: str) -> list[Resigned]:
-    events = [decode_event(payload) for _, payload in await store.events.since(race, 0)]
+    events = [decode_event(payload) for _, payload in await store.events_since(race, 0)]
     return [e for e in events if isinstance(e, Resigned) and e.player == player]
 
 

@@ -56,9 +56,10 @@ from protocol.moves import Move
 from protocol.version import PROTOCOL_VERSION
 from server.engine import find_variant
 from server.net.connection import CLOSE_POLICY, CLOSE_TRY_AGAIN
-from server.rules.events import PresenceChanged, decode_event
+from server.rules.events import PresenceChanged
 from server.settings import Limits, Timeouts
 from server.storage import keys
+from server.storage.event_codec import decode_event
 from server.storage.store import Store
 from tests.server.conftest import NODES, TIMEOUT, Clients, NodeFactory
 

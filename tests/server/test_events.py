@@ -18,11 +18,10 @@ from server.rules.events import (
     Resigned,
     Starting,
     TournamentChanged,
-    decode_event,
-    encode_event,
 )
 from server.rules.results import RaceResults
 from server.rules.tournaments import new_document
+from server.storage.event_codec import decode_event, encode_event
 
 
 def _progress(home: int, moves: int, *, won: bool = False, over: bool = False) -> Progress:

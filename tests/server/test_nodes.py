@@ -32,8 +32,9 @@ from protocol.messages import (
 from protocol.moves import Move
 from protocol.policy import GreedyPolicy
 from server.engine import find_variant
-from server.rules.events import MoveMade, decode_event
+from server.rules.events import MoveMade
 from server.rules.races import commitment
+from server.storage.event_codec import decode_event
 from server.storage.store import Store
 from tests.server.conftest import TIMEOUT, ProcessFactory
 from tests.server.secrecy import as_received
@@ -106,7 +107,7 @@ async def _start(host: ClientSession, sessions: list[ClientSession], race: str) 
 
 async def _move_events(store: Store, race: str) -> list[tuple[int, MoveMade]]:
     """Every move event in the race's stream, oldest first."""
-    events = [(n, decode_event(p)) for n, p in await store.events.since(race, 0)]
+    events = [(n, decode_event(p)) for n, p in await store.events_since(race, 0)]
     return [(n, event) for n, event in events if isinstance(event, MoveMade)]
 
 

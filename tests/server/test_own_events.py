@@ -21,6 +21,7 @@ from protocol.messages import (
 )
 from server.rules import events
 from server.settings import Timeouts
+from server.storage import event_codec
 from tests.server.conftest import TIMEOUT, NodeFactory
 
 
@@ -53,7 +54,7 @@ async def test_own_events_are_delivered_once_in_order_without_unpacking(
     once and in order, and the node unpacks none of the events it stored itself.
     (Every move: no progress waits for the period of ``progress_every``.)"""
     unpacked: list[bytes] = []
-    real_decode = events.decode_event
+    real_decode = event_codec.decode_event
 
     def counting_decode(payload: bytes) -> events.Event:
         unpacked.append(payload)

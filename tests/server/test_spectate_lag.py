@@ -24,7 +24,8 @@ from protocol.messages import (
     SubmitMove,
 )
 from server.fanout.hub import Hub
-from server.rules.events import Event, MoveMade, Starting, decode_event
+from server.rules.events import Event, MoveMade, Starting
+from server.storage.event_codec import decode_event
 from tests.server.conftest import NODES, Clients, NodeFactory
 
 #: How late the lagging node hears of each kind of event, in seconds.
