@@ -1,14 +1,19 @@
-"""Solver speed per variant: seconds per deal (median, p95), unknown share, nodes/s.
+"""Solver speed and reach per rule set: decided share, seconds per deal, positions/s per core.
 
-Run: ``.venv/bin/python bench/solver.py [--deals N] [--limit SECONDS | --nodes N] [variant ...]``
+Run: ``.venv/bin/python bench/solver.py [--deals N] [--limit SECONDS | --nodes N]
+[--jobs J] [--out FILE] [variant ...]``
 
-Each variant's deals ``--seed-base`` .. ``--seed-base + N - 1`` are solved
-one after another on one core, each within ``--limit`` seconds (the solver's
-default is 10 s; a smaller limit keeps a run short, and a deal that hits it
-counts as unknown and as taking the whole limit). "nodes/s" is all positions
-searched over all time spent. ``--nodes N`` limits each deal to N positions
-instead of a time: the unknown share is then the same on any machine and
-under any load, which makes a before/after comparison on a shared machine fair.
+Each rule set's deals ``--seed-base`` .. ``--seed-base + N - 1`` are solved,
+each within ``--limit`` seconds (the solver's default is 10 s; a smaller
+limit keeps a run short, and a deal that hits it counts as unknown and as
+taking the whole limit). ``--jobs`` spreads the deals over that many
+processes; a deal is still solved on one core, so "positions/s per core" is
+the positions searched over the seconds the solves themselves took, whatever
+the number of jobs. ``--nodes N`` limits each deal to N positions instead of
+a time: the unknown share is then the same on any machine and under any
+load, which makes a before/after comparison on a shared machine fair.
+``--out`` writes one line per deal (variant, seed, outcome, positions,
+seconds) for a closer look.
 """
 
 from __future__ import annotations
@@ -16,6 +21,8 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
 from server.engine import VARIANTS, find_variant
@@ -23,16 +30,65 @@ from server.engine.solver import DEFAULT_SECONDS, Outcome, solve_deal
 
 
 @dataclass(frozen=True, slots=True)
+class DealRun:
+    """One deal's answer."""
+
+    variant: str
+    seed: int
+    outcome: Outcome
+    nodes: int
+    seconds: float
+
+
+@dataclass(frozen=True, slots=True)
 class SolverBench:
-    """One variant's figures."""
+    """One rule set's figures."""
 
     variant: str
     deals: int
-    median: float
-    p95: float
     winnable: int
+    unwinnable: int
     unknown: int
+    median: float
+    p99: float
     nodes_per_second: float
+
+    @property
+    def unknown_share(self) -> float:
+        return self.unknown / self.deals if self.deals else 0.0
+
+
+def solve_one(variant: str, seed: int, limit: float | None, node_limit: int | None) -> DealRun:
+    """Solve one deal (a worker's job)."""
+    solution = solve_deal(
+        find_variant(variant), seed, seconds=limit, nodes=node_limit, clock=time.perf_counter
+    )
+    return DealRun(variant, seed, solution.outcome, solution.nodes, solution.elapsed)
+
+
+def percentile(sorted_values: Sequence[float], share: float) -> float:
+    """The nearest-rank percentile of values already sorted."""
+    return sorted_values[min(len(sorted_values) - 1, round(share * (len(sorted_values) - 1)))]
+
+
+def summarise(variant: str, runs: Iterable[DealRun]) -> SolverBench:
+    """One rule set's row from its deals' answers."""
+    runs = list(runs)
+    times = sorted(run.seconds for run in runs)
+    counts = dict.fromkeys(Outcome, 0)
+    for run in runs:
+        counts[run.outcome] += 1
+    spent = sum(times)
+    return SolverBench(
+        variant,
+        len(runs),
+        counts[Outcome.WINNABLE],
+        counts[Outcome.UNWINNABLE],
+        counts[Outcome.UNKNOWN],
+        statistics.median(times) if times else 0.0,
+        percentile(times, 0.99) if times else 0.0,
+        sum(run.nodes for run in runs) / spent if spent else 0.0,
+    )
 
 
 def bench_variant(
@@ -41,56 +97,67 @@ def bench_variant(
     limit: float | None,
     seed_base: int = 0,
     node_limit: int | None = None,
-) -> SolverBench:
-    game = find_variant(variant)
-    times: list[float] = []
-    counts = dict.fromkeys(Outcome, 0)
-    nodes = 0
-    start = time.perf_counter()
-    for seed in range(seed_base, seed_base + deals):
-        solution = solve_deal(game, seed, seconds=limit, nodes=node_limit)
-        times.append(solution.elapsed)
-        counts[solution.outcome] += 1
-        nodes += solution.nodes
-    spent = time.perf_counter() - start
-    times.sort()
-    p95 = times[min(len(times) - 1, round(0.95 * (len(times) - 1)))]
-    return SolverBench(
-        variant,
-        deals,
-        statistics.median(times),
-        p95,
-        counts[Outcome.WINNABLE],
-        counts[Outcome.UNKNOWN],
-        nodes / spent if spent else 0.0,
+    pool: ProcessPoolExecutor | None = None,
+) -> list[DealRun]:
+    """Every deal's answer, in seed order."""
+    seeds = range(seed_base, seed_base + deals)
+    if pool is None:
+        return [solve_one(variant, seed, limit, node_limit) for seed in seeds]
+    n = len(seeds)
+    return list(pool.map(solve_one, [variant] * n, seeds, [limit] * n, [node_limit] * n))
+
+
+HEADER = (
+    f"| {'rule set':26} | {'n':>5} | {'winnable':>8} | {'unwinnable':>10} | {'unknown':>7} "
+    f"| {'median s':>8} | {'p99 s':>6} | {'positions/s/core':>16} |\n"
+    f"| {'-' * 26} | {'-' * 4}: | {'-' * 7}: | {'-' * 9}: | {'-' * 6}: "
+    f"| {'-' * 7}: | {'-' * 5}: | {'-' * 15}: |"
+)
+
+
+def row(bench: SolverBench) -> str:
+    """The table row of one rule set."""
+    return (
+        f"| {bench.variant:26} | {bench.deals:5d} | {bench.winnable:8d} | {bench.unwinnable:10d} "
+        f"| {100 * bench.unknown_share:6.1f}% | {bench.median:8.3f} | {bench.p99:6.2f} "
+        f"| {bench.nodes_per_second:16,.0f} |"
     )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("variants", nargs="*", default=sorted(VARIANTS))
-    parser.add_argument("--deals", type=int, default=20, help="deals per variant (default 20)")
+    parser.add_argument("--deals", type=int, default=20, help="deals per rule set (default 20)")
     parser.add_argument(
         "--limit", type=float, default=DEFAULT_SECONDS, help="seconds per deal (default 10)"
     )
     parser.add_argument("--nodes", type=int, default=None, help="positions per deal, not seconds")
     parser.add_argument("--seed-base", type=int, default=0)
+    parser.add_argument("--jobs", type=int, default=1, help="processes (default 1)")
+    parser.add_argument("--out", default=None, help="write every deal's answer to this file")
     args = parser.parse_args()
     limit = None if args.nodes is not None else args.limit
     per_deal = f"{args.nodes} positions" if limit is None else f"{limit:g} s"
-    print(f"{args.deals} deals per variant, limit {per_deal} per deal")
-    print(
-        f"| {'variant':26} | {'median s':>8} | {'p95 s':>6} | {'winnable':>8} "
-        f"| {'unknown':>7} | {'nodes/s':>8} |"
-    )
-    print(f"| {'-' * 26} | {'-' * 7}: | {'-' * 5}: | {'-' * 7}: | {'-' * 6}: | {'-' * 7}: |")
-    for variant in args.variants:
-        row = bench_variant(variant, args.deals, limit, args.seed_base, args.nodes)
-        print(
-            f"| {variant:26} | {row.median:8.2f} | {row.p95:6.2f} | {row.winnable:8d} "
-            f"| {100 * row.unknown / row.deals:6.0f}% | {row.nodes_per_second:8.0f} |",
-            flush=True,
-        )
+    print(f"{args.deals} deals per rule set from seed {args.seed_base}, limit {per_deal} per deal")
+    print(HEADER, flush=True)
+    pool = ProcessPoolExecutor(args.jobs) if args.jobs > 1 else None
+    out = open(args.out, "w", encoding="utf-8") if args.out else None  # noqa: SIM115
+    try:
+        for variant in args.variants:
+            runs = bench_variant(variant, args.deals, limit, args.seed_base, args.nodes, pool)
+            if out is not None:
+                for run in runs:
+                    out.write(
+                        f"{run.variant} {run.seed} {run.outcome.value} {run.nodes} "
+                        f"{run.seconds:.4f}\n"
+                    )
+                out.flush()
+            print(row(summarise(variant, runs)), flush=True)
+    finally:
+        if pool is not None:
+            pool.shutdown()
+        if out is not None:
+            out.close()
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from collections.abc import Sequence
 
 from server.engine import (
@@ -115,7 +116,9 @@ def run(args: argparse.Namespace) -> int:
         return 2
     game = find_variant(args.variant)
     seconds, nodes = _limits(args)
-    solution = solve_deal(game, args.seed, args.deal_version, seconds=seconds, nodes=nodes)
+    solution = solve_deal(
+        game, args.seed, args.deal_version, seconds=seconds, nodes=nodes, clock=time.monotonic
+    )
     print(HEADLINES[solution.outcome])
     if solution.won:
         print(f"line ({len(solution.line)} moves): {', '.join(solution.line)}")
@@ -156,7 +159,12 @@ def run_odds(args: argparse.Namespace, names: Sequence[str]) -> int:
     seconds, nodes = _limits(args)
     for name in names:
         result = measure_solver_odds(
-            find_variant(name), args.n, args.seed_base, seconds=seconds, nodes=nodes
+            find_variant(name),
+            args.n,
+            args.seed_base,
+            seconds=seconds,
+            nodes=nodes,
+            clock=time.monotonic,
         )
         print(result.summary(), flush=True)
     return 0

@@ -28,7 +28,6 @@ plain search on small positions).
 from __future__ import annotations
 
 import enum
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -518,15 +517,21 @@ def solve(
     game: Game,
     state: State,
     *,
-    seconds: float | None = DEFAULT_SECONDS,
+    seconds: float | None = None,
     nodes: int | None = None,
-    clock: Callable[[], float] = time.monotonic,
+    clock: Callable[[], float] | None = None,
 ) -> Solution:
     """Search ``state`` for a win; give up after ``seconds`` (by ``clock``) or ``nodes``.
 
-    The clock is read once at the start, once at the end and every
-    :data:`CHECK_EVERY` positions, so a test can drive time itself.
+    The engine reads no clock of its own: a time limit needs ``clock`` (the
+    caller's ``time.monotonic``, or a test's fake). It is read once at the
+    start, once at the end and every :data:`CHECK_EVERY` positions. Without
+    a clock, ``elapsed`` is 0.
     """
+    if clock is None:
+        if seconds is not None:
+            raise ValueError("a time limit needs a clock")
+        clock = _no_clock
     family = family_of(game)
     start = clock()
     deadline = None if seconds is None else start + seconds
@@ -596,6 +601,10 @@ def solve(
         return _done(Outcome.UNKNOWN, [], count, clock() - start)
 
 
+def _no_clock() -> float:
+    return 0.0
+
+
 def _done(outcome: Outcome, line: list[Move], nodes: int, elapsed: float) -> Solution:
     return Solution(outcome, tuple(move.text() for move in line), nodes, elapsed)
 
@@ -605,11 +614,11 @@ def solve_deal(
     seed: int,
     deal_version: int | None = None,
     *,
-    seconds: float | None = DEFAULT_SECONDS,
+    seconds: float | None = None,
     nodes: int | None = None,
-    clock: Callable[[], float] = time.monotonic,
+    clock: Callable[[], float] | None = None,
 ) -> Solution:
-    """Solve the opening position of deal ``seed``."""
+    """Solve the opening position of deal ``seed`` (limits as in :func:`solve`)."""
     state = game.deal(seed) if deal_version is None else game.deal(seed, deal_version)
     return solve(game, state, seconds=seconds, nodes=nodes, clock=clock)
 

@@ -89,7 +89,9 @@ def search_winnable(
     deadline = time.monotonic() + seconds
     while (left := deadline - time.monotonic()) > 0:
         seed = draw_secret_seed()
-        solution = solve_deal(game, seed, deal_version, seconds=min(per_deal, left))
+        solution = solve_deal(
+            game, seed, deal_version, seconds=min(per_deal, left), clock=time.monotonic
+        )
         if solution.won:
             return seed, solution.line
     return None
@@ -100,7 +102,7 @@ def solve_position(
 ) -> tuple[str, tuple[str, ...]]:
     """Solve the position ``data`` (``State.to_data()``): the outcome's value and the line."""
     game = find_variant(variant)
-    solution = solve(game, State.from_data(data), seconds=seconds)
+    solution = solve(game, State.from_data(data), seconds=seconds, clock=time.monotonic)
     return solution.outcome.value, solution.line
 
 

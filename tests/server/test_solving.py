@@ -26,14 +26,14 @@ def test_solve_position_answers_in_plain_values() -> None:
     """What crosses the process boundary: the outcome's value and the line as strings."""
     state = GAME.deal(0)
     outcome, line = solve_position(GAME.id, state.to_data(), 10.0)
-    expected = solve_deal(GAME, 0)
+    expected = solve_deal(GAME, 0, nodes=100_000)
     assert Outcome(outcome) is expected.outcome and line == expected.line
 
 
 def test_the_line_cache_follows_the_racer_and_forgets_a_detour() -> None:
     """While the racer plays the line, each next move comes from it; a detour drops it."""
-    seed = next(s for s in range(50) if solve_deal(GAME, s).won)
-    line = solve_deal(GAME, seed).line
+    seed = next(s for s in range(50) if solve_deal(GAME, s, nodes=100_000).won)
+    line = solve_deal(GAME, seed, nodes=100_000).line
     cache = LineCache()
     start = GAME.deal(seed)
     cache.remember("r1", "p1", 0, start, line)
