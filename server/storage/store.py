@@ -37,7 +37,6 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from protocol.codec import pack_value as pack
 from protocol.results import RacerStatus
-from server.rules.codes import new_code
 from server.rules.races import RaceSettings
 from server.storage import keys
 from server.storage.cluster import (
@@ -50,6 +49,7 @@ from server.storage.cluster import (
     open_feed,
 )
 from server.storage.commits import CommitBatcher
+from server.storage.draws import new_code
 from server.storage.events import EventStore
 from server.storage.pool import FairConnectionPool
 from server.storage.presence import PresenceStore
