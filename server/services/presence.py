@@ -16,6 +16,7 @@ from server.services.lobby import DEFAULT_GRACE
 from server.services.moves import Moves
 from server.settings import Settings
 from server.storage.event_codec import encode_event
+from server.storage.presence import PresenceChange
 from server.storage.store import Store
 
 __all__ = ["Presence"]
@@ -35,7 +36,7 @@ class Presence:
     async def came_back(self, race: str, player: str) -> None:
         """A connection of ``player`` follows ``race`` as a racer: they are here."""
         now = time.time()
-        await self.store.mark_here([(race, player)], now)
+        await self.store.presence.mark_here([(race, player)], now)
         await self._back(race, player, now)
 
     async def claim_seat(self, race: str, player: str, holder: str) -> int:
@@ -46,7 +47,7 @@ class Presence:
         event number once the seat is ``holder``'s: a claim by another
         connection numbered above it takes the seat away (0: nothing to claim).
         """
-        _, latest = await self.store.claim_seat(
+        _, latest = await self.store.presence.claim_seat(
             race, player, holder, encode_event(SeatClaimed(player, holder))
         )
         return latest
@@ -54,15 +55,15 @@ class Presence:
     async def release_seat(self, race: str, player: str, holder: str) -> None:
         """The connection ``holder`` closed: the seat it held is nobody's, so that the
         racer's next connection takes it with no event."""
-        await self.store.release_seat(race, player, holder)
+        await self.store.presence.release_seat(race, player, holder)
 
     async def went_away(self, race: str, player: str, since: float | None = None) -> None:
         """``player``'s connection to ``race`` closed (or its node went silent at ``since``)."""
         since = time.time() if since is None else since
-        await self.store.unmark_here(race, player)
+        await self.store.presence.unmark_here(race, player)
         changed, grace = await self._presence(race, player, here=False, since=since)
         if changed:
-            await self.store.schedule_leaving(race, player, since + grace)
+            await self.store.presence.schedule_leaving(race, player, since + grace)
 
     async def sweep(self, here: Iterable[tuple[str, str]], now: float) -> None:
         """Keep the racers connected here marked as such, and resign those away too long.
@@ -71,32 +72,32 @@ class Presence:
         its connections) has its racers marked away, and the resign script
         ends a game only for a racer still away past the grace, exactly once.
         """
-        for race, player in await self.store.mark_here(list(here), now):
+        for race, player in await self.store.presence.mark_here(list(here), now):
             await self._back(race, player, now)
-        for race, player, seen in await self.store.unheard_since(
+        for race, player, seen in await self.store.presence.unheard_since(
             now - self.settings.timeouts.unheard
         ):
             await self.went_away(race, player, since=seen)
-        for race, player in await self.store.leaving_due(now):
+        for race, player in await self.store.presence.leaving_due(now):
             try:
                 status = await self.moves.stop_playing(player, race, now, how=StopReason.LEFT)
             except RequestRefused as exc:
                 status = "race_not_open" if exc.code is ErrorCode.RACE_NOT_OPEN else "gone"
             if status == "race_not_open":  # away in the lobby: judged again once it starts
                 grace = int((await self.store.meta(race)).get("grace") or DEFAULT_GRACE)
-                await self.store.schedule_leaving(race, player, now + grace)
+                await self.store.presence.schedule_leaving(race, player, now + grace)
                 continue
             if status == "ok":
                 log.info("race %s: %s left (away past the grace period)", race, player)
-            await self.store.schedule_leaving(race, player, None)
+            await self.store.presence.schedule_leaving(race, player, None)
 
     async def _back(self, race: str, player: str, now: float) -> None:
         await self._presence(race, player, here=True, since=now)
         # After the presence: a sweeper that resigns meanwhile finds them back.
-        await self.store.schedule_leaving(race, player, None)
+        await self.store.presence.schedule_leaving(race, player, None)
 
     async def _presence(
         self, race: str, player: str, *, here: bool, since: float
-    ) -> tuple[bool, int]:
+    ) -> PresenceChange:
         payload = encode_event(PresenceChanged(player, None if here else since))
-        return await self.store.presence(race, player, here=here, since=since, payload=payload)
+        return await self.store.presence.note(race, player, here=here, since=since, payload=payload)

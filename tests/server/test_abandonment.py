@@ -55,7 +55,7 @@ def _is(player: str) -> Callable[[Presence | Progress], bool]:
 
 
 async def _resigned_events(store: Store, race: str, player: str) -> list[Resigned]:
-    events = [decode_event(payload) for _, payload in await store.events_since(race, 0)]
+    events = [decode_event(payload) for _, payload in await store.events.since(race, 0)]
     return [e for e in events if isinstance(e, Resigned) and e.player == player]
 
 
@@ -95,7 +95,7 @@ async def test_a_racer_back_within_the_grace_plays_on(
         await again.request(Resume(race=race, since=0), RaceStarted)
         back = await ann.next(Presence, _is(bob.player), timeout=TIMEOUT)
         assert back.away is None
-        assert await store.leaving_due(float("inf")) == []
+        assert await store.presence.leaving_due(float("inf")) == []
         assert "away:" + bob.player not in await store.meta(race)
         assert await _resigned_events(store, race, bob.player) == []
 
