@@ -300,7 +300,7 @@ class Hub:
                 last, trail = watcher.last_event, self._trails.get(race)
                 # The event last given, read again when it is known here: still there?
                 check = not rewound and trail is not None and trail.knows(last)
-                events = await self.store.events_since(race, last - 1 if check else last)
+                events = await self.store.events.since(race, last - 1 if check else last)
                 if check:
                     first = events.pop(0) if events and events[0][0] == last else None
                     if self._contradicted(race, last, None if first is None else first[1]):

@@ -99,11 +99,11 @@ class Boards:
 
     async def event_count(self, race: str) -> int:
         """How many events the race has had: a watcher's ``since`` for what comes next."""
-        return await self.store.event_count(race)
+        return await self.store.events.count(race)
 
     async def start_event(self, race: str) -> int | None:
         """The number of the race's start (``countdown``'s), or None before the start."""
-        for n, payload in await self.store.events_since(race, 0):
+        for n, payload in await self.store.events.since(race, 0):
             if isinstance(decode_event(payload), Starting):
                 return n
         return None
@@ -180,7 +180,7 @@ class Boards:
                 "a daily deal's race is shown only to its player until the day is over",
             )
         if info.phase is Phase.OPEN:
-            last = await self.store.event_count(race)
+            last = await self.store.events.count(race)
             last = last if upto is None else min(upto, last)
             return SpectatorSnapshot(info, None, {}, last)
         started = await self.memory.started(race)
@@ -194,7 +194,7 @@ class Boards:
         game = started.game
         states: dict[str, State] = {}
         last = 0
-        for n, payload in await self.store.events_since(race, 0):
+        for n, payload in await self.store.events.since(race, 0):
             if upto is not None and n > upto:
                 break
             event = decode_event(payload)

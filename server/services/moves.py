@@ -263,7 +263,7 @@ class Moves:
         """
         before: int | None = None
         while True:
-            page = await self.store.events_before(race, before, self.EVENTS_PAGE)
+            page = await self.store.events.before(race, before, self.EVENTS_PAGE)
             for n, payload in page:
                 event = decode_event(payload)
                 if type(event) is MoveMade and event.player == player:

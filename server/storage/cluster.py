@@ -26,6 +26,7 @@ import redis.asyncio as aioredis
 from redis.asyncio.cluster import ClusterNode
 from redis.exceptions import ClusterDownError, RedisClusterException
 
+from server.storage.exceptions import storage_edge
 from server.storage.resp import Endpoint, Subscriber
 
 __all__ = [
@@ -218,6 +219,7 @@ def open_feed(
     return Subscriber(topology.endpoint_for(""), on_message, on_lost)
 
 
+@storage_edge
 class ShardedSubscriber:
     """Shard channels of a cluster: one sharded :class:`Subscriber` per primary followed.
 

@@ -109,7 +109,7 @@ class CommitBatcher:
 
     def send(self, commit: MoveCommit) -> asyncio.Future[CommitReply]:
         """Send a commit with the others of this loop turn, or of the pipeline in flight;
-        the future is Redis's answer."""
+        the future is Redis's answer, or :class:`~server.storage.exceptions.StoreUnavailable`."""
         loop = asyncio.get_running_loop()
         future: asyncio.Future[CommitReply] = loop.create_future()
         self._pending.append((commit, future))

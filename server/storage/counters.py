@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from server.storage.cluster import RedisClient
+from server.storage.exceptions import storage_edge
 from server.storage.store import Store
 
 __all__ = ["RateCounters", "Window"]
@@ -29,6 +30,7 @@ class Window(NamedTuple):
         return max(1, -(-self.ms_left // 1000))
 
 
+@storage_edge
 class RateCounters:
     """Count, read and forget attempts in fixed windows."""
 

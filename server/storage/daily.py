@@ -6,6 +6,7 @@ from typing import Any
 
 from server.storage import keys
 from server.storage.cluster import RedisClient
+from server.storage.exceptions import storage_edge
 from server.storage.replies import (
     reply_text,
 )
@@ -17,6 +18,7 @@ __all__ = ["DailyStore"]
 KEEP_SECONDS = 31 * 24 * 3600
 
 
+@storage_edge
 class DailyStore:
     """Typed operations on the daily deals."""
 

@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 
 from server.storage import keys
 from server.storage.cluster import RedisClient
+from server.storage.exceptions import storage_edge
 from server.storage.replies import reply_bytes, reply_text
 
 __all__ = ["EventStore", "StoredEvent"]
@@ -32,6 +33,7 @@ def _stored(entry_id: object, fields: Mapping[bytes, object]) -> StoredEvent:
     return StoredEvent(int(reply_text(entry_id).split("-")[1]), reply_bytes(fields[b"d"]))
 
 
+@storage_edge
 class EventStore:
     """Reads the event stream of a race or a tournament (``topic``)."""
 

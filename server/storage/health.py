@@ -40,6 +40,7 @@ from server.storage.cluster import (
     is_cluster_url,
     read_slot_map,
 )
+from server.storage.exceptions import StoreUnavailable
 
 __all__ = ["StorageHealth"]
 
@@ -150,7 +151,7 @@ class StorageHealth:
             log.warning("redis restarted (run_id %s, was %s)", run_id, self.run_id)
         try:
             await self._on_change(up, restarted)
-        except (RedisError, OSError) as exc:
+        except (StoreUnavailable, RedisError, OSError) as exc:
             log.warning("recovering from the redis outage failed (%s); will retry", exc)
             return
         if self.up and not up:

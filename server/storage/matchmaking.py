@@ -17,6 +17,7 @@ from typing import NamedTuple
 
 from server.storage import keys
 from server.storage.cluster import RedisClient
+from server.storage.exceptions import storage_edge
 from server.storage.replies import reply_text
 from server.storage.store import Store
 
@@ -91,6 +92,7 @@ class Placed(NamedTuple):
     queue: str
 
 
+@storage_edge
 class QueueStore:
     """Typed transitions of the quick-race queues, each one script."""
 
@@ -282,6 +284,7 @@ class RematchVote(NamedTuple):
     race: str | None  # the rematch, once everyone accepted
 
 
+@storage_edge
 class RematchStore:
     """Rematch votes, kept beside the finished race (its slot, its expiry)."""
 

@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 from server.rules.results import RatingChange
 from server.storage import keys
 from server.storage.cluster import RedisClient
+from server.storage.exceptions import storage_edge
 from server.storage.replies import optional_text, reply_bytes, reply_text
 from server.storage.store import Store
 
@@ -30,6 +31,7 @@ class StoredAccount(NamedTuple):
     password_hash: str
 
 
+@storage_edge
 class PlayerStore:
     """Typed operations on the Redis model of accounts."""
 

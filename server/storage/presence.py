@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 
 from server.storage import keys
 from server.storage.cluster import RedisClient
+from server.storage.exceptions import storage_edge
 from server.storage.replies import reply_text
 from server.storage.scripts import ScriptRegistry
 
@@ -63,6 +64,7 @@ class SeatClaim(NamedTuple):
     latest: int
 
 
+@storage_edge
 class PresenceStore:
     """Typed operations on the Redis model of who is connected."""
 

@@ -33,6 +33,8 @@ from redis.exceptions import AuthenticationError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from server.storage.exceptions import storage_edge
+
 __all__ = ["Endpoint", "Pipe", "ReplyError", "Subscriber"]
 
 log = logging.getLogger(__name__)
@@ -280,6 +282,7 @@ class _Confirming:
     unconfirmed: int
 
 
+@storage_edge
 class Subscriber:
     """A pub/sub connection handing each message to a callback as soon as it is parsed.
 

@@ -11,6 +11,7 @@ from typing import NamedTuple
 
 from server.storage import keys
 from server.storage.cluster import RedisClient
+from server.storage.exceptions import storage_edge
 from server.storage.replies import reply_text
 
 __all__ = ["SESSION_TTL", "NewSession", "SessionOwner", "SessionStore"]
@@ -33,6 +34,7 @@ class SessionOwner(NamedTuple):
     name: str
 
 
+@storage_edge
 class SessionStore:
     """Typed operations on the Redis model of guest sessions."""
 

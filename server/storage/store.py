@@ -51,6 +51,7 @@ from server.storage.cluster import (
 from server.storage.commits import CommitBatcher
 from server.storage.draws import new_code
 from server.storage.events import EventStore
+from server.storage.exceptions import StoreUnavailable, converts_redis_errors, storage_edge
 from server.storage.pool import FairConnectionPool
 from server.storage.presence import PresenceStore
 from server.storage.replies import (
@@ -64,7 +65,6 @@ from server.storage.sessions import SessionStore
 
 __all__ = [
     "Store",
-    "StoreUnavailable",
     "connect",
     "pack",
     "unpack",
@@ -75,10 +75,6 @@ log = logging.getLogger(__name__)
 #: Fields of a race's meta hash that hold msgpack, not text: the results and
 #: their announcement while it is held back.
 _PACKED_META = frozenset({b"results", b"held"})
-
-
-class StoreUnavailable(Exception):
-    """Redis cannot be reached right now; the request may be retried."""
 
 
 def unpack(data: bytes) -> Any:
@@ -115,6 +111,7 @@ class StoredBoard(NamedTuple):
 CLUSTER_CONNECTIONS_PER_NODE = 1024
 
 
+@converts_redis_errors
 async def connect(url: str, *, max_connections: int = 64) -> Store:
     """A store on ``url`` (one Redis, or a cluster: ``redis+cluster://``);
     retries with backoff while Redis is starting."""
@@ -151,6 +148,7 @@ async def connect(url: str, *, max_connections: int = 64) -> Store:
     return store
 
 
+@storage_edge
 class Store:
     """Typed operations on the Redis model of races and sessions."""
 

@@ -30,7 +30,7 @@ from server.storage.replies import (
 )
 from server.storage.store import Store, pack, unpack
 
-__all__ = ["TournamentStore", "hash_password"]
+__all__ = ["TournamentLock", "TournamentStore", "hash_password"]
 
 LOCK_SECONDS = 10.0
 

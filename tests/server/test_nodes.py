@@ -107,7 +107,7 @@ async def _start(host: ClientSession, sessions: list[ClientSession], race: str) 
 
 async def _move_events(store: Store, race: str) -> list[tuple[int, MoveMade]]:
     """Every move event in the race's stream, oldest first."""
-    events = [(n, decode_event(p)) for n, p in await store.events_since(race, 0)]
+    events = [(n, decode_event(p)) for n, p in await store.events.since(race, 0)]
     return [(n, event) for n, event in events if isinstance(event, MoveMade)]
 
 

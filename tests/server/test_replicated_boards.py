@@ -72,7 +72,7 @@ async def test_every_spectator_board_on_every_node_is_a_replay_of_the_log(
             assert board.view == replayed[(board.player, board.seq)]
     early_boards = {(m.player, m.seq) for m in early.received if isinstance(m, Board) and m.move}
     assert early_boards == set(replayed), "a spectator from the start sees every move"
-    for _, payload in await store.events_since(race, 0):
+    for _, payload in await store.events.since(race, 0):
         event = decode_event(payload)
         if isinstance(event, MoveMade):
             assert len(payload) < 64, "a move event is the move and a few numbers"

@@ -78,7 +78,7 @@ async def test_a_second_connection_takes_the_seat_and_the_first_is_told(
 
 async def _claims(store: Store, race: str) -> list[tuple[int, SeatClaimed]]:
     """The race's stored ``SeatClaimed`` events, with their numbers."""
-    events = [(n, decode_event(payload)) for n, payload in await store.events_since(race, 0)]
+    events = [(n, decode_event(payload)) for n, payload in await store.events.since(race, 0)]
     return [(n, event) for n, event in events if isinstance(event, SeatClaimed)]
 
 
@@ -99,9 +99,9 @@ async def test_a_seat_is_taken_with_an_event_only_from_a_connection_that_holds_i
                 RaceInfo,
             )  # fmt: skip
             race = str(info.race["id"])
-            assert await store.event_count(race) == 0  # creating is no event
+            assert await store.events.count(race) == 0  # creating is no event
             await bo.request(JoinRace(code=str(info.race["code"])), RaceInfo)
-            assert await store.event_count(race) == 1  # the join, and no claim
+            assert await store.events.count(race) == 1  # the join, and no claim
             assert bo.welcome is not None
             bo_player = bo.welcome.player
             other = await ClientSession.connect(first, "Bo", token=bo.welcome.token)
