@@ -32,8 +32,6 @@ from collections import deque
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING
 
-from redis.exceptions import RedisError
-
 from protocol.codec import encode, encode_trusted
 from protocol.lobby import RacePhase, RaceSummary
 from protocol.messages import (
@@ -67,6 +65,7 @@ from server.rules.events import (
 from server.rules.races import Spectate
 from server.services.boards import RacerBoard
 from server.services.results import race_finished
+from server.storage.exceptions import StoreUnavailable
 
 if TYPE_CHECKING:
     from server.fanout.client import Client
@@ -404,7 +403,7 @@ class RaceWatch:
                 players = {e.player for _, e, _ in self._unseen if isinstance(e, MoveMade)}
                 try:
                     await self.memory.filled_replica(self.race, players)
-                except (RedisError, OSError) as exc:
+                except StoreUnavailable as exc:
                     # Redis is away: the boards wait for it, in order, as moves do.
                     log.info("race %s: boards wait for redis (%s)", self.race, exc)
                     await asyncio.sleep(pause)
@@ -515,7 +514,7 @@ class RaceWatch:
     async def _guarded(self, work: Coroutine[object, object, None]) -> None:
         try:
             await work
-        except (RedisError, RequestRefused) as exc:
+        except (StoreUnavailable, RequestRefused) as exc:
             log.info("could not refresh race %s for a watcher: %s", self.race, exc)
 
     # -- a rewind ----------------------------------------------------------

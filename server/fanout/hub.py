@@ -30,14 +30,13 @@ from collections import defaultdict
 from collections.abc import Callable
 from typing import Protocol
 
-from redis.exceptions import RedisError
-
 from server.fanout.client import Shared
 from server.fanout.trail import Trail
 from server.rules.events import Event
 from server.storage import keys
 from server.storage.cluster import Feed
 from server.storage.event_codec import decode_event
+from server.storage.exceptions import StoreUnavailable
 from server.storage.store import Store
 
 __all__ = ["Hub", "Watcher"]
@@ -138,7 +137,7 @@ class Hub:
         if not watchers:
             del self._watchers[race]
             self._trails.pop(race, None)
-            with contextlib.suppress(RedisError, OSError):
+            with contextlib.suppress(StoreUnavailable):
                 async with self._commands:
                     if self._feed is not None and self._feed.usable:
                         await self._feed.unsubscribe(keys.channel(race))
@@ -315,7 +314,7 @@ class Hub:
                     watcher.last_event = n
                     self._passed_on(race, n, payload)
                     watcher.deliver(race, n, decode_event(payload), Shared())
-        except RedisError as exc:
+        except StoreUnavailable as exc:
             log.warning("catching up on race %s failed: %s", race, exc)
         finally:
             if self._catching_up.get(watcher) is asyncio.current_task():
@@ -382,7 +381,7 @@ class Hub:
                 self._feed = None
             try:
                 self._feed = await self._connect_feed()
-            except (RedisError, OSError) as exc:
+            except StoreUnavailable as exc:
                 log.debug("resubscribing failed (%s); will retry", exc)
                 return False
         self.catch_up_all()

@@ -25,8 +25,6 @@ import secrets
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from redis.exceptions import RedisError
-
 from protocol.codec import encode, error_frame
 from protocol.exceptions import ErrorCode
 from protocol.messages import ClientMessage, ServerMessage, SubmitMove
@@ -48,6 +46,7 @@ from server.net.handlers import HANDLERS, move_now, moved
 from server.net.websocket import PushConnection
 from server.rules.races import Spectate as SpectatePolicy
 from server.services.moves import MoveResult
+from server.storage.exceptions import StoreUnavailable
 
 if TYPE_CHECKING:
     from server.fanout.history import History
@@ -261,7 +260,7 @@ class Connection:
         """Answer a request whose handling raised ``exc``."""
         if isinstance(exc, RequestRefused):
             self.refuse(exc.code, exc.message, message.id, exc.retry_after)
-        elif isinstance(exc, RedisError):
+        elif isinstance(exc, StoreUnavailable):
             log.warning("storage unavailable for %s: %s", message.t, exc)
             self.storage_failed()
             self.refuse(ErrorCode.UNAVAILABLE, "storage is unavailable; try again", message.id)
@@ -330,7 +329,7 @@ class Connection:
         (if Redis cannot hear it now, the node's sweep, or silence, drops it later)."""
         try:
             await self.services.matchmaker.went_away(player)
-        except (RedisError, OSError) as exc:
+        except StoreUnavailable as exc:
             log.info("could not take a closed connection out of its queue: %s", exc)
 
     async def _went_away(self, race: str, player: str) -> None:
@@ -339,7 +338,7 @@ class Connection:
         try:
             await self.services.presence.release_seat(race, player, self.seat_holder)
             await self.services.presence.went_away(race, player)
-        except (RedisError, OSError) as exc:
+        except StoreUnavailable as exc:
             log.info("could not note that %s left race %s: %s", player, race, exc)
 
     async def follow_tournament(self, tournament: str, since: int, *, entrant: bool) -> None:

@@ -14,8 +14,6 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from redis.exceptions import RedisError
-
 from protocol.accounts import is_guest
 from protocol.codec import encode_trusted
 from protocol.exceptions import ErrorCode
@@ -83,6 +81,7 @@ from server.services.moves import MoveResult
 from server.services.players import Identity, is_account_token
 from server.services.refusals import variant_or_refusal
 from server.services.results import race_finished
+from server.storage.exceptions import StoreUnavailable
 
 if TYPE_CHECKING:
     from server.fanout.feeds import RaceWatch
@@ -512,7 +511,7 @@ async def _match_waiting(conn: Connection) -> None:
     assert conn.player is not None
     try:
         await conn.services.matchmaker.came_back(conn.player, conn.name or "", _QueueLink(conn))
-    except (RedisError, OSError) as exc:  # the reply went: a match waits its grace out
+    except (StoreUnavailable, OSError) as exc:  # the reply went: a match waits its grace out
         log.info("could not tell %s what they have in quick races: %s", conn.player, exc)
 
 

@@ -21,7 +21,6 @@ import time
 from collections import Counter
 from collections.abc import AsyncIterator
 
-from redis.exceptions import RedisError
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
@@ -45,6 +44,7 @@ from server.services.tournaments import Director
 from server.settings import Settings
 from server.storage.counters import RateCounters
 from server.storage.daily import DailyStore
+from server.storage.exceptions import StoreUnavailable
 from server.storage.health import StorageHealth
 from server.storage.matchmaking import QueueStore, RematchStore
 from server.storage.players import PlayerStore
@@ -224,7 +224,7 @@ class Node:
                     await self._lease_guests()
                 await self.director.heartbeat(self._entrants_here())
                 await self.director.tick()
-            except (RedisError, OSError) as exc:
+            except (StoreUnavailable, OSError) as exc:
                 log.warning("sweep failed: %s", exc)
                 self.health.suspect()
             except Exception:
