@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 
 from protocol.cli import Commands, main
 from protocol.text import render_view
@@ -51,7 +52,9 @@ def _odds(args: argparse.Namespace) -> int:
     if args.solver:
         return solve_command.run_odds(args, names)
     for name in names:
-        result = measure_odds(find_variant(name), args.n, args.seed_base, args.strategy)
+        result = measure_odds(
+            find_variant(name), args.n, args.seed_base, args.strategy, clock=time.perf_counter
+        )
         print(result.summary(), flush=True)
     return 0
 

@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 import calendar
-import time
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 __all__ = [
     "DAY",
@@ -23,6 +23,8 @@ __all__ = [
 
 #: Seconds in a (UTC) day.
 DAY = 24 * 3600
+#: How a day is written: its UTC date.
+DAY_FORMAT = "%Y-%m-%d"
 #: A daily race's clock, in seconds.
 TIME_LIMIT = 900
 #: Seconds after a day's end before its deals are revealed: a race started just before
@@ -59,13 +61,15 @@ class DailyScore:
 
 
 def day_of(at: float) -> str:
-    """The UTC day (``YYYY-MM-DD``) of Unix time ``at``: a daily deal's day."""
-    return time.strftime("%Y-%m-%d", time.gmtime(at))
+    """The UTC day (``YYYY-MM-DD``) of Unix time ``at``: a daily deal's day.
+
+    Pure calendar arithmetic (``datetime``, never the clock): the caller says when."""
+    return datetime.fromtimestamp(at, UTC).strftime(DAY_FORMAT)
 
 
 def day_end(day: str) -> float:
     """The Unix time at which UTC day ``day`` (``YYYY-MM-DD``) ends."""
-    return calendar.timegm(time.strptime(day, "%Y-%m-%d")) + DAY
+    return calendar.timegm(datetime.strptime(day, DAY_FORMAT).timetuple()) + DAY
 
 
 def reveal_at(day: str) -> float:
