@@ -17,6 +17,7 @@ from redis.exceptions import RedisError, ResponseError
 
 from server.storage import keys
 from server.storage.cluster import Topology, is_redirection
+from server.storage.exceptions import StoreUnavailable, unavailable
 from server.storage.replies import reply_bytes
 from server.storage.resp import Endpoint, Pipe, ReplyError
 from server.storage.scripts import ScriptRegistry
@@ -218,13 +219,13 @@ class CommitBatcher:
                 if _send_again(reply):
                     again += call
                 else:
-                    _fail(call, ResponseError(str(reply)))
+                    _fail(call, StoreUnavailable(str(reply)))
                 continue
             for (_, future), line in zip(call, reply_bytes(reply).split(b"\n"), strict=True):
                 if future.done():
                     continue
                 if line.startswith(b"! "):
-                    future.set_exception(ResponseError(line[2:].decode()))
+                    future.set_exception(StoreUnavailable(line[2:].decode()))
                 else:
                     outcome, number, left = line.split(b" ")
                     future.set_result(CommitReply(outcome.decode(), int(number), int(left)))
@@ -273,9 +274,11 @@ class CommitBatcher:
 
 
 def _fail(commits: Pending, error: Exception) -> None:
+    """Answer these commits with ``error``, as storage says it (StoreUnavailable)."""
+    failed = unavailable(error)
     for _, future in commits:
         if not future.done():
-            future.set_exception(error)
+            future.set_exception(failed)
 
 
 def _send_again(reply: ReplyError) -> bool:

@@ -23,6 +23,7 @@ from server.rules.tournaments import Document
 from server.storage import keys
 from server.storage.draws import draw_secret_seed, new_code
 from server.storage.event_codec import encode_event
+from server.storage.exceptions import storage_edge
 from server.storage.replies import (
     optional_text,
     reply_bytes,
@@ -41,6 +42,24 @@ def hash_password(password: str, salt: str) -> str:
     return f"{salt}${digest.hex()}"
 
 
+@storage_edge
+class TournamentLock:
+    """A tournament's lock in Redis (redis-py's :class:`~redis.asyncio.lock.Lock`), whose
+    failures are storage's :class:`~server.storage.exceptions.StoreUnavailable`."""
+
+    def __init__(self, lock: Lock) -> None:
+        self._lock = lock
+
+    async def acquire(self) -> bool:
+        """Take the lock; False if another node held it past the wait."""
+        return bool(await self._lock.acquire())
+
+    async def release(self) -> None:
+        """Give the lock up (raises if it expired and another node took it)."""
+        await self._lock.release()
+
+
+@storage_edge
 class TournamentStore:
     """Typed operations on the Redis model of tournaments."""
 
@@ -192,11 +211,13 @@ class TournamentStore:
         raw = await self.redis.hgetall(keys.tournament_seen(tournament))
         return {reply_text(k): float(v) for k, v in raw.items()}
 
-    def lock(self, tournament: str, *, wait: float | None) -> Lock:
+    def lock(self, tournament: str, *, wait: float | None) -> TournamentLock:
         """The tournament's lock; ``wait`` None gives up at once if it is taken."""
-        return self.redis.lock(
-            keys.tournament_lock(tournament),
-            timeout=LOCK_SECONDS,
-            blocking=wait is not None,
-            blocking_timeout=wait,
+        return TournamentLock(
+            self.redis.lock(
+                keys.tournament_lock(tournament),
+                timeout=LOCK_SECONDS,
+                blocking=wait is not None,
+                blocking_timeout=wait,
+            )
         )
