@@ -173,7 +173,7 @@ class Boards:
         info = public_info(race, meta, players, now)
         if player is not None and player in info.players:
             raise RequestRefused(ErrorCode.NOT_ALLOWED, "racers cannot spectate their own race")
-        held = meta.get("hold_results") == "1" and not await self.store.results_public(race)
+        held = meta.get("hold_results") == "1" and not await self.store.results.public(race)
         if meta.get("daily") and held:
             raise RequestRefused(
                 ErrorCode.NOT_ALLOWED,

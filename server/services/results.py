@@ -21,7 +21,7 @@ from server.services.lobby import Lobby
 from server.services.race_memory import RaceMemory
 from server.settings import Settings
 from server.storage.event_codec import encode_event
-from server.storage.store import Store, pack, unpack
+from server.storage.store import Store
 
 if TYPE_CHECKING:
     from server.services.records import Records
@@ -94,7 +94,7 @@ class Results:
         meta = await self.store.meta(race)
         if meta.get("status") != "finished" or not meta.get("started_at"):
             return False
-        if not closed and await self.store.results(race) is not None:
+        if not closed and await self.store.results.exist(race):
             return False
         if closed:
             await self.store.lobby_changed()
@@ -105,7 +105,7 @@ class Results:
         if self.records is not None:  # rating changes go into the results, once
             results = await self.records.prepare(race, meta, results)
         payload = encode_event(Finished(results))
-        await self.store.record_results(race, pack(results.to_data()), payload, hold=hold)
+        await self.store.results.record(race, results, payload, hold=hold)
         await self.store.expire_race(race, self.settings.timeouts.keep_finished)
         if self.records is not None and results.records:
             # The stored results, not ours: another node may have stored its own first.
@@ -122,21 +122,20 @@ class Results:
 
     async def announce_held_results(self, race: str) -> None:
         """Announce results a tournament held back until its other tables finished."""
-        await self.store.announce_results(race)
+        await self.store.results.announce(race)
 
     # -- reading -------------------------------------------------------------
 
     async def has_results(self, race: str) -> bool:
-        return await self.store.has_results(race)
+        return await self.store.results.exist(race)
 
     async def stored_results(self, race: str) -> RaceResults | None:
         """The results as stored, seed included, or None before the race closed."""
-        packed = await self.store.results(race)
-        return None if packed is None else RaceResults.from_data(unpack(packed))
+        return await self.store.results.load(race)
 
     async def public_results(self, race: str) -> RaceResults:
         """The stored results, once anyone may read them (never a held table's or day's)."""
-        if await self.store.results_held(race):
+        if await self.store.results.held(race):
             raise RequestRefused(ErrorCode.NOT_ALLOWED, "these results are not public yet")
         results = await self.stored_results(race)
         if results is None:
@@ -205,7 +204,7 @@ class Results:
         # keeps its replays until they are announced, and also in the moment
         # between its closing and its results being stored.
         meta = await self.lobby.meta(race)
-        if meta.get("hold_results") == "1" and not await self.store.results_public(race):
+        if meta.get("hold_results") == "1" and not await self.store.results.public(race):
             raise RequestRefused(
                 ErrorCode.NOT_ALLOWED,
                 "replays open once this deal is revealed (every table on it has finished, "

@@ -60,6 +60,7 @@ from server.storage.replies import (
     reply_text,
     reply_texts,
 )
+from server.storage.results import ResultStore
 from server.storage.scripts import ScriptRegistry
 from server.storage.sessions import SessionStore
 
@@ -162,6 +163,7 @@ class Store:
         self.sessions = SessionStore(client)
         self.events = EventStore(client)
         self.presence = PresenceStore(client, self.scripts)
+        self.results = ResultStore(client, self.scripts)
 
     async def load_scripts(self) -> None:
         await self.scripts.load()
@@ -422,19 +424,6 @@ class Store:
             await self.redis.zrem(keys.LIVE_RACES, race)
         return result == "closed"
 
-    async def record_results(
-        self, race: str, results: bytes, payload: bytes, *, hold: bool = False
-    ) -> int:
-        """Store results once and announce them (or, with ``hold``, keep the
-        announcement for :meth:`announce_results`); 0 if nothing was announced."""
-        return int(
-            await self.run(
-                "results",
-                [keys.race_meta(race), keys.race_events(race)],
-                [results, keys.race_channel(race), payload, int(hold)],
-            )
-        )
-
     async def expire_race(self, race: str, seconds: float) -> None:
         """Let Redis drop every key of a finished race after ``seconds``."""
         meta, players = keys.race_meta(race), keys.race_players(race)
@@ -449,28 +438,3 @@ class Store:
             if code:
                 pipe.expire(keys.race_code(reply_text(code)), ttl)
             await pipe.execute()
-
-    async def announce_results(self, race: str) -> int:
-        """Announce results held back by :meth:`record_results`, once."""
-        return int(
-            await self.run(
-                "announce",
-                [keys.race_meta(race), keys.race_events(race)],
-                [keys.race_channel(race)],
-            )
-        )
-
-    async def results_held(self, race: str) -> bool:
-        return bool(await self.redis.hexists(keys.race_meta(race), "held"))
-
-    async def results_public(self, race: str) -> bool:
-        """Whether the race's results are stored and announced (not held): its seed is out."""
-        stored, held = await self.redis.hmget(keys.race_meta(race), ["results", "held"])
-        return stored is not None and held is None
-
-    async def has_results(self, race: str) -> bool:
-        return bool(await self.redis.hexists(keys.race_meta(race), "results"))
-
-    async def results(self, race: str) -> bytes | None:
-        value = await self.redis.hget(keys.race_meta(race), "results")
-        return None if value is None else reply_bytes(value)

@@ -8,6 +8,7 @@ import time
 from redis.exceptions import ResponseError
 
 from server.rules.races import RaceSettings, Spectate
+from server.rules.results import RaceResults
 from server.storage import keys
 from server.storage.commits import CommitReply, MoveCommit
 from server.storage.store import Store, pack
@@ -109,8 +110,10 @@ async def test_finish_closes_once(store: Store) -> None:
     assert (await store.resign(race, "p2", time.time(), b"e"))[2] == 0
     closed = await asyncio.gather(*(store.finish(race, time.time()) for _ in range(5)))
     assert closed.count(True) == 1
-    assert await store.record_results(race, b"r", b"e") > 0
-    assert await store.record_results(race, b"r", b"e") == 0
+    results = RaceResults((), 1, "c", 1, "klondike", {})
+    assert await store.results.record(race, results, b"e") > 0
+    assert await store.results.record(race, results, b"e") == 0
+    assert await store.results.load(race) == results
 
 
 async def test_deadline_marks_unfinished_racers(store: Store) -> None:

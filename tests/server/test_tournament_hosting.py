@@ -273,7 +273,7 @@ async def test_a_tables_results_wait_for_the_other_tables_on_its_deal(url: str) 
     assert fast_player is not None
     store = NODES[url].store
     async with asyncio.timeout(2 * TIMEOUT):  # table one plays on to its end: no event says so
-        while not await store.results_held(first["race"]):
+        while not await store.results.held(first["race"]):
             await asyncio.sleep(0.05)
     with pytest.raises(RequestFailed) as early:
         await wendy.request(GetReplay(race=first["race"], player=fast_player), Replay)

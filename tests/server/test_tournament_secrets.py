@@ -4,7 +4,7 @@ cards always, and each racer's board from every other racer.
 Every frame the node sends to any client is recorded at the server's end of
 the socket (``Connection.send_frame``), with the player it went to, on one
 clock with the moment each race's results were announced
-(``Store.record_results``, or ``Store.announce_results`` when held back), so that
+(``ResultStore.record``, or ``ResultStore.announce`` when held back), so that
 "before the stage was over" means exactly that. All tables of a stage race
 one deal, so a stage's seed is its races' seed.
 """
@@ -48,7 +48,9 @@ from protocol.messages import (
 from server.engine import find_variant
 from server.engine.state import State
 from server.net.connection import Connection
+from server.rules.results import RaceResults
 from server.storage import keys
+from server.storage.results import ResultStore
 from server.storage.store import Store
 from server.storage.tournaments import TournamentStore
 from tests.server.conftest import TIMEOUT, NodeFactory
@@ -81,28 +83,33 @@ class Recorder:
 
     def install(self, monkeypatch: pytest.MonkeyPatch) -> None:
         """Spy on the node's one way out to clients and on the closing of races."""
-        send_frame, record_results = Connection.send_frame, Store.record_results
-        announce_results = Store.announce_results
+        send_frame, record_results = Connection.send_frame, ResultStore.record
+        announce_results = ResultStore.announce
 
         def spy_send(conn: Connection, frame: bytes) -> None:
             self.sent.append(Sent(next(self._clock), conn.player, frame))
             send_frame(conn, frame)
 
         async def spy_results(
-            store: Store, race: str, results: bytes, payload: bytes, *, hold: bool = False
+            store: ResultStore,
+            race: str,
+            results: RaceResults,
+            payload: bytes,
+            *,
+            hold: bool = False,
         ) -> int:
             # Noted before the results are announced: the seed is public from then on.
             if not hold:
                 self.closed.setdefault(race, next(self._clock))
             return await record_results(store, race, results, payload, hold=hold)
 
-        async def spy_announce(store: Store, race: str) -> int:
+        async def spy_announce(store: ResultStore, race: str) -> int:
             self.closed.setdefault(race, next(self._clock))
             return await announce_results(store, race)
 
         monkeypatch.setattr(Connection, "send_frame", spy_send)
-        monkeypatch.setattr(Store, "announce_results", spy_announce)
-        monkeypatch.setattr(Store, "record_results", spy_results)
+        monkeypatch.setattr(ResultStore, "announce", spy_announce)
+        monkeypatch.setattr(ResultStore, "record", spy_results)
 
     def messages(self) -> Iterator[tuple[Sent, ServerMessage]]:
         for sent in self.sent:
@@ -297,7 +304,7 @@ async def test_a_closed_table_shows_nothing_to_a_stage_still_racing(
             await racer.request(Resume(race=first, since=0), RaceStarted)
             await racer.request(Resign(race=first), RaceInfo)
         async with asyncio.timeout(TIMEOUT):  # closed, its results held back: no event says so
-            while not await store.results_held(first):
+            while not await store.results.held(first):
                 await asyncio.sleep(0.05)
         assert not [m for m in ann.received if isinstance(m, RaceFinished)]
         seed = await stage_seed(store, tournament, 1)

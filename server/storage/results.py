@@ -1,0 +1,70 @@
+"""A finished race's results, kept in its meta hash until the race expires.
+
+The results are stored once (``results.lua``: the first node to close the race
+wins) and announced as the race's last event; a tournament's table, or the
+daily deal, holds the announcement back (``held``) until its stage or day is
+over, when ``announce.lua`` sends it. The results carry the race's seed, so
+they are public only once announced.
+"""
+
+from __future__ import annotations
+
+from server.rules.results import RaceResults
+from server.storage import keys
+from server.storage.cluster import RedisClient
+from server.storage.exceptions import storage_edge
+from server.storage.packing import pack, unpack
+from server.storage.replies import reply_bytes
+from server.storage.scripts import ScriptRegistry
+
+__all__ = ["ResultStore"]
+
+
+@storage_edge
+class ResultStore:
+    """Typed operations on the Redis model of race results."""
+
+    def __init__(self, client: RedisClient, scripts: ScriptRegistry) -> None:
+        self.redis = client
+        self._scripts = scripts
+
+    async def record(
+        self, race: str, results: RaceResults, payload: bytes, *, hold: bool = False
+    ) -> int:
+        """Store results once and announce them as the event ``payload`` (or, with
+        ``hold``, keep the announcement for :meth:`announce`); 0 if nothing was announced."""
+        return int(
+            await self._scripts.run(
+                "results",
+                [keys.race_meta(race), keys.race_events(race)],
+                [pack(results.to_data()), keys.race_channel(race), payload, int(hold)],
+            )
+        )
+
+    async def announce(self, race: str) -> int:
+        """Announce results held back by :meth:`record`, once."""
+        return int(
+            await self._scripts.run(
+                "announce",
+                [keys.race_meta(race), keys.race_events(race)],
+                [keys.race_channel(race)],
+            )
+        )
+
+    async def held(self, race: str) -> bool:
+        """Whether the race's results are stored and their announcement held back."""
+        return bool(await self.redis.hexists(keys.race_meta(race), "held"))
+
+    async def public(self, race: str) -> bool:
+        """Whether the race's results are stored and announced (not held): its seed is out."""
+        stored, held = await self.redis.hmget(keys.race_meta(race), ["results", "held"])
+        return stored is not None and held is None
+
+    async def exist(self, race: str) -> bool:
+        """Whether the race's results are stored (announced or not)."""
+        return bool(await self.redis.hexists(keys.race_meta(race), "results"))
+
+    async def load(self, race: str) -> RaceResults | None:
+        """The results as stored, seed included, or None before the race closed."""
+        value = await self.redis.hget(keys.race_meta(race), "results")
+        return None if value is None else RaceResults.from_data(unpack(reply_bytes(value)))
