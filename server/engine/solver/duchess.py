@@ -1,0 +1,57 @@
+"""The solver's knowledge of Grand Duchess and Parisienne."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from protocol.moves import Move, MoveKind
+from server.engine.duchess import FOUNDATIONS, GrandDuchess
+from server.engine.solver.base import KIND, Family, Key, foundation_slots
+from server.engine.state import State
+
+__all__ = ["DuchessFamily"]
+
+
+class DuchessFamily(Family):
+    """Grand Duchess and Parisienne."""
+
+    def __init__(self, game: GrandDuchess) -> None:
+        super().__init__(game)
+        self.duchess = game
+        founded = [
+            (pile, found.kinds) for pile, found in zip(game.foundations, FOUNDATIONS, strict=True)
+        ]
+        self.slots = foundation_slots(founded)
+
+    def key(self, state: State) -> Key:
+        piles = state.piles
+        game = self.duchess
+        return (
+            bytes(piles[game.stock]).translate(KIND),
+            tuple(bytes(piles[t]).translate(KIND) for t in game.tableau),
+            bytes(piles[game.reserve]).translate(KIND),
+            tuple(len(piles[f]) for f in game.foundations),
+            state.passes,
+        )
+
+    def dead(self, state: State) -> bool:
+        """In the last pass a tableau card leaves only from the top, only home."""
+        if state.passes < self.game.redeals:
+            return False
+        return self.buried(state.piles, self.duchess.tableau, self.slots)
+
+    def safe_move(self, state: State, moves: Sequence[Move]) -> Move | None:
+        if state.passes < self.game.redeals:
+            return None  # a card taken home now is missing from the next stock
+        piles = state.piles
+        index = self.game.index
+        for move in moves:
+            if move.kind is not MoveKind.MOVE:
+                continue
+            assert move.src is not None and move.dst is not None
+            pile = piles[index[move.src]]
+            card = pile[-1] if move.index is None else pile[move.index]
+            dst = index[move.dst]
+            if self.only_slot_left(self.slots[card % 52], lambda f: len(piles[f]), dst):
+                return move
+        return None

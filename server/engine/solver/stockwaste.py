@@ -1,0 +1,97 @@
+"""The solver's knowledge of the stock and waste games."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from protocol.moves import Move, MoveKind
+from server.engine.solver.base import KIND, Family, Key, foundation_slots
+from server.engine.state import Piles, State
+from server.engine.stockwaste import Refill, StockWasteGame
+
+__all__ = ["StockWasteFamily"]
+
+
+class StockWasteFamily(Family):
+    """Royal Cotillion, Gavotte, Odd and Even, Contradance, Royal Rendezvous, Quadrille."""
+
+    def __init__(self, game: StockWasteGame) -> None:
+        super().__init__(game)
+        self.sw = game
+        founded = [
+            (game.index[f"f{n}"], spot[0].kinds) for n, spot in enumerate(game.foundations, 1)
+        ]
+        self.slots = foundation_slots(founded)
+        self.foundations = tuple(pile for pile, _ in founded)
+        # Foundations with the same sequence (Contradance's two of each) are interchangeable.
+        groups: dict[tuple[int, ...], list[int]] = {}
+        for pile, kinds in founded:
+            groups.setdefault(kinds, []).append(pile)
+        self.groups = tuple(tuple(piles) for piles in groups.values())
+        self.waits_for_deal = game.refill is Refill.WASTE_THEN_NEXT_DEAL
+        # Where the waste feeds no reserve, it is a stack in the last pass (see ``dead``).
+        self.waste_safe = not game.reserve
+        # Interchangeable foundations, as positions in ``self.foundations``.
+        self.twins = tuple(
+            tuple(self.foundations.index(f) for f in group)
+            for group in self.groups
+            if len(group) > 1
+        )
+        self.target = game.target()
+        # The ladies' columns are never refilled: their cards leave only from the top,
+        # only home. In the last pass so does the waste, where it feeds no reserve.
+        self.last_pass_stacks = (*game.tableau, game.waste) if self.waste_safe else game.tableau
+
+    def key(self, state: State) -> Key:
+        piles = state.piles
+        sw = self.sw
+        return (
+            bytes(piles[sw.stock]).translate(KIND),
+            bytes(piles[sw.waste]).translate(KIND),
+            self._heights(piles),
+            tuple(sorted(bytes(piles[t]).translate(KIND) for t in sw.tableau)),
+            bytes(sorted(piles[r][-1] % 52 if piles[r] else 255 for r in sw.reserve)),
+            state.passes,
+            self.waits_for_deal and state.deals > 0,
+        )
+
+    def _heights(self, piles: Piles) -> bytes:
+        """The foundations' heights, each pair of twins in order (they are interchangeable)."""
+        heights = [len(piles[f]) for f in self.foundations]
+        for twins in self.twins:
+            if len(twins) == 2:
+                a, b = twins
+                if heights[a] > heights[b]:
+                    heights[a], heights[b] = heights[b], heights[a]
+            else:
+                for at, height in zip(twins, sorted([heights[t] for t in twins]), strict=True):
+                    heights[at] = height
+        return bytes(heights)
+
+    def won(self, state: State) -> bool:
+        piles = state.piles
+        return sum([len(piles[f]) for f in self.foundations]) == self.target
+
+    def dead(self, state: State) -> bool:
+        stacks = self.last_pass_stacks if state.passes >= self.game.redeals else self.sw.tableau
+        return bool(stacks) and self.buried(state.piles, stacks, self.slots)
+
+    def safe_move(self, state: State, moves: Sequence[Move]) -> Move | None:
+        """A card home to the last open place of its kind, from any source.
+
+        From a reserve or a waste that refills one, too: the refill moves
+        the waste's top card (or the stock's, or the next dealt card) into
+        a reserve spot, where it is available for good, and leaves the
+        stock's order as it was; ``docs/engine.md`` has the argument.
+        """
+        piles = state.piles
+        index = self.game.index
+        for move in moves:
+            if move.kind is not MoveKind.MOVE:
+                continue
+            assert move.src is not None and move.dst is not None
+            src, dst = index[move.src], index[move.dst]
+            kind = piles[src][-1] % 52
+            if self.only_slot_left(self.slots[kind], lambda f: len(piles[f]), dst):
+                return move
+        return None
