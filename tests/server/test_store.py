@@ -5,12 +5,11 @@ from __future__ import annotations
 import asyncio
 import time
 
-from redis.exceptions import ResponseError
-
 from server.rules.races import RaceSettings, Spectate
 from server.rules.results import RaceResults
 from server.storage import keys
 from server.storage.commits import CommitReply, MoveCommit
+from server.storage.exceptions import StoreUnavailable
 from server.storage.store import Store, pack
 
 
@@ -161,7 +160,7 @@ async def test_commits_of_one_call_stand_alone(store: Store) -> None:
         return_exceptions=True,
     )
     assert replies[0][0] == "ok" and replies[3][0] == "ok"  # type: ignore[index]
-    assert isinstance(replies[1], ResponseError) and "WRONGTYPE" in str(replies[1])
+    assert isinstance(replies[1], StoreUnavailable) and "WRONGTYPE" in str(replies[1])
     assert replies[2] == CommitReply("bad_sequence", 0, 0)
     assert await store.log(race, "p2") == ["m0"]
 
