@@ -15,16 +15,14 @@ import asyncio
 import contextlib
 import signal
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from textual import work
 from textual.app import App
 from textual.reactive import reactive
 from textual.screen import Screen
 
-if TYPE_CHECKING:
-    from client.bot import Bot
-
+from client import navigation
+from client.bot import Bot, Patience
 from client.models.names import clean_name
 from client.models.record import RaceRecord
 from client.models.saved import SessionFile
@@ -36,8 +34,9 @@ from client.net import (
     ServerPushed,
     TournamentLost,
 )
+from client.routes import Results, Route
 from client.screens.base import ServerScreen
-from client.screens.lobby import LobbyScreen
+from client.tournament_bot import TournamentBot
 from protocol.messages import RaceFinished
 
 __all__ = ["BOT_LEVELS", "BOT_SPEEDS", "BallroomApp"]
@@ -85,8 +84,7 @@ class BallroomApp(App[None]):
         saved = SessionFile(state_dir) if state_dir is not None else None
         self.link = ServerLink(self, server_url, clean_name(name), saved, restore_last=restore_last)
         self._said_who = False  # whose login this client restored is said once
-        #: Whose login this client took up, for the lobby to say (then emptied).
-        self.who_text = ""
+        self._who_text = ""  # whose login this client took up, for the lobby to say once
         #: Entry passwords this app gave or chose, by tournament id: its bots need them.
         self.passwords: dict[str, str] = {}
         self._bots = 0  # bots brought into tournaments so far, to name them apart
@@ -100,15 +98,38 @@ class BallroomApp(App[None]):
         account screen, the profile and the seat (they all follow the link's)."""
         return self.link.name
 
+    def take_who(self) -> str:
+        """Whose login this client took up, for the lobby to say: once, then empty."""
+        who, self._who_text = self._who_text, ""
+        return who
+
+    def results_later(self, record: RaceRecord) -> None:
+        """The player left a race whose game is over: its results open when they come."""
+        self.awaiting[record.race] = record
+
+    def show(self, route: Route) -> None:
+        """Open the page ``route`` names over the current screen."""
+        self.push_screen(navigation.page(route))
+
+    def show_instead(self, route: Route) -> None:
+        """Open the page ``route`` names in place of the current screen."""
+        self.switch_screen(navigation.page(route))
+
+    def practise(self, variant: str) -> None:
+        """Back to the lobby, and a new practice race on ``variant`` (``n`` on the results)."""
+        self.back_to_lobby()
+        screen = self.screen
+        if isinstance(screen, ServerScreen):
+            screen.practice_on(variant)
+
     def action_keys(self) -> None:
         """The page of every key the screen takes (``f1``): the footer cuts them at 80."""
-        from client.screens.keys import KeysScreen
-
-        if not isinstance(self.screen, KeysScreen):
-            self.push_screen(KeysScreen(self.screen))
+        keys = navigation.keys_page(self.screen)
+        if keys is not None:
+            self.push_screen(keys)
 
     def get_default_screen(self) -> Screen[None]:
-        return LobbyScreen()
+        return navigation.first_page()
 
     def on_mount(self) -> None:
         # A closed terminal (SIGHUP) or a polite kill (SIGTERM) ends the app the
@@ -136,13 +157,11 @@ class BallroomApp(App[None]):
 
     def _results_came(self, record: RaceRecord, finished: RaceFinished) -> None:
         """The results of a race the player left once their game was over."""
-        from client.screens.results import ResultsScreen
-
         record.finish(finished)
         self.link.forget(record.race)
         screen = self.screen
         if isinstance(screen, ServerScreen) and (screen.HOME or len(self.screen_stack) == 1):
-            self.push_screen(ResultsScreen(record))
+            self.show(Results(record))
         else:  # busy in another race, say: not pulled away from it
             place = next(
                 (s.get("place") for s in finished.standings if s.get("player") == record.me), "?"
@@ -154,7 +173,7 @@ class BallroomApp(App[None]):
         if event.state is LinkState.ONLINE:
             if not self._said_who:
                 self._said_who = True
-                self.who_text = self._who()
+                self._who_text = self._who()
             for screen in self._screens():
                 screen.link_online()
 
@@ -227,8 +246,6 @@ class BallroomApp(App[None]):
         self.run_worker(self._bot(code), group="bots", exit_on_error=False)
 
     async def _bot(self, code: str) -> None:
-        from client.bot import Bot, Patience  # only needed once someone asks for a bot
-
         # It keeps trying as long as this app does: a bot that gave up during
         # an outage would sit in the race while its human played on.
         bot = Bot(
@@ -255,8 +272,6 @@ class BallroomApp(App[None]):
         )
 
     async def _tournament_bot(self, tournament: str, number: int) -> None:
-        from client.tournament_bot import TournamentBot
-
         bot = TournamentBot(
             self.server_url,
             name=f"Bot {number}",

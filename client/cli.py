@@ -2,18 +2,27 @@
 
 Registered under the ``ballroom.commands`` entry point (see
 :mod:`protocol.cli`); ``python -m client.cli`` runs these commands alone.
-Heavy imports (Textual, websockets) wait until a command runs, so that
-``ballroom deal`` stays quick.
+The modules that load websockets (the bots, the session) and Textual (the
+app, which the launcher loads itself) are imported inside the command that
+needs them: ``ballroom`` loads every registered command's module, and
+``ballroom deal`` must stay quick.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import logging
 import sys
 
+from client.launcher import BadServerURL, default_name, play, server_url
+from client.models.winners import final_standings_lines
 from protocol.cli import Commands, main, player_name
+from protocol.messages import GetTournamentRecord, TournamentRecord
 from protocol.policy import STRATEGIES
+from protocol.record import to_csv, to_json
 from protocol.results import Standing
+from protocol.tournaments import Record
 
 __all__ = ["register"]
 
@@ -22,9 +31,7 @@ DEFAULT_SERVER = "ws://127.0.0.1:8765/"
 
 
 def _bot(args: argparse.Namespace) -> int:
-    import asyncio
-    import logging
-
+    # websockets loads with these: only when a bot runs (the module's docstring says why).
     from client.bot import run_bot, standings_text
     from client.session import RequestFailed
 
@@ -56,9 +63,7 @@ def _bot(args: argparse.Namespace) -> int:
 
 
 def _tournament_bot(args: argparse.Namespace) -> int:
-    import asyncio
-
-    from client.models.winners import final_standings_lines
+    # websockets loads with these: only when a bot runs (the module's docstring says why).
     from client.session import RequestFailed
     from client.tournament_bot import TournamentBot
 
@@ -82,12 +87,8 @@ def _tournament_bot(args: argparse.Namespace) -> int:
 
 
 def _tournament_export(args: argparse.Namespace) -> int:
-    import asyncio
-
+    # websockets loads with this: only when an export runs (the module's docstring says why).
     from client.session import ClientSession, RequestFailed
-    from protocol.messages import GetTournamentRecord, TournamentRecord
-    from protocol.record import to_csv, to_json
-    from protocol.tournaments import Record
 
     async def fetch() -> dict[str, object]:
         session = await ClientSession.connect(args.server, "exporter")
@@ -115,8 +116,6 @@ def _tournament_export(args: argparse.Namespace) -> int:
 
 
 def _play(args: argparse.Namespace) -> int:
-    from client.launcher import BadServerURL, default_name, play, server_url
-
     server = args.server
     if server is not None:
         try:

@@ -44,6 +44,7 @@ from types import FrameType, TracebackType
 from urllib.parse import urlsplit
 
 from client.models.names import clean_name
+from client.models.saved import profile_dir
 from protocol.processes import wait_or_kill
 
 __all__ = [
@@ -120,8 +121,8 @@ def run_terminal_app(
     the client: nothing to keep then. ``restore_last``: no ``--name`` was
     given, so the login used last on that server is taken up, if any.
     """
-    from client.models.saved import profile_dir
-
+    # Textual loads with the app: only here, when the client runs (not for the launcher's
+    # own checks, nor for ``ballroom`` commands that never play).
     app = importlib.import_module("client.app")
     state_dir = profile_dir(profile) if keep_session else None
     app.BallroomApp(server_url, name, state_dir=state_dir, restore_last=restore_last).run()

@@ -23,6 +23,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from platformdirs import user_state_dir
+
 from protocol.exceptions import InvalidField
 from protocol.lobby import RaceSummary
 from protocol.validation import Shape
@@ -45,8 +47,6 @@ _VERSION = 2
 
 def default_state_dir() -> Path:
     """Where a user's client state lives on this platform (``~/.local/state/ballroom``…)."""
-    from platformdirs import user_state_dir
-
     return Path(user_state_dir("ballroom", appauthor=False))
 
 

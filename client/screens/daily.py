@@ -7,16 +7,17 @@ from typing import ClassVar
 from textual import work
 from textual.binding import Binding, BindingType
 
+from client import routes
+from client.models.record import RaceRecord
 from client.models.standing import daily_lines
 from client.net import Offline
-from client.screens.game import GameScreen
-from client.screens.standing import TextPage
+from client.screens.base import TextPage
 from client.session import RequestFailed
 from protocol.lobby import RaceSummary
 from protocol.messages import Daily, GetDaily, Matched, PlayDaily, RaceStarted, ServerMessage
 from protocol.profiles import DailyDeal
 
-__all__ = ["DailyGameScreen", "DailyScreen"]
+__all__ = ["DailyScreen"]
 
 
 class DailyScreen(TextPage):
@@ -70,22 +71,5 @@ class DailyScreen(TextPage):
 
     def server_message(self, message: ServerMessage) -> None:
         if isinstance(message, RaceStarted) and message.race == self.race:
-            from client.models.record import RaceRecord
-
             record = RaceRecord(message.race, self.info, me=self.link.player)
-            self.app.switch_screen(DailyGameScreen(record, message))
-
-
-class DailyGameScreen(GameScreen):
-    """The game, with a way back once it is over: its results wait for tomorrow."""
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("q", "leave_daily", "Back (results tomorrow)"),
-    ]
-
-    def _then(self) -> str:
-        """Nobody else races a daily deal's race: its results wait for the day's reveal."""
-        return "Results open tomorrow, 00:17 UTC (q: lobby)"
-
-    def action_leave_daily(self) -> None:
-        self.ballroom.back_home()
+            self.ballroom.show_instead(routes.Game(record, message, daily=True))

@@ -32,6 +32,7 @@ from textual.events import Resize
 from textual.reactive import reactive
 from textual.widgets import Footer, Input, Static
 
+from client import routes
 from client.models.names import cut
 from client.models.racers import progress_summary
 from client.models.record import RaceRecord
@@ -42,7 +43,7 @@ from client.screens.base import ServerScreen
 from client.session import RequestFailed
 from client.widgets.board import BoardView, Marks, board_need
 from client.widgets.picker import MovePicker
-from client.widgets.racers import RacersPanel
+from client.widgets.racers import SIDEBAR, RacersPanel
 from client.widgets.status import TopBar
 from protocol.exceptions import ErrorCode
 from protocol.layout import Layout
@@ -73,6 +74,7 @@ __all__ = [
     "CHROME",
     "MAX_QUEUED",
     "SIDEBAR",
+    "DailyGameScreen",
     "GameScreen",
     "TableFit",
     "clock_text",
@@ -80,7 +82,6 @@ __all__ = [
     "hud_text",
 ]
 
-SIDEBAR = 28  # the racers panel's width
 CHROME = 3  # lines around the board: top bar, notice, footer
 MAX_QUEUED = 64  # keys kept while a move is in flight; later ones are refused
 MIN_CUT = 12  # the fewest columns a cut race name keeps in the top bar
@@ -369,9 +370,7 @@ class GameScreen(ServerScreen):
 
     def action_rules(self) -> None:
         """The variant's rules, its piles and the keys, over the game (the race goes on)."""
-        from client.screens.help import HelpScreen, rules_text
-
-        self.app.push_screen(HelpScreen(f"Rules · {self.table.title}", rules_text(self.table)))
+        self.ballroom.show(routes.Rules(self.table))
 
     def action_toggle_racers(self) -> None:
         """Show or hide the racers panel (a one-line summary replaces it)."""
@@ -471,11 +470,9 @@ class GameScreen(ServerScreen):
         self.refresh_bindings()
 
     def _finished(self, finished: RaceFinished) -> None:
-        from client.screens.results import ResultsScreen
-
         self.record.finish(finished)
         self.link.forget(self.race)
-        self.app.switch_screen(ResultsScreen(self.record))
+        self.ballroom.show_instead(routes.Results(self.record))
 
     def link_online(self) -> None:
         if self.notice.startswith("✗ not connected") or "reconnect" in self.notice:
@@ -622,13 +619,12 @@ class GameScreen(ServerScreen):
 
     def action_leave(self) -> None:
         """Once our game is over: wait for the others on a screen of live standings."""
-        from client.screens.waiting import WaitingScreen
-
         if not self._game_over():
             self.notice = "Your game is still on: play on, or press x twice to resign."
             return
         if self.record.finished is None:
-            self.app.switch_screen(WaitingScreen(self.record, self._over_words(), self.ends_at))
+            waiting = routes.Waiting(self.record, self._over_words(), self.ends_at)
+            self.ballroom.show_instead(waiting)
 
     def _choose(self, pile: str, index: int | None) -> None:
         """Space or a click on ``pile``: pick its card, drop the picked card there, or deal."""
@@ -800,6 +796,21 @@ class GameScreen(ServerScreen):
             self.picked = None
             self.highlight = hinted.move if hinted.move in self.picker.texts else None
             self.notice = f"Hint: {hinted.move} (Enter plays it)"
+
+
+class DailyGameScreen(GameScreen):
+    """The game, with a way back once it is over: its results wait for tomorrow."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("q", "leave_daily", "Back (results tomorrow)"),
+    ]
+
+    def _then(self) -> str:
+        """Nobody else races a daily deal's race: its results wait for the day's reveal."""
+        return "Results open tomorrow, 00:17 UTC (q: lobby)"
+
+    def action_leave_daily(self) -> None:
+        self.ballroom.back_home()
 
 
 def _neighbour(layout: Layout, pile: str | None, dx: int, dy: int) -> str | None:

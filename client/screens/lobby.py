@@ -20,18 +20,19 @@ from textual.binding import Binding, BindingType
 from textual.widgets import DataTable, Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
+from client import routes
+from client.dialogs import (
+    AskScreen,
+    ConfirmScreen,
+    CreateRaceScreen,
+    CreateTournamentScreen,
+)
 from client.models.catalogue import VARIANTS, Variant, find, title_of
 from client.models.record import RaceRecord
 from client.models.requests import from_input
 from client.models.saved import SavedRace
 from client.net import Offline
 from client.screens.base import ServerScreen
-from client.screens.dialogs import (
-    AskScreen,
-    ConfirmScreen,
-    CreateRaceScreen,
-    CreateTournamentScreen,
-)
 from client.session import RequestFailed
 from client.widgets.status import TopBar
 from protocol.exceptions import ErrorCode
@@ -163,7 +164,7 @@ class LobbyScreen(ServerScreen):
         self._show_who()
         self.action_refresh()
         self.refresh_bindings()
-        who, self.ballroom.who_text = self.ballroom.who_text, ""
+        who = self.ballroom.take_who()
         if who:
             self.say(who)
         rejoin = self._rejoinable()
@@ -187,9 +188,6 @@ class LobbyScreen(ServerScreen):
     @work(exclusive=True, group="lobby")
     async def rejoin(self, saved: SavedRace) -> None:
         """Take up a race where an earlier run of the client left it."""
-        from client.screens.game import GameScreen
-        from client.screens.room import RoomScreen
-
         code = saved.code or saved.race
         self.say(f"Rejoining race {code}…")
         try:
@@ -206,9 +204,9 @@ class LobbyScreen(ServerScreen):
         self.link.follow(saved.race)
         if isinstance(reply, RaceStarted):
             record = RaceRecord(saved.race, saved.info, me=self.link.player)
-            self.app.push_screen(GameScreen(record, reply))
+            self.ballroom.show(routes.Game(record, reply))
         elif isinstance(reply, RaceInfo):
-            self.app.push_screen(RoomScreen(RaceSummary.from_data(reply.race)))
+            self.ballroom.show(routes.Room(RaceSummary.from_data(reply.race)))
         else:  # the server no longer counts us as a racer there: it answered as to a spectator
             self.link.forget(saved.race)
             self.refresh_bindings()
@@ -263,10 +261,7 @@ class LobbyScreen(ServerScreen):
         self.app.push_screen(ConfirmScreen("Quit Ballroom?", "Quit"), sure)
 
     def action_help(self) -> None:
-        from client.screens.help import HelpScreen, lobby_help
-
-        body = lobby_help(self.link.url, self.ballroom.player_name)
-        self.app.push_screen(HelpScreen("Help (Escape closes)", body))
+        self.ballroom.show(routes.LobbyHelp(self.link.url, self.ballroom.player_name))
 
     # -- races -------------------------------------------------------------
 
@@ -356,29 +351,19 @@ class LobbyScreen(ServerScreen):
     # -- players: accounts, quick races, profiles (docs/players.md) ---------------
 
     def action_quick_race(self) -> None:
-        from client.screens.quick import QuickRaceScreen
-
-        self.app.push_screen(QuickRaceScreen(self.variant))
+        self.ballroom.show(routes.QuickRace(self.variant))
 
     def action_account(self) -> None:
-        from client.screens.account import AccountScreen
-
-        self.app.push_screen(AccountScreen())
+        self.ballroom.show(routes.Account())
 
     def action_profile(self) -> None:
-        from client.screens.standing import ProfileScreen
-
-        self.app.push_screen(ProfileScreen())
+        self.ballroom.show(routes.Profile())
 
     def action_leaderboard(self) -> None:
-        from client.screens.standing import LeaderboardScreen
-
-        self.app.push_screen(LeaderboardScreen(self.variant))
+        self.ballroom.show(routes.Leaderboard(self.variant))
 
     def action_daily(self) -> None:
-        from client.screens.daily import DailyScreen
-
-        self.app.push_screen(DailyScreen(self.variant))
+        self.ballroom.show(routes.Daily(self.variant))
 
     def action_practice(self) -> None:
         """A two-seat race on a secret deal; the waiting room brings in a bot and starts it.
@@ -474,9 +459,7 @@ class LobbyScreen(ServerScreen):
         self._enter_room(reply.race, practice=False)
 
     def _enter_room(self, info: Mapping[str, object], practice: bool) -> None:
-        from client.screens.room import RoomScreen
-
-        self.app.push_screen(RoomScreen(RaceSummary.from_data(info), practice=practice))
+        self.ballroom.show(routes.Room(RaceSummary.from_data(info), practice=practice))
 
     # -- watching ----------------------------------------------------------
 
@@ -505,9 +488,7 @@ class LobbyScreen(ServerScreen):
         self.app.push_screen(AskScreen("Race id to watch:", check=check), chosen)
 
     def _watch(self, race: str) -> None:
-        from client.screens.spectate import SpectateScreen
-
-        self.app.push_screen(SpectateScreen(race))
+        self.ballroom.show(routes.Spectate(race))
 
     # -- tournaments -----------------------------------------------------------
 
@@ -657,6 +638,4 @@ class LobbyScreen(ServerScreen):
         self._open_tournament(doc.id, doc)
 
     def _open_tournament(self, tournament: str, doc: Tournament | None = None) -> None:
-        from client.screens.tournament import TournamentScreen
-
-        self.app.push_screen(TournamentScreen(tournament, doc))
+        self.ballroom.show(routes.Tournament(tournament, doc))

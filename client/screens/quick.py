@@ -17,7 +17,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import Footer, Static
 
+from client import routes
 from client.models.catalogue import title_of
+from client.models.record import RaceRecord
 from client.net import Offline
 from client.screens.base import ServerScreen
 from client.session import RequestFailed
@@ -118,11 +120,8 @@ class QuickRaceScreen(ServerScreen):
         elif isinstance(message, Countdown) and message.race == self.race:
             self.say(f"Starting in {message.seconds}…" if message.seconds else "Go!")
         elif isinstance(message, RaceStarted) and message.race == self.race:
-            from client.models.record import RaceRecord
-            from client.screens.game import GameScreen
-
             record = RaceRecord(message.race, self.info, me=self.link.player)
-            self.app.switch_screen(GameScreen(record, message))
+            self.ballroom.show_instead(routes.Game(record, message))
 
     def action_leave(self) -> None:
         if self.race is not None:

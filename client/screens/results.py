@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import ClassVar
 
 from rich.console import Group
@@ -12,6 +13,7 @@ from textual.binding import Binding, BindingType
 from textual.reactive import reactive
 from textual.widgets import Footer, Static
 
+from client import routes
 from client.models.catalogue import title_of
 from client.models.ratings import rating_change
 from client.models.record import RaceRecord
@@ -130,6 +132,11 @@ class ResultsScreen(ServerScreen):
         if isinstance(message, RematchOffer) and message.race == self.record.race and self.composed:
             self.query_one("#offer", Static).update(rematch_offer_text(message))
 
+    def tournament_says(self, races: Collection[str], text: str) -> None:
+        """Under the results of a tournament's race, what comes next in the tournament."""
+        if self.record.race in races:
+            self.notice = text
+
     def watch_notice(self, text: str) -> None:
         if self.composed:
             self.query_one("#notice", Static).update(text)
@@ -139,9 +146,7 @@ class ResultsScreen(ServerScreen):
         self.query_one(TopBar).text = f"Results · {title} · {self.record.called}"
 
     def action_replay(self) -> None:
-        from client.screens.replay import ReplayScreen
-
-        self.app.push_screen(ReplayScreen(self.record))
+        self.ballroom.show(routes.Replay(self.record))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """``n`` offers what can start: against the practice bot, a new race at once (the
@@ -158,22 +163,15 @@ class ResultsScreen(ServerScreen):
 
     def action_play_again(self) -> None:
         """A new practice race against the bot, on the same variant and a fresh deal."""
-        from client.screens.lobby import LobbyScreen
-
-        self.ballroom.back_to_lobby()
-        lobby = self.app.screen
-        if isinstance(lobby, LobbyScreen):
-            lobby.practice_on(self.record.variant)
+        self.ballroom.practise(self.record.variant)
 
     def action_rematch(self) -> None:
         """Offer the same racers a new race on a fresh deal (docs/players.md)."""
-        from client.screens.quick import RematchScreen
-
         finished = self.record.finished
         if self.record.me is None or finished is None:
             return
         racers = len(finished.standings)
-        self.app.switch_screen(RematchScreen(self.record.race, self.record.variant, racers))
+        self.ballroom.show_instead(routes.Rematch(self.record.race, self.record.variant, racers))
 
     def action_back(self) -> None:
         """To the lobby, or to the tournament this race belongs to."""

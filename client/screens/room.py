@@ -17,7 +17,9 @@ from textual.binding import Binding, BindingType
 from textual.reactive import reactive
 from textual.widgets import Footer, Static
 
+from client import routes
 from client.models.catalogue import title_of
+from client.models.record import RaceRecord
 from client.net import Offline
 from client.screens.base import ServerScreen
 from client.session import RequestFailed
@@ -102,11 +104,8 @@ class RoomScreen(ServerScreen):
             self._begin(message)
 
     def _begin(self, started: RaceStarted) -> None:
-        from client.models.record import RaceRecord
-        from client.screens.game import GameScreen
-
         record = RaceRecord(self.race, self.info, me=self.link.player)
-        self.app.switch_screen(GameScreen(record, started))
+        self.ballroom.show_instead(routes.Game(record, started))
 
     def race_lost(self, race: str, reason: str) -> None:
         if race == self.race:

@@ -17,15 +17,15 @@ from textual.events import Resize
 from textual.reactive import reactive
 from textual.widgets import Footer, Static
 
+from client import routes
 from client.models.catalogue import title_of
 from client.models.racers import status_word
 from client.models.record import RaceRecord
 from client.net import Offline
 from client.screens.base import ServerScreen
-from client.screens.game import SIDEBAR
 from client.session import RequestFailed
 from client.widgets.board import BoardView, board_need
-from client.widgets.racers import RacersPanel
+from client.widgets.racers import SIDEBAR, RacersPanel
 from client.widgets.status import TopBar
 from protocol.exceptions import ErrorCode
 from protocol.layout import Layout
@@ -122,8 +122,6 @@ class SpectateScreen(ServerScreen):
         The events replayed from the start end with the results when the race
         is over: they open the results, here or on the game screen.
         """
-        from client.screens.game import GameScreen
-
         try:
             reply = await self.link.request(Resume(race=self.race, since=0), ServerMessage)
         except (RequestFailed, Offline):
@@ -140,7 +138,7 @@ class SpectateScreen(ServerScreen):
         if record.finished is not None:  # the results came before the reply
             self.action_results()
         elif reply.ends_at > self.link.now():
-            self.app.switch_screen(GameScreen(record, reply))
+            self.ballroom.show_instead(routes.Game(record, reply))
         else:
             self.notice = "Your own race, over: its results open as soon as they come."
             self._redraw()
@@ -270,22 +268,18 @@ class SpectateScreen(ServerScreen):
             self.first = (self.first + step) % count
 
     def action_replay(self) -> None:
-        from client.screens.replay import ReplayScreen
-
         if self.record.layout is None:
             self.notice = "Nothing to replay yet: the race has not started."
             return
         players = self.record.players
         start = players[self.first % len(players)] if players else None
-        self.app.push_screen(ReplayScreen(self.record, start))
+        self.ballroom.show(routes.Replay(self.record, start))
 
     def action_results(self) -> None:
-        from client.screens.results import ResultsScreen
-
         if self.record.finished is None:
             self.notice = "The race is still on; results come when it ends."
             return
-        self.app.push_screen(ResultsScreen(self.record))
+        self.ballroom.show(routes.Results(self.record))
 
     def action_leave(self) -> None:
         self.link.forget(self.race)

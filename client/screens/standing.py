@@ -4,17 +4,15 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from rich.text import Text
 from textual import work
-from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import VerticalScroll
-from textual.widgets import Footer, Static
 
+from client import routes
 from client.models.catalogue import VARIANTS
+from client.models.record import RaceRecord
 from client.models.standing import leaderboard_lines, profile_lines
 from client.net import Offline
-from client.screens.base import ServerScreen
+from client.screens.base import TextPage
 from client.session import RequestFailed
 from client.widgets.status import TopBar
 from protocol.messages import (
@@ -27,35 +25,7 @@ from protocol.messages import (
 )
 from protocol.profiles import LeaderboardEntry, PlayerProfile, RecentRace
 
-__all__ = ["LeaderboardScreen", "ProfileScreen", "TextPage"]
-
-
-class TextPage(ServerScreen):
-    """A top bar, a scrolling page of text, and Escape back."""
-
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,q", "back", "Back")]
-    TITLE_TEXT = ""
-
-    def compose(self) -> ComposeResult:
-        yield TopBar(id="top")
-        with VerticalScroll():
-            yield Static("Asking the server…", id="page")
-        yield Footer()
-
-    def on_mount(self) -> None:
-        self.query_one(TopBar).text = self.TITLE_TEXT
-        self.load()
-
-    def show(self, lines: list[str]) -> None:
-        """The page as plain text: names and race ids are never read as markup."""
-        self.query_one("#page", Static).update(Text("\n".join(lines)))
-
-    def load(self) -> object:
-        """Ask the server for the page (a worker)."""
-        return None
-
-    def action_back(self) -> None:
-        self.app.pop_screen()
+__all__ = ["LeaderboardScreen", "ProfileScreen"]
 
 
 class ProfileScreen(TextPage):
@@ -113,12 +83,9 @@ class ProfileScreen(TextPage):
             lines = profile_lines(self.profile, picked=self.picked)
             self.show([*lines, "", f"✗ {getattr(exc, 'message', exc)}"])
             return
-        from client.models.record import RaceRecord
-        from client.screens.results import ResultsScreen
-
         me = self.link.player if self.player is None else self.player
         record = RaceRecord(race, me=me, finished=finished, variant_name=entry.variant)
-        self.app.push_screen(ResultsScreen(record))
+        self.ballroom.show(routes.Results(record))
 
 
 class LeaderboardScreen(TextPage):

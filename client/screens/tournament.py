@@ -25,11 +25,12 @@ from textual.events import Resize
 from textual.reactive import reactive
 from textual.widgets import DataTable, Footer, Static
 
+from client import routes
+from client.dialogs import AskScreen, ConfirmScreen
 from client.models.record import RaceRecord
 from client.models.requests import from_input
 from client.net import Offline
 from client.screens.base import ServerScreen
-from client.screens.dialogs import AskScreen, ConfirmScreen
 from client.session import RequestFailed
 from client.widgets.status import TopBar
 from client.widgets.tournament import (
@@ -251,11 +252,9 @@ class TournamentScreen(ServerScreen):
         self.query_one("#t-status", Static).update(status)
         mine = my_line(doc, self.me, now, game_over=self._game_over())
         self.query_one("#t-me", Static).update(mine)
-        from client.screens.results import ResultsScreen
-
         top = self.app.screen
-        if isinstance(top, ResultsScreen) and top.record.race in self.entered:
-            top.notice = f"Esc returns to the tournament · {status}"
+        if isinstance(top, ServerScreen):  # our race's results say what comes next
+            top.tournament_says(self.entered, f"Esc returns to the tournament · {status}")
 
     def _seat(self) -> str | None:
         """The race the document seats this client's player in now, if any."""
@@ -354,15 +353,13 @@ class TournamentScreen(ServerScreen):
             self._play(reply)
 
     def _play(self, started: RaceStarted) -> None:
-        from client.screens.game import GameScreen
-
         record = self.pending.pop(started.race, None)
         if record is None or self not in self.app.screen_stack:
             return
         while self.app.screen is not self:
             self.app.pop_screen()
         self.notice = ""
-        self.app.push_screen(GameScreen(record, started))
+        self.ballroom.show(routes.Game(record, started))
 
     # -- requests ------------------------------------------------------------
 
@@ -486,15 +483,11 @@ class TournamentScreen(ServerScreen):
         self.show_bracket = not self.show_bracket
 
     def action_final(self) -> None:
-        from client.screens.tournament_results import TournamentResultsScreen
-
         if self.doc is not None:
-            self.app.push_screen(TournamentResultsScreen(self.tournament, self.doc))
+            self.ballroom.show(routes.TournamentResults(self.tournament, self.doc))
 
     @on(DataTable.RowSelected, "#t-races")
     def race_chosen(self, event: DataTable.RowSelected) -> None:
-        from client.screens.spectate import SpectateScreen
-
         race = event.row_key.value
         if race is None or self.doc is None:
             return
@@ -504,7 +497,7 @@ class TournamentScreen(ServerScreen):
             return
         row = next((r for r in race_rows(self.doc) if r.race == race), None)
         label = f"{self.doc.name} · {row.table if row else race}"
-        self.app.push_screen(SpectateScreen(race, label=label))
+        self.ballroom.show(routes.Spectate(race, label=label))
 
     def action_back(self) -> None:
         active = self.doc is not None and self.doc.status.active

@@ -15,6 +15,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import Footer, Static
 
+from client import routes
 from client.models.record import RaceRecord
 from client.screens.base import ServerScreen
 from client.widgets.racers import RacersPanel
@@ -84,11 +85,9 @@ class WaitingScreen(ServerScreen):
         elif isinstance(message, RaceState | RaceInfo) and message.race.get("id") == race:
             self.record.info = RaceSummary.from_data(message.race)
         elif isinstance(message, RaceFinished) and message.race == race:
-            from client.screens.results import ResultsScreen
-
             self.record.finish(message)
             self.link.forget(race)
-            self.app.switch_screen(ResultsScreen(self.record))
+            self.ballroom.show_instead(routes.Results(self.record))
             return
         else:
             return
@@ -96,5 +95,5 @@ class WaitingScreen(ServerScreen):
 
     def action_lobby(self) -> None:
         """Back to the lobby; the app shows this race's results when they come."""
-        self.ballroom.awaiting[self.race] = self.record
+        self.ballroom.results_later(self.record)
         self.ballroom.back_home()

@@ -14,7 +14,11 @@ from textual.widget import Widget
 from client.models.names import cut
 from client.models.racers import RacerLine
 
-__all__ = ["RacersPanel"]
+__all__ = ["SIDEBAR", "RacersPanel"]
+
+#: The racers panel's width beside a board, in columns (the game and spectating screens
+#: give the board what is left).
+SIDEBAR = 28
 
 STYLE_BAR = Style(color="#3aa655")
 STYLE_REST = Style(color="#444444")
@@ -25,8 +29,8 @@ STYLE_OUT = Style(color="#c08080")
 class RacersPanel(Widget):
     """Two lines per racer: name and cards home, then a bar, moves and status."""
 
-    DEFAULT_CSS = """
-    RacersPanel { width: 28; height: auto; padding: 0 1; }
+    DEFAULT_CSS = f"""
+    RacersPanel {{ width: {SIDEBAR}; height: auto; padding: 0 1; }}
     """
 
     #: Drawn again even when equal: an away racer's "away 12s" counts on between pushes.

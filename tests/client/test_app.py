@@ -11,8 +11,8 @@ from typing import Any
 from textual.widgets import DataTable, Input
 
 from client.app import BallroomApp
+from client.dialogs import CreateRaceScreen, read_race_form
 from client.models.names import clean_name
-from client.screens.dialogs import CreateRaceScreen, read_race_form
 from client.screens.game import GameScreen
 from client.screens.replay import ReplayScreen, step_ranges
 from client.screens.results import ResultsScreen

@@ -17,7 +17,8 @@ from client import net
 from client.app import BallroomApp
 from client.models.record import RaceRecord
 from client.models.saved import SessionFile
-from client.screens.daily import DailyGameScreen, DailyScreen
+from client.screens.daily import DailyScreen
+from client.screens.game import DailyGameScreen
 from client.session import ClientSession
 from protocol.messages import Account, Register
 from tests.client.screen import on_screen, screen_text, until

@@ -8,8 +8,8 @@ from rich.console import Console
 from textual.widgets import OptionList
 
 from client.app import BallroomApp
+from client.dialogs import read_race_form
 from client.models.record import RaceRecord
-from client.screens.dialogs import read_race_form
 from client.screens.game import GameScreen
 from client.screens.results import results_text
 from client.screens.room import _describe

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from textual.widgets import Input, Static
 
 from client.app import BallroomApp
-from client.screens.dialogs import AskScreen, read_race_form, read_tournament_form
+from client.dialogs import AskScreen, read_race_form, read_tournament_form
 from client.screens.game import GameScreen
 from client.screens.lobby import LobbyScreen
 from protocol.messages import CreateRace, CreateTournament, SpectatePolicy, TournamentFormat

@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.widgets import Select
 
 from client.app import BallroomApp
-from client.screens.dialogs import LIVE_WARNING, ConfirmScreen, CreateRaceScreen
+from client.dialogs import LIVE_WARNING, ConfirmScreen, CreateRaceScreen
 from client.screens.game import GameScreen
 from client.screens.help import HelpScreen
 from client.screens.lobby import LobbyScreen

@@ -135,7 +135,8 @@ async def test_daily_deal_is_played_once_and_left_before_its_results(
 ) -> None:
     """d shows today's deal; Enter plays it; resigned, q goes back to the lobby; the daily
     screen then says it was played and offers no second try."""
-    from client.screens.daily import DailyGameScreen, DailyScreen
+    from client.screens.daily import DailyScreen
+    from client.screens.game import DailyGameScreen
     from protocol.messages import Account, Register
 
     made = await ClientSession.connect(node, "Dee")

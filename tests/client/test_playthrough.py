@@ -15,8 +15,8 @@ from textual.pilot import Pilot
 from textual.widgets import Button, Footer, Input, Static
 
 from client.app import BallroomApp
+from client.dialogs import AskScreen
 from client.screens.account import AccountScreen
-from client.screens.dialogs import AskScreen
 from client.screens.game import GameScreen
 from client.screens.lobby import LobbyScreen
 from client.screens.replay import ReplayScreen

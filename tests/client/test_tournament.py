@@ -16,7 +16,7 @@ from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, Select
 
 from client.app import BallroomApp
-from client.screens.dialogs import (
+from client.dialogs import (
     AskScreen,
     ConfirmScreen,
     CreateTournamentScreen,
