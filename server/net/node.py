@@ -246,7 +246,7 @@ class Node:
         client is shown the same list, at most a sweep after the change. A
         phase that changes by the clock (a countdown ends) is a change too.
         """
-        version = await self.store.lobby_version()
+        version = await self.store.lobby.version()
         followers = [conn for conn in self.connections if conn.follows_lobby]
         # The list's phase changes are known only from a read made for followers.
         due = self._lobby_due is not None and time.time() >= self._lobby_due

@@ -94,7 +94,7 @@ class Lobby:
         """A new open race hosted by ``player``; returns its id."""
         game = variant_or_refusal(request.variant)
         limit = self.settings.limits.open_races_per_player
-        if await self.store.open_races_hosted_by(player) >= limit:
+        if await self.store.lobby.open_races_hosted_by(player) >= limit:
             raise RequestRefused(
                 ErrorCode.NOT_ALLOWED, f"you already host {limit} open races; start or leave one"
             )
@@ -121,7 +121,7 @@ class Lobby:
             unrated=bool(request.unrated),
         )
         race = await self.store.create_race(player, name, settings)
-        await self.store.lobby_changed()
+        await self.store.lobby.changed()
         return race
 
     async def create_seated(
@@ -165,7 +165,7 @@ class Lobby:
         even one whose clock ran out a moment before the sweeper closed it."""
         # A race started between the two reads is in both: listed once.
         races = list(
-            dict.fromkeys([*await self.store.open_races(), *await self.store.live_races()])
+            dict.fromkeys([*await self.store.lobby.open_races(), *await self.store.lobby.live_races()])
         )
         now = time.time()
         infos = [
@@ -181,13 +181,13 @@ class Lobby:
         status, _ = await self.store.join(race, player, name, encode_event(Joined(player, name)))
         if status != "ok":
             raise refusal(status)
-        await self.store.lobby_changed()
+        await self.store.lobby.changed()
 
     async def leave(self, player: str, race: str) -> None:
         status, _ = await self.store.leave(race, player, encode_event(Left(player)))
         if status != "ok":
             raise refusal(status)
-        await self.store.lobby_changed()
+        await self.store.lobby.changed()
 
     async def set_ready(self, player: str, race: str, ready: bool) -> None:
         """Say whether ``player`` is ready; the race starts once every racer is."""
@@ -231,4 +231,4 @@ class Lobby:
         if status != "ok" and force:
             raise refusal(status)
         if status == "ok":
-            await self.store.lobby_changed()
+            await self.store.lobby.changed()

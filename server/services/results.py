@@ -97,7 +97,7 @@ class Results:
         if not closed and await self.store.results.exist(race):
             return False
         if closed:
-            await self.store.lobby_changed()
+            await self.store.lobby.changed()
         results = await self.results(race, table=meta.get("round_ranked") == "1")
         # A tournament table's results (its seed) wait for the other tables
         # racing the same deal: the director announces them at the stage's end.
@@ -117,7 +117,7 @@ class Results:
     async def sweep(self, now: float | None = None) -> None:
         """Close every race whose clock has run out by ``now``; any node may do it."""
         now = time.time() if now is None else now
-        for race in await self.store.live_races_due(now):
+        for race in await self.store.lobby.live_races_due(now):
             await self.close_if_done(race, now)
 
     async def announce_held_results(self, race: str) -> None:

@@ -52,6 +52,7 @@ from server.storage.commits import CommitBatcher
 from server.storage.draws import new_code
 from server.storage.events import EventStore
 from server.storage.exceptions import StoreUnavailable, converts_redis_errors, storage_edge
+from server.storage.lobby import LobbyStore
 from server.storage.pool import FairConnectionPool
 from server.storage.presence import PresenceStore
 from server.storage.replies import (
@@ -164,6 +165,7 @@ class Store:
         self.events = EventStore(client)
         self.presence = PresenceStore(client, self.scripts)
         self.results = ResultStore(client, self.scripts)
+        self.lobby = LobbyStore(client)
 
     async def load_scripts(self) -> None:
         await self.scripts.load()
@@ -225,21 +227,6 @@ class Store:
         )
         return bool(made)
 
-    async def open_races_hosted_by(self, player: str) -> int:
-        """How many races ``player`` created that are still open; forgets the others."""
-        key = keys.hosted_races(player)
-        races = [reply_text(r) for r in await self.redis.smembers(key)]
-        if not races:
-            return 0
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for race in races:
-                pipe.hget(keys.race_meta(race), "status")
-            statuses = await pipe.execute()
-        closed = [race for race, status in zip(races, statuses, strict=True) if status != b"open"]
-        if closed:
-            await self.redis.srem(key, *closed)
-        return len(races) - len(closed)
-
     async def race_id_for_code(self, code: str) -> str | None:
         return optional_text(await self.redis.get(keys.race_code(code.upper())))
 
@@ -263,19 +250,6 @@ class Store:
                 pipe.hgetall(keys.race_players(race))
             replies = await pipe.execute()
         return [(_meta(replies[i]), reply_texts(replies[i + 1])) for i in range(0, len(replies), 2)]
-
-    async def open_races(self, limit: int = 50) -> list[str]:
-        """Races that can be joined, oldest first."""
-        return [reply_text(r) for r in await self.redis.zrange(keys.OPEN_RACES, 0, limit - 1)]
-
-    async def live_races(self, limit: int = 50) -> list[str]:
-        """Started races not yet finished, the soonest to end first: the ones to watch."""
-        return [reply_text(r) for r in await self.redis.zrange(keys.LIVE_RACES, 0, limit - 1)]
-
-    async def live_races_due(self, now: float, limit: int = 100) -> list[str]:
-        """Started races whose clock has run out by ``now``."""
-        due = await self.redis.zrangebyscore(keys.LIVE_RACES, "-inf", now, start=0, num=limit)
-        return [reply_text(r) for r in due]
 
     async def join(self, race: str, player: str, name: str, payload: bytes) -> tuple[str, int]:
         status, event = await self.run(
@@ -399,15 +373,6 @@ class Store:
             [player, repr(now), keys.race_channel(race), payload, how],
         )
         return reply_text(status), int(event), int(left)
-
-    # -- the lobby --------------------------------------------------------
-
-    async def lobby_changed(self) -> None:
-        """Say that the list of races changed (a race opened, filled, started or ended)."""
-        await self.redis.incr(keys.LOBBY_VERSION)
-
-    async def lobby_version(self) -> int:
-        return int(await self.redis.get(keys.LOBBY_VERSION) or 0)
 
     async def finish(self, race: str, now: float) -> bool:
         """Close the race if it is done; True for the one caller that closed it."""

@@ -157,14 +157,14 @@ async def test_a_race_on_each_shard(
         host = await clients.hello(a, "Host")
         guest = await clients.hello(b, "Guest")
         races = await _race_on_each_shard(redis_cluster, store, clients, a)
-        assert set(await store.open_races()) == set(races.values())  # the others left
+        assert set(await store.lobby.open_races()) == set(races.values())  # the others left
         racers: list[tuple[Racer, Racer]] = []
         for race in races.values():
             await guest.request(JoinRace(race=race), RaceInfo)
             await host.request(StartRace(race=race), RaceInfo)
             racers.append((await Racer(host, race).started(), await Racer(guest, race).started()))
-        assert await store.open_races() == []
-        assert set(await store.live_races()) == set(races.values())
+        assert await store.lobby.open_races() == []
+        assert set(await store.lobby.live_races()) == set(races.values())
 
         for first, second in racers:
             await first.play(3)
