@@ -10,9 +10,17 @@ from collections.abc import Callable, Hashable, Sequence
 
 from protocol.moves import Move, MoveKind
 from server.engine.game import Game
-from server.engine.state import Piles, State
+from server.engine.state import State
 
-__all__ = ["ACTION_ORDER", "KIND", "Family", "Key", "Slots", "foundation_slots"]
+__all__ = [
+    "ACTION_ORDER",
+    "KIND",
+    "Family",
+    "Key",
+    "Slots",
+    "foundation_places",
+    "foundation_slots",
+]
 
 #: Card id -> card kind (``id % 52``) as a bytes translation table, for keys.
 KIND = bytes(card % 52 for card in range(256))
@@ -35,6 +43,15 @@ def foundation_slots(
     return {kind: tuple(found) for kind, found in slots.items()}
 
 
+def foundation_places(sequences: Sequence[Sequence[int]]) -> list[tuple[tuple[int, int], ...]]:
+    """Card kind (0-51) -> every (foundation, position) where it is wanted, for :func:`.stuck`."""
+    places: list[list[tuple[int, int]]] = [[] for _ in range(52)]
+    for foundation, kinds in enumerate(sequences):
+        for position, kind in enumerate(kinds):
+            places[kind].append((foundation, position))
+    return [tuple(found) for found in places]
+
+
 class Family:
     """The solver's knowledge of one variant family; one instance per variant."""
 
@@ -52,62 +69,6 @@ class Family:
     def dead(self, state: State) -> bool:
         """Whether the position can be seen, cheaply, to be lost whatever is played."""
         return False
-
-    def buried(
-        self,
-        piles: Piles,
-        stacks: Sequence[int],
-        slots: dict[int, tuple[tuple[int, int, tuple[int, ...]], ...]],
-    ) -> bool:
-        """Every copy of some kind not yet home lies under a card that must wait for that kind.
-
-        ``stacks`` are piles whose cards, for the rest of the game, leave
-        only from the top and only for a foundation (cards may still be
-        dealt onto them). A card ``y`` *waits for* kind ``x`` when every open
-        place of ``y``'s kind on the foundations has ``x`` still to come
-        below it on that foundation. A card under ``y`` leaves only after
-        ``y``, which leaves only after some ``x`` is home; if each copy of
-        ``x`` not yet home lies under such a card, no ``x`` ever gets home
-        and no foundation that needs one is ever finished: the position is
-        lost. (The number of open places of a kind is the number of its
-        copies not yet home, since a won game has every card home.)
-        """
-        buried: dict[int, int] = {}
-        waits: dict[int, frozenset[int]] = {}
-        for stack in stacks:
-            pile = piles[stack]
-            if len(pile) < 2:
-                continue
-            above: set[int] = set()
-            for card in reversed(pile):
-                kind = card % 52
-                if kind in above:
-                    buried[kind] = buried.get(kind, 0) + 1
-                wanted = waits.get(kind)
-                if wanted is None:
-                    wanted = waits[kind] = self._waits_for(piles, slots[kind])
-                above |= wanted
-        for kind, count in buried.items():
-            open_places = sum(1 for pile, at, _ in slots[kind] if len(piles[pile]) <= at)
-            if count >= open_places > 0:
-                return True
-        return False
-
-    @staticmethod
-    def _waits_for(
-        piles: Piles, places: Sequence[tuple[int, int, tuple[int, ...]]]
-    ) -> frozenset[int]:
-        """The kinds that must go home before a card with these places can (see :meth:`buried`)."""
-        common: set[int] | None = None
-        for pile, at, kinds in places:
-            height = len(piles[pile])
-            if height > at:
-                continue  # that place is filled already
-            below = set(kinds[height:at])
-            common = below if common is None else common & below
-            if not common:
-                return frozenset()
-        return frozenset(common or ())
 
     def order(self, state: State, moves: Sequence[Move]) -> list[Move]:
         """The moves in the order the search tries them: card moves first, actions last."""

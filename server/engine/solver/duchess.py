@@ -6,7 +6,8 @@ from collections.abc import Sequence
 
 from protocol.moves import Move, MoveKind
 from server.engine.duchess import FOUNDATIONS, GrandDuchess
-from server.engine.solver.base import KIND, Family, Key, foundation_slots
+from server.engine.solver.base import KIND, Family, Key, foundation_places, foundation_slots
+from server.engine.solver.proofs import stuck
 from server.engine.state import State
 
 __all__ = ["DuchessFamily"]
@@ -22,6 +23,8 @@ class DuchessFamily(Family):
             (pile, found.kinds) for pile, found in zip(game.foundations, FOUNDATIONS, strict=True)
         ]
         self.slots = foundation_slots(founded)
+        self.sequences = tuple(found.kinds for found in FOUNDATIONS)
+        self.places = foundation_places(self.sequences)
 
     def key(self, state: State) -> Key:
         piles = state.piles
@@ -38,7 +41,15 @@ class DuchessFamily(Family):
         """In the last pass a tableau card leaves only from the top, only home."""
         if state.passes < self.game.redeals:
             return False
-        return self.buried(state.piles, self.duchess.tableau, self.slots)
+        piles = state.piles
+        game = self.duchess
+        return stuck(
+            (piles[t] for t in game.tableau),
+            (*piles[game.stock], *piles[game.reserve]),
+            [len(piles[f]) for f in game.foundations],
+            self.sequences,
+            self.places,
+        )
 
     def safe_move(self, state: State, moves: Sequence[Move]) -> Move | None:
         if state.passes < self.game.redeals:

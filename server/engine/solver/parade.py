@@ -7,7 +7,8 @@ from collections.abc import Sequence
 from protocol.cards import card_rank, kind_of
 from protocol.moves import DISCARD_PILE, Move, MoveKind
 from server.engine.parade import FULL, ROW_RANKS, RoyalParade
-from server.engine.solver.base import ACTION_ORDER, KIND, Family, Key
+from server.engine.solver.base import ACTION_ORDER, KIND, Family, Key, foundation_places
+from server.engine.solver.proofs import stuck
 from server.engine.state import Piles, State
 
 __all__ = ["ParadeFamily"]
@@ -27,51 +28,84 @@ class ParadeFamily(Family):
                 for suit in range(4):
                     self.chain[kind_of(suit, rank)] = (row * 4 + suit, height)
 
-    def dead(self, state: State) -> bool:
-        """Both copies of a card buried in depots under higher cards of their own chain.
+        # Each chain has two foundations one day (one per deck's base card): its
+        # places 2 * chain and 2 * chain + 1 for :func:`.stuck`, which builds
+        # a place not founded yet from the base card up.
+        sequences: list[tuple[int, ...]] = []
+        for ranks in ROW_RANKS:
+            for suit in range(4):
+                kinds = tuple(kind_of(suit, rank) for rank in ranks)
+                sequences += [kinds, kinds]
+        self.sequences = tuple(sequences)
+        self.places = foundation_places(self.sequences)
+        # Row -> card kind -> the chain that kind founds in that row (-1: none).
+        self.founds = tuple(
+            tuple(row * 4 + kind // 13 if kind % 13 + 1 == ranks[0] else -1 for kind in range(52))
+            for row, ranks in enumerate(ROW_RANKS)
+        )
+        self.depots = game.depots
+        self.stock = game.stock
+        self.rows = tuple((self.founds[row], spots) for row, spots in enumerate(game.rows))
 
-        A depot card leaves only from the top, and only home (or, a base
-        card, into a space; an ace, to the discard). A card of height ``h``
-        covered by a card of the same row and suit with a greater height
-        can only be uncovered once that card goes home, which needs a
-        foundation of that chain past height ``h``, which needs a copy of
-        the covered card. If both copies are covered so, neither foundation
-        of the chain can ever pass ``h``.
+    def dead(self, state: State) -> bool:
+        """Some depot card can never leave its depot (:func:`.stuck`).
+
+        A depot card leaves only from the top: home, or a base card into a
+        space, or an ace to the discard pile; the loose Parade cards and the
+        stock count as available. This takes in the chain rule that came
+        first: both copies of a card under higher cards of its own row and
+        suit, which wait for it.
         """
         piles = state.piles
-        chain = self.chain
-        covered: set[int] = set()
-        for depot in self.parade.depots:
-            pile = piles[depot]
-            if len(pile) < 2:
-                continue
-            above: dict[int, int] = {}
-            for card in reversed(pile):
-                kind = card % 52
-                link = chain.get(kind)
-                if link is None:
+        if not any(piles[d] for d in self.depots):
+            return False
+        heights = [0] * len(self.sequences)
+        loose: list[int] = list(piles[self.stock])
+        for founds, spots in self.rows:
+            for spot in spots:
+                pile = piles[spot]
+                if not pile:
                     continue
-                which, height = link
-                if above.get(which, -1) > height:
-                    if kind in covered:
-                        return True
-                    covered.add(kind)
-                elif above.get(which, -1) < height:
-                    above[which] = height
-        return False
+                chain = founds[pile[0] % 52]
+                if chain < 0:
+                    loose.append(pile[-1])
+                else:
+                    place = 2 * chain
+                    if heights[place]:
+                        place += 1
+                    heights[place] = len(pile)
+        return stuck((piles[d] for d in self.depots), loose, heights, self.sequences, self.places)
 
     def key(self, state: State) -> Key:
+        """Rows (each spot as its top kind, sorted in its row), depots, the stock's size.
+
+        A founded spot is told by its top card alone (the kind says the
+        height), a loose spot holds one card: one byte each, the foundations
+        marked apart from a loose card of the same kind by their height. The
+        stock only ever loses its top card, so within one search its size
+        says what it holds.
+        """
         piles = state.piles
-        game = self.parade
-        rows = tuple(
-            tuple(sorted(bytes(piles[spot]).translate(KIND) for spot in spots))
-            for spots in game.rows
-        )
-        depots = tuple(bytes(piles[d]).translate(KIND) for d in game.depots)
-        stock = piles[game.stock]
+        parts: list[bytes] = []
+        for _, spots in self.rows:
+            codes = []
+            for spot in spots:
+                pile = piles[spot]
+                if not pile:
+                    codes.append(255)
+                elif len(pile) == 1:
+                    codes.append(pile[0] % 52)
+                else:
+                    codes.append(pile[-1] % 52 + 64)
+            codes.sort()
+            parts.append(bytes(codes))
+        depots = [bytes(piles[d]).translate(KIND) for d in self.depots]
+        stock = len(piles[self.stock])
         if not stock:
-            depots = tuple(sorted(depots))  # no deal left: depots are interchangeable
-        return (rows, depots, bytes(stock).translate(KIND))
+            depots.sort()  # no deal left: depots are interchangeable
+        parts.extend(depots)
+        parts.append(bytes((stock,)))
+        return b"\xfe".join(parts)
 
     def safe_move(self, state: State, moves: Sequence[Move]) -> Move | None:
         piles = state.piles
@@ -144,6 +178,8 @@ class ParadeFamily(Family):
     def won(self, state: State) -> bool:
         piles = state.piles
         game = self.parade
+        if piles[self.stock]:
+            return False
         return all(len(piles[spot]) == FULL for spot in game.parade) and all(
             card_rank(piles[spot][0]) == ROW_RANKS[game.row_of[spot]][0] for spot in game.parade
         )

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import chain
 
 from protocol.moves import Move, MoveKind
-from server.engine.solver.base import KIND, Family, Key, foundation_slots
+from server.engine.solver.base import KIND, Family, Key, foundation_places, foundation_slots
+from server.engine.solver.proofs import stuck
 from server.engine.state import Piles, State
 from server.engine.stockwaste import Refill, StockWasteGame
 
@@ -23,6 +25,8 @@ class StockWasteFamily(Family):
         ]
         self.slots = foundation_slots(founded)
         self.foundations = tuple(pile for pile, _ in founded)
+        self.sequences = tuple(kinds for _, kinds in founded)
+        self.places = foundation_places(self.sequences)
         # Foundations with the same sequence (Contradance's two of each) are interchangeable.
         groups: dict[tuple[int, ...], list[int]] = {}
         for pile, kinds in founded:
@@ -73,8 +77,29 @@ class StockWasteFamily(Family):
         return sum([len(piles[f]) for f in self.foundations]) == self.target
 
     def dead(self, state: State) -> bool:
-        stacks = self.last_pass_stacks if state.passes >= self.game.redeals else self.sw.tableau
-        return bool(stacks) and self.buried(state.piles, stacks, self.slots)
+        """Some card on a stack can never leave it (:func:`.stuck`).
+
+        The ladies' columns are stacks in every pass; in the last pass, the
+        waste too where it feeds no reserve (with no redeal left nothing
+        reorders it, and deals only add cards on top). Not the waste of a game
+        with a refilled reserve: a refill takes its top card elsewhere.
+        """
+        last = state.passes >= self.game.redeals
+        stacks = self.last_pass_stacks if last else self.sw.tableau
+        if not stacks:
+            return False
+        piles = state.piles
+        sw = self.sw
+        loose = [piles[sw.stock], *(piles[r] for r in sw.reserve)]
+        if not (last and self.waste_safe):
+            loose.append(piles[sw.waste])
+        return stuck(
+            (piles[s] for s in stacks),
+            chain.from_iterable(loose),
+            [len(piles[f]) for f in self.foundations],
+            self.sequences,
+            self.places,
+        )
 
     def safe_move(self, state: State, moves: Sequence[Move]) -> Move | None:
         """A card home to the last open place of its kind, from any source.
