@@ -5,13 +5,10 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from protocol.lobby import RaceSummary
 from protocol.messages import ServerMessage
-
-if TYPE_CHECKING:
-    from server.fanout.feeds import RaceWatch
 
 __all__ = ["Client", "Shared"]
 
@@ -56,8 +53,12 @@ class Client(Protocol):
         """Write one encoded frame now."""
         ...
 
-    async def unwatch(self, race: str, watch: RaceWatch) -> None:
-        """Stop following ``race`` if ``watch`` is still how the client follows it."""
+    async def unwatch(self, race: str, watch: object) -> None:
+        """Stop following ``race`` if ``watch`` is still how the client follows it.
+
+        Any watch will do (it is compared by identity), so this module need not
+        know the watches that use it.
+        """
         ...
 
     async def hear_rematches(self, race: str, since: int) -> None:

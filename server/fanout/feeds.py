@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import enum
 import logging
 import math
 import time
@@ -73,7 +74,7 @@ if TYPE_CHECKING:
     from server.services.lobby import Lobby
     from server.services.race_memory import RaceMemory
 
-__all__ = ["RaceWatch"]
+__all__ = ["RaceWatch", "Role"]
 
 log = logging.getLogger(__name__)
 
@@ -98,8 +99,15 @@ def _shared_info(
     return shared.info
 
 
+class Role(enum.Enum):
+    """How a connection follows a race: racing in it, or watching it."""
+
+    RACER = "racer"
+    SPECTATOR = "spectator"
+
+
 class RaceWatch:
-    """One connection following one race, as ``racer`` or ``spectator``."""
+    """One connection following one race, as a :attr:`Role.RACER` or a :attr:`Role.SPECTATOR`."""
 
     #: Pauses between tries to fill the boards' replica while Redis is away.
     FILL_RETRY_FIRST, FILL_RETRY_MOST = 0.05, 1.0
@@ -108,7 +116,7 @@ class RaceWatch:
         self,
         conn: Client,
         race: str,
-        role: str,
+        role: Role,
         since: int,
         *,
         lobby: Lobby,
@@ -242,7 +250,7 @@ class RaceWatch:
                 "results",
                 lambda: encode(race_finished(race, results, event=n)),
             )
-            if self.role == "racer":
+            if self.role is Role.RACER:
                 self._emit(results_frame)
                 self._over = True
                 self._stop_following()  # nothing follows the results but rematch offers
@@ -251,7 +259,7 @@ class RaceWatch:
                 self._spawn(self._finish_spectating(results_frame))
         elif (
             isinstance(event, RematchOffered)
-            and self.role == "racer"
+            and self.role is Role.RACER
             and not self._over
             and tells(self.conn, event)
         ):  # a rematch offer, to a racer who resumed the race after its results
@@ -270,7 +278,7 @@ class RaceWatch:
         held it is, so every ``SeatClaimed`` after this connection's claim is news.
         """
         if (
-            self.role != "racer"
+            self.role is not Role.RACER
             or event.player != self.conn.player
             or event.holder == self.conn.seat_holder
             or n <= self._seated_at
@@ -282,7 +290,7 @@ class RaceWatch:
 
     def _starting(self, n: int, event: Starting) -> None:
         wait = event.started_at - time.time()
-        if self.role == "racer":
+        if self.role is Role.RACER:
             self._emit(encode(Countdown(race=self.race, seconds=max(0, math.ceil(wait)), event=n)))
             started = encode_trusted(
                 RaceStarted,
@@ -307,7 +315,7 @@ class RaceWatch:
 
     def _resigned(self, n: int, event: Resigned, shared: Shared) -> None:
         """A resignation: the other racers learn it now, spectators as they would a board."""
-        if self.role == "racer":
+        if self.role is Role.RACER:
             if event.player != self.conn.player:
                 self._emit(self._progress_frame(n, event, shared))
         elif self.policy is not Spectate.AFTER:
@@ -367,7 +375,7 @@ class RaceWatch:
                 Presence, race=self.race, player=event.player, away=event.away, event=n
             ),
         )
-        if self.role == "racer":
+        if self.role is Role.RACER:
             self._emit(frame)
         elif self.policy is Spectate.AFTER:
             self._show(n, frame)  # after the start's frames; no board comes before the end
@@ -375,7 +383,7 @@ class RaceWatch:
             self._show_at(time.time() + self.delay, n, frame)
 
     def _move(self, n: int, event: MoveMade, shared: Shared) -> None:
-        if self.role == "racer":
+        if self.role is Role.RACER:
             if event.player == self.conn.player:
                 self.acknowledged = max(self.acknowledged, event.seq + 1)
             else:
@@ -520,7 +528,7 @@ class RaceWatch:
     # -- a rewind ----------------------------------------------------------
 
     def claim(self) -> tuple[str, int] | None:
-        if self.role != "racer" or self.conn.player is None:
+        if self.role is not Role.RACER or self.conn.player is None:
             return None
         return self.conn.player, self.acknowledged
 
@@ -531,7 +539,7 @@ class RaceWatch:
         self._line.clear()
         boards, player = self.boards, self.conn.player
         try:
-            if self.role == "spectator":
+            if self.role is Role.SPECTATOR:
                 snapshot = await boards.spectator_snapshot(self.race, player)
                 self._shown = snapshot.event  # numbers after it are new events now
                 self._emit(encode(Rewound(race=self.race, event=snapshot.event)))

@@ -19,6 +19,10 @@ loss reaches a watcher, and the race is rewound (:attr:`Hub.on_tail_lost`,
 :mod:`server.fanout.history`). :meth:`Hub.rewind` has every watcher of the
 race start again from what Redis holds now, once per loss: a watcher whose
 rewind has not reached it yet is not rewound again.
+
+Those rules live in :class:`~server.fanout.hub_core.HubCore`, which has no
+I/O; this module carries out its actions: the subscriptions, the tasks that
+read the stream, and the deliveries.
 """
 
 from __future__ import annotations
@@ -26,12 +30,20 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections import defaultdict
 from collections.abc import Callable
 from typing import Protocol
 
 from server.fanout.client import Shared
-from server.fanout.trail import Trail
+from server.fanout.hub_core import (
+    Action,
+    CatchUp,
+    Deliver,
+    HubCore,
+    StopCatchUp,
+    Subscribe,
+    TailLost,
+    Unsubscribe,
+)
 from server.rules.events import Event
 from server.storage import keys
 from server.storage.cluster import Feed
@@ -63,7 +75,7 @@ class Watcher(Protocol):
 
 
 class Hub:
-    """Fan-out of race events to this node's watchers."""
+    """Fan-out of race events to this node's watchers: the I/O around a :class:`HubCore`."""
 
     #: Pauses between attempts to reconnect the event feed: first, and longest.
     RETRY_FIRST, RETRY_MOST = 0.1, 1.0
@@ -73,16 +85,13 @@ class Hub:
         #: Told when the event feed drops (the node's health probe looks at once); may be
         #: replaced or set to None (nobody is told) at any time.
         self.on_feed_lost = on_feed_lost
-        self._watchers: defaultdict[str, set[Watcher]] = defaultdict(set)
-        #: race -> the events passed on to a watcher here lately.
-        self._trails: dict[str, Trail] = {}
+        #: Who follows what, and which event reaches whom when.
+        self.core: HubCore[Watcher] = HubCore()
         #: Told (race, why) when an event shows Redis lost the race's tail; None: the
         #: hub rewinds the race itself (:mod:`server.fanout.history` sets it).
         self.on_tail_lost: Callable[[str, str], None] | None = None
-        #: Watchers owed a rewind (:meth:`rewind`) that has not reached them yet.
-        self._rewinding: set[Watcher] = set()
+        #: The task of each watcher's catch-up running now.
         self._catching_up: dict[Watcher, asyncio.Task[None]] = {}
-        self._missed: set[Watcher] = set()
         #: Payload -> event, of the events this node is storing (:meth:`storing`).
         self._own: dict[bytes, Event] = {}
         self._feed: Feed | None = None
@@ -115,47 +124,37 @@ class Hub:
 
     async def watch(self, race: str, watcher: Watcher) -> None:
         """Start delivering ``race``'s events after ``watcher.last_event``."""
-        first = not self._watchers[race]
-        self._watchers[race].add(watcher)
-        if first:
-            async with self._commands:
-                # With the feed down, the resubscription after it subscribes.
-                if self._feed is not None and self._feed.usable:
-                    await self._feed.subscribe(keys.channel(race))
-        self._catch_up(race, watcher)
+        for action in self.core.watch(race, watcher):
+            if isinstance(action, Subscribe):
+                async with self._commands:
+                    # With the feed down, the resubscription after it subscribes.
+                    if self._feed is not None and self._feed.usable:
+                        await self._feed.subscribe(keys.channel(action.race))
+        self._act(self.core.catch_up(race, watcher))
 
     async def unwatch(self, race: str, watcher: Watcher) -> None:
-        watchers = self._watchers.get(race)
-        if not watchers or watcher not in watchers:
-            return
-        watchers.discard(watcher)
-        self._missed.discard(watcher)
-        self._rewinding.discard(watcher)
-        task = self._catching_up.pop(watcher, None)
-        if task is not None:
-            task.cancel()
-        if not watchers:
-            del self._watchers[race]
-            self._trails.pop(race, None)
-            with contextlib.suppress(StoreUnavailable):
-                async with self._commands:
-                    if self._feed is not None and self._feed.usable:
-                        await self._feed.unsubscribe(keys.channel(race))
+        for action in self.core.unwatch(race, watcher):
+            if isinstance(action, Unsubscribe):
+                with contextlib.suppress(StoreUnavailable):
+                    async with self._commands:
+                        if self._feed is not None and self._feed.usable:
+                            await self._feed.unsubscribe(keys.channel(action.race))
+            else:
+                self._act([action])
 
     def watching(self, race: str) -> int:
-        return len(self._watchers.get(race, ()))
+        return len(self.core.watchers_of(race))
 
     def races(self) -> list[str]:
         """The races someone on this node follows."""
-        return list(self._watchers)
+        return self.core.races()
 
     def watchers_of(self, race: str) -> list[Watcher]:
-        return list(self._watchers.get(race, ()))
+        return self.core.watchers_of(race)
 
     def latest(self, race: str) -> tuple[int, bytes] | None:
         """(number, payload) of the newest event of ``race`` passed on here, if any."""
-        trail = self._trails.get(race)
-        return None if trail is None else trail.newest
+        return self.core.latest(race)
 
     def rewind(self, race: str) -> None:
         """Redis lost ``race``'s latest events: each watcher starts again from what it holds.
@@ -166,16 +165,7 @@ class Hub:
         A watcher whose rewind is still on its way is left to it: one loss
         noticed twice (a refused move, the feed, the probe) is told once.
         """
-        self._trails.pop(race, None)
-        for watcher in self._watchers.get(race, ()):
-            if watcher in self._rewinding:
-                continue
-            old = self._catching_up.pop(watcher, None)
-            if old is not None and old is not asyncio.current_task():
-                old.cancel()
-            self._missed.discard(watcher)
-            self._rewinding.add(watcher)
-            self._catch_up(race, watcher)
+        self._act(self.core.rewind(race))
 
     def catch_up_all(self) -> None:
         """Have every watcher read what it missed from the stream.
@@ -185,9 +175,7 @@ class Hub:
         Each read first checks that the stream still holds the event its
         watcher was last given (:meth:`_read_stream`).
         """
-        for race, watchers in self._watchers.items():
-            for watcher in watchers:
-                self._catch_up(race, watcher)
+        self._act(self.core.catch_up_all())
 
     async def reconnected(self, timeout: float) -> bool:
         """Retry the event feed now (Redis is back); True once it is live, within ``timeout``."""
@@ -220,119 +208,67 @@ class Hub:
         next (an earlier event still on its way, a catch-up running) is left
         to pub/sub and the stream, which keep the order.
         """
-        if self._contradicted(topic, n, payload):
-            return
-        delivered, shared = False, Shared()
-        for watcher in list(self._watchers.get(topic, ())):
-            if (
-                n == watcher.last_event + 1
-                and watcher not in self._catching_up
-                and watcher not in self._rewinding
-            ):
-                watcher.last_event = n
-                watcher.deliver(topic, n, event, shared)
-                delivered = True
-        if delivered:
-            self._passed_on(topic, n, payload)
+        self._act(self.core.stored(topic, n, payload), event)
 
-    # -- delivery ----------------------------------------------------------
+    # -- carrying out what the core decided --------------------------------
 
-    def _passed_on(self, race: str, n: int, payload: bytes) -> None:
-        trail = self._trails.get(race)
-        if trail is None:
-            trail = self._trails[race] = Trail()
-        trail.note(n, payload)
+    def _act(self, actions: list[Action[Watcher]], event: Event | None = None) -> None:
+        """Carry out the core's actions in order (``event``: the one they deliver, if known).
 
-    def _contradicted(self, race: str, n: int, payload: bytes | None) -> bool:
-        """Whether event ``n`` as offered (None: the stream lacks it) shows a lost tail;
-        if so the race is rewound now, before the event reaches anyone."""
-        trail = self._trails.get(race)
-        if trail is None or not trail.contradicts(n, payload):
-            return False
-        why = f"event {n} {'is gone' if payload is None else 'was replaced'}"
-        if self.on_tail_lost is not None:
-            self.on_tail_lost(race, why)
-        else:
-            self.rewind(race)
-        return True
+        Subscribing and unsubscribing wait, so :meth:`watch` and :meth:`unwatch`
+        carry those out themselves; the core asks for them nowhere else.
+        """
+        for action in actions:
+            if isinstance(action, Deliver):
+                if event is None:
+                    event = self._own.get(action.payload) or decode_event(action.payload)
+                shared = Shared()
+                for watcher in action.watchers:
+                    watcher.deliver(action.race, action.n, event, shared)
+                event = None  # a later Deliver is another event
+            elif isinstance(action, CatchUp):
+                self._catching_up[action.watcher] = asyncio.get_running_loop().create_task(
+                    self._read_stream(action)
+                )
+            elif isinstance(action, StopCatchUp):
+                task = self._catching_up.pop(action.watcher, None)
+                if task is not None and task is not asyncio.current_task():
+                    task.cancel()
+            elif isinstance(action, TailLost):
+                if self.on_tail_lost is not None:
+                    self.on_tail_lost(action.race, action.why)
+                else:
+                    self.rewind(action.race)
 
     def _dispatch(self, race: str, n: int, payload: bytes) -> None:
-        if self._contradicted(race, n, payload):
-            return
-        event: Event | None = None
-        shared = Shared()
-        for watcher in list(self._watchers.get(race, ())):
-            if watcher in self._rewinding:  # its numbers are from before the rewind
-                if watcher in self._catching_up:
-                    self._missed.add(watcher)
-                else:
-                    self._catch_up(race, watcher)
-                continue
-            if n <= watcher.last_event:
-                continue
-            if watcher in self._catching_up:
-                self._missed.add(watcher)  # the running read may have been too early
-                continue
-            if n == watcher.last_event + 1:
-                if event is None:
-                    event = self._own.get(payload) or decode_event(payload)
-                    self._passed_on(race, n, payload)
-                watcher.last_event = n
-                watcher.deliver(race, n, event, shared)
-            else:
-                self._catch_up(race, watcher)
+        """Event ``n`` of ``race`` came by pub/sub."""
+        self._act(self.core.heard(race, n, payload))
 
-    def _catch_up(self, race: str, watcher: Watcher) -> None:
-        if watcher not in self._catching_up:
-            rewound = watcher in self._rewinding
-            task = asyncio.get_running_loop().create_task(
-                self._read_stream(race, watcher, rewound=rewound)
-            )
-            self._catching_up[watcher] = task
-
-    async def _read_stream(self, race: str, watcher: Watcher, *, rewound: bool = False) -> None:
+    async def _read_stream(self, job: CatchUp[Watcher]) -> None:
+        """Read what ``job.watcher`` missed from the stream, after its rewind if it owes one."""
+        race, watcher, core = job.race, job.watcher, self.core
         try:
-            if rewound:
-                watcher.last_event = await watcher.rewound()
-                self._rewinding.discard(watcher)
-            while True:
-                last, trail = watcher.last_event, self._trails.get(race)
-                # The event last given, read again when it is known here: still there?
-                check = not rewound and trail is not None and trail.knows(last)
-                events = await self.store.events.since(race, last - 1 if check else last)
-                if check:
-                    first = events.pop(0) if events and events[0][0] == last else None
-                    if self._contradicted(race, last, None if first is None else first[1]):
-                        return
-                if watcher in self._rewinding:
-                    return  # rewound meanwhile: its own catch-up goes on from Redis
-                if not events:
-                    return
-                for n, payload in events:
-                    if watcher not in self._watchers.get(race, ()):
-                        return
-                    watcher.last_event = n
-                    self._passed_on(race, n, payload)
-                    watcher.deliver(race, n, decode_event(payload), Shared())
+            if job.rewound:
+                core.rewound(watcher, await watcher.rewound())
+            more = True
+            while more:
+                read = core.next_read(race, watcher, job)
+                events = await self.store.events.since(race, read.after)
+                actions, more = core.read(race, watcher, read, events)
+                self._act(actions)
         except StoreUnavailable as exc:
             log.warning("catching up on race %s failed: %s", race, exc)
         finally:
             if self._catching_up.get(watcher) is asyncio.current_task():
-                self._finish_catch_up(race, watcher)
-
-    def _finish_catch_up(self, race: str, watcher: Watcher) -> None:
-        del self._catching_up[watcher]
-        if watcher in self._missed:
-            self._missed.discard(watcher)
-            if watcher in self._watchers.get(race, ()):
-                self._catch_up(race, watcher)
+                del self._catching_up[watcher]
+            self._act(core.caught_up(race, watcher, job))
 
     # -- the feed ----------------------------------------------------------
 
     async def _connect_feed(self) -> Feed:
         """A new feed, subscribed to the channel of every topic watched here."""
         feed = self.store.feed(self._heard, self._feed_lost)
-        channels = [keys.channel(topic) for topic in self._watchers]
+        channels = [keys.channel(topic) for topic in self.core.races()]
         try:
             await feed.open()
             if channels:

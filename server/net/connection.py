@@ -6,7 +6,8 @@ readers closed, refusals carrying the request's id) live in the core,
 which has no I/O. This class carries out what the core decides: it hands
 each message from the socket (:class:`~server.net.websocket.PushConnection`)
 to the core with the loop's time, and each :class:`~server.net.core.Handle`
-to one handler function per message type in :mod:`server.net.handlers`. A
+to one handler function per message type in :mod:`server.net.handlers`,
+which sees the connection as a :class:`~server.net.peer.Peer`. A
 message that has to wait runs in a task and holds back those behind it.
 The usual move does not need a task: it is checked and its commit sent at
 once, and the reply goes out when Redis answers (together about 5 % of a
@@ -29,7 +30,7 @@ from protocol.codec import encode, error_frame
 from protocol.exceptions import ErrorCode
 from protocol.messages import ClientMessage, ServerMessage, SubmitMove
 from server.exceptions import RequestRefused
-from server.fanout.feeds import RaceWatch
+from server.fanout.feeds import RaceWatch, Role
 from server.fanout.rematch_feed import RematchWatch
 from server.fanout.tournament_feed import TournamentWatch
 from server.net.core import (
@@ -110,6 +111,22 @@ class Connection:
     def player(self, player: str | None) -> None:
         self.core.player = player
 
+    @property
+    def node(self) -> str:
+        """The name of the node this connection is on."""
+        return self.settings.node
+
+    @property
+    def address(self) -> str:
+        """The client's IP address, the unit of the per-address login limit."""
+        remote = self.ws.remote_address
+        return str(remote[0]) if remote else "?"
+
+    @property
+    def is_open(self) -> bool:
+        """Whether the connection is still open."""
+        return bool(self.ws.open)
+
     # -- sending -----------------------------------------------------------
 
     def send(self, message: ServerMessage) -> None:
@@ -172,7 +189,7 @@ class Connection:
                 await self._leave_queue(self.player)
             for race, watch in list(self.watches.items()):
                 await self.hub.unwatch(race, watch)
-                if watch.role == "racer" and self.player is not None:
+                if watch.role is Role.RACER and self.player is not None:
                     await self._went_away(race, self.player)
             for tournament, follower in list(self.tournaments.items()):
                 await self.hub.unwatch(tournament, follower)
@@ -270,16 +287,35 @@ class Connection:
 
     # -- races -------------------------------------------------------------
 
-    async def unwatch(self, race: str, watch: RaceWatch) -> None:
+    async def unwatch(self, race: str, watch: object) -> None:
         """Stop following a race (if ``watch`` is still how this connection follows it)."""
-        if self.watches.get(race) is watch:
+        current = self.watches.get(race)
+        if current is not None and current is watch:
             del self.watches[race]
-            await self.hub.unwatch(race, watch)
+            await self.hub.unwatch(race, current)
+
+    async def stop_following(self, race: str) -> None:
+        """Follow ``race`` no more, however this connection follows it (if it does)."""
+        watch = self.watches.get(race)
+        if watch is not None:
+            await self.unwatch(race, watch)
+
+    def watch_of(self, race: str) -> RaceWatch | None:
+        """How this connection follows ``race`` now, if it does."""
+        return self.watches.get(race)
+
+    def racing(self) -> list[str]:
+        """The races this connection follows as a racer."""
+        return [race for race, watch in self.watches.items() if watch.role is Role.RACER]
+
+    def rewind(self, race: str, why: str) -> None:
+        """Redis lost ``race``'s latest writes (``why``): everyone here goes on from Redis."""
+        self.history.rewind(race, why)
 
     async def watch(
         self,
         race: str,
-        role: str,
+        role: Role,
         since: int,
         *,
         policy: SpectatePolicy | None = None,
@@ -303,7 +339,7 @@ class Connection:
         watch.policy, watch.delay = policy, delay
         if held:
             watch.hold()
-        racer = self.player if role == "racer" else None
+        racer = self.player if role is Role.RACER else None
         if racer is not None:
             # The seat is this connection's now: one that still held it hears so, on any
             # node. Claimed before the watch starts: events after the claim all reach it.
@@ -340,6 +376,10 @@ class Connection:
             await self.services.presence.went_away(race, player)
         except StoreUnavailable as exc:
             log.info("could not note that %s left race %s: %s", player, race, exc)
+
+    def tournament_watch(self, tournament: str) -> TournamentWatch | None:
+        """How this connection follows ``tournament`` now, if it does."""
+        return self.tournaments.get(tournament)
 
     async def follow_tournament(self, tournament: str, since: int, *, entrant: bool) -> None:
         """Get every change of a tournament after event ``since`` pushed."""

@@ -2,7 +2,9 @@
 
 Each handler returns the reply (or None) and raises
 :class:`~server.exceptions.RequestRefused` to refuse; the connection turns
-that into an ``error`` frame carrying the request's id.
+that into an ``error`` frame carrying the request's id. A handler sees its
+connection only as a :class:`~server.net.peer.Peer` (what it may ask of it),
+so this module does not know the connection class that dispatches to it.
 """
 
 from __future__ import annotations
@@ -73,6 +75,8 @@ from protocol.messages import (
 )
 from protocol.version import PROTOCOL_VERSION
 from server.exceptions import RequestRefused, StateLost
+from server.fanout.feeds import Role
+from server.net.peer import Peer
 from server.rules.ratings import OVERALL
 from server.rules.tournaments import Document
 from server.services.boards import RacerBoard
@@ -85,7 +89,6 @@ from server.storage.exceptions import StoreUnavailable
 
 if TYPE_CHECKING:
     from server.fanout.feeds import RaceWatch
-    from server.net.connection import Connection
 
 __all__ = ["HANDLERS", "move_now", "moved"]
 
@@ -93,38 +96,38 @@ log = logging.getLogger(__name__)
 
 #: A handler's reply: a message, a frame already encoded, or nothing.
 Reply = ServerMessage | bytes | None
-Handler = Callable[["Connection", Any], Awaitable[Reply]]
+Handler = Callable[[Peer, Any], Awaitable[Reply]]
 
 
-async def _race_info(conn: Connection, request: int | None, race: str) -> RaceInfo:
+async def _race_info(conn: Peer, request: int | None, race: str) -> RaceInfo:
     """The ``race`` reply: the race's summary as it stands now."""
     return RaceInfo(id=request, race=(await conn.services.lobby.info(race)).to_data())
 
 
-def _me(conn: Connection) -> str:
+def _me(conn: Peer) -> str:
     assert conn.player is not None  # the connection lets nothing else through
     return conn.player
 
 
-async def on_hello(conn: Connection, msg: Hello) -> ServerMessage | None:
+async def on_hello(conn: Peer, msg: Hello) -> ServerMessage | None:
     sessions = conn.services.sessions
     if conn.player is not None:
         raise RequestRefused(ErrorCode.NOT_ALLOWED, "already said hello")
     guest = True
     if msg.token is not None:
-        await sessions.admit_token(_address(conn))  # tokens are guessed no faster than logins
+        await sessions.admit_token(conn.address)  # tokens are guessed no faster than logins
         if is_account_token(msg.token):
             session = await conn.services.accounts.resume(msg.token)
             guest = False
         else:
             session = await sessions.find(msg.token)
         if session is None:
-            await sessions.unknown_token(_address(conn))
+            await sessions.unknown_token(conn.address)
             raise RequestRefused(ErrorCode.BAD_TOKEN, "unknown, expired or revoked session token")
         token, (player, name) = msg.token, session
     else:
         name = msg.name
-        token, player = await sessions.open(name, _address(conn))
+        token, player = await sessions.open(name, conn.address)
     conn.player, conn.name, conn.token = player, name, token
     welcome = Welcome(
         id=msg.id,
@@ -132,7 +135,7 @@ async def on_hello(conn: Connection, msg: Hello) -> ServerMessage | None:
         token=token,
         player=player,
         name=name,
-        node=conn.settings.node,
+        node=conn.node,
         now=time.time(),
         guest=guest,
     )
@@ -146,41 +149,35 @@ async def on_hello(conn: Connection, msg: Hello) -> ServerMessage | None:
 # -- accounts ------------------------------------------------------------------
 
 
-def _address(conn: Connection) -> str:
-    """The client's IP address, the unit of the per-address login limit."""
-    remote = conn.ws.remote_address
-    return str(remote[0]) if remote else "?"
-
-
-def _speak_for(conn: Connection, msg: Register | Login | Logout, who: Identity) -> Account:
+def _speak_for(conn: Peer, msg: Register | Login | Logout, who: Identity) -> Account:
     """From now on the connection speaks for ``who``: every connection of an account is one
     player, so none of them can spectate a race the account is racing in."""
     conn.player, conn.name, conn.token = who.player, who.name, who.token
     return Account(id=msg.id, token=who.token, player=who.player, name=who.name, guest=who.guest)
 
 
-async def on_register(conn: Connection, msg: Register) -> ServerMessage:
-    who = await conn.services.accounts.register(msg.name, msg.password, _address(conn))
+async def on_register(conn: Peer, msg: Register) -> ServerMessage:
+    who = await conn.services.accounts.register(msg.name, msg.password, conn.address)
     return _speak_for(conn, msg, who)
 
 
-async def on_login(conn: Connection, msg: Login) -> None:
-    who = await conn.services.accounts.login(msg.name, msg.password, _address(conn))
+async def on_login(conn: Peer, msg: Login) -> None:
+    who = await conn.services.accounts.login(msg.name, msg.password, conn.address)
     conn.send(_speak_for(conn, msg, who))
     await _match_waiting(conn)
 
 
-async def on_logout(conn: Connection, msg: Logout) -> ServerMessage:
+async def on_logout(conn: Peer, msg: Logout) -> ServerMessage:
     """Revoke the account's token (or all of them); the connection goes on as a new guest."""
     if conn.token is None or not is_account_token(conn.token):
         raise RequestRefused(ErrorCode.NOT_ALLOWED, "a guest has nothing to log out of")
     await conn.services.accounts.logout(conn.token, everywhere=msg.everywhere)
     name = conn.name or "guest"
-    token, player = await conn.services.sessions.open(name, _address(conn))
+    token, player = await conn.services.sessions.open(name, conn.address)
     return _speak_for(conn, msg, Identity(token, player, name, guest=True))
 
 
-async def on_list_races(conn: Connection, msg: ListRaces) -> ServerMessage:
+async def on_list_races(conn: Peer, msg: ListRaces) -> ServerMessage:
     if msg.follow is not None:
         conn.follows_lobby = msg.follow  # the node pushes the list as it changes
     return Races(
@@ -188,12 +185,12 @@ async def on_list_races(conn: Connection, msg: ListRaces) -> ServerMessage:
     )
 
 
-async def on_create_race(conn: Connection, msg: CreateRace) -> None:
+async def on_create_race(conn: Peer, msg: CreateRace) -> None:
     race = await conn.services.lobby.create(_me(conn), conn.name or "", msg)
     await _reply_then_follow(conn, msg.id, race, since=0)
 
 
-async def on_join_race(conn: Connection, msg: JoinRace) -> None:
+async def on_join_race(conn: Peer, msg: JoinRace) -> None:
     lobby = conn.services.lobby
     race = await lobby.resolve(msg.race, msg.code)
     before = await conn.services.boards.event_count(race)
@@ -201,7 +198,7 @@ async def on_join_race(conn: Connection, msg: JoinRace) -> None:
     await _reply_then_follow(conn, msg.id, race, since=before)
 
 
-async def _reply_then_follow(conn: Connection, request: int | None, race: str, since: int) -> None:
+async def _reply_then_follow(conn: Peer, request: int | None, race: str, since: int) -> None:
     """Reply ``race``, then push the race's events after ``since`` to its new racer.
 
     A client learns which race it is in from this reply (a join code names
@@ -210,48 +207,46 @@ async def _reply_then_follow(conn: Connection, request: int | None, race: str, s
     cannot leave a watch holding events with no reply to release them.
     """
     reply = await _race_info(conn, request, race)
-    watch = await conn.watch(race, "racer", since=since, held=True)
+    watch = await conn.watch(race, Role.RACER, since=since, held=True)
     _reply_then_release(conn, reply, watch)
 
 
-async def on_leave_race(conn: Connection, msg: LeaveRace) -> ServerMessage:
+async def on_leave_race(conn: Peer, msg: LeaveRace) -> ServerMessage:
     lobby = conn.services.lobby
     await lobby.leave(_me(conn), msg.race)
-    watch = conn.watches.pop(msg.race, None)
-    if watch is not None:
-        await conn.hub.unwatch(msg.race, watch)
+    await conn.stop_following(msg.race)
     return await _race_info(conn, msg.id, msg.race)
 
 
-async def on_ready(conn: Connection, msg: Ready) -> ServerMessage:
+async def on_ready(conn: Peer, msg: Ready) -> ServerMessage:
     lobby = conn.services.lobby
     await lobby.set_ready(_me(conn), msg.race, msg.ready)
     return await _race_info(conn, msg.id, msg.race)
 
 
-async def on_start_race(conn: Connection, msg: StartRace) -> ServerMessage:
+async def on_start_race(conn: Peer, msg: StartRace) -> ServerMessage:
     lobby = conn.services.lobby
     await lobby.start(_me(conn), msg.race)
     return await _race_info(conn, msg.id, msg.race)
 
 
-async def on_move(conn: Connection, msg: SubmitMove) -> bytes:
+async def on_move(conn: Peer, msg: SubmitMove) -> bytes:
     told = _acknowledged(conn, msg)
     try:
         result = await conn.services.moves.move(
             _me(conn), msg.race, msg.seq, msg.move, acknowledged=told
         )
     except StateLost as lost:
-        watch = conn.watches.get(msg.race)
+        watch = conn.watch_of(msg.race)
         # A watch rewound to what Redis holds already was told this loss (one loss,
         # one rewind): only a move sent before that rewind reached it is refused here.
         if watch is None or watch.acknowledged > lost.seq:
-            conn.history.rewind(msg.race, f"{lost.player} has {lost.seq} of {lost.acknowledged}")
+            conn.rewind(msg.race, f"{lost.player} has {lost.seq} of {lost.acknowledged}")
         raise
     return moved(conn, msg, result)
 
 
-def move_now(conn: Connection, msg: SubmitMove) -> asyncio.Future[MoveResult | None] | None:
+def move_now(conn: Peer, msg: SubmitMove) -> asyncio.Future[MoveResult | None] | None:
     """:func:`on_move` without a task, in the usual case (see ``Moves.move_now``).
 
     The connection answers the future's result with :func:`moved`; None
@@ -261,21 +256,21 @@ def move_now(conn: Connection, msg: SubmitMove) -> asyncio.Future[MoveResult | N
     return conn.services.moves.move_now(_me(conn), msg.race, msg.seq, msg.move, acknowledged=told)
 
 
-def _acknowledged(conn: Connection, msg: SubmitMove) -> int:
+def _acknowledged(conn: Peer, msg: SubmitMove) -> int:
     """How many of the racer's moves this connection was told are stored; spectators are refused."""
-    watch = conn.watches.get(msg.race)
+    watch = conn.watch_of(msg.race)
     if watch is None:
         return 0
-    if watch.role == "spectator":
+    if watch.role is Role.SPECTATOR:
         raise RequestRefused(ErrorCode.NOT_ALLOWED, "spectators cannot move")
     if watch.replaced:  # one seat, one live connection: resume takes it back
         raise RequestRefused(ErrorCode.SEAT_TAKEN, "this race continues in another window")
     return watch.acknowledged
 
 
-def moved(conn: Connection, msg: SubmitMove, result: MoveResult) -> bytes:
+def moved(conn: Peer, msg: SubmitMove, result: MoveResult) -> bytes:
     """The frame of the reply to a stored move (the racer's watch learns it is acknowledged)."""
-    watch = conn.watches.get(msg.race)
+    watch = conn.watch_of(msg.race)
     if watch is not None:
         watch.acknowledged = max(watch.acknowledged, result.seq + 1)
     # Every field is the engine's output or the checked request's: encoded unchecked.
@@ -292,23 +287,23 @@ def moved(conn: Connection, msg: SubmitMove, result: MoveResult) -> bytes:
     )
 
 
-async def on_resign(conn: Connection, msg: Resign) -> ServerMessage:
+async def on_resign(conn: Peer, msg: Resign) -> ServerMessage:
     await conn.services.moves.resign(_me(conn), msg.race)
     return await _race_info(conn, msg.id, msg.race)
 
 
-async def on_spectate(conn: Connection, msg: Spectate) -> None:
+async def on_spectate(conn: Peer, msg: Spectate) -> None:
     await _spectate(conn, msg.id, msg.race, upto=None)
 
 
-async def _spectate(conn: Connection, request: int | None, race: str, upto: int | None) -> None:
+async def _spectate(conn: Peer, request: int | None, race: str, upto: int | None) -> None:
     """Reply ``spectating`` with the boards as of event ``upto`` (None: as late as the
     policy allows), then push every later event, each once, in order."""
     await conn.services.tournaments.check_onlooker(race, conn.player)
     snapshot = await conn.services.boards.spectator_snapshot(race, conn.player, upto=upto)
     watch = await conn.watch(
         race,
-        "spectator",
+        Role.SPECTATOR,
         since=snapshot.event,
         policy=snapshot.race.spectate,
         delay=float(snapshot.race.delay),
@@ -317,13 +312,13 @@ async def _spectate(conn: Connection, request: int | None, race: str, upto: int 
     _reply_then_release(conn, snapshot.message(request), watch)
 
 
-def _reply_then_release(conn: Connection, reply: ServerMessage, watch: RaceWatch) -> None:
+def _reply_then_release(conn: Peer, reply: ServerMessage, watch: RaceWatch) -> None:
     """Send the reply, then the events the watch held meanwhile: the reply always comes first."""
     conn.send(reply)
     watch.release()
 
 
-async def on_resume(conn: Connection, msg: Resume) -> None:
+async def on_resume(conn: Peer, msg: Resume) -> None:
     """The client's picture of the race now, then every event after ``since`` it missed."""
     boards = conn.services.boards
     info = await conn.services.lobby.info(msg.race)
@@ -355,11 +350,11 @@ async def on_resume(conn: Connection, msg: Resume) -> None:
         start = await boards.start_event(msg.race)
         if start is not None:
             since = min(since, start - 1)
-    watch = await conn.watch(msg.race, "racer", since=since, held=True)
+    watch = await conn.watch(msg.race, Role.RACER, since=since, held=True)
     _reply_then_release(conn, reply, watch)
 
 
-async def on_replay(conn: Connection, msg: GetReplay) -> ServerMessage:
+async def on_replay(conn: Peer, msg: GetReplay) -> ServerMessage:
     """Every position of a racer's game, once the race is over and the seed is public."""
     await conn.services.tournaments.check_onlooker(msg.race, conn.player)
     moves, views = await conn.services.results.replay(msg.race, msg.player)
@@ -367,20 +362,20 @@ async def on_replay(conn: Connection, msg: GetReplay) -> ServerMessage:
     return Replay(id=msg.id, race=msg.race, player=msg.player, moves=moves, views=views_data)
 
 
-async def on_hint(conn: Connection, msg: GetHint) -> ServerMessage:
+async def on_hint(conn: Peer, msg: GetHint) -> ServerMessage:
     """The next move of a winning line, for a racer in a practice race."""
     hint = await conn.services.hints.hint(_me(conn), msg.race)
     return Hinted(id=msg.id, race=msg.race, seq=hint.seq, outcome=hint.outcome, move=hint.move)
 
 
-async def on_ping(conn: Connection, msg: Ping) -> ServerMessage:
+async def on_ping(conn: Peer, msg: Ping) -> ServerMessage:
     return Pong(id=msg.id)
 
 
 # -- tournaments -------------------------------------------------------------
 
 
-async def _follow(conn: Connection, tournament: str) -> Document:
+async def _follow(conn: Peer, tournament: str) -> Document:
     """The tournament now, with every later change pushed to this connection."""
     director = conn.services.tournaments
     since = await director.event_count(tournament)
@@ -390,46 +385,47 @@ async def _follow(conn: Connection, tournament: str) -> Document:
     return doc
 
 
-async def on_create_tournament(conn: Connection, msg: CreateTournament) -> ServerMessage:
+async def on_create_tournament(conn: Peer, msg: CreateTournament) -> ServerMessage:
     doc = await conn.services.tournaments.create(_me(conn), conn.name or "", msg)
     return TournamentInfo(id=msg.id, tournament=dict(await _follow(conn, doc["id"])))
 
 
-async def on_list_tournaments(conn: Connection, msg: ListTournaments) -> ServerMessage:
+async def on_list_tournaments(conn: Peer, msg: ListTournaments) -> ServerMessage:
     return Tournaments(id=msg.id, tournaments=await conn.services.tournaments.listed())
 
 
-async def on_join_tournament(conn: Connection, msg: JoinTournament) -> ServerMessage:
+async def on_join_tournament(conn: Peer, msg: JoinTournament) -> ServerMessage:
     director = conn.services.tournaments
     tournament = await director.resolve(msg.tournament, msg.code)
-    await director.join(_me(conn), conn.name or "", tournament, msg.password, _address(conn))
+    await director.join(_me(conn), conn.name or "", tournament, msg.password, conn.address)
     return TournamentInfo(id=msg.id, tournament=dict(await _follow(conn, tournament)))
 
 
-async def on_leave_tournament(conn: Connection, msg: LeaveTournament) -> ServerMessage:
+async def on_leave_tournament(conn: Peer, msg: LeaveTournament) -> ServerMessage:
     doc = await conn.services.tournaments.leave(_me(conn), msg.tournament)
-    follower = conn.tournaments.get(msg.tournament)
+    follower = conn.tournament_watch(msg.tournament)
     if follower is not None:
         follower.entrant = False
     return TournamentInfo(id=msg.id, tournament=dict(doc))
 
 
-async def on_watch_tournament(conn: Connection, msg: WatchTournament) -> ServerMessage:
+async def on_watch_tournament(conn: Peer, msg: WatchTournament) -> ServerMessage:
     """Follow a tournament: anyone may, and an entrant coming back resets their grace clock."""
     director = conn.services.tournaments
     tournament = await director.resolve(msg.tournament, msg.code)
     doc = await _follow(conn, tournament)
-    if conn.tournaments[tournament].entrant:
+    follower = conn.tournament_watch(tournament)
+    if follower is not None and follower.entrant:
         await director.heartbeat({tournament: {_me(conn)}})
     return TournamentInfo(id=msg.id, tournament=dict(doc))
 
 
-async def on_manage_tournament(conn: Connection, msg: ManageTournament) -> ServerMessage:
+async def on_manage_tournament(conn: Peer, msg: ManageTournament) -> ServerMessage:
     doc = await conn.services.tournaments.manage(_me(conn), msg.tournament, msg.action, msg.player)
     return TournamentInfo(id=msg.id, tournament=dict(doc))
 
 
-async def on_get_tournament_record(conn: Connection, msg: GetTournamentRecord) -> ServerMessage:
+async def on_get_tournament_record(conn: Peer, msg: GetTournamentRecord) -> ServerMessage:
     director = conn.services.tournaments
     tournament = await director.resolve(msg.tournament, msg.code)
     return TournamentRecord(id=msg.id, record=(await director.record(tournament)).to_data())
@@ -438,18 +434,18 @@ async def on_get_tournament_record(conn: Connection, msg: GetTournamentRecord) -
 # -- quick races -----------------------------------------------------------------
 
 
-def _alive(conn: Connection) -> Callable[[], bool]:
+def _alive(conn: Peer) -> Callable[[], bool]:
     """Whether the connection is still open, for services that tell it things later."""
-    return lambda: conn.ws.open
+    return lambda: conn.is_open
 
 
-def _join_race_found(conn: Connection) -> Callable[[str], Awaitable[None]]:
+def _join_race_found(conn: Peer) -> Callable[[str], Awaitable[None]]:
     """Tell the connection a race was found for it (``matched``), then follow it as a racer."""
 
     async def matched(race: str) -> None:
         info = await conn.services.lobby.info(race)
         conn.send(Matched(race=race, variant=info.variant, info=info.to_data()))
-        await conn.watch(race, "racer", since=0)
+        await conn.watch(race, Role.RACER, since=0)
 
     return matched
 
@@ -457,19 +453,17 @@ def _join_race_found(conn: Connection) -> Callable[[str], Awaitable[None]]:
 class _QueueLink:
     """A connection as the matchmaker sees it: what it tells a waiting player."""
 
-    def __init__(self, conn: Connection) -> None:
+    def __init__(self, conn: Peer) -> None:
         self.conn = conn
 
     def open(self) -> bool:
-        return bool(self.conn.ws.open)
+        return self.conn.is_open
 
     async def matched(self, race: str) -> None:
         await _join_race_found(self.conn)(race)
 
     async def unfollow(self, race: str) -> None:
-        watch = self.conn.watches.get(race)
-        if watch is not None:
-            await self.conn.unwatch(race, watch)
+        await self.conn.stop_following(race)
 
     def requeued(self, waiter: Waiter) -> None:
         self.conn.send(_queued(None, waiter))
@@ -484,7 +478,7 @@ def _queued(request: int | None, waiter: Waiter) -> Queued:
     )
 
 
-async def on_quick_race(conn: Connection, msg: QuickRace) -> None:
+async def on_quick_race(conn: Peer, msg: QuickRace) -> None:
     """Queue for a quick race (moving the player's place if they wait elsewhere); ``matched``
     is pushed when one is found, then its events. A match of theirs for this queue that did
     not start yet is this connection's now: ``matched`` follows the reply."""
@@ -497,14 +491,14 @@ async def on_quick_race(conn: Connection, msg: QuickRace) -> None:
         await matchmaker.tell(waiter, race)
 
 
-async def on_leave_queue(conn: Connection, msg: LeaveQueue) -> ServerMessage:
+async def on_leave_queue(conn: Peer, msg: LeaveQueue) -> ServerMessage:
     """Give the player's place up, or their match that did not start yet (its other racers
     wait again)."""
     await conn.services.matchmaker.leave(_me(conn))
     return Queued(id=msg.id, queued=False)
 
 
-async def _match_waiting(conn: Connection) -> None:
+async def _match_waiting(conn: Peer) -> None:
     """After ``welcome`` or ``account``, before the reply to anything else: ``matched`` for
     the player's quick race that is not over for them (one made while they were away
     included), else ``queue`` for their place (docs/protocol.md, *Reconnecting*)."""
@@ -515,7 +509,7 @@ async def _match_waiting(conn: Connection) -> None:
         log.info("could not tell %s what they have in quick races: %s", conn.player, exc)
 
 
-async def on_rematch(conn: Connection, msg: Rematch) -> ServerMessage:
+async def on_rematch(conn: Peer, msg: Rematch) -> ServerMessage:
     """Accept a rematch; ``matched`` is pushed when every racer has (maybe before the reply)."""
     state = await conn.services.rematches.accept(
         _me(conn), msg.race, notify=_join_race_found(conn), alive=_alive(conn)
@@ -529,19 +523,19 @@ async def on_rematch(conn: Connection, msg: Rematch) -> ServerMessage:
     )
 
 
-async def on_get_daily(conn: Connection, msg: GetDaily) -> ServerMessage:
+async def on_get_daily(conn: Peer, msg: GetDaily) -> ServerMessage:
     return Daily(id=msg.id, daily=await conn.services.daily.info(msg.variant))
 
 
-async def on_play_daily(conn: Connection, msg: PlayDaily) -> None:
+async def on_play_daily(conn: Peer, msg: PlayDaily) -> None:
     """Today's deal: ``matched`` answers, then the race's events follow as to a racer."""
     race = await conn.services.daily.play(_me(conn), conn.name or "", msg.variant)
     info = await conn.services.lobby.info(race)
     conn.send(Matched(id=msg.id, race=race, variant=info.variant, info=info.to_data()))  # first
-    await conn.watch(race, "racer", since=0)
+    await conn.watch(race, Role.RACER, since=0)
 
 
-async def on_get_results(conn: Connection, msg: GetResults) -> ServerMessage:
+async def on_get_results(conn: Peer, msg: GetResults) -> ServerMessage:
     """A finished race's results, once they are public (never a held table's or day's)."""
     await conn.services.tournaments.check_onlooker(msg.race, conn.player)
     results = await conn.services.results.public_results(msg.race)
@@ -551,14 +545,14 @@ async def on_get_results(conn: Connection, msg: GetResults) -> ServerMessage:
 # -- profiles and leaderboards -------------------------------------------------------
 
 
-async def on_get_profile(conn: Connection, msg: GetProfile) -> ServerMessage:
+async def on_get_profile(conn: Peer, msg: GetProfile) -> ServerMessage:
     player = msg.player or _me(conn)
     if is_guest(player):
         raise RequestRefused(ErrorCode.NOT_FOUND, "guests have no profile; register to keep one")
     return Profile(id=msg.id, profile=(await conn.services.records.profile(player)).to_data())
 
 
-async def on_get_leaderboard(conn: Connection, msg: GetLeaderboard) -> ServerMessage:
+async def on_get_leaderboard(conn: Peer, msg: GetLeaderboard) -> ServerMessage:
     records = conn.services.records
     if msg.fastest:
         if msg.variant == OVERALL:  # docs/protocol.md, get_leaderboard

@@ -268,8 +268,7 @@ class Node:
             (race, conn.player)
             for conn in self.connections
             if conn.player is not None
-            for race, watch in conn.watches.items()
-            if watch.role == "racer"
+            for race in conn.racing()
         }
 
     async def _close_revoked(self) -> None:
