@@ -29,6 +29,7 @@ import redis.asyncio as aioredis
 
 from server.storage import keys
 from server.storage.embedded import EmbeddedRedis
+from server.storage.keys import BoardField
 
 #: A script that answers every commit "ok" and does nothing: the floor that
 #: parsing a call's arguments and making them Lua strings sets.
@@ -68,9 +69,8 @@ async def start_races(client: aioredis.Redis, races: list[str]) -> None:
     """Races as start.lua leaves them: started, one racer playing at seq 0."""
     for race in races:
         await client.execute_command("HSET", keys.race_meta(race), "status", "started")
-        await client.execute_command(
-            "HSET", keys.race_boards(race), f"seq:{PLAYER}", 0, f"status:{PLAYER}", "playing"
-        )
+        seq, status = BoardField.SEQ.of(PLAYER), BoardField.STATUS.of(PLAYER)
+        await client.execute_command("HSET", keys.race_boards(race), seq, 0, status, "playing")
 
 
 def call(sha: str, races: list[str], seqs: dict[str, int]) -> list[Any]:

@@ -102,6 +102,7 @@ from server.engine import EngineError, find_variant
 from server.storage import keys
 from server.storage.board_check import stored_board_faults
 from server.storage.embedded import EmbeddedRedis
+from server.storage.keys import BoardField
 from server.storage.store import pack, unpack
 
 __all__ = ["RaceRecord", "main", "results_digest", "verify_race"]
@@ -582,7 +583,8 @@ def verify(redis_url: str, records: Sequence[RaceRecord]) -> tuple[int, int, lis
             with client.pipeline(transaction=False) as pipe:
                 for i, record in enumerate(batch):
                     boards, players = replies[3 * i + 1], replies[3 * i + 2]
-                    racing = [_text(p) for p in players if b"seq:" + p in boards]
+                    names = [_text(p) for p in players]
+                    racing = [p for p in names if BoardField.SEQ.of(p).encode() in boards]
                     racers.append(racing)
                     for player in racing:
                         pipe.lrange(keys.race_log(record.race, player), 0, -1)

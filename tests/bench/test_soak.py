@@ -16,6 +16,7 @@ from bench.soak import RaceRecord, results_digest, verify_race
 from protocol.messages import deal_commitment
 from server.engine import find_variant
 from server.services.moves import Moves
+from server.storage.keys import BoardField
 from server.storage.store import pack, unpack
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -72,13 +73,13 @@ def stored_race() -> Stored:
             move = legal[rng.randrange(len(legal))]
             state, log = game.apply(state, move), [*log, move.text()]
             if len(log) % SNAPSHOT_EVERY == 0:  # as the server stores one now and then
-                boards[f"state:{player}".encode()] = pack(state.to_data())
-                boards[f"snap:{player}".encode()] = str(len(log)).encode()
+                boards[BoardField.STATE.of(player).encode()] = pack(state.to_data())
+                boards[BoardField.SNAP.of(player).encode()] = str(len(log)).encode()
         status = "won" if game.is_won(state) else "stuck" if game.is_over(state) else "resigned"
         boards |= {
-            f"seq:{player}".encode(): str(len(log)).encode(),
-            f"status:{player}".encode(): status.encode(),
-            f"home:{player}".encode(): str(game.home(state)).encode(),
+            BoardField.SEQ.of(player).encode(): str(len(log)).encode(),
+            BoardField.STATUS.of(player).encode(): status.encode(),
+            BoardField.HOME.of(player).encode(): str(game.home(state)).encode(),
         }
         logs[player] = log
         standings.append(
