@@ -50,7 +50,7 @@ from server.settings import Timeouts
 from tests.client.play import race_with_bob, solo_race
 from tests.client.screen import on_screen, screen_text, until
 from tests.server.conftest import TIMEOUT, NodeFactory
-from tests.server.test_tournament import QUICK
+from tests.server.hosting import QUICK
 
 SIZE = (80, 24)
 PASSWORD = "a long enough password"

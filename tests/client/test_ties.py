@@ -30,7 +30,7 @@ from protocol.messages import (
 from protocol.tournaments import RankedBy, Tournament, TournamentStanding, TournamentStatus
 from tests.client.screen import on_screen, until
 from tests.server.conftest import NodeFactory
-from tests.server.test_tournament import FAST
+from tests.server.hosting import FAST
 
 
 async def test_a_tournament_race_stopped_on_equal_cards_home_is_a_shared_first_place(

@@ -51,7 +51,7 @@ from tests.client.screen import on_screen, until
 from tests.client.test_app import NOWHERE
 from tests.client.tournament_docs import golden_texts, knockout_doc, rounds_doc
 from tests.server.conftest import TIMEOUT, NodeFactory
-from tests.server.test_tournament import FAST, QUICK
+from tests.server.hosting import FAST, QUICK
 
 
 async def _until_final_results(pilot: Pilot[Any], what: str) -> None:

@@ -33,7 +33,7 @@ from server.settings import LoginLimits
 from server.storage import keys
 from server.storage.store import Store
 from tests.server.conftest import NODES, TIMEOUT, Clients, NodeFactory
-from tests.server.test_abuse import DEAL, VARIANT, alive, close_code, refused
+from tests.server.refusals import DEAL, VARIANT, alive, close_code, refused
 
 pytestmark = pytest.mark.usefixtures("no_errors_logged")
 

@@ -96,7 +96,7 @@ from server.rules.races import RaceSettings
 from server.settings import Timeouts
 from server.storage.store import Store
 from tests.server.conftest import TIMEOUT, Clients, NodeFactory
-from tests.server.test_abuse import DEAL, VARIANT, alive, refused, unchanged
+from tests.server.refusals import DEAL, VARIANT, alive, refused, unchanged
 
 pytestmark = pytest.mark.usefixtures("no_errors_logged")
 

@@ -14,13 +14,10 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.retry import Retry
 
 from protocol.messages import (
-    CreateRace,
     GetTournamentRecord,
     JoinRace,
-    LeaveRace,
     Progress,
     RaceInfo,
-    SpectatePolicy,
     StartRace,
     TournamentRecord,
 )
@@ -39,7 +36,8 @@ from server.storage.store import Store
 from tests.server.cluster import flushed, owner, shard_channels, start_cluster
 from tests.server.conftest import TIMEOUT, Clients, NodeFactory
 from tests.server.faults import Racer, assert_logs_replay_to_snapshots
-from tests.server.test_tournament import FAST, host_tournament, run_bots
+from tests.server.hosting import FAST, host_tournament, run_bots
+from tests.server.shards import race_on_each_shard
 
 
 @pytest.fixture(scope="module")
@@ -119,34 +117,6 @@ async def test_a_closed_cluster_client_leaves_no_connection_open(
             await asyncio.sleep(0.02)  # the primaries notice the closed sockets
 
 
-async def _race_on_each_shard(
-    cluster: LocalCluster, store: Store, clients: Clients, url: str
-) -> dict[int, str]:
-    """Open races until each primary holds one; the others are left (closing them)."""
-    host = clients.open[0]
-    races: dict[int, str] = {}
-    for _ in range(60):
-        created = await host.request(
-            CreateRace(
-                variant="gavotte",
-                max_players=2,
-                time_limit=600,
-                spectate=SpectatePolicy.LIVE,
-                deal=5,
-            ),
-            RaceInfo,
-        )
-        race = str(created.race["id"])
-        port = owner(cluster, store, keys.race_meta(race)).port
-        if port in races:
-            await host.request(LeaveRace(race=race), RaceInfo)
-        else:
-            races[port] = race
-        if len(races) == len(cluster.primaries):
-            return races
-    raise AssertionError("60 races and still a primary without one")
-
-
 async def test_a_race_on_each_shard(
     make_node: NodeFactory, clients: Clients, redis_cluster: LocalCluster, store: Store
 ) -> None:
@@ -156,7 +126,7 @@ async def test_a_race_on_each_shard(
     async with make_node() as a, make_node() as b:
         host = await clients.hello(a, "Host")
         guest = await clients.hello(b, "Guest")
-        races = await _race_on_each_shard(redis_cluster, store, clients, a)
+        races = await race_on_each_shard(redis_cluster, store, clients, a)
         assert set(await store.lobby.open_races()) == set(races.values())  # the others left
         racers: list[tuple[Racer, Racer]] = []
         for race in races.values():

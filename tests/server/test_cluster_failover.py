@@ -13,7 +13,6 @@ the racers.
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,17 +20,14 @@ import pytest
 import redis
 
 from protocol.messages import JoinRace, Progress, RaceInfo, Rewound, StartRace
-from server.settings import Timeouts
 from server.storage import keys
 from server.storage.local_cluster import ClusterNode, LocalCluster
 from server.storage.store import Store
 from tests.server.cluster import owner, start_cluster
 from tests.server.conftest import NODES, TIMEOUT, Clients, NodeFactory
 from tests.server.faults import Racer, assert_logs_replay_to_snapshots, eventually, told
-from tests.server.test_cluster import _race_on_each_shard
-
-#: Nodes that notice a failover quickly: the probe asks every primary each 0.1 s.
-QUICK_HEALTH = Timeouts(countdown=0.0, health=0.1, health_timeout=0.5)
+from tests.server.replication import QUICK_HEALTH, caught_up, cut_link, in_step
+from tests.server.shards import race_on_each_shard
 
 
 @pytest.fixture
@@ -45,28 +41,6 @@ def redis_url(redis_cluster: LocalCluster) -> str:
     return redis_cluster.url
 
 
-def _in_step(primary: ClusterNode, replica: ClusterNode) -> bool:
-    """Whether the replica has applied every write its primary acknowledged."""
-    offset = int(primary.info("replication")["master_repl_offset"])
-    return int(replica.info("replication")["master_repl_offset"]) >= offset
-
-
-def _cut_link(primary: ClusterNode, replica: ClusterNode) -> None:
-    """Cut the replica off its primary for good: it cannot log in again (a wrong
-    ``masterauth``) once the primary dropped its link."""
-    with redis.Redis(port=replica.port) as to_replica, redis.Redis(port=primary.port) as to_primary:
-        to_replica.config_set("masterauth", "not-the-password")
-        to_primary.execute_command("CLIENT", "KILL", "TYPE", "replica")
-    deadline = time.monotonic() + TIMEOUT
-    while replica.info("replication")["master_link_status"] != "down":
-        assert time.monotonic() < deadline, "the replica kept its link"
-        time.sleep(0.01)  # poll: the replica notices at once
-
-
-async def _caught_up(primary: ClusterNode, replica: ClusterNode) -> None:
-    await eventually(lambda: _in_step(primary, replica), "the replica to catch up")
-
-
 async def _racing_on_one_shard(
     cluster: LocalCluster, store: Store, clients: Clients, a: str, b: str
 ) -> tuple[Racer, Racer, ClusterNode, ClusterNode]:
@@ -74,7 +48,7 @@ async def _racing_on_one_shard(
     its replica, in step."""
     host = await clients.hello(a, "Host")
     guest = await clients.hello(b, "Guest")
-    races = await _race_on_each_shard(cluster, store, clients, a)
+    races = await race_on_each_shard(cluster, store, clients, a)
     race = next(iter(races.values()))
     await guest.request(JoinRace(race=race), RaceInfo)
     await host.request(StartRace(race=race), RaceInfo)
@@ -83,7 +57,7 @@ async def _racing_on_one_shard(
     await second.play(3)
     primary = owner(cluster, store, keys.race_meta(race))
     (replica,) = cluster.replicas[cluster.primaries.index(primary)]
-    await _caught_up(primary, replica)
+    await caught_up(primary, replica)
     return first, second, primary, replica
 
 
@@ -167,9 +141,9 @@ async def test_moves_the_replica_missed_are_reported_and_the_race_goes_on(
             redis_cluster, store, clients, a, b
         )
         stored = len(first.acknowledged)
-        _cut_link(primary, replica)
+        cut_link(primary, replica)
         await first.play(2)  # acknowledged by the primary alone
-        assert not _in_step(primary, replica)
+        assert not in_step(primary, replica)
         redis_cluster.kill(primary)
 
         to_first = await first.session.next(Rewound, timeout=3 * TIMEOUT)

@@ -36,9 +36,10 @@ from protocol.messages import (
 from server.rules.daily import daily_score
 from server.storage.daily import DailyStore
 from server.storage.store import Store
+from tests.server.accounts import account, recorded
 from tests.server.conftest import NODES, TIMEOUT, Clients
-from tests.server.test_abuse import refused
-from tests.server.test_rated_races import _account, recorded
+from tests.server.days import tomorrow
+from tests.server.refusals import refused
 
 pytestmark = pytest.mark.usefixtures("no_errors_logged")
 
@@ -61,12 +62,6 @@ async def _played(session: ClientSession, moves: int) -> tuple[str, RaceStarted]
     return matched.race, started
 
 
-def tomorrow(at: float) -> float:
-    """A moment of the next UTC day after ``at`` by which that day's deal is revealed."""
-    day = time.strftime("%Y-%m-%d", time.gmtime(at))
-    return calendar.timegm(time.strptime(day, "%Y-%m-%d")) + 24 * 3600 + 3600
-
-
 async def _recent(session: ClientSession, player: str) -> list[dict[str, Any]]:
     """The account's recent races as another player reads them, once its newest is there."""
     async with asyncio.timeout(TIMEOUT):
@@ -86,7 +81,7 @@ async def test_a_daily_race_reaches_only_its_player_until_the_reveal(
     today's deal, but spectating, resuming, replaying or reading the results of her race
     is refused until the day is over, and none of their frames holds a board of it; once
     the results are announced, all of it opens."""
-    ann, bob = await _account(clients, node, "Ann"), await _account(clients, node, "Bob")
+    ann, bob = await account(clients, node, "Ann"), await account(clients, node, "Bob")
     guest = await clients.hello(node, "Guest")
     race, _ = await _played(ann, 3)
     await recorded(store)
@@ -116,7 +111,7 @@ async def test_a_daily_race_reaches_only_its_player_until_the_reveal(
 async def test_a_running_daily_race_cannot_be_watched(node: str, clients: Clients) -> None:
     """While its player still plays, another player's spectate of a daily race is refused:
     nothing of it (not even its end) may reach them before the reveal."""
-    ann, bob = await _account(clients, node, "Ann"), await _account(clients, node, "Bob")
+    ann, bob = await account(clients, node, "Ann"), await account(clients, node, "Bob")
     matched = await ann.request(PlayDaily(variant=VARIANT), Matched)
     await ann.next(RaceStarted, timeout=TIMEOUT)
     await refused(bob, Spectate(race=matched.race), ErrorCode.NOT_ALLOWED)
@@ -127,7 +122,7 @@ async def test_the_daily_board_ranks_a_resigned_game_below_every_win(
     node: str, clients: Clients, store: Store
 ) -> None:
     """A resigned game shows won: false with its cards home, placed after every win."""
-    ann = await _account(clients, node, "Ann")
+    ann = await account(clients, node, "Ann")
     race, started = await _played(ann, 0)
     home = int(started.view["home"])
     assert home >= 1
@@ -152,7 +147,7 @@ async def test_a_day_is_revealed_only_once_its_last_race_is_over(
     """A race started just before midnight may run past it: the day's seed is not shown as
     ``yesterday``, and its held results are not announced, until every race of the day is
     over, and a race that ends after midnight has its results announced too."""
-    ann = await _account(clients, node, "Ann")
+    ann = await account(clients, node, "Ann")
     matched = await ann.request(PlayDaily(variant=VARIANT), Matched)
     await ann.next(RaceStarted, timeout=TIMEOUT)
     day = (await ann.request(GetDaily(variant=VARIANT), Daily)).daily["day"]

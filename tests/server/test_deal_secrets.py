@@ -54,10 +54,10 @@ from protocol.messages import (
 from server.net.connection import Connection
 from server.settings import Timeouts
 from server.storage.store import Store
+from tests.server.accounts import account
 from tests.server.conftest import NODES, TIMEOUT, Clients, NodeFactory
+from tests.server.days import tomorrow
 from tests.server.secrecy import carries_seed, logs_in, views_in, wire_map
-from tests.server.test_daily import tomorrow
-from tests.server.test_rated_races import _account
 
 pytestmark = pytest.mark.usefixtures("no_errors_logged")
 
@@ -159,7 +159,7 @@ async def test_no_frame_gives_a_daily_deal_away_before_its_reveal(
     lobby's list, spectate, resume, replay, results, profile, leaderboards, the day's
     board. No frame to them holds a board, a move or the seed of her race until the day's
     results are announced; after that, they may."""
-    ann, bob = await _account(clients, node, "Ann"), await _account(clients, node, "Bob")
+    ann, bob = await account(clients, node, "Ann"), await account(clients, node, "Bob")
     guest = await clients.hello(node, "Guest")
     others = (bob, guest)
     for other in others:

@@ -16,7 +16,7 @@ from server.settings import EventLoop, Settings
 from server.storage.store import Store
 from server.supervisor import Supervisor
 from tests.server.conftest import TIMEOUT, ProcessFactory
-from tests.server.test_nodes import _check_log, _connect, _open_race, _start
+from tests.server.nodes import check_log, connect, open_race, start
 
 
 def _has_uvloop() -> bool:
@@ -55,10 +55,10 @@ async def test_two_racers_on_uvloop_nodes_play_a_whole_deal(
     the websocket and Redis protocols must accept): a deal played to its end, each
     move logged once."""
     nodes = await asyncio.to_thread(node_processes, 2, BALLROOM_LOOP="uvloop")
-    ann = await _connect(nodes[0].url, "Ann")
-    bo = await _connect(nodes[1].url, "Bo")
-    race = await _open_race(ann, [bo], players=2)
-    racers = await _start(ann, [ann, bo], race)
+    ann = await connect(nodes[0].url, "Ann")
+    bo = await connect(nodes[1].url, "Bo")
+    race = await open_race(ann, [bo], players=2)
+    racers = await start(ann, [ann, bo], race)
     async with asyncio.timeout(4 * TIMEOUT):
         await asyncio.gather(*(racer.play() for racer in racers))
     results = [await s.next(RaceFinished, timeout=TIMEOUT) for s in (ann, bo)]
@@ -66,7 +66,7 @@ async def test_two_racers_on_uvloop_nodes_play_a_whole_deal(
     for racer in racers:
         log = list(results[0].logs[racer.session.player])
         assert log == [racer.replies[seq].move for seq in range(racer.seq)]
-        await _check_log(store, race, racer.session.player, log)
+        await check_log(store, race, racer.session.player, log)
     await ann.close()
     await bo.close()
 

@@ -35,8 +35,8 @@ from server.storage.store import Store
 from tests.server.cluster import owner, start_cluster
 from tests.server.conftest import TIMEOUT, Clients, NodeFactory
 from tests.server.faults import Racer, eventually
-from tests.server.test_cluster import _race_on_each_shard
-from tests.server.test_cluster_failover import QUICK_HEALTH, _caught_up, _cut_link, _in_step
+from tests.server.replication import QUICK_HEALTH, caught_up, cut_link, in_step
+from tests.server.shards import race_on_each_shard
 
 
 @pytest.fixture
@@ -74,7 +74,7 @@ async def test_a_spectator_alone_on_the_other_node_is_told_of_the_loss(
         host = await clients.hello(a, "Host")
         guest = await clients.hello(a, "Guest")
         watcher = await clients.hello(b, "Watcher")
-        races = await _race_on_each_shard(redis_cluster, store, clients, a)
+        races = await race_on_each_shard(redis_cluster, store, clients, a)
         race = next(iter(races.values()))
         await guest.request(JoinRace(race=race), RaceInfo)
         await host.request(StartRace(race=race), RaceInfo)
@@ -84,14 +84,14 @@ async def test_a_spectator_alone_on_the_other_node_is_told_of_the_loss(
         await second.play(3)
         primary = owner(redis_cluster, store, keys.race_meta(race))
         (replica,) = redis_cluster.replicas[redis_cluster.primaries.index(primary)]
-        await _caught_up(primary, replica)
+        await caught_up(primary, replica)
 
-        _cut_link(primary, replica)
+        cut_link(primary, replica)
         lost = [
             _event(await first.move()),
             _event(await first.move()),
         ]  # acknowledged by the primary alone
-        assert not _in_step(primary, replica)
+        assert not in_step(primary, replica)
         shown = {m.event for m in watcher.received if isinstance(m, Board)}
         await eventually(
             lambda: set(lost) <= {m.event for m in _boards(watcher.received)},

@@ -72,7 +72,7 @@ from server.settings import Limits
 from server.storage.store import Store
 from tests.server.conftest import NODES, TIMEOUT, Clients, NodeFactory
 from tests.server.faults import assert_snapshot_replays
-from tests.server.test_abuse import VARIANT, alive, lobby
+from tests.server.refusals import VARIANT, alive, lobby
 
 SENTINEL = MAX_ID  # the id of the ping that closes each connection's stream
 EXAMPLES, PER_EXAMPLE = 200, 50  # hypothesis-made frames: 10,000

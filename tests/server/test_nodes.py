@@ -8,118 +8,26 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import replace
-from typing import Any
 
 from client.session import ClientSession, RequestFailed
 from protocol.exceptions import ErrorCode
-from protocol.layout import Layout
 from protocol.messages import (
     Board,
-    CreateRace,
-    JoinRace,
     Moved,
     Progress,
     RaceFinished,
-    RaceInfo,
     RaceStarted,
     Resume,
     Spectate,
-    SpectatePolicy,
     Spectating,
-    StartRace,
     SubmitMove,
 )
-from protocol.moves import Move
-from protocol.policy import GreedyPolicy
 from server.engine import find_variant
-from server.rules.events import MoveMade
 from server.rules.races import commitment
-from server.storage.event_codec import decode_event
 from server.storage.store import Store
 from tests.server.conftest import TIMEOUT, ProcessFactory
+from tests.server.nodes import DEAL, VARIANT, check_log, connect, move_events, open_race, start
 from tests.server.secrecy import as_received
-
-VARIANT = "royal-cotillion"
-DEAL = 1  # the greedy bot wins this public deal in 142 moves
-
-
-class Racer:
-    """One racer's client and its game as the server last showed it."""
-
-    def __init__(self, session: ClientSession, race: str, started: RaceStarted) -> None:
-        self.session = session
-        self.race = race
-        self.commitment = started.commitment
-        self.policy = GreedyPolicy(Layout.from_data(started.layout))
-        self.view: dict[str, Any] = started.view
-        self.legal: list[str] = list(started.legal)
-        self.replies: dict[int, Moved] = {}
-
-    @property
-    def seq(self) -> int:
-        """How many moves this racer has made: the next move's ``seq``."""
-        moves: int = self.view["moves"]
-        return moves
-
-    def choose(self) -> str:
-        return self.policy.choose(self.view, [Move.parse(t) for t in self.legal]).text()
-
-    def took(self, reply: Moved) -> None:
-        self.replies[reply.seq] = reply
-        self.view, self.legal = reply.view, list(reply.legal)
-
-    async def play(self, limit: int | None = None) -> None:
-        """Play greedy moves until the game is over, or ``limit`` more moves."""
-        done = 0
-        while self.legal and (limit is None or done < limit):
-            move = SubmitMove(race=self.race, seq=self.seq, move=self.choose())
-            self.took(await self.session.request(move, Moved))
-            done += 1
-
-
-async def _connect(url: str, name: str, token: str | None = None) -> ClientSession:
-    async with asyncio.timeout(TIMEOUT):
-        return await ClientSession.connect(url, name, token)
-
-
-async def _open_race(host: ClientSession, others: list[ClientSession], players: int) -> str:
-    """A race on the public deal with ``host`` and ``others`` in it, not started yet."""
-    created = await host.request(
-        CreateRace(
-            variant=VARIANT,
-            max_players=players,
-            time_limit=600,
-            spectate=SpectatePolicy.LIVE,
-            deal=DEAL,
-        ),
-        RaceInfo,
-    )
-    for other in others:
-        await other.request(JoinRace(code=created.race["code"]), RaceInfo)
-    race: str = created.race["id"]
-    return race
-
-
-async def _start(host: ClientSession, sessions: list[ClientSession], race: str) -> list[Racer]:
-    await host.request(StartRace(race=race), RaceInfo)
-    return [Racer(s, race, await s.next(RaceStarted, timeout=TIMEOUT)) for s in sessions]
-
-
-async def _move_events(store: Store, race: str) -> list[tuple[int, MoveMade]]:
-    """Every move event in the race's stream, oldest first."""
-    events = [(n, decode_event(p)) for n, p in await store.events.since(race, 0)]
-    return [(n, event) for n, event in events if isinstance(event, MoveMade)]
-
-
-async def _check_log(store: Store, race: str, player: str, log: list[str]) -> None:
-    """Each applied move of ``player`` is logged once, in order, and announced once."""
-    assert await store.log(race, player) == log
-    announced = [
-        (event.seq, event.move)
-        for _, event in await _move_events(store, race)
-        if event.player == player
-    ]
-    assert announced == list(enumerate(log))
 
 
 async def _close(*sessions: ClientSession) -> None:
@@ -133,14 +41,14 @@ async def test_race_across_nodes_with_a_spectator(
     """Two racers on two nodes play a whole deal; a spectator on a third node watches
     live; the revealed seed replays both logs to the boards the spectator saw last."""
     nodes = await asyncio.to_thread(node_processes, 3)
-    ann = await _connect(nodes[0].url, "Ann")
-    bo = await _connect(nodes[1].url, "Bo")
-    wendy = await _connect(nodes[2].url, "Wendy")
+    ann = await connect(nodes[0].url, "Ann")
+    bo = await connect(nodes[1].url, "Bo")
+    wendy = await connect(nodes[2].url, "Wendy")
     assert len({s.welcome.node for s in (ann, bo, wendy) if s.welcome}) == 3
 
-    race = await _open_race(ann, [bo], players=2)
+    race = await open_race(ann, [bo], players=2)
     await wendy.request(Spectate(race=race), Spectating)
-    racers = await _start(ann, [ann, bo], race)
+    racers = await start(ann, [ann, bo], race)
     assert racers[0].view == racers[1].view
     async with asyncio.timeout(4 * TIMEOUT):
         await asyncio.gather(*(racer.play() for racer in racers))
@@ -159,7 +67,7 @@ async def test_race_across_nodes_with_a_spectator(
         assert log == [racer.replies[seq].move for seq in range(len(log))]
         finals[racer.session.player] = as_received(game.view(game.replay(result.seed, log)))
         assert finals[racer.session.player] == racer.view
-        await _check_log(store, race, racer.session.player, log)
+        await check_log(store, race, racer.session.player, log)
     assert {s["player"] for s in result.standings} == set(finals)
     assert [s["status"] for s in result.standings] == ["won", "won"]
 
@@ -190,10 +98,10 @@ async def test_reconnect_to_another_node_resumes_without_gaps(
     """A racer who reconnects to another node and resumes from the last event it saw
     gets every event it missed exactly once, in order, and plays on."""
     nodes = await asyncio.to_thread(node_processes, 3)
-    ann = await _connect(nodes[0].url, "Ann")
-    bo = await _connect(nodes[1].url, "Bo")
-    race = await _open_race(ann, [bo], players=2)
-    ann_racer, bo_racer = await _start(ann, [ann, bo], race)
+    ann = await connect(nodes[0].url, "Ann")
+    bo = await connect(nodes[1].url, "Bo")
+    race = await open_race(ann, [bo], players=2)
+    ann_racer, bo_racer = await start(ann, [ann, bo], race)
 
     await asyncio.gather(ann_racer.play(limit=10), bo_racer.play(limit=10))
     seen = await bo.next(Progress, lambda p: p.progress["moves"] == 10, timeout=TIMEOUT)
@@ -204,7 +112,7 @@ async def test_reconnect_to_another_node_resumes_without_gaps(
 
     await ann_racer.play(limit=15)  # while Bo is away
 
-    back = await _connect(nodes[2].url, "Bo", token)
+    back = await connect(nodes[2].url, "Bo", token)
     assert back.player == bo.player
     assert back.welcome is not None and back.welcome.node != bo.welcome.node
     resumed = await back.request(Resume(race=race, since=since), RaceStarted)
@@ -221,9 +129,7 @@ async def test_reconnect_to_another_node_resumes_without_gaps(
     # to her last (the newest progress stands for those made just before it), and
     # nothing from before (his own moves he learns from his replies).
     expected = [
-        n
-        for n, event in await _move_events(store, race)
-        if n > since and event.player == ann.player
+        n for n, event in await move_events(store, race) if n > since and event.player == ann.player
     ]
     told = [m.event for m in received]
     assert told == sorted(set(told)) and set(told) <= set(expected)
@@ -231,7 +137,7 @@ async def test_reconnect_to_another_node_resumes_without_gaps(
     assert all(m.player == ann.player for m in received)
     for racer in (ann_racer, bo_racer):
         log = [racer.replies[seq].move for seq in range(racer.seq)]
-        await _check_log(store, race, racer.session.player, log)
+        await check_log(store, race, racer.session.player, log)
     await _close(ann, back)
 
 
@@ -241,11 +147,11 @@ async def test_killed_node_clients_finish_on_another(
     """After SIGKILL of a node mid-race (a move in flight), its racer and spectator
     reconnect elsewhere and the race finishes; every applied move is logged once."""
     nodes = await asyncio.to_thread(node_processes, 3)
-    ann = await _connect(nodes[0].url, "Ann")  # on the node that dies
-    wendy = await _connect(nodes[0].url, "Wendy")  # so does her spectator
-    bo = await _connect(nodes[1].url, "Bo")
-    race = await _open_race(ann, [bo], players=2)
-    ann_racer, bo_racer = await _start(ann, [ann, bo], race)
+    ann = await connect(nodes[0].url, "Ann")  # on the node that dies
+    wendy = await connect(nodes[0].url, "Wendy")  # so does her spectator
+    bo = await connect(nodes[1].url, "Bo")
+    race = await open_race(ann, [bo], players=2)
+    ann_racer, bo_racer = await start(ann, [ann, bo], race)
     await wendy.request(Spectate(race=race), Spectating)
 
     bo_playing = asyncio.ensure_future(bo_racer.play())
@@ -255,7 +161,7 @@ async def test_killed_node_clients_finish_on_another(
     await asyncio.to_thread(nodes[0].kill)
     assert ann.welcome is not None and wendy.welcome is not None
 
-    ann2 = await _connect(nodes[2].url, "Ann", ann.welcome.token)
+    ann2 = await connect(nodes[2].url, "Ann", ann.welcome.token)
     resumed = await ann2.request(Resume(race=race, since=0), RaceStarted)
     assert resumed.view["moves"] in (10, 11)  # the move in flight, applied or not
     # Resending it is safe either way: it is applied exactly once.
@@ -263,7 +169,7 @@ async def test_killed_node_clients_finish_on_another(
     ann_racer.took(await ann2.request(in_flight, Moved))
     assert ann_racer.replies[10].move == in_flight.move
 
-    wendy2 = await _connect(nodes[1].url, "Wendy", wendy.welcome.token)
+    wendy2 = await connect(nodes[1].url, "Wendy", wendy.welcome.token)
     watching = await wendy2.request(Spectate(race=race), Spectating)
     assert watching.boards[ann.player]["moves"] == 11
 
@@ -275,7 +181,7 @@ async def test_killed_node_clients_finish_on_another(
         log = list(result.logs[racer.session.player])
         assert log == [racer.replies[seq].move for seq in range(racer.seq)]
         assert as_received(game.view(game.replay(result.seed, log))) == racer.view
-        await _check_log(store, race, racer.session.player, log)
+        await check_log(store, race, racer.session.player, log)
     await _close(ann2, bo, wendy2)
 
 
@@ -285,11 +191,11 @@ async def test_same_seq_from_two_nodes_applies_once(
     """One player on two nodes sending the same move number at once: one move is applied,
     the other connection gets the same reply (same move) or bad_sequence (another move)."""
     nodes = await asyncio.to_thread(node_processes, 2)
-    left = await _connect(nodes[0].url, "Ann")
+    left = await connect(nodes[0].url, "Ann")
     assert left.welcome is not None
-    right = await _connect(nodes[1].url, "Ann", left.welcome.token)
-    race = await _open_race(left, [], players=1)
-    (racer,) = await _start(left, [left], race)
+    right = await connect(nodes[1].url, "Ann", left.welcome.token)
+    race = await open_race(left, [], players=1)
+    (racer,) = await start(left, [left], race)
 
     applied: list[str] = []
     for round_ in range(30):
@@ -319,5 +225,5 @@ async def test_same_seq_from_two_nodes_applies_once(
         applied.append(moved[0].move)
         racer.took(moved[0])
     assert len(applied) == 30
-    await _check_log(store, race, left.player, applied)
+    await check_log(store, race, left.player, applied)
     await _close(left, right)

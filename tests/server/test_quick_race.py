@@ -40,8 +40,8 @@ from server.storage import keys
 from server.storage.matchmaking import QueueStore
 from server.storage.store import Store
 from tests.server.conftest import NODES, TIMEOUT, Clients, NodeFactory, ProcessFactory
+from tests.server.refusals import VARIANT, refused
 from tests.server.secrecy import carries_seed
-from tests.server.test_abuse import VARIANT, refused
 
 pytestmark = pytest.mark.usefixtures("no_errors_logged")
 
@@ -432,7 +432,7 @@ async def test_a_node_killed_while_players_queue_loses_none_of_the_others(
 
 async def test_rematch_starts_when_every_racer_accepts(node: str, clients: Clients) -> None:
     """After a race, each racer accepts; the last acceptance makes a fresh race for all."""
-    from tests.server.test_rated_races import race_to_the_end
+    from tests.server.accounts import race_to_the_end
 
     ann, bob = await clients.hello(node, "Ann"), await clients.hello(node, "Bob")
     outsider = await clients.hello(node, "Cy")
@@ -464,9 +464,9 @@ async def test_daily_deal_once_per_account_results_the_next_day(
 ) -> None:
     """Two accounts play today's deal (the same seed, committed), each once; the board has
     both; the results, which hold the seed, wait until the day is over."""
-    from tests.server.test_rated_races import _account
+    from tests.server.accounts import account
 
-    ann, bob = await _account(clients, node, "Ann"), await _account(clients, node, "Bob")
+    ann, bob = await account(clients, node, "Ann"), await account(clients, node, "Bob")
     guest = await clients.hello(node, "Guest")
     await refused(guest, PlayDaily(variant=VARIANT), ErrorCode.NOT_ALLOWED)
     today = (await ann.request(GetDaily(variant=VARIANT), Daily)).daily

@@ -8,25 +8,19 @@ from typing import Any
 
 import pytest
 
-from client.session import ClientSession
 from protocol.exceptions import ErrorCode
 from protocol.messages import (
-    Account,
     CreateRace,
     GetHint,
     GetLeaderboard,
     GetProfile,
     GetResults,
-    Hinted,
     JoinRace,
     Leaderboard,
     Profile,
     RaceFinished,
     RaceInfo,
     RaceStarted,
-    Register,
-    Resign,
-    SpectatePolicy,
     StartRace,
 )
 from protocol.profiles import RecentRace
@@ -35,53 +29,9 @@ from server.rules.results import AccountRecord, RaceResults
 from server.services.records import Records
 from server.storage import keys
 from server.storage.store import Store
+from tests.server.accounts import account, race_to_the_end, recorded
 from tests.server.conftest import NODES, TIMEOUT, Clients
-from tests.server.test_abuse import VARIANT, refused
-
-PASSWORD = "a long enough password"
-
-
-async def _account(clients: Clients, url: str, name: str) -> ClientSession:
-    session = await clients.hello(url, name)
-    made = await session.request(Register(name=name, password=PASSWORD), Account)
-    return await clients.hello(url, name, token=made.token)  # this connection is the account
-
-
-async def race_to_the_end(
-    first: ClientSession,
-    second: ClientSession,
-    *,
-    deal: int | None = None,
-    unrated: bool = False,
-    practice: bool = False,
-) -> RaceFinished:
-    """A two-racer race, both resigning with the same cards home: ``first`` resigns a
-    tenth of a second or more before ``second``, and so is placed first (the standings
-    part equal cards home by time). In a ``practice`` race ``first`` takes a hint first."""
-    create = CreateRace(
-        variant=VARIANT, max_players=2, time_limit=600, spectate=SpectatePolicy.AFTER,
-        deal=deal, unrated=unrated or None, practice=practice or None,
-    )  # fmt: skip
-    race = str((await first.request(create, RaceInfo)).race["id"])
-    await second.request(JoinRace(race=race), RaceInfo)
-    await first.request(StartRace(race=race), RaceInfo)
-    for racer in (first, second):
-        await racer.next(RaceStarted, timeout=TIMEOUT)
-    if practice:
-        await first.request(GetHint(race=race), Hinted)
-    await first.request(Resign(race=race), RaceInfo)
-    # Times are compared in tenths of a second (closer is a tie): the second
-    # resignation must come a tenth later to be placed second, whatever the load.
-    await asyncio.sleep(0.15)
-    await second.request(Resign(race=race), RaceInfo)
-    return await first.next(RaceFinished, timeout=TIMEOUT)
-
-
-async def recorded(store: Store) -> None:
-    """Wait until every finished race is recorded in its accounts (just after the results)."""
-    async with asyncio.timeout(TIMEOUT):
-        while await store.redis.zcard(keys.RECORDS_PENDING):  # polled: no event says it
-            await asyncio.sleep(0.02)
+from tests.server.refusals import VARIANT, refused
 
 
 def _by_player(finished: RaceFinished) -> dict[str, dict[str, Any]]:
@@ -92,7 +42,7 @@ def _by_player(finished: RaceFinished) -> dict[str, dict[str, Any]]:
 async def test_rated_race_changes_ratings_once(node: str, clients: Clients, store: Store) -> None:
     """Two accounts on a secret deal: +/- changes in the results, each account's record
     written once, and writing it again changes nothing."""
-    ann, bob = await _account(clients, node, "Ann"), await _account(clients, node, "Bob")
+    ann, bob = await account(clients, node, "Ann"), await account(clients, node, "Bob")
     finished = await race_to_the_end(ann, bob)
     standings = _by_player(finished)
     first, second = standings[ann.player], standings[bob.player]
@@ -124,11 +74,11 @@ async def test_unrated_races(node: str, clients: Clients, store: Store, kind: st
     """Public deals, races the host marked unrated, races with one account and practice
     races (hints answered: a hint was taken) are not rated, though the accounts'
     histories still record them."""
-    ann = await _account(clients, node, "Ann")
+    ann = await account(clients, node, "Ann")
     other = (
         await clients.hello(node, "Guest")
         if kind == "guest"
-        else await _account(clients, node, "Bob")
+        else await account(clients, node, "Bob")
     )
     finished = await race_to_the_end(
         ann,
@@ -160,7 +110,7 @@ async def test_sweeper_records_what_a_dead_node_did_not(
 
     monkeypatch.setattr(Records, "write", dies)
     monkeypatch.setattr(records, "RECOVER_AFTER", 0.0)
-    ann, bob = await _account(clients, node, "Ann"), await _account(clients, node, "Bob")
+    ann, bob = await account(clients, node, "Ann"), await account(clients, node, "Bob")
     finished = await race_to_the_end(ann, bob)
     assert "change" in _by_player(finished)[ann.player]
     await asyncio.wait_for(failed.wait(), TIMEOUT)
@@ -173,7 +123,7 @@ async def test_sweeper_records_what_a_dead_node_did_not(
 async def test_profile_and_leaderboard(node: str, clients: Clients, store: Store) -> None:
     """A profile shows ratings, counts and the last races; the leaderboard only settled
     ratings (Ann's tenth rated race settles hers; Bob's first leaves his provisional)."""
-    ann, bob = await _account(clients, node, "Ann"), await _account(clients, node, "Bob")
+    ann, bob = await account(clients, node, "Ann"), await account(clients, node, "Bob")
     for scope in (VARIANT, "overall"):
         await store.redis.hset(
             keys.account_stats(ann.player),
@@ -195,7 +145,7 @@ async def test_profile_and_leaderboard(node: str, clients: Clients, store: Store
 @pytest.mark.usefixtures("no_errors_logged")
 async def test_fastest_wins_board(node: str, clients: Clients) -> None:
     """Each account's fastest win of a variant, fastest first; a slower win changes nothing."""
-    ann = await _account(clients, node, "Ann")
+    ann = await account(clients, node, "Ann")
     records: Records = NODES[node].records
     for race, seconds in (("ra", 80.0), ("rb", 60.0), ("rc", 70.0)):
         entry = RecentRace(
@@ -216,7 +166,7 @@ async def test_fastest_wins_board(node: str, clients: Clients) -> None:
 @pytest.mark.usefixtures("no_errors_logged")
 async def test_no_hint_in_a_rated_race(node: str, clients: Clients) -> None:
     """A race that will be rated (two accounts, a secret deal) answers no hint."""
-    ann, bob = await _account(clients, node, "Ann"), await _account(clients, node, "Bob")
+    ann, bob = await account(clients, node, "Ann"), await account(clients, node, "Bob")
     create = CreateRace(variant=VARIANT, max_players=2, time_limit=600)
     race = str((await ann.request(create, RaceInfo)).race["id"])
     await bob.request(JoinRace(race=race), RaceInfo)
@@ -229,7 +179,7 @@ async def test_no_hint_in_a_rated_race(node: str, clients: Clients) -> None:
 async def test_no_overall_board_of_fastest_wins(node: str, clients: Clients) -> None:
     """Fastest wins are kept per variant: ``overall`` with ``fastest`` is refused for that
     reason (docs/protocol.md), not as an unknown variant; ``overall`` ratings are answered."""
-    ann = await _account(clients, node, "Ann")
+    ann = await account(clients, node, "Ann")
     why = await refused(
         ann, GetLeaderboard(variant="overall", fastest=True), ErrorCode.INVALID_FIELD
     )

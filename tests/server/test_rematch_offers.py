@@ -13,8 +13,8 @@ from protocol.messages import (
     RematchState,
     Resume,
 )
+from tests.server.accounts import race_to_the_end
 from tests.server.conftest import TIMEOUT, Clients, ProcessFactory
-from tests.server.test_rated_races import race_to_the_end
 
 pytestmark = pytest.mark.usefixtures("no_errors_logged")
 

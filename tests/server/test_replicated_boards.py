@@ -17,7 +17,7 @@ from server.rules.events import MoveMade
 from server.storage.event_codec import decode_event
 from server.storage.store import Store, pack, unpack
 from tests.server.conftest import TIMEOUT, ProcessFactory
-from tests.server.test_nodes import VARIANT, _connect, _open_race, _start
+from tests.server.nodes import VARIANT, connect, open_race, start
 
 
 def _views_by_move(
@@ -41,23 +41,23 @@ async def test_every_spectator_board_on_every_node_is_a_replay_of_the_log(
     drops and resumes on another node) get boards equal to a replay of the logs; no
     move event in Redis carries a board."""
     nodes = await asyncio.to_thread(node_processes, 3)
-    ann = await _connect(nodes[0].url, "Ann")
-    bo = await _connect(nodes[1].url, "Bo")
-    early = await _connect(nodes[2].url, "Early")
-    race = await _open_race(ann, [bo], players=2)
+    ann = await connect(nodes[0].url, "Ann")
+    bo = await connect(nodes[1].url, "Bo")
+    early = await connect(nodes[2].url, "Early")
+    race = await open_race(ann, [bo], players=2)
     await early.request(Spectate(race=race), Spectating)
-    racers = await _start(ann, [ann, bo], race)
+    racers = await start(ann, [ann, bo], race)
 
     async with asyncio.timeout(4 * TIMEOUT):
         await asyncio.gather(*(racer.play(40) for racer in racers))
-        late = await _connect(nodes[0].url, "Late")
+        late = await connect(nodes[0].url, "Late")
         await late.request(Spectate(race=race), Spectating)
-        mover = await _connect(nodes[1].url, "Mover")
+        mover = await connect(nodes[1].url, "Mover")
         seen = await mover.request(Spectate(race=race), Spectating)
         await mover.close()
         await asyncio.gather(*(racer.play(20) for racer in racers))
         assert mover.welcome is not None
-        mover = await _connect(nodes[2].url, "Mover", mover.welcome.token)
+        mover = await connect(nodes[2].url, "Mover", mover.welcome.token)
         await mover.request(Resume(race=race, since=seen.event), Spectating)
         await asyncio.gather(*(racer.play() for racer in racers))
     results = [await s.next(RaceFinished, timeout=TIMEOUT) for s in (early, late, mover)]

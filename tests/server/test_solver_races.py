@@ -34,7 +34,7 @@ from server.rules.races import commitment
 from server.rules.record import verify
 from server.settings import Solving
 from tests.server.conftest import TIMEOUT, Clients, NodeFactory
-from tests.server.test_tournament import FAST, host_tournament, run_bots
+from tests.server.hosting import FAST, host_tournament, run_bots
 
 pytestmark = pytest.mark.usefixtures("no_errors_logged")
 

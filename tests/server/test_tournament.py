@@ -6,79 +6,26 @@ import asyncio
 import csv
 import json
 import sys
-from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from bench.processes import ROOT
-from client.bot import Patience
-from client.session import ClientSession
 from client.tournament_bot import TournamentBot
 from protocol.cli import main
 from protocol.messages import (
-    CreateTournament,
     GetTournamentRecord,
     ManageTournament,
     TournamentAction,
     TournamentInfo,
     TournamentRecord,
 )
-from protocol.tournaments import Tournament
 from server.rules.record import verify
 from server.settings import Timeouts
 from server.storage import keys
 from server.storage.store import Store
 from tests.server.conftest import TIMEOUT, NodeFactory, ProcessFactory
-
-FAST = Timeouts(countdown=0.0, sweep=0.1)
-QUICK = Patience(request=TIMEOUT, keepalive=TIMEOUT)
-
-
-async def host_tournament(url: str, **settings: Any) -> tuple[ClientSession, dict[str, Any]]:
-    """A new connection "Host" and the tournament it created (breaks of 0 s, live spectating)."""
-    host = await ClientSession.connect(url, "Host")
-    return host, await host_tournament_as(host, **settings)
-
-
-async def host_tournament_as(host: ClientSession, **settings: Any) -> dict[str, Any]:
-    defaults: dict[str, Any] = {
-        "name": "Friday dance",
-        "time_limit": 120,
-        "spectate": "live",
-        "delay": 0,
-        "break_seconds": 0,
-    }
-    reply = await host.request(CreateTournament(**{**defaults, **settings}), TournamentInfo)
-    return reply.tournament
-
-
-async def run_bots(
-    urls: Sequence[str],
-    code: str,
-    count: int,
-    host: ClientSession,
-    tournament: str,
-    *,
-    entrants: int = 0,
-) -> list[Tournament]:
-    """``count`` bot entrants spread over ``urls``; the host starts once all are in
-    (and the tournament has at least ``entrants``, for others entering meanwhile)."""
-    bots = [
-        TournamentBot(urls[i % len(urls)], name=f"Bot {i}", speed=0, seed=i, patience=QUICK)
-        for i in range(count)
-    ]
-    tasks = [asyncio.create_task(bot.run(code=code)) for bot in bots]
-    async with asyncio.timeout(TIMEOUT):
-        await asyncio.gather(*(bot.joined.wait() for bot in bots))
-        if entrants:
-            await host.next(TournamentInfo, lambda m: len(m.tournament["entrants"]) >= entrants)
-    await host.request(
-        ManageTournament(tournament=tournament, action=TournamentAction.START), TournamentInfo
-    )
-    async with asyncio.timeout(6 * TIMEOUT):
-        return list(await asyncio.gather(*tasks))
+from tests.server.hosting import FAST, QUICK, host_tournament, run_bots
 
 
 async def test_rounds_tournament_with_ten_bots_on_two_nodes(make_node: NodeFactory) -> None:

@@ -34,7 +34,7 @@ from protocol.messages import (
 )
 from server.storage.store import Store
 from tests.server.conftest import NODES, TIMEOUT, NodeFactory
-from tests.server.test_tournament import FAST, QUICK, host_tournament, host_tournament_as
+from tests.server.hosting import FAST, QUICK, host_tournament, host_tournament_as
 
 
 @pytest.fixture

@@ -54,8 +54,8 @@ from server.storage.results import ResultStore
 from server.storage.store import Store
 from server.storage.tournaments import TournamentStore
 from tests.server.conftest import TIMEOUT, NodeFactory
+from tests.server.hosting import FAST, QUICK, host_tournament
 from tests.server.secrecy import as_received, carries_seed, face_down, positions, shown
-from tests.server.test_tournament import FAST, QUICK, host_tournament
 
 pytestmark = pytest.mark.usefixtures("no_errors_logged")
 

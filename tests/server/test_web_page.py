@@ -42,8 +42,8 @@ from protocol.moves import Move
 from protocol.policy import GreedyPolicy
 from tests.server.browser import Watcher, chromium_path, launched
 from tests.server.conftest import TIMEOUT, NodeFactory
+from tests.server.hosting import FAST, QUICK, host_tournament
 from tests.server.secrecy import carries_seed
-from tests.server.test_tournament import FAST, QUICK, host_tournament
 
 WAIT_MS = TIMEOUT * 1000
 PHONE = (390, 844)

@@ -23,7 +23,7 @@ from protocol.messages import Moved, RaceFinished, RaceStarted, Resume, SubmitMo
 from server.storage.store import Store
 from tests.processes import children, descendants, kill_left, servers, wait_gone
 from tests.server.conftest import NODE_ENV, TIMEOUT, ServerProcess
-from tests.server.test_nodes import _check_log, _open_race, _start
+from tests.server.nodes import check_log, open_race, start
 
 ServeFactory = Callable[..., ServerProcess]
 
@@ -90,8 +90,8 @@ async def test_racers_on_two_workers_race_each_other(
     server = await asyncio.to_thread(serve_workers, "--redis", redis_url)
     ann, bo = await _on_each_worker(server.url, "Racer")
     assert {s.welcome.node for s in (ann, bo) if s.welcome} == set(_workers(server.pid))
-    race = await _open_race(ann, [bo], players=2)
-    racers = await _start(ann, [ann, bo], race)
+    race = await open_race(ann, [bo], players=2)
+    racers = await start(ann, [ann, bo], race)
     async with asyncio.timeout(4 * TIMEOUT):
         await asyncio.gather(*(racer.play() for racer in racers))
     results = [await s.next(RaceFinished, timeout=TIMEOUT) for s in (ann, bo)]
@@ -99,7 +99,7 @@ async def test_racers_on_two_workers_race_each_other(
     for racer in racers:
         log = list(results[0].logs[racer.session.player])
         assert log == [racer.replies[seq].move for seq in range(racer.seq)]
-        await _check_log(store, race, racer.session.player, log)
+        await check_log(store, race, racer.session.player, log)
     await ann.close()
     await bo.close()
 
@@ -112,8 +112,8 @@ async def test_a_killed_worker_is_restarted_and_its_racer_finishes(
     server = await asyncio.to_thread(serve_workers, "--redis", redis_url)
     ann, bo = await _on_each_worker(server.url, "Racer")
     assert ann.welcome is not None and bo.welcome is not None
-    race = await _open_race(ann, [bo], players=2)
-    ann_racer, bo_racer = await _start(ann, [ann, bo], race)
+    race = await open_race(ann, [bo], players=2)
+    ann_racer, bo_racer = await start(ann, [ann, bo], race)
     bo_playing = asyncio.ensure_future(bo_racer.play())
 
     await ann_racer.play(limit=10)
@@ -135,7 +135,7 @@ async def test_a_killed_worker_is_restarted_and_its_racer_finishes(
     for racer in (ann_racer, bo_racer):
         log = list(result.logs[racer.session.player])
         assert log == [racer.replies[seq].move for seq in range(racer.seq)]
-        await _check_log(store, race, racer.session.player, log)
+        await check_log(store, race, racer.session.player, log)
 
     deadline = time.monotonic() + 3 * TIMEOUT
     while _workers(server.pid).get(ann.welcome.node) in (None, victim):

@@ -1,0 +1,74 @@
+"""Tournaments hosted over the protocol in the tests: quick settings, a host, and bots that
+play its races."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Any
+
+from client.bot import Patience
+from client.session import ClientSession
+from client.tournament_bot import TournamentBot
+from protocol.messages import (
+    CreateTournament,
+    ManageTournament,
+    TournamentAction,
+    TournamentInfo,
+)
+from protocol.tournaments import Tournament
+from server.settings import Timeouts
+from tests.server.conftest import TIMEOUT
+
+FAST = Timeouts(countdown=0.0, sweep=0.1)
+
+
+QUICK = Patience(request=TIMEOUT, keepalive=TIMEOUT)
+
+
+async def host_tournament(url: str, **settings: Any) -> tuple[ClientSession, dict[str, Any]]:
+    """A new connection "Host" and the tournament it created (breaks of 0 s, live spectating)."""
+    host = await ClientSession.connect(url, "Host")
+    return host, await host_tournament_as(host, **settings)
+
+
+async def host_tournament_as(host: ClientSession, **settings: Any) -> dict[str, Any]:
+    defaults: dict[str, Any] = {
+        "name": "Friday dance",
+        "time_limit": 120,
+        "spectate": "live",
+        "delay": 0,
+        "break_seconds": 0,
+    }
+    reply = await host.request(CreateTournament(**{**defaults, **settings}), TournamentInfo)
+    return reply.tournament
+
+
+async def run_bots(
+    urls: Sequence[str],
+    code: str,
+    count: int,
+    host: ClientSession,
+    tournament: str,
+    *,
+    entrants: int = 0,
+) -> list[Tournament]:
+    """``count`` bot entrants spread over ``urls``; the host starts once all are in
+    (and the tournament has at least ``entrants``, for others entering meanwhile)."""
+    bots = [
+        TournamentBot(urls[i % len(urls)], name=f"Bot {i}", speed=0, seed=i, patience=QUICK)
+        for i in range(count)
+    ]
+    tasks = [asyncio.create_task(bot.run(code=code)) for bot in bots]
+    async with asyncio.timeout(TIMEOUT):
+        await asyncio.gather(*(bot.joined.wait() for bot in bots))
+        if entrants:
+            await host.next(TournamentInfo, lambda m: len(m.tournament["entrants"]) >= entrants)
+    await host.request(
+        ManageTournament(tournament=tournament, action=TournamentAction.START), TournamentInfo
+    )
+    async with asyncio.timeout(6 * TIMEOUT):
+        return list(await asyncio.gather(*tasks))
+
+
+__all__ = ["FAST", "QUICK", "host_tournament", "host_tournament_as", "run_bots"]
