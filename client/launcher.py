@@ -37,7 +37,6 @@ import subprocess
 import sys
 import tempfile
 import threading
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import FrameType, TracebackType
@@ -45,7 +44,7 @@ from urllib.parse import urlsplit
 
 from client.models.names import clean_name
 from client.models.saved import profile_dir
-from protocol.processes import wait_or_kill
+from protocol.processes import free_port, start_child, stop_child, wait_ready
 
 __all__ = [
     "AppRunner",
@@ -62,13 +61,6 @@ AppRunner = Callable[[str, str], object]
 
 #: Where ``python -m server.cli`` finds the packages, however this one was installed.
 _PACKAGES_ROOT = Path(__file__).resolve().parents[1]
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 class BadServerURL(ValueError, argparse.ArgumentTypeError):
@@ -159,7 +151,7 @@ class LocalServer:
         ``data_dir`` when it stops (else the caller does)."""
         self.data_dir = Path(data_dir)
         self.remove_data_dir = remove_data_dir
-        self.port = port or _free_port()
+        self.port = port or free_port()
         self.start_timeout = start_timeout
         self.stop_timeout = stop_timeout
         self.log_path = self.data_dir / "server.log"
@@ -188,42 +180,27 @@ class LocalServer:
     def start(self) -> LocalServer:
         """Start the server and wait (bounded) until it accepts connections."""
         self.data_dir.mkdir(parents=True, exist_ok=True)
-        with self.log_path.open("wb") as log:
-            self.process = subprocess.Popen(
-                self.command_line(),
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                env=self._environment(),
-                start_new_session=True,  # Ctrl-C is for the launcher, which stops us in order
-            )
+        self.process = start_child(
+            self.command_line(),
+            own_group=True,  # Ctrl-C is for the launcher, which stops the server in order
+            output=self.log_path,
+            env=self._environment(),
+        )
         try:
-            self._wait_ready()
+            wait_ready(
+                self._accepts,
+                timeout=self.start_timeout,
+                what="the local server to listen",
+                children=[self.process],
+                detail=self.output,
+            )
         except BaseException:
             self.stop()
             raise
         return self
 
-    def _wait_ready(self) -> None:
-        assert self.process is not None
-        deadline = time.monotonic() + self.start_timeout
-        while not self._accepts():
-            if self.process.poll() is not None:
-                raise RuntimeError(
-                    f"the local server exited with {self.process.returncode}:\n{self.output()}"
-                )
-            if time.monotonic() > deadline:
-                raise TimeoutError(
-                    f"the local server did not listen within {self.start_timeout}s:\n"
-                    f"{self.output()}"
-                )
-            time.sleep(0.05)
-
     def _accepts(self) -> bool:
-        try:
-            socket.create_connection(("127.0.0.1", self.port), timeout=0.5).close()
-        except OSError:
-            return False
+        socket.create_connection(("127.0.0.1", self.port), timeout=0.5).close()
         return True
 
     def output(self) -> str:
@@ -238,16 +215,8 @@ class LocalServer:
         process, self.process = self.process, None
         if process is None:
             return None
-        if process.poll() is None:
-            process.send_signal(signal.SIGTERM)  # it shuts its redis-server down itself
-
-            def kill_group() -> None:
-                # Not yet reaped, so the group id is still ours to kill.
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(process.pid, signal.SIGKILL)
-
-            wait_or_kill(process, self.stop_timeout, kill_group)
-        return process.returncode
+        # SIGTERM: the server shuts its redis-server down itself.
+        return stop_child(process, timeout=self.stop_timeout, group=True)
 
     def __enter__(self) -> LocalServer:
         return self.start()

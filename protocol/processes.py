@@ -1,19 +1,129 @@
-"""Ending a child process: the one piece of process handling both ends share.
+"""Starting, awaiting and stopping a child process: the process handling both ends share.
 
-The server stops its embedded redis-server and a test cluster's nodes, the
-client's launcher stops the server it started: each asks the child to end
-(SHUTDOWN, SIGTERM), then waits, and kills it only if it did not end in
-time. It lives in ``protocol/`` because server and client never import each
-other; it touches no socket, only the child it is given.
+The server runs its embedded redis-server and a test cluster's nodes, the
+client's launcher runs a local server; each starts a child (in a process
+group of its own when a Ctrl-C in the terminal must reach only the parent),
+waits with a deadline until the child answers, and stops it in order: asks
+it to end (SHUTDOWN, SIGTERM), waits, and kills it (or its whole group) only
+if it did not end in time. It lives in ``protocol/`` because server and
+client never import each other; it speaks no protocol, only to the children
+it is given and to loopback ports.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
+import socket
 import subprocess
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
 from typing import Any
 
-__all__ = ["wait_or_kill"]
+__all__ = [
+    "ChildExited",
+    "NotReady",
+    "free_port",
+    "kill_child",
+    "start_child",
+    "stop_child",
+    "wait_or_kill",
+    "wait_ready",
+]
+
+#: Seconds between two looks at whether a child is ready.
+POLL = 0.05
+
+
+class ChildExited(RuntimeError):
+    """A child ended while it was awaited: ``str()`` says which program, with what status."""
+
+    def __init__(self, child: subprocess.Popen[Any], what: str, detail: str = "") -> None:
+        self.returncode: int = child.returncode
+        program = Path(str(child.args[0] if isinstance(child.args, list) else child.args)).name
+        message = f"{program} exited with {self.returncode} while waiting for {what}"
+        super().__init__(message + (f":\n{detail}" if detail else ""))
+
+
+class NotReady(RuntimeError):
+    """A child was not ready by the deadline."""
+
+
+def free_port() -> int:
+    """A loopback TCP port nobody listens on right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def start_child(
+    command: list[str],
+    *,
+    own_group: bool = False,
+    output: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    preexec_fn: Callable[[], None] | None = None,
+) -> subprocess.Popen[bytes]:
+    """Start ``command`` with no standard input.
+
+    Args:
+        command: the program and its arguments.
+        own_group: run it in a session (process group) of its own, so that a
+            Ctrl-C in the terminal reaches only this process, which stops the
+            child in order; :func:`stop_child` can then kill its whole group.
+        output: a file for its standard output and error (else they are ours).
+        env: its environment (else ours).
+        preexec_fn: run in the child before the program (e.g. to die with us).
+    """
+    with contextlib.ExitStack() as stack:
+        log = None if output is None else stack.enter_context(output.open("wb"))
+        return subprocess.Popen(
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=None if log is None else subprocess.STDOUT,
+            env=None if env is None else dict(env),
+            start_new_session=own_group,
+            preexec_fn=preexec_fn,
+        )
+
+
+def wait_ready(
+    ready: Callable[[], bool],
+    *,
+    timeout: float,
+    what: str,
+    children: Iterable[subprocess.Popen[Any]] = (),
+    detail: Callable[[], str] | None = None,
+    interval: float = POLL,
+) -> None:
+    """Ask ``ready()`` until it says yes, or until ``timeout`` seconds have passed.
+
+    An ``OSError`` from ``ready`` (nothing listens yet) counts as not yet.
+    Raises :class:`ChildExited` as soon as one of ``children`` has ended, and
+    :class:`NotReady` at the deadline; both say what was awaited (``what``:
+    "the nodes to start", say), then ``detail()`` (e.g. the end of the
+    child's log) when it has something. ``interval``: seconds between asks.
+    """
+    watched = list(children)
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            if ready():
+                return
+        except OSError:
+            pass  # not listening yet: ask again
+        for child in watched:
+            if child.poll() is not None:
+                raise ChildExited(child, what, "" if detail is None else detail())
+        if time.monotonic() > deadline:
+            more = "" if detail is None else detail()
+            message = f"timed out after {timeout}s waiting for {what}"
+            raise NotReady(message + (f":\n{more}" if more else ""))
+        time.sleep(interval)
 
 
 def wait_or_kill(
@@ -28,3 +138,40 @@ def wait_or_kill(
     except subprocess.TimeoutExpired:
         (process.kill if kill is None else kill)()
         return process.wait()
+
+
+def _kill_group(process: subprocess.Popen[Any]) -> Callable[[], None]:
+    def kill() -> None:
+        # Not yet reaped, so the group id is still the child's to kill.
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+
+    return kill
+
+
+def stop_child(
+    process: subprocess.Popen[Any],
+    *,
+    timeout: float,
+    ask: Callable[[], object] | None = None,
+    group: bool = False,
+) -> int:
+    """Stop ``process`` in order; returns its exit status.
+
+    If it still runs, ``ask`` asks it to end (default: SIGTERM; an ``OSError``
+    there, as from a child already gone, is ignored); then it has ``timeout``
+    seconds before it is killed, with its whole process group if ``group``
+    (a child started with ``own_group``).
+    """
+    if process.poll() is None:
+        with contextlib.suppress(OSError):
+            (process.terminate if ask is None else ask)()
+        wait_or_kill(process, timeout, _kill_group(process) if group else None)
+    return process.wait()
+
+
+def kill_child(process: subprocess.Popen[Any]) -> None:
+    """SIGKILL ``process`` (by its PID, unless it was reaped already), as a crash would,
+    and reap it."""
+    process.kill()
+    process.wait()

