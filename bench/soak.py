@@ -101,6 +101,7 @@ from protocol.version import PROTOCOL_VERSION
 from server.engine import EngineError, find_variant
 from server.storage import keys
 from server.storage.board_check import stored_board_faults
+from server.storage.boards import racer_boards
 from server.storage.embedded import EmbeddedRedis
 from server.storage.keys import BoardField
 from server.storage.store import pack, unpack
@@ -542,8 +543,7 @@ def verify_race(
             failures.append(f"{where}: the log does not replay: {exc}")
             continue
         status = _text(boards[f"status:{player}".encode()])
-        fields = {_text(key): value for key, value in boards.items()}
-        faults = stored_board_faults(game, seed, version, fields, player, log)
+        faults = stored_board_faults(game, seed, version, racer_boards(boards)[player], log)
         failures.extend(f"{where}: {fault}" for fault in faults)
         expected = "won" if game.is_won(state) else "stuck" if game.is_over(state) else None
         if expected is not None and status != expected:

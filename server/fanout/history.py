@@ -70,7 +70,7 @@ class History:
                 player, told = claim
                 claims[player] = max(told, claims.get(player, 0))
         if claims:
-            seqs = await self.store.racer_seqs(race, list(claims))
+            seqs = await self.store.boards.racer_seqs(race, list(claims))
             lost.extend(
                 f"{player} has {seqs[player] or 0} of {told} moves"
                 for player, told in claims.items()

@@ -126,7 +126,7 @@ class Boards:
 
     async def board_now(self, race: str, player: str) -> RacerBoard:
         """What a racer is told when Redis lost the race's latest writes."""
-        event, boards = await self.store.race_now(race)
+        event, boards = await self.store.boards.race_now(race)
         if player not in boards:
             return RacerBoard(race, event)
         started = await self.memory.started(race)

@@ -164,9 +164,8 @@ class Lobby:
         """Races open to join, then races under way (to spectate); never a finished one,
         even one whose clock ran out a moment before the sweeper closed it."""
         # A race started between the two reads is in both: listed once.
-        races = list(
-            dict.fromkeys([*await self.store.lobby.open_races(), *await self.store.lobby.live_races()])
-        )
+        lobby = self.store.lobby
+        races = list(dict.fromkeys([*await lobby.open_races(), *await lobby.live_races()]))
         now = time.time()
         infos = [
             public_info(race, meta, players, now)

@@ -404,7 +404,7 @@ class Matchmaker:
             return True
         if meta.get("status") == "open":
             return False
-        board = await self.lobby.store.board(race, player)
+        board = await self.lobby.store.boards.board(race, player)
         return board is None or board.status.finished
 
     async def _rating(self, player: str, variant: str) -> int:

@@ -22,7 +22,7 @@ from server.services.refusals import refusal
 from server.services.results import Results
 from server.storage.commits import CommitReply, MoveCommit
 from server.storage.event_codec import decode_event, encode_event
-from server.storage.store import Store, pack
+from server.storage.store import Store
 
 __all__ = ["MoveResult", "Moves", "OwnEvents"]
 
@@ -194,7 +194,7 @@ class Moves:
         payload = encode_event(event)
         new_version = f"{self._version_prefix}.{next(self._versions)}"
         # A snapshot now and then bounds the log tail a cold read replays.
-        snapshot = pack(after.to_data()) if (seq + 1) % self.SNAPSHOT_EVERY == 0 else b""
+        snapshot = after if (seq + 1) % self.SNAPSHOT_EVERY == 0 else None
         self.own_events.storing(payload, event)
         committed = self.store.batcher.send(
             MoveCommit(
@@ -241,7 +241,7 @@ class Moves:
         current one when ``seq`` was the latest move, else rebuilt from the log.
         """
         game = started.game
-        log = await self.store.log(started.race, player)
+        log = await self.store.boards.log(started.race, player)
         if seq >= len(log) or log[seq] != move.text():
             made = log[seq] if seq < len(log) else "?"
             raise RequestRefused(
@@ -279,7 +279,7 @@ class Moves:
 
     async def is_playing(self, race: str, player: str) -> bool:
         """Whether ``player`` races in ``race`` and their game is still on."""
-        board = await self.store.board(race, player)
+        board = await self.store.boards.board(race, player)
         return board is not None and board.status is RacerStatus.PLAYING
 
     async def resign(self, player: str, race: str) -> None:

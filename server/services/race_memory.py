@@ -19,7 +19,8 @@ from server.engine import Game, State, find_variant
 from server.exceptions import RequestRefused
 from server.rules.races import Spectate, commitment, phase_at, phase_refusal
 from server.rules.replica import RaceReplica
-from server.storage.store import Store, StoredBoard, unpack
+from server.storage.boards import StoredBoard
+from server.storage.store import Store
 
 __all__ = ["CachedBoard", "RaceMemory", "StartedRace"]
 
@@ -55,10 +56,7 @@ class StartedRace:
 
     def rebuilt(self, board: StoredBoard) -> State:
         """The position a stored board stands for: its snapshot advanced by its tail."""
-        if board.snapshot is None:
-            opening = self.opening()
-        else:
-            opening = State.from_data(unpack(board.snapshot))
+        opening = self.opening() if board.snapshot is None else board.snapshot
         return self.game.advance(opening, board.tail)
 
 
@@ -135,7 +133,7 @@ class RaceMemory:
         """The racer's board: cached, or read from Redis (always, when ``fresh``)."""
         if not fresh and (cached := self.board_now(race, player)) is not None:
             return cached
-        board = await self.store.board(race, player)
+        board = await self.store.boards.board(race, player)
         if board is None:
             raise RequestRefused(ErrorCode.NOT_A_RACER, "you are not racing in this race")
         started = await self.started(race)
@@ -178,7 +176,7 @@ class RaceMemory:
         for _ in range(2):
             replica = self.replica_now(race)
             assert replica is not None  # the race is cached now
-            if all([replica.fill(p, await self.store.log(race, p)) for p in set(players)]):
+            if all([replica.fill(p, await self.store.boards.log(race, p)) for p in set(players)]):
                 return replica
             self._replicas.pop(race, None)
         raise RequestRefused(ErrorCode.INTERNAL, "the race's logs changed while being read")

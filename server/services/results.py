@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from protocol.exceptions import ErrorCode
 from protocol.messages import RaceFinished
 from protocol.moves import Move
-from protocol.results import DecidedBy, RacerStatus, Standing
+from protocol.results import DecidedBy, Standing
 from protocol.views import ViewMap
 from server.exceptions import RequestRefused
 from server.rules.events import Finished
@@ -148,22 +148,23 @@ class Results:
         """Standings (a rounds tournament's ``table`` ranked as its round is), revealed
         seed and every racer's log."""
         started = await self.memory.started(race)
-        boards = await self.store.boards(race)
+        boards = await self.store.boards.racers(race)
         names = await self.store.players(race)
         racers = []
         logs: dict[str, list[str]] = {}
         for player, name in names.items():
-            if f"seq:{player}" not in boards:
+            board = boards.get(player)
+            if board is None:
                 continue
-            logs[player] = await self.store.log(race, player)
+            logs[player] = await self.store.boards.log(race, player)
             racers.append(
                 RacerResult(
                     player=player,
                     name=name,
-                    status=RacerStatus(boards[f"status:{player}"].decode()),
-                    home=int(boards[f"home:{player}"]),
-                    moves=int(boards[f"seq:{player}"]),
-                    finished_at=float(boards.get(f"at:{player}") or started.ends_at),
+                    status=board.status,
+                    home=board.home,
+                    moves=board.seq,
+                    finished_at=board.finished_at or started.ends_at,
                 )
             )
         return RaceResults(
@@ -214,7 +215,7 @@ class Results:
             raise RequestRefused(ErrorCode.NOT_A_RACER, f"{player!r} did not race here")
         started = await self.memory.started(race)
         game = started.game
-        moves = await self.store.log(race, player)
+        moves = await self.store.boards.log(race, player)
         state = started.opening()
         views = [game.view(state)]
         for text in moves:

@@ -15,9 +15,11 @@ from typing import Any, NamedTuple
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError, ResponseError
 
+from server.engine.state import State
 from server.storage import keys
 from server.storage.cluster import Topology, is_redirection
 from server.storage.exceptions import StoreUnavailable, unavailable
+from server.storage.packing import pack
 from server.storage.replies import reply_bytes
 from server.storage.resp import Endpoint, Pipe, ReplyError
 from server.storage.scripts import ScriptRegistry
@@ -43,8 +45,8 @@ class MoveCommit(NamedTuple):
     race: str
     player: str
     expected_seq: int
-    #: The packed board after the move, every few moves; empty otherwise.
-    snapshot: bytes
+    #: The board after the move, every few moves (packed at the edge); None otherwise.
+    snapshot: State | None
     move: str
     status: str
     home: int
@@ -187,7 +189,7 @@ class CommitBatcher:
                 keys.race_events(race), keys.race_log(race, c.player),
             )  # fmt: skip
             values += (
-                c.player, c.expected_seq, c.snapshot, c.move, c.status, c.home,
+                c.player, c.expected_seq, _packed(c.snapshot), c.move, c.status, c.home,
                 repr(c.now), keys.race_channel(race), c.payload,
                 c.expected_version, c.version,
             )  # fmt: skip
@@ -271,6 +273,11 @@ class CommitBatcher:
         if forgot:
             await self._scripts.load()
         return ResponseError(errors[0] if errors else "redis did not answer every commit")
+
+
+def _packed(snapshot: State | None) -> bytes:
+    """A commit's snapshot as the move script stores it (empty: none taken)."""
+    return b"" if snapshot is None else pack(snapshot.to_data())
 
 
 def _fail(commits: Pending, error: Exception) -> None:

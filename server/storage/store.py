@@ -25,7 +25,7 @@ import logging
 import secrets
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 import msgpack
 import redis.asyncio as aioredis
@@ -36,9 +36,9 @@ from redis.exceptions import RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from protocol.codec import pack_value as pack
-from protocol.results import RacerStatus
 from server.rules.races import RaceSettings
 from server.storage import keys
+from server.storage.boards import BoardStore
 from server.storage.cluster import (
     Feed,
     RedisClient,
@@ -57,7 +57,6 @@ from server.storage.pool import FairConnectionPool
 from server.storage.presence import PresenceStore
 from server.storage.replies import (
     optional_text,
-    reply_bytes,
     reply_text,
     reply_texts,
 )
@@ -86,25 +85,6 @@ def unpack(data: bytes) -> Any:
 def _meta(raw: Mapping[bytes | str, object]) -> dict[str, str]:
     """A race's meta hash as text, without the packed fields (results, held results)."""
     return {reply_text(k): reply_text(v) for k, v in raw.items() if k not in _PACKED_META}
-
-
-class StoredBoard(NamedTuple):
-    """One racer's board as Redis holds it: a snapshot and the moves logged after it.
-
-    The board itself is ``snapshot`` (the deal when None) advanced by ``tail``;
-    the service does that with the engine, which the store does not know.
-    """
-
-    seq: int
-    status: RacerStatus
-    #: A token each move writes anew (empty before the first). A move commits
-    #: only if the board still has the version it was checked against, not
-    #: just the same seq: after Redis lost its latest writes, a board may be
-    #: back at a seq a node remembers, reached by other moves.
-    version: str
-    snapshot: bytes | None
-    snapshot_seq: int
-    tail: list[str]
 
 
 #: Connections a cluster client may open to each node. redis-py's cluster
@@ -166,6 +146,7 @@ class Store:
         self.presence = PresenceStore(client, self.scripts)
         self.results = ResultStore(client, self.scripts)
         self.lobby = LobbyStore(client)
+        self.boards = BoardStore(client, self.scripts)
 
     async def load_scripts(self) -> None:
         await self.scripts.load()
@@ -303,65 +284,6 @@ class Store:
             await self.redis.zadd(keys.LIVE_RACES, {race: ends_at})
             await self.redis.zrem(keys.OPEN_RACES, race)
         return reply_text(status), int(event)
-
-    async def board(self, race: str, player: str) -> StoredBoard | None:
-        """One racer's stored board, or None if they are not racing."""
-        reply = await self.run(
-            "board", [keys.race_boards(race), keys.race_log(race, player)], [player]
-        )
-        if not reply:
-            return None
-        seq, status, version, snapshot, snapshot_seq, *tail = reply
-        return StoredBoard(
-            int(seq), RacerStatus(reply_text(status)), reply_text(version),
-            reply_bytes(snapshot) or None, int(snapshot_seq), [reply_text(move) for move in tail],
-        )  # fmt: skip
-
-    async def racer_seqs(self, race: str, players: list[str]) -> dict[str, int | None]:
-        """How many moves each of ``players`` has made (None: not racing)."""
-        seqs = await self.redis.hmget(keys.race_boards(race), [f"seq:{p}" for p in players])
-        return {p: None if s is None else int(s) for p, s in zip(players, seqs, strict=True)}
-
-    async def race_now(self, race: str) -> tuple[int, dict[str, StoredBoard]]:
-        """The race's latest event number and every racer's stored board, as of one instant.
-
-        The number and the boards hash are read together; each log's tail is
-        read after, cut at the board's ``seq``, so a move made in between is
-        left out as the hash leaves it out.
-        """
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.xlen(keys.race_events(race))
-            pipe.hgetall(keys.race_boards(race))
-            events, raw = await pipe.execute()
-        fields = {reply_text(k): reply_bytes(v) for k, v in raw.items()}
-        racers = [key.removeprefix("seq:") for key in fields if key.startswith("seq:")]
-        seqs = {p: int(fields[f"seq:{p}"]) for p in racers}
-        snaps = {p: int(fields.get(f"snap:{p}") or 0) for p in racers}
-        # LRANGE's end is inclusive, and -1 would mean the whole log: only racers with a tail.
-        behind = [p for p in racers if seqs[p] > snaps[p]]
-        tails: dict[str, list[str]] = {p: [] for p in racers}
-        if behind:
-            async with self.redis.pipeline(transaction=False) as pipe:
-                for p in behind:
-                    pipe.lrange(keys.race_log(race, p), snaps[p], seqs[p] - 1)
-                for p, tail in zip(behind, await pipe.execute(), strict=True):
-                    tails[p] = [reply_text(move) for move in tail]
-        boards = {}
-        for p in racers:
-            status = RacerStatus(reply_text(fields[f"status:{p}"]))
-            version = reply_text(fields.get(f"ver:{p}", b""))
-            snapshot = fields.get(f"state:{p}") or None
-            boards[p] = StoredBoard(seqs[p], status, version, snapshot, snaps[p], tails[p])
-        return int(events or 0), boards
-
-    async def boards(self, race: str) -> dict[str, bytes]:
-        """The racers' boards hash: ``seq:P``, ``status:P``, ``home:P``, ``at:P``, ``ver:P``,
-        and every few moves a snapshot ``state:P`` taken after move ``snap:P``."""
-        raw = await self.redis.hgetall(keys.race_boards(race))
-        return {reply_text(k): reply_bytes(v) for k, v in raw.items()}
-
-    async def log(self, race: str, player: str) -> list[str]:
-        return [reply_text(m) for m in await self.redis.lrange(keys.race_log(race, player), 0, -1)]
 
     async def resign(
         self, race: str, player: str, now: float, payload: bytes, *, how: str = "resigned"

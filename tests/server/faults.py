@@ -35,6 +35,7 @@ from server.engine import Game, find_variant
 from server.net.node import Node, running_node
 from server.settings import Limits, Settings, Timeouts
 from server.storage.board_check import stored_board_faults
+from server.storage.boards import RacerBoard
 from server.storage.embedded import EmbeddedRedis, free_port
 from server.storage.store import connect
 from tests.server.conftest import TIMEOUT
@@ -225,12 +226,12 @@ class Racer:
 
 
 def assert_snapshot_replays(
-    game: Game, meta: dict[str, str], boards: dict[str, bytes], player: str, log: list[str]
+    game: Game, meta: dict[str, str], board: RacerBoard, log: list[str]
 ) -> None:
     """A racer's stored board agrees with their log: the move count, the cards home,
     and the snapshot (when one was taken) is the log replayed up to its move."""
     seed, version = int(meta["seed"]), int(meta["deal_version"])
-    assert stored_board_faults(game, seed, version, boards, player, log) == [], player
+    assert stored_board_faults(game, seed, version, board, log) == []
 
 
 async def assert_logs_replay_to_snapshots(url: str, race: str) -> dict[str, list[str]]:
@@ -239,11 +240,11 @@ async def assert_logs_replay_to_snapshots(url: str, race: str) -> dict[str, list
     try:
         meta = await store.meta(race)
         game = find_variant(meta["variant"])
-        boards = await store.boards(race)
+        boards = await store.boards.racers(race)
         logs = {}
         for player in await store.players(race):
-            log = await store.log(race, player)
-            assert_snapshot_replays(game, meta, boards, player, log)
+            log = await store.boards.log(race, player)
+            assert_snapshot_replays(game, meta, boards[player], log)
             logs[player] = log
         return logs
     finally:

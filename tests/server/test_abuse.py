@@ -293,7 +293,7 @@ async def test_stale_and_resent_sequence_numbers(race: Race, store: Store) -> No
         )
         assert "already" in message
     assert dataclasses.replace(again, id=first.id) == first
-    assert await store.log(race.id, race.alice.player) == ["deal"]
+    assert await store.boards.log(race.id, race.alice.player) == ["deal"]
     # Bob hears of the move once, not twice.
     await race.bob.next(Progress, lambda p: p.player == race.alice.player, timeout=TIMEOUT)
     await alive(race.bob)
@@ -309,7 +309,7 @@ async def test_future_sequence_number_names_the_expected_one(race: Race, store: 
                 race.alice, SubmitMove(race=race.id, seq=seq, move="deal"), ErrorCode.BAD_SEQUENCE
             )
             assert "expected move 1" in message
-    assert await store.log(race.id, race.alice.player) == ["deal"]
+    assert await store.boards.log(race.id, race.alice.player) == ["deal"]
 
 
 async def test_outsiders_cannot_move(race: Race, clients: Clients, store: Store) -> None:
@@ -552,7 +552,7 @@ async def test_vanished_racer_resumes_and_others_play_on(
     moved = await alice.request(SubmitMove(race=race.id, seq=1, move=last.legal[0]), Moved)
     assert moved.seq == 1
     assert server_side not in node.connections
-    assert await store.log(race.id, race.alice.player) == ["deal", last.legal[0]]
+    assert await store.boards.log(race.id, race.alice.player) == ["deal", last.legal[0]]
 
 
 def _answers(request: int, message: ServerMessage) -> bool:

@@ -392,10 +392,10 @@ async def verify_every_race(store: Store) -> int:
         race = key.decode()[len("race:{") : -len("}:boards")]
         meta = await store.meta(race)
         game = find_variant(meta["variant"])
-        boards = await store.boards(race)
-        players = [name[len("seq:") :] for name in boards if name.startswith("seq:")]
-        for player in players:
-            assert_snapshot_replays(game, meta, boards, player, await store.log(race, player))
+        boards = await store.boards.racers(race)
+        for player, board in boards.items():
+            log = await store.boards.log(race, player)
+            assert_snapshot_replays(game, meta, board, log)
             boards_checked += 1
     return boards_checked
 
@@ -514,8 +514,8 @@ async def test_fuzzed_frames_break_nothing(make_node: NodeFactory, store: Store)
             reached = {"moved", "tournament", "tournaments", "tournament_record", "error:not_host"}
             assert reached <= set(kinds), kinds
             # Fuzzed moves reached the racer's games, so the replay below checks them.
-            assert await store.log(race.id, mallory.player)
-            assert len(await store.log(aim.table, mallory.player)) > 1
+            assert await store.boards.log(race.id, mallory.player)
+            assert len(await store.boards.log(aim.table, mallory.player)) > 1
             assert total >= len(frames)
 
             # The node still serves: a newcomer, and the races under way.
@@ -528,7 +528,7 @@ async def test_fuzzed_frames_break_nothing(make_node: NodeFactory, store: Store)
             assert moved.seq == 1
             board = await mallory.request(Resume(race=aim.table, since=0), RaceStarted)
             if board.legal:
-                seq = len(await store.log(aim.table, mallory.player))
+                seq = len(await store.boards.log(aim.table, mallory.player))
                 move = SubmitMove(race=aim.table, seq=seq, move=board.legal[0])
                 assert (await mallory.request(move, Moved)).seq == seq
 

@@ -249,7 +249,7 @@ async def server_state(store: Store) -> tuple[dict[str, list[str]], dict[str, li
         if meta.get("status") == "finished":
             continue
         for player in await store.players(race):
-            board = await store.board(race, player)
+            board = await store.boards.board(race, player)
             if board is None or board.status is RacerStatus.PLAYING:
                 races.setdefault(player, []).append(race)
     return queues, races
@@ -387,7 +387,7 @@ async def explain(
         for race in races.get(player.id, []):
             meta = await store.meta(race)
             group = await store.redis.hget(mm.groups, race)
-            board = await store.board(race, player.id)
+            board = await store.boards.board(race, player.id)
             print(
                 f"  {race}: status {meta.get('status')}, told {race in player.told}, "
                 f"board {board and board.status}, group {group!r}"

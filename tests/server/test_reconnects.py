@@ -61,10 +61,10 @@ async def test_reconnecting_again_and_again_mid_move_applies_each_move_once(
             await session.next(Moved)  # the reply came; the client dies anyway
         session.ws.transport.abort()
 
-    log = await store.log(race, first.player)
+    log = await store.boards.log(race, first.player)
     assert log == sent[: len(log)] and len(log) >= len(sent) - 1
     assert len(log) >= DROPS // 2, "the game ended before the connection had dropped often"
-    board = await store.board(race, first.player)
+    board = await store.boards.board(race, first.player)
     assert board is not None and board[0] == len(log)
     game = find_variant("gavotte")
     replayed = game.replay(7, log)

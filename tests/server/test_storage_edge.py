@@ -76,6 +76,6 @@ async def test_a_store_call_raises_store_unavailable(unreachable: Store) -> None
 
 async def test_a_commit_fails_with_store_unavailable(unreachable: Store) -> None:
     """The move path's own connection fails a commit with StoreUnavailable too."""
-    commit = MoveCommit("nowhere", "p1", 0, b"", "m0", "playing", 0, time.time(), b"e")
+    commit = MoveCommit("nowhere", "p1", 0, None, "m0", "playing", 0, time.time(), b"e")
     with pytest.raises(StoreUnavailable):
         await unreachable.batcher.send(commit)

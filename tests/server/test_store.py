@@ -5,12 +5,16 @@ from __future__ import annotations
 import asyncio
 import time
 
+from protocol.results import RacerStatus
+from server.engine import find_variant
+from server.engine.state import State
 from server.rules.races import RaceSettings, Spectate
 from server.rules.results import RaceResults
 from server.storage import keys
 from server.storage.commits import CommitReply, MoveCommit
 from server.storage.exceptions import StoreUnavailable
-from server.storage.store import Store, pack
+from server.storage.packing import pack
+from server.storage.store import Store
 
 
 async def _open_race(store: Store, max_players: int = 2) -> str:
@@ -34,7 +38,7 @@ async def _started_race(store: Store) -> str:
 
 
 def _commit(
-    race: str, player: str, seq: int, status: str = "playing", snapshot: bytes = b""
+    race: str, player: str, seq: int, status: str = "playing", snapshot: State | None = None
 ) -> MoveCommit:
     return MoveCommit(race, player, seq, snapshot, f"m{seq}", status, 0, time.time(), b"event")
 
@@ -68,25 +72,27 @@ async def test_a_sequence_number_is_applied_once(store: Store) -> None:
         store.batcher.send(_commit(race, "host", 0)),
     )
     assert sorted([first[0], second[0]]) == ["bad_sequence", "ok"]
-    assert await store.log(race, "host") == ["m0"]
-    board = await store.board(race, "host")
+    assert await store.boards.log(race, "host") == ["m0"]
+    board = await store.boards.board(race, "host")
     assert board is not None and board.seq == 1
 
 
 async def test_a_board_is_its_latest_snapshot_and_the_moves_after_it(store: Store) -> None:
     """Moves store no board; a snapshot, when sent, moves the start of the tail read."""
     race = await _started_race(store)
-    assert await store.board(race, "nobody") is None
-    board = await store.board(race, "host")
+    assert await store.boards.board(race, "nobody") is None
+    board = await store.boards.board(race, "host")
     assert board is not None
     assert (board.seq, board.snapshot, board.snapshot_seq, board.tail) == (0, None, 0, [])
+    after_m2 = find_variant("quadrille").deal(1, 1)  # a board, whichever: the store keeps it
     for seq in range(5):
-        snapshot = b"after m2" if seq == 2 else b""
+        snapshot = after_m2 if seq == 2 else None
         assert (await store.batcher.send(_commit(race, "host", seq, snapshot=snapshot)))[0] == "ok"
-    board = await store.board(race, "host")
-    assert board is not None
+    board = await store.boards.board(race, "host")
+    assert board is not None and board.snapshot is not None
     assert (board.seq, board.status) == (5, "playing")
-    assert (board.snapshot, board.snapshot_seq, board.tail) == (b"after m2", 3, ["m3", "m4"])
+    assert (board.snapshot_seq, board.tail) == (3, ["m3", "m4"])
+    assert board.snapshot.to_data() == after_m2.to_data()
 
 
 async def test_events_are_numbered_and_resumable(store: Store) -> None:
@@ -119,8 +125,8 @@ async def test_deadline_marks_unfinished_racers(store: Store) -> None:
     """At the deadline, racers still playing are recorded as timed out."""
     race = await _started_race(store)
     assert await store.finish(race, time.time() + 10_000)
-    boards = await store.boards(race)
-    assert boards["status:host"] == b"timeout"
+    boards = await store.boards.racers(race)
+    assert boards["host"].status is RacerStatus.TIMEOUT
     assert await store.redis.zscore(keys.LIVE_RACES, race) is None
 
 
@@ -162,7 +168,7 @@ async def test_commits_of_one_call_stand_alone(store: Store) -> None:
     assert replies[0][0] == "ok" and replies[3][0] == "ok"  # type: ignore[index]
     assert isinstance(replies[1], StoreUnavailable) and "WRONGTYPE" in str(replies[1])
     assert replies[2] == CommitReply("bad_sequence", 0, 0)
-    assert await store.log(race, "p2") == ["m0"]
+    assert await store.boards.log(race, "p2") == ["m0"]
 
 
 async def test_refusals_name_what_is_wrong(store: Store) -> None:
@@ -178,7 +184,7 @@ async def test_refusals_name_what_is_wrong(store: Store) -> None:
     assert (await store.batcher.send(_commit(race, "host", 1)))[0] == "race_over"
     assert await store.finish(race, time.time() + 10_000)
     assert (await store.batcher.send(_commit(race, "p2", 0)))[0] == "race_over"
-    assert await store.log(race, "p2") == []
+    assert await store.boards.log(race, "p2") == []
 
 
 async def test_commits_wait_behind_pipelines_in_flight(store: Store) -> None:
@@ -193,4 +199,4 @@ async def test_commits_wait_behind_pipelines_in_flight(store: Store) -> None:
         await asyncio.sleep(0)
     assert [reply[0] for reply in await asyncio.gather(*sent)] == ["ok"] * 4
     for race in races:
-        assert await store.log(race, "host") == ["m0"]
+        assert await store.boards.log(race, "host") == ["m0"]

@@ -173,7 +173,7 @@ class Positions:
         game = find_variant(meta["variant"])
         self.variant[race] = meta["variant"]
         for player in players:
-            log = await store.log(race, player)
+            log = await store.boards.log(race, player)
             states = positions(game, int(meta["seed"]), log, int(meta["deal_version"]))
             self.states[race, player] = states
             self.views[race, player] = [as_received(game.view(state)) for state in states]
