@@ -24,32 +24,32 @@ PLACES = foundation_places(SEQUENCES)
 
 def test_a_card_under_one_that_waits_for_it_is_stuck() -> None:
     """0 under 1 on the only stack: 1 needs 0 home first, so neither ever leaves."""
-    assert stuck([(0, 1)], [2, 3], [0, 0], SEQUENCES, PLACES)
-    assert not stuck([(1, 0)], [2, 3], [0, 0], SEQUENCES, PLACES)
+    assert stuck([(0, 1)], {2, 3}, [0, 0], SEQUENCES, PLACES)
+    assert not stuck([(1, 0)], {2, 3}, [0, 0], SEQUENCES, PLACES)
 
 
 def test_a_cycle_across_two_stacks_is_stuck() -> None:
     """3 waits for 2 (under 1), 1 waits for 0 (under 3): a deadlock no single stack shows."""
-    assert stuck([(0, 3), (2, 1)], [], [0, 0], SEQUENCES, PLACES)
-    assert not stuck([(0, 3), (1, 2)], [], [0, 0], SEQUENCES, PLACES)
+    assert stuck([(0, 3), (2, 1)], set(), [0, 0], SEQUENCES, PLACES)
+    assert not stuck([(0, 3), (1, 2)], set(), [0, 0], SEQUENCES, PLACES)
 
 
 def test_a_card_whose_kind_is_available_elsewhere_frees_the_stack() -> None:
     """Another copy of 0 off the stacks lets 1 go home, and then the 0 under it."""
-    assert not stuck([(0, 1)], [0, 2, 3], [0, 0], SEQUENCES, PLACES)
+    assert not stuck([(0, 1)], {0, 2, 3}, [0, 0], SEQUENCES, PLACES)
 
 
 def test_a_foundation_past_the_buried_kind_takes_the_card_above() -> None:
     """Twin foundations of 0, 1 (two decks): one holds a 0, the 1 goes there, then the 0."""
     twins = ((0, 1), (0, 1))
-    assert not stuck([(0, 1)], [], [1, 0], twins, foundation_places(twins))
-    assert stuck([(0, 1)], [], [0, 0], twins, foundation_places(twins))
+    assert not stuck([(0, 1)], set(), [1, 0], twins, foundation_places(twins))
+    assert stuck([(0, 1)], set(), [0, 0], twins, foundation_places(twins))
 
 
 def test_a_kind_with_no_foundation_always_leaves() -> None:
     """A Parade ace (no place) leaves for the discard pile whatever lies around."""
     places = foundation_places(((0, 1),))
-    assert not stuck([(1, 0, 5)], [], [0], ((0, 1),), places)
+    assert not stuck([(1, 0, 5)], set(), [0], ((0, 1),), places)
 
 
 @settings(max_examples=150, deadline=None)

@@ -45,7 +45,7 @@ class DuchessFamily(Family):
         game = self.duchess
         return stuck(
             (piles[t] for t in game.tableau),
-            (*piles[game.stock], *piles[game.reserve]),
+            set(bytes(piles[game.stock] + piles[game.reserve]).translate(KIND)),
             [len(piles[f]) for f in game.foundations],
             self.sequences,
             self.places,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import itemgetter
 
 from protocol.cards import card_rank, kind_of
 from protocol.moves import DISCARD_PILE, Move, MoveKind
@@ -12,6 +13,24 @@ from server.engine.solver.proofs import stuck
 from server.engine.state import Piles, State
 
 __all__ = ["ParadeFamily"]
+
+
+class _Codes(dict[tuple[int, ...], int]):
+    """A Parade spot's pile -> its one byte in a key (see :meth:`ParadeFamily.key`), kept."""
+
+    def __init__(self, founds: Sequence[int]) -> None:
+        super().__init__()
+        self.founds = founds
+
+    def __missing__(self, pile: tuple[int, ...]) -> int:
+        if not pile:
+            code = 255
+        elif self.founds[pile[0] % 52] < 0:
+            code = pile[0] % 52  # a loose card
+        else:
+            code = pile[-1] % 52 + 64  # a foundation, told by its top card
+        self[pile] = code
+        return code
 
 
 class ParadeFamily(Family):
@@ -46,6 +65,8 @@ class ParadeFamily(Family):
         self.depots = game.depots
         self.stock = game.stock
         self.rows = tuple((self.founds[row], spots) for row, spots in enumerate(game.rows))
+        self.row_piles = tuple(itemgetter(*spots) for spots in game.rows)
+        self.codes = tuple(_Codes(self.founds[row]) for row in range(len(game.rows)))
 
     def dead(self, state: State) -> bool:
         """Some depot card can never leave its depot (:func:`.stuck`).
@@ -60,7 +81,7 @@ class ParadeFamily(Family):
         if not any(piles[d] for d in self.depots):
             return False
         heights = [0] * len(self.sequences)
-        loose: list[int] = list(piles[self.stock])
+        ready = set(bytes(piles[self.stock]).translate(KIND))
         for founds, spots in self.rows:
             for spot in spots:
                 pile = piles[spot]
@@ -68,37 +89,28 @@ class ParadeFamily(Family):
                     continue
                 chain = founds[pile[0] % 52]
                 if chain < 0:
-                    loose.append(pile[-1])
+                    ready.add(pile[0] % 52)
                 else:
                     place = 2 * chain
                     if heights[place]:
                         place += 1
                     heights[place] = len(pile)
-        return stuck((piles[d] for d in self.depots), loose, heights, self.sequences, self.places)
+        return stuck((piles[d] for d in self.depots), ready, heights, self.sequences, self.places)
 
     def key(self, state: State) -> Key:
         """Rows (each spot as its top kind, sorted in its row), depots, the stock's size.
 
         A founded spot is told by its top card alone (the kind says the
-        height), a loose spot holds one card: one byte each, the foundations
-        marked apart from a loose card of the same kind by their height. The
+        height), a loose spot holds one card: one byte each (:class:`_Codes`),
+        a foundation's marked apart from a loose card of the same kind. The
         stock only ever loses its top card, so within one search its size
         says what it holds.
         """
         piles = state.piles
-        parts: list[bytes] = []
-        for _, spots in self.rows:
-            codes = []
-            for spot in spots:
-                pile = piles[spot]
-                if not pile:
-                    codes.append(255)
-                elif len(pile) == 1:
-                    codes.append(pile[0] % 52)
-                else:
-                    codes.append(pile[-1] % 52 + 64)
-            codes.sort()
-            parts.append(bytes(codes))
+        parts = [
+            bytes(sorted(map(codes.__getitem__, get(piles))))
+            for codes, get in zip(self.codes, self.row_piles, strict=True)
+        ]
         depots = [bytes(piles[d]).translate(KIND) for d in self.depots]
         stock = len(piles[self.stock])
         if not stock:

@@ -29,48 +29,58 @@ Places = Sequence[tuple[tuple[int, int], ...]]
 
 def stuck(
     stacks: Iterable[Sequence[int]],
-    available: Iterable[int],
+    ready: set[int],
     heights: Sequence[int],
     sequences: Sequence[Sequence[int]],
     places: Places,
 ) -> bool:
     """Whether some card on ``stacks`` (card ids, bottom first) can never leave its stack.
 
-    ``available`` are the card ids not home and not on a stack; foundation
-    ``f`` has ``heights[f]`` cards and builds ``sequences[f]`` (card kinds);
-    ``places[kind]`` lists where a kind goes, and is empty for a kind that
-    leaves without a foundation (a Parade ace to the discard pile).
+    ``ready`` holds the kinds of the cards not home and not on a stack (it
+    is added to); foundation ``f`` has ``heights[f]`` cards and builds
+    ``sequences[f]`` (card kinds); ``places[kind]`` lists where a kind goes,
+    and is empty for a kind that leaves without a foundation (a Parade ace
+    to the discard pile).
     """
-    piles = [stack for stack in stacks if stack]
+    piles = []
+    for stack in stacks:
+        if len(stack) > 1:
+            piles.append(stack)
+        elif stack:
+            # A lone card covers nothing: counting it as available only makes
+            # the relaxation kinder (so still sound), and saves the work.
+            ready.add(stack[0] % 52)
     if not piles:
         return False
-    ready = bytearray(52)
-    for card in available:
-        ready[card % 52] = 1
-    tops = [len(pile) for pile in piles]
+    leaves: set[int] = set()
 
     def can_leave(kind: int) -> bool:
-        wanted = places[kind]
-        if not wanted:
+        if kind in leaves:
             return True
+        wanted = places[kind]
         for foundation, position in wanted:
             height = heights[foundation]
             if position < height:
                 continue  # that place is filled
             sequence = sequences[foundation]
-            while height < position and ready[sequence[height]]:
+            while height < position and sequence[height] in ready:
                 height += 1
             if height == position:
+                leaves.add(kind)
                 return True
+        if not wanted:
+            leaves.add(kind)
+            return True
         return False
 
+    tops = [len(pile) for pile in piles]
     progress = True
     while progress:
         progress = False
         for n, pile in enumerate(piles):
             top = tops[n]
             while top and can_leave(kind := pile[top - 1] % 52):
-                ready[kind] = 1
+                ready.add(kind)
                 top -= 1
             if top != tops[n]:
                 tops[n] = top

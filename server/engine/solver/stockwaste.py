@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import chain
 
 from protocol.moves import Move, MoveKind
 from server.engine.solver.base import KIND, Family, Key, foundation_places, foundation_slots
@@ -90,12 +89,13 @@ class StockWasteFamily(Family):
             return False
         piles = state.piles
         sw = self.sw
-        loose = [piles[sw.stock], *(piles[r] for r in sw.reserve)]
+        ready = set(bytes(piles[sw.stock]).translate(KIND))
+        ready.update([piles[r][-1] % 52 for r in sw.reserve if piles[r]])
         if not (last and self.waste_safe):
-            loose.append(piles[sw.waste])
+            ready.update(bytes(piles[sw.waste]).translate(KIND))
         return stuck(
             (piles[s] for s in stacks),
-            chain.from_iterable(loose),
+            ready,
             [len(piles[f]) for f in self.foundations],
             self.sequences,
             self.places,
