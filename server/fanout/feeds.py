@@ -29,7 +29,6 @@ import enum
 import logging
 import math
 import time
-from collections import deque
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING
 
@@ -49,6 +48,7 @@ from protocol.views import ViewMap
 from server.exceptions import RequestRefused
 from server.fanout.client import Shared
 from server.fanout.line import Line, Place
+from server.fanout.owed import Owed
 from server.fanout.rematch_feed import offer_frame, tells
 from server.rules.events import (
     Event,
@@ -145,9 +145,9 @@ class RaceWatch:
         # another connection numbered above it took the seat away (one below or
         # equal is older news). 0 until the connection takes the seat.
         self._seated_at = 0
-        # Frames owed to a delayed spectator, (due, event, frame) in event
-        # order, and the timer that shows the first when it is due.
-        self._owed: deque[tuple[float, int, bytes]] = deque()
+        # Frames owed to a delayed spectator, in event order, and the timer
+        # that shows the first when it is due.
+        self._owed = Owed()
         self._owed_timer: asyncio.TimerHandle | None = None
         # The push of the opening boards, while it waits for the race's delay,
         # and what cuts that wait short when the race ends first.
@@ -449,25 +449,24 @@ class RaceWatch:
         Owed frames wait in one queue, in event order, so that no frame
         overtakes an earlier one whose node's clock ran a little ahead.
         """
-        if not self._owed and due <= time.time():
-            self._show(n, frame)
-            return
-        self._owed.append((due, n, frame))
-        if self._owed_timer is None:
+        for number, ready in self._owed.owe(due, n, frame, time.time()):
+            self._show(number, ready)
+        if self._owed and self._owed_timer is None:
             self._owe()
 
     def _owe(self) -> None:
-        wait = max(0.0, self._owed[0][0] - time.time())
-        self._owed_timer = asyncio.get_running_loop().call_later(wait, self._pay)
+        """Arm the timer that shows the first frame owed when it is due."""
+        due = self._owed.next_due
+        if due is not None:
+            wait = max(0.0, due - time.time())
+            self._owed_timer = asyncio.get_running_loop().call_later(wait, self._pay)
 
     def _pay(self, everything: bool = False) -> None:
         """Show the owed frames that are due (``everything``: all of them, now)."""
         if self._owed_timer is not None:
             self._owed_timer.cancel()
             self._owed_timer = None
-        now = time.time()
-        while self._owed and (everything or self._owed[0][0] <= now):
-            _, n, frame = self._owed.popleft()
+        for n, frame in self._owed.due(time.time(), everything=everything):
             self._show(n, frame)
         if self._owed:
             self._owe()

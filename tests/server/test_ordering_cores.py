@@ -1,12 +1,16 @@
-"""The pure cores of event order: a watcher's :class:`Line` and a race's :class:`Trail`.
+"""The pure cores of event order: a watcher's :class:`Line`, a race's :class:`Trail`
+and a delayed spectator's :class:`Owed` frames.
 
-No Redis, no loop: a line lets no frame overtake one still being made, and
-a trail tells a repeat of an event passed on from a lost number taken again.
+No Redis, no loop, no clock of their own: a line lets no frame overtake one
+still being made, a trail tells a repeat of an event passed on from a lost
+number taken again, and what is owed comes out in event order, each frame
+once due by the time it is told.
 """
 
 from __future__ import annotations
 
 from server.fanout.line import Line
+from server.fanout.owed import Owed
 from server.fanout.trail import Trail
 
 
@@ -58,3 +62,36 @@ def test_a_trail_keeps_the_last_events_only() -> None:
         trail.note(n, str(n).encode())
     assert not trail.knows(10) and trail.knows(11)
     assert trail.newest == (Trail.KEEP + 10, str(Trail.KEEP + 10).encode())
+
+
+def test_presence_owed_to_a_delayed_spectator_waits_behind_earlier_boards() -> None:
+    """A presence change stamped a little earlier by this node's clock than the board
+    before it (the mover's node's clock ran ahead) still comes after that board."""
+    owed = Owed()
+    assert owed.owe(due=10.0, n=5, frame=b"board 5", now=8.0) == []
+    assert owed.owe(due=9.5, n=6, frame=b"presence 6", now=8.0) == []
+    assert owed.next_due == 10.0
+    assert owed.due(now=9.7) == []  # the presence is due, but the board before it is not
+    assert owed.due(now=10.0) == [(5, b"board 5"), (6, b"presence 6")]
+    assert owed.next_due is None and len(owed) == 0
+
+
+def test_a_frame_due_with_nothing_owed_is_shown_at_once() -> None:
+    """Nothing waiting and the delay over: the frame goes now; a later one waits its turn."""
+    owed = Owed()
+    assert owed.owe(due=1.0, n=1, frame=b"board 1", now=2.0) == [(1, b"board 1")]
+    assert owed.owe(due=3.0, n=2, frame=b"board 2", now=2.0) == []
+    assert owed.owe(due=2.5, n=3, frame=b"presence 3", now=2.0) == []
+    assert owed.due(now=2.9) == []
+
+
+def test_the_results_pay_everything_owed_and_a_rewind_forgets_it() -> None:
+    """Once the race is over nothing is secret: all that is owed goes, in order; after
+    a rewind what was owed may never have happened, so none of it goes."""
+    owed = Owed()
+    owed.owe(due=50.0, n=1, frame=b"board 1", now=0.0)
+    owed.owe(due=60.0, n=2, frame=b"board 2", now=0.0)
+    assert owed.due(now=1.0, everything=True) == [(1, b"board 1"), (2, b"board 2")]
+    owed.owe(due=70.0, n=3, frame=b"board 3", now=0.0)
+    owed.clear()
+    assert owed.due(now=100.0) == [] and owed.next_due is None
