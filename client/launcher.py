@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import getpass
-import importlib
 import os
 import signal
 import socket
@@ -115,9 +114,10 @@ def run_terminal_app(
     """
     # Textual loads with the app: only here, when the client runs (not for the launcher's
     # own checks, nor for ``ballroom`` commands that never play).
-    app = importlib.import_module("client.app")
+    from client.app import BallroomApp
+
     state_dir = profile_dir(profile) if keep_session else None
-    app.BallroomApp(server_url, name, state_dir=state_dir, restore_last=restore_last).run()
+    BallroomApp(server_url, name, state_dir=state_dir, restore_last=restore_last).run()
 
 
 def default_name() -> str:
