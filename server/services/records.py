@@ -26,7 +26,6 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import NamedTuple
 
 from protocol.accounts import is_guest
-from protocol.codec import pack_value as pack
 from protocol.exceptions import ErrorCode
 from protocol.profiles import RecentRace
 from protocol.results import RacerStatus
@@ -35,7 +34,7 @@ from server.rules.daily import daily_score
 from server.rules.ratings import OVERALL, Skill, is_rated, ranks, rate
 from server.rules.results import AccountRecord, RaceResults, RatingChange
 from server.storage.daily import DailyStore
-from server.storage.players import PlayerStore
+from server.storage.players import AccountRace, BoardRating, FastWin, PlayerStore
 from server.storage.store import unpack
 
 __all__ = ["LEADERBOARD_SIZE", "Records"]
@@ -95,6 +94,11 @@ class AccountProfile(NamedTuple):
         }  # fmt: skip
 
 
+def _skill(found: Mapping[str, tuple[float, float, int]], scope: str) -> Skill:
+    """An account's skill in ``scope`` from what the store found (a newcomer's if nothing)."""
+    return Skill(*found[scope]) if scope in found else Skill()
+
+
 class Records:
     """Ratings, counters and histories of accounts, from finished races."""
 
@@ -121,8 +125,10 @@ class Records:
                 for s, r in zip(standings, ranks(standings), strict=True)
                 if not is_guest(s.player)
             ]
+            # Every racer's skill in both scopes, read in one round trip.
+            found = await self.store.skills_of([p for p, _ in placed], [variant, OVERALL])
             for scope in (variant, OVERALL):
-                before = {p: await self._skill(p, scope) for p, _ in placed}
+                before = {p: _skill(found[p], scope) for p, _ in placed}
                 after = rate(placed, before)
                 for player, _ in placed:
                     old, new = before[player], after[player]
@@ -158,30 +164,37 @@ class Records:
         )
 
     async def write(self, race: str, results: RaceResults) -> None:
-        """Record stored results in each account, once however often it runs (step 3)."""
-        for player, record in results.records.items():
-            entry, moves = record.entry, record.moves
-            won = entry.status is RacerStatus.WON
-            moved = await self.store.record_race(
-                player,
-                race,
-                when=entry.at,
-                entry=pack(entry.to_data()),
-                variant=entry.variant,
-                won=won,
-                seconds=entry.time,
-                moves=moves,
-            )
-            if moved is None:  # recorded before: the boards are brought up to date anyway
-                skills = await self.store.skills(player, [m.scope for m in moves])
-                moved = [(scope, *values) for scope, values in skills.items()]
+        """Record stored results in each account, once however often it runs (step 3): the
+        accounts in one round trip, then their leaderboards in one."""
+        accounts = list(results.records.items())
+        moved_all = await self.store.record_races(
+            race,
+            [
+                AccountRace(player, r.entry, r.entry.status is RacerStatus.WON, r.moves)
+                for player, r in accounts
+            ],
+        )
+        again = [p for (p, _), moved in zip(accounts, moved_all, strict=True) if moved is None]
+        if again:  # recorded before: the boards are brought up to date anyway
+            scopes = sorted({m.scope for _, r in accounts for m in r.moves})
+            skills = await self.store.skills_of(again, scopes)
+        ratings, wins = [], []
+        for (player, record), moved in zip(accounts, moved_all, strict=True):
+            if moved is None:
+                wanted = {m.scope for m in record.moves}
+                moved = [(s, *values) for s, values in skills[player].items() if s in wanted]
             for scope, mu, sigma, races in moved:
                 skill = Skill(mu, sigma, races)
-                await self.store.rank(scope, player, None if skill.provisional else skill.display)
-            if won and not results.daily:
-                await self.store.won_in(entry.variant, player, entry.time)
-            if self.daily is not None and results.daily:
-                day, variant = results.daily.split(":", 1)
+                shown = None if skill.provisional else skill.display
+                ratings.append(BoardRating(scope, player, shown))
+            entry = record.entry
+            if entry.status is RacerStatus.WON and not results.daily:
+                wins.append(FastWin(entry.variant, player, entry.time))
+        await self.store.update_boards(ratings, wins)
+        if self.daily is not None and results.daily:
+            day, variant = results.daily.split(":", 1)
+            for player, record in accounts:
+                entry = record.entry
                 score = daily_score(entry.status.value, entry.time, entry.home)
                 await self.daily.score(day, variant, player, score)
         await self.store.recorded(race)
@@ -240,7 +253,3 @@ class Records:
             BoardLine(place, player, name or "?", "time", seconds)
             for place, ((player, seconds), name) in enumerate(zip(fastest, names, strict=True), 1)
         ]
-
-    async def _skill(self, player: str, scope: str) -> Skill:
-        found = await self.store.skills(player, [scope])
-        return Skill(*found[scope]) if scope in found else Skill()

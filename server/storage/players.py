@@ -13,14 +13,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
+from redis.exceptions import NoScriptError
+
+from protocol.profiles import RecentRace
 from server.rules.results import RatingChange
 from server.storage import keys
 from server.storage.cluster import RedisClient
 from server.storage.exceptions import storage_edge
+from server.storage.packing import pack
 from server.storage.replies import optional_text, reply_bytes, reply_text
 from server.storage.store import Store
 
-__all__ = ["PlayerStore", "StoredAccount"]
+__all__ = ["AccountRace", "BoardRating", "FastWin", "MovedSkill", "PlayerStore", "StoredAccount"]
+
+#: A rating a race moved, as it now stands: (scope, mu, sigma, rated races).
+MovedSkill = tuple[str, float, float, int]
 
 
 class StoredAccount(NamedTuple):
@@ -29,6 +36,33 @@ class StoredAccount(NamedTuple):
     player: str
     name: str
     password_hash: str
+
+
+class AccountRace(NamedTuple):
+    """A finished race to record in one account (``lua/player_race.lua``)."""
+
+    player: str
+    #: The account's line in its history of races (packed here, at the edge).
+    entry: RecentRace
+    won: bool
+    #: The ratings the race moves (none for an unrated race).
+    moves: Sequence[RatingChange]
+
+
+class BoardRating(NamedTuple):
+    """An account's place on a rating leaderboard: ``rating``, or None to take it off."""
+
+    scope: str
+    player: str
+    rating: int | None
+
+
+class FastWin(NamedTuple):
+    """A winning time for the board of a variant's fastest wins."""
+
+    variant: str
+    player: str
+    seconds: float
 
 
 @storage_edge
@@ -109,59 +143,53 @@ class PlayerStore:
 
     async def skills(self, player: str, scopes: list[str]) -> dict[str, tuple[float, float, int]]:
         """(mu, sigma, rated races) of each scope the account has a rating in."""
-        fields = [f"{f}:{scope}" for scope in scopes for f in ("mu", "sigma", "n")]
-        values = await self.redis.hmget(keys.account_stats(player), fields)
-        found = {}
-        for i, scope in enumerate(scopes):
-            mu, sigma, n = values[3 * i : 3 * i + 3]
-            if mu is not None and sigma is not None:
-                found[scope] = (float(mu), float(sigma), int(n or 0))
-        return found
+        values = await self.redis.hmget(keys.account_stats(player), _skill_fields(scopes))
+        return _skills(scopes, values)
 
-    async def record_race(
-        self,
-        player: str,
-        race: str,
-        *,
-        when: float,
-        entry: bytes,
-        variant: str,
-        won: bool,
-        seconds: float,
-        moves: Sequence[RatingChange],
-    ) -> list[tuple[str, float, float, int]] | None:
-        """Record a finished race in an account once; None if it was recorded before, else
-        each moved rating as it now stands: (key, mu, sigma, rated races)."""
-        args: list[bytes | str | int | float] = [
-            race, repr(when), 200, entry, 50, variant, int(won), repr(seconds),
-        ]  # fmt: skip
-        for move in moves:
-            args += [move.scope, *(repr(v) for v in move[1:])]
-        reply = await self._player_race(
-            keys=[
-                keys.account_stats(player),
-                keys.account_races(player),
-                keys.account_history(player),
-            ],
-            args=args,
-        )
-        if reply == 0:
-            return None
-        return [
-            (reply_text(reply[i]), float(reply[i + 1]), float(reply[i + 2]), int(reply[i + 3]))
-            for i in range(0, len(reply), 4)
-        ]
+    async def skills_of(
+        self, players: Sequence[str], scopes: list[str]
+    ) -> dict[str, dict[str, tuple[float, float, int]]]:
+        """:meth:`skills` of several accounts, read in one round trip (a race's racers)."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for player in players:
+                pipe.hmget(keys.account_stats(player), _skill_fields(scopes))
+            replies = await pipe.execute()
+        return {p: _skills(scopes, values) for p, values in zip(players, replies, strict=True)}
 
-    async def rank(self, scope: str, player: str, rating: int | None) -> None:
-        """Put an account on a leaderboard at ``rating``, or (None) off it."""
-        if rating is None:
-            await self.redis.zrem(keys.leaderboard(scope), player)
-        else:
-            await self.redis.zadd(keys.leaderboard(scope), {player: rating})
+    async def record_races(
+        self, race: str, records: Sequence[AccountRace]
+    ) -> list[list[MovedSkill] | None]:
+        """Record a finished race in each account once (``lua/player_race.lua``), all in one
+        round trip. Per account: None if it was recorded before, else each rating the race
+        moved, as it now stands."""
+        sha, calls = self._player_race.sha, [_player_race_call(race, r) for r in records]
+        for attempt in range(2):
+            try:
+                async with self.redis.pipeline(transaction=False) as pipe:
+                    for names, args in calls:
+                        pipe.evalsha(sha, len(names), *names, *args)
+                    replies = await pipe.execute()
+                break
+            except NoScriptError:  # Redis restarted: a second run of a record changes nothing
+                if attempt:
+                    raise
+                await self.redis.script_load(self._player_race.script)
+        return [None if reply == 0 else _moved(reply) for reply in replies]
 
-    async def won_in(self, variant: str, player: str, seconds: float) -> None:
-        """Put a win on the board of fastest wins, if it is the account's fastest."""
-        await self.redis.zadd(keys.fastest_wins(variant), {player: seconds}, lt=True)
+    async def update_boards(self, ratings: Sequence[BoardRating], wins: Sequence[FastWin]) -> None:
+        """Put accounts on (or off) rating leaderboards and wins on the boards of fastest
+        wins (where faster than the account's own), in one round trip."""
+        if not ratings and not wins:
+            return
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for scope, player, rating in ratings:
+                if rating is None:
+                    pipe.zrem(keys.leaderboard(scope), player)
+                else:
+                    pipe.zadd(keys.leaderboard(scope), {player: rating})
+            for variant, player, seconds in wins:
+                pipe.zadd(keys.fastest_wins(variant), {player: seconds}, lt=True)
+            await pipe.execute()
 
     async def fastest(self, variant: str, count: int) -> list[tuple[str, float]]:
         rows: list[Any] = await self.redis.zrange(
@@ -198,3 +226,39 @@ class PlayerStore:
 
     async def recorded(self, race: str) -> None:
         await self.redis.zrem(keys.RECORDS_PENDING, race)
+
+
+def _skill_fields(scopes: list[str]) -> list[str]:
+    """The fields of an account's stats that hold its skill in each of ``scopes``."""
+    return [f"{f}:{scope}" for scope in scopes for f in ("mu", "sigma", "n")]
+
+
+def _skills(scopes: list[str], values: Sequence[Any]) -> dict[str, tuple[float, float, int]]:
+    """The HMGET of :func:`_skill_fields` as (mu, sigma, rated races) by scope rated in."""
+    found = {}
+    for i, scope in enumerate(scopes):
+        mu, sigma, n = values[3 * i : 3 * i + 3]
+        if mu is not None and sigma is not None:
+            found[scope] = (float(mu), float(sigma), int(n or 0))
+    return found
+
+
+def _player_race_call(race: str, record: AccountRace) -> tuple[list[str], list[Any]]:
+    """The keys and arguments of ``player_race.lua`` recording ``race`` in an account."""
+    entry, player = record.entry, record.player
+    args: list[Any] = [
+        race, repr(entry.at), 200, pack(entry.to_data()), 50, entry.variant,
+        int(record.won), repr(entry.time),
+    ]  # fmt: skip
+    for move in record.moves:
+        args += [move.scope, *(repr(v) for v in move[1:])]
+    names = [keys.account_stats(player), keys.account_races(player), keys.account_history(player)]
+    return names, args
+
+
+def _moved(reply: Sequence[Any]) -> list[MovedSkill]:
+    """``player_race.lua``'s reply: each moved rating, four values apiece."""
+    return [
+        (reply_text(reply[i]), float(reply[i + 1]), float(reply[i + 2]), int(reply[i + 3]))
+        for i in range(0, len(reply), 4)
+    ]

@@ -89,7 +89,7 @@ class ScriptRegistry:
     def source(self, name: str) -> str:
         """Script ``name``'s source, preludes included: what Redis is given to load."""
         source = self._scripts[name].script
-        return source if isinstance(source, str) else source.decode()
+        return source if isinstance(source, str) else bytes(source).decode()
 
     async def load(self) -> None:
         """Load every script into Redis (again, after Redis forgot them): the move
