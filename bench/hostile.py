@@ -87,7 +87,7 @@ async def host_tournament(url: str, count: int = 1) -> tuple[list[ClientSession]
             ),
             TournamentInfo,
         )
-        ids.append(str(info.tournament["id"]))
+        ids.append(info.tournament.id)
     return hosts, ",".join(ids)
 
 

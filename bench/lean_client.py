@@ -196,8 +196,9 @@ def _read(frame: bytes | str) -> Wire:
 
 def _read_strictly(frame: bytes | str) -> Wire:
     """The map in ``frame``, checked as :func:`protocol.codec.decode_server` checks it."""
-    message: Wire = unpack(frame, SERVER_LIMITS)
+    message = unpack(frame, SERVER_LIMITS)
     server_from_wire(message)  # raises on anything the protocol does not allow
+    assert isinstance(message, dict)  # which is what server_from_wire checked first
     return message
 
 

@@ -163,9 +163,7 @@ class BallroomApp(App[None]):
         if isinstance(screen, ServerScreen) and (screen.HOME or len(self.screen_stack) == 1):
             self.show(Results(record))
         else:  # busy in another race, say: not pulled away from it
-            place = next(
-                (s.get("place") for s in finished.standings if s.get("player") == record.me), "?"
-            )
+            place = next((s.place for s in finished.standings if s.player == record.me), "?")
             self.notify(f"{record.called} is over: you placed {place}.", timeout=10)
 
     def on_link_changed(self, event: LinkChanged) -> None:

@@ -42,7 +42,7 @@ import contextlib
 import logging
 import random
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -50,7 +50,6 @@ from websockets.exceptions import WebSocketException
 
 from client.session import ClientSession, RequestFailed
 from protocol.exceptions import ErrorCode
-from protocol.layout import Layout
 from protocol.messages import (
     ClientMessage,
     GetHint,
@@ -256,7 +255,7 @@ class Bot:
         try:
             if self.race is None:
                 info = await self._call(JoinRace(race=race, code=code), RaceInfo)
-                self.race = str(info.race["id"])
+                self.race = info.race.id
                 self.joined.set()
                 log.info("bot %s joined race %s as %s", self.name, self.race, self.player)
             else:
@@ -391,7 +390,7 @@ class Bot:
     def _take_board(self, started: RaceStarted) -> None:
         if self._policy is None:
             policy = "greedy" if self.strategy == "solver" else self.strategy
-            self._policy = make_policy(policy, Layout.from_data(started.layout), self.seed)
+            self._policy = make_policy(policy, started.layout, self.seed)
         self._take_view(started.view, started.legal)
         self._started_at, self._ends_at = started.started_at, started.ends_at
         self._started.set()
@@ -440,7 +439,7 @@ class Bot:
                 continue
             refusals = 0
             self._view, self._legal, self._seq = (
-                View.from_data(reply.view),
+                reply.view,
                 list(reply.legal),
                 reply.seq + 1,
             )
@@ -466,9 +465,9 @@ class Bot:
             return None
         return hint.move
 
-    def _take_view(self, view: Mapping[str, object], legal: Sequence[str]) -> None:
+    def _take_view(self, view: View, legal: Sequence[str]) -> None:
         """A whole board from the server: the view, its legal moves, and the next move's number."""
-        self._view, self._legal = View.from_data(view), list(legal)
+        self._view, self._legal = view, list(legal)
         self._seq = self._view.moves
 
     def _choose(self) -> str:

@@ -21,7 +21,6 @@ from protocol.cli import Commands, main, player_name
 from protocol.messages import GetTournamentRecord, TournamentRecord
 from protocol.policy import STRATEGIES
 from protocol.record import to_csv, to_json
-from protocol.results import Standing
 from protocol.tournaments import Record
 
 __all__ = ["register"]
@@ -58,7 +57,7 @@ def _bot(args: argparse.Namespace) -> int:
     if results is None:
         print("ballroom bot: lost the server before the race finished", file=sys.stderr)
         return 1
-    print(standings_text([Standing.from_data(s) for s in results.standings]), flush=True)
+    print(standings_text(list(results.standings)), flush=True)
     return 0
 
 

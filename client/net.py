@@ -397,7 +397,7 @@ class ServerLink:
         if isinstance(message, Progress | Board | Presence | SeatTaken):
             race, event = message.race, message.event
         elif isinstance(message, Spectating):
-            race, event = str(message.race.get("id")), message.event
+            race, event = str(message.race.id), message.event
         else:
             return
         if race in self.following:

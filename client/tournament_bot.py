@@ -14,7 +14,6 @@ import contextlib
 import logging
 import random
 from collections.abc import Sequence
-from typing import Any
 
 from client.bot import _CONNECTION_ERRORS, Bot, Patience
 from client.session import ClientSession, RequestFailed
@@ -108,7 +107,7 @@ class TournamentBot:
                 JoinTournament(code=code, tournament=tournament, password=self.password),
                 TournamentInfo,
             )
-            self.tournament = Tournament.from_data(reply.tournament).id
+            self.tournament = reply.tournament.id
             self.joined.set()
         else:
             reply = await session.request(
@@ -129,8 +128,8 @@ class TournamentBot:
         """Whether the tournament has ended, as far as the bot has heard."""
         return self.doc is not None and self.doc.status.over
 
-    def _take(self, data: dict[str, Any]) -> None:
-        self.doc = Tournament.from_data(data)
+    def _take(self, doc: Tournament) -> None:
+        self.doc = doc
         assert self.player is not None and self.token is not None
         table = self.doc.seat_of(self.player)
         if table is None or table.race in self.races:

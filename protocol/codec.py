@@ -30,7 +30,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, NoReturn
+from typing import NoReturn
 
 import msgpack
 
@@ -140,7 +140,7 @@ def _refuse_ext(code: int, data: bytes) -> NoReturn:
     raise ValueError(f"msgpack extension type {code} is not part of the protocol")
 
 
-def unpack(frame: bytes | str, limits: Limits) -> Any:
+def unpack(frame: bytes | str, limits: Limits) -> object:
     """The one msgpack value a frame holds, within ``limits``.
 
     Raises:
@@ -232,7 +232,7 @@ def encode(message: Message) -> bytes:
     return _frame(message.t, message.to_wire(), limit)
 
 
-def encode_trusted(cls: type[ServerMessage], **fields: Any) -> bytes:
+def encode_trusted(cls: type[ServerMessage], **fields: object) -> bytes:
     """The frame of ``cls(**fields)`` for values the server made: see ``trusted_wire``."""
     return _frame(cls.t, cls.trusted_wire(**fields), MAX_SERVER_FRAME)
 

@@ -17,7 +17,7 @@ import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Generic, Protocol, Self, TypeGuard, TypeVar
+from typing import Generic, Protocol, Self, TypeGuard, TypeVar, runtime_checkable
 
 from protocol.exceptions import InvalidField
 
@@ -234,6 +234,7 @@ class Opt:
         return None if value is None else self.inner(value)
 
 
+@runtime_checkable
 class WireValue(Protocol):
     """A typed value that a message carries as a map: it reads and writes that map."""
 
@@ -303,8 +304,9 @@ class Shape:
 
     def checked(self, key: str, check: Callable[[object], T], default: object = _MISSING) -> T:
         """``key``'s value passed through ``check``, its refusal naming the key."""
+        value = self.value(key, default)
         try:
-            return check(self.value(key, default))
+            return check(value)
         except ValueError as exc:
             raise self.invalid(key, str(exc)) from None
 

@@ -152,7 +152,7 @@ class RaceRecord:
         """The results' lines, best first; none before the race finished."""
         if self.finished is None:
             return ()
-        return tuple(Standing.from_data(line) for line in self.finished.standings)
+        return tuple(self.finished.standings)
 
     def finish(self, finished: RaceFinished) -> None:
         """The race is over: its results, and how each racer ended, from the standings

@@ -15,7 +15,6 @@ from client.screens.base import TextPage
 from client.session import RequestFailed
 from protocol.lobby import RaceSummary
 from protocol.messages import Daily, GetDaily, Matched, PlayDaily, RaceStarted, ServerMessage
-from protocol.profiles import DailyDeal
 
 __all__ = ["DailyScreen"]
 
@@ -51,7 +50,7 @@ class DailyScreen(TextPage):
         except (RequestFailed, Offline) as exc:
             self.show([f"✗ {getattr(exc, 'message', exc)}"])
             return
-        daily = DailyDeal.from_data(reply.daily)
+        daily = reply.daily
         self.lines = daily_lines(daily)
         self.played = any(entry.player == self.link.player for entry in daily.board)
         if self.played:
@@ -66,7 +65,7 @@ class DailyScreen(TextPage):
         except (RequestFailed, Offline) as exc:
             self.show([*self.lines, "", f"✗ {getattr(exc, 'message', exc)}"])
             return
-        self.race, self.info = matched.race, RaceSummary.from_data(matched.info)
+        self.race, self.info = matched.race, matched.info
         self.link.follow(matched.race)
 
     def server_message(self, message: ServerMessage) -> None:

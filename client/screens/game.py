@@ -47,7 +47,6 @@ from client.widgets.racers import SIDEBAR, RacersPanel
 from client.widgets.status import TopBar
 from protocol.exceptions import ErrorCode
 from protocol.layout import Layout
-from protocol.lobby import RaceSummary
 from protocol.messages import (
     GetHint,
     Hinted,
@@ -67,7 +66,6 @@ from protocol.messages import (
     SubmitMove,
 )
 from protocol.moves import MoveKind
-from protocol.views import Progress as ProgressValue
 from protocol.views import View
 
 __all__ = [
@@ -193,10 +191,10 @@ class GameScreen(ServerScreen):
         super().__init__()
         self.record = record
         self.race = record.race
-        self.table = Layout.from_data(started.layout)
+        self.table = started.layout
         self.started_at = started.started_at
         self.ends_at = started.ends_at
-        self.view = View.from_data(started.view)
+        self.view = started.view
         self.picker = MovePicker(self.table, started.legal)
         self.seq = self.view.moves
         self.pending = False
@@ -396,7 +394,7 @@ class GameScreen(ServerScreen):
         if isinstance(message, SeatTaken) and message.race == race:
             self._seat_taken()
         elif isinstance(message, Progress) and message.race == race:
-            self.record.update_progress(message.player, ProgressValue.from_data(message.progress))
+            self.record.update_progress(message.player, message.progress)
             self._show_racers()
             if self.record.progress[message.player].left:
                 name = self.record.name(message.player)
@@ -408,15 +406,15 @@ class GameScreen(ServerScreen):
             self._resumed(message)
         elif isinstance(message, Rewound) and message.race == race:
             self._rewound(message)
-        elif isinstance(message, RaceState | RaceInfo) and message.race.get("id") == race:
-            self.record.info = RaceSummary.from_data(message.race)
+        elif isinstance(message, RaceState | RaceInfo) and message.race.id == race:
+            self.record.info = message.race
             self._show_racers()
         elif isinstance(message, RaceFinished) and message.race == race:
             self._finished(message)
 
     def _resumed(self, started: RaceStarted) -> None:
         """A fresh copy of our board (after a reconnect); older copies are ignored."""
-        view = View.from_data(started.view)
+        view = started.view
         if self.record.finished is not None or view.moves < self.seq:
             return
         self.started_at, self.ends_at = started.started_at, started.ends_at
@@ -446,12 +444,11 @@ class GameScreen(ServerScreen):
 
     def _rewound(self, rewound: Rewound) -> None:
         """The server lost the race's latest moves: our board (and theirs) as it holds them."""
-        for player, data in (rewound.progress or {}).items():
-            progress = ProgressValue.from_data(data)
+        for player, progress in (rewound.progress or {}).items():
             self.record.rewind(player, progress.moves, progress)
         self._show_racers()
         if rewound.view is not None and rewound.legal is not None:
-            view = View.from_data(rewound.view)
+            view = rewound.view
             self.seq = view.moves
             self._set_position(view, rewound.legal)
         lost = f"your last {rewound.lost} moves" if rewound.lost else "the latest moves"
@@ -552,7 +549,7 @@ class GameScreen(ServerScreen):
         if self.record.me is not None:
             self.record.note_move(self.record.me, reply.seq, reply.move)
         self.notice = f"{reply.move} ✓"
-        self._set_position(View.from_data(reply.view), reply.legal)
+        self._set_position(reply.view, reply.legal)
         if self.finishing is not None:
             self.finishing += 1
             self._finish_step()

@@ -10,7 +10,7 @@ waiting room shows its players. ``t`` swaps the races for the tournaments
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import ClassVar
 
 from rich.text import Text
@@ -206,7 +206,7 @@ class LobbyScreen(ServerScreen):
             record = RaceRecord(saved.race, saved.info, me=self.link.player)
             self.ballroom.show(routes.Game(record, reply))
         elif isinstance(reply, RaceInfo):
-            self.ballroom.show(routes.Room(RaceSummary.from_data(reply.race)))
+            self.ballroom.show(routes.Room(reply.race))
         else:  # the server no longer counts us as a racer there: it answered as to a spectator
             self.link.forget(saved.race)
             self.refresh_bindings()
@@ -292,9 +292,9 @@ class LobbyScreen(ServerScreen):
         if isinstance(message, Races) and message.id is None:  # the list changed
             self._show_races(message.races)
 
-    def _show_races(self, races: Sequence[Mapping[str, object]]) -> None:
+    def _show_races(self, races: Sequence[RaceSummary]) -> None:
         """The list exactly as the server has it now: the same for every client."""
-        self.listed = [RaceSummary.from_data(info) for info in races]
+        self.listed = list(races)
         self._fill_table()
 
     def _fill_table(self) -> None:
@@ -458,8 +458,8 @@ class LobbyScreen(ServerScreen):
         self.say("")
         self._enter_room(reply.race, practice=False)
 
-    def _enter_room(self, info: Mapping[str, object], practice: bool) -> None:
-        self.ballroom.show(routes.Room(RaceSummary.from_data(info), practice=practice))
+    def _enter_room(self, info: RaceSummary, practice: bool) -> None:
+        self.ballroom.show(routes.Room(info, practice=practice))
 
     # -- watching ----------------------------------------------------------
 
@@ -521,7 +521,7 @@ class LobbyScreen(ServerScreen):
         table = self.query_one("#tournaments", DataTable)
         keep = table.cursor_row
         table.clear()
-        summaries = [TournamentSummary.from_data(data) for data in reply.tournaments]
+        summaries = list(reply.tournaments)
         self.listed_tournaments = {summary.id: summary for summary in summaries}
         for summary in summaries:
             variants = [title_of(variant) for variant in summary.variants]
@@ -632,7 +632,7 @@ class LobbyScreen(ServerScreen):
 
     def _entered(self, reply: TournamentInfo, password: str | None) -> None:
         """Open the tournament a create or join request answered with; keep its password."""
-        doc = Tournament.from_data(reply.tournament)
+        doc = reply.tournament
         if password is not None:
             self.ballroom.passwords[doc.id] = password
         self._open_tournament(doc.id, doc)

@@ -104,7 +104,7 @@ class QuickRaceScreen(ServerScreen):
 
     def server_message(self, message: ServerMessage) -> None:
         if isinstance(message, Matched) and self.race is None:
-            self.race, self.info = message.race, RaceSummary.from_data(message.info)
+            self.race, self.info = message.race, message.info
             self.link.follow(message.race)
             names = ", ".join(self.info.names.values())
             matched = Text(f"Matched: {names or 'opponents found'}")  # names are never markup

@@ -25,7 +25,6 @@ from client.session import RequestFailed
 from client.widgets.board import BoardView
 from client.widgets.status import TopBar
 from protocol.messages import GetReplay, Replay
-from protocol.views import View
 
 __all__ = ["ReplayScreen", "step_ranges"]
 
@@ -97,7 +96,7 @@ class ReplayScreen(ServerScreen):
         except (RequestFailed, Offline):
             return
         for view in reply.views:
-            record.remember(player, View.from_data(view))
+            record.remember(player, view)
         self._redraw()
 
     @property

@@ -96,8 +96,8 @@ class RoomScreen(ServerScreen):
             self.query_one("#notice", Static).update(text)
 
     def server_message(self, message: ServerMessage) -> None:
-        if isinstance(message, RaceState | RaceInfo) and message.race.get("id") == self.race:
-            self.show_info(RaceSummary.from_data(message.race))
+        if isinstance(message, RaceState | RaceInfo) and message.race.id == self.race:
+            self.show_info(message.race)
         elif isinstance(message, Countdown) and message.race == self.race:
             self.notice = f"Starting in {message.seconds}…" if message.seconds else "Go!"
         elif isinstance(message, RaceStarted) and message.race == self.race:
@@ -149,8 +149,8 @@ class RoomScreen(ServerScreen):
             if self.is_attached:
                 self.notice = f"✗ {exc}"
             return
-        if self.is_attached and reply.race.get("id") == self.race:
-            self.show_info(RaceSummary.from_data(reply.race))
+        if self.is_attached and reply.race.id == self.race:
+            self.show_info(reply.race)
 
 
 def _describe(info: RaceSummary, me: str | None) -> Text:

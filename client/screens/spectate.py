@@ -28,8 +28,7 @@ from client.widgets.board import BoardView, board_need
 from client.widgets.racers import SIDEBAR, RacersPanel
 from client.widgets.status import TopBar
 from protocol.exceptions import ErrorCode
-from protocol.layout import Layout
-from protocol.lobby import RacePhase, RaceSummary
+from protocol.lobby import RacePhase
 from protocol.messages import (
     MAX_PLAYERS,
     Board,
@@ -45,8 +44,6 @@ from protocol.messages import (
     Spectate,
     Spectating,
 )
-from protocol.views import Progress as ProgressValue
-from protocol.views import View
 
 __all__ = ["SpectateScreen"]
 
@@ -130,8 +127,8 @@ class SpectateScreen(ServerScreen):
             return False
         record = self.record
         record.me = self.link.player
-        view = View.from_data(reply.view)
-        record.start(Layout.from_data(reply.layout), view)
+        view = reply.view
+        record.start(reply.layout, view)
         if record.me is not None:
             record.remember(record.me, view)
         self._ended_before = True
@@ -151,25 +148,25 @@ class SpectateScreen(ServerScreen):
 
     def server_message(self, message: ServerMessage) -> None:
         record = self.record
-        if isinstance(message, Spectating) and message.race.get("id") == self.race:
+        if isinstance(message, Spectating) and message.race.id == self.race:
             rewound, self._rewound = self._rewound, False
             for player, view in message.boards.items() if rewound else ():
-                record.rewind(player, View.from_data(view).moves)  # newer boards were lost
+                record.rewind(player, view.moves)  # newer boards were lost
             self._snapshot(message)
             if rewound:
                 self.notice = "✗ The server lost the race's latest moves; it goes on from there."
         elif isinstance(message, Rewound) and message.race == self.race:
             self._rewound = True  # the spectating that follows has the boards
-        elif isinstance(message, RaceState | RaceInfo) and message.race.get("id") == self.race:
-            record.info = RaceSummary.from_data(message.race)
+        elif isinstance(message, RaceState | RaceInfo) and message.race.id == self.race:
+            record.info = message.race
             self._redraw()
         elif isinstance(message, Board) and message.race == self.race:
-            record.remember(message.player, View.from_data(message.view))
+            record.remember(message.player, message.view)
             if message.move is not None:
                 record.note_move(message.player, message.seq, message.move)
             self._redraw()
         elif isinstance(message, Progress) and message.race == self.race:
-            record.update_progress(message.player, ProgressValue.from_data(message.progress))
+            record.update_progress(message.player, message.progress)
             self._redraw()
         elif isinstance(message, Presence) and message.race == self.race:
             record.set_presence(message.player, message.away)
@@ -184,11 +181,11 @@ class SpectateScreen(ServerScreen):
 
     def _snapshot(self, snapshot: Spectating) -> None:
         record = self.record
-        record.info = info = RaceSummary.from_data(snapshot.race)
+        record.info = info = snapshot.race
         if snapshot.layout is not None:
-            record.layout = Layout.from_data(snapshot.layout)
+            record.layout = snapshot.layout
         for player, view in snapshot.boards.items():
-            record.remember(player, View.from_data(view))
+            record.remember(player, view)
         self._ended_before = info.phase is RacePhase.FINISHED
         if info.phase is RacePhase.FINISHED and record.finished is None:
             self.notice = "This race is over: its results are on their way."

@@ -53,7 +53,7 @@ class ProfileScreen(TextPage):
         except (RequestFailed, Offline) as exc:
             self.show([f"✗ {getattr(exc, 'message', exc)}"])
             return
-        self.profile = PlayerProfile.from_data(reply.profile)
+        self.profile = reply.profile
         self.query_one(TopBar).text = f"Profile · {self.profile.name}"  # whose, in so many words
         self._draw()
 

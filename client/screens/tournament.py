@@ -59,7 +59,6 @@ from protocol.messages import (
     WatchTournament,
 )
 from protocol.tournaments import StageStatus, Tournament, TournamentStatus
-from protocol.views import Progress as ProgressValue
 
 __all__ = ["MIN_SIZE", "TournamentScreen", "newer_or_same"]
 
@@ -283,12 +282,12 @@ class TournamentScreen(ServerScreen):
 
     def server_message(self, message: ServerMessage) -> None:
         if isinstance(message, TournamentInfo):
-            if message.tournament.get("id") == self.tournament:
-                self._take(Tournament.from_data(message.tournament))
+            if message.tournament.id == self.tournament:
+                self._take(message.tournament)
         elif isinstance(message, RaceStarted) and message.race in self.pending:
             self._play(message)
         elif isinstance(message, Progress) and message.race in self.pending:
-            progress = ProgressValue.from_data(message.progress)
+            progress = message.progress
             self.pending[message.race].update_progress(message.player, progress)
         elif isinstance(message, RaceFinished) and message.race in self.entered:
             self.games_over.add(message.race)
@@ -379,7 +378,7 @@ class TournamentScreen(ServerScreen):
                 return
             self.notice = f"✗ {exc}"
             return
-        self._take(Tournament.from_data(reply.tournament))
+        self._take(reply.tournament)
 
     def _ask_password(self) -> None:
         def given(password: str | None) -> None:

@@ -20,7 +20,6 @@ from client.models.record import RaceRecord
 from client.screens.base import ServerScreen
 from client.widgets.racers import RacersPanel
 from client.widgets.status import TopBar
-from protocol.lobby import RaceSummary
 from protocol.messages import (
     Presence,
     Progress,
@@ -29,7 +28,6 @@ from protocol.messages import (
     RaceState,
     ServerMessage,
 )
-from protocol.views import Progress as ProgressValue
 
 __all__ = ["WaitingScreen"]
 
@@ -79,11 +77,11 @@ class WaitingScreen(ServerScreen):
     def server_message(self, message: ServerMessage) -> None:
         race = self.race
         if isinstance(message, Progress) and message.race == race:
-            self.record.update_progress(message.player, ProgressValue.from_data(message.progress))
+            self.record.update_progress(message.player, message.progress)
         elif isinstance(message, Presence) and message.race == race:
             self.record.set_presence(message.player, message.away)
-        elif isinstance(message, RaceState | RaceInfo) and message.race.get("id") == race:
-            self.record.info = RaceSummary.from_data(message.race)
+        elif isinstance(message, RaceState | RaceInfo) and message.race.id == race:
+            self.record.info = message.race
         elif isinstance(message, RaceFinished) and message.race == race:
             self.record.finish(message)
             self.link.forget(race)

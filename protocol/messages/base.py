@@ -19,7 +19,7 @@ from typing import Any, ClassVar, Self, get_type_hints
 
 from protocol.exceptions import InvalidField, LocalProtocolError
 from protocol.messages.fields import RequestId
-from protocol.validation import Check
+from protocol.validation import Check, ListOf, MapOf, Opt, Typed, WireValue
 
 __all__ = ["ClientMessage", "Message", "ServerMessage"]
 
@@ -32,6 +32,7 @@ class _Spec:
     names: frozenset[str]
     required: tuple[str, ...]  # in field order: the first missing one is named
     required_names: frozenset[str]
+    typed: frozenset[str]  # fields holding typed values, written out through ``to_data``
 
 
 _SPECS: dict[type[Message], _Spec] = {}
@@ -54,8 +55,29 @@ def _spec(cls: type[Message]) -> _Spec:
             if field.default is dataclasses.MISSING and field.default_factory is dataclasses.MISSING
         )
         names = frozenset(name for name, _ in checks)
-        spec = _SPECS[cls] = _Spec(tuple(checks), names, required, frozenset(required))
+        typed = frozenset(name for name, check in checks if _holds_typed(check))
+        spec = _SPECS[cls] = _Spec(tuple(checks), names, required, frozenset(required), typed)
     return spec
+
+
+def _holds_typed(check: Check) -> bool:
+    """Whether values passing ``check`` are, or contain, :class:`Typed` values."""
+    if isinstance(check, Typed):
+        return True
+    if isinstance(check, Opt | ListOf):
+        return _holds_typed(check.inner if isinstance(check, Opt) else check.item)
+    return isinstance(check, MapOf) and _holds_typed(check.value)
+
+
+def _to_data(value: object) -> object:
+    """A typed value (or a tuple or map of them) as the plain map its message carries."""
+    if isinstance(value, WireValue):
+        return value.to_data()
+    if isinstance(value, tuple | list):
+        return [_to_data(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _to_data(item) for key, item in value.items()}
+    return value
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -107,12 +129,18 @@ class Message:
         except LocalProtocolError as exc:
             raise InvalidField(exc.field or "?", exc.reason, t=cls.t) from None
 
-    def to_wire(self) -> dict[str, Any]:
-        """The map to encode: ``t`` first, ``None`` fields left out, enums as their values."""
-        wire: dict[str, Any] = {"t": self.t}
-        for name, _ in _spec(type(self)).checks:
+    def to_wire(self) -> dict[str, object]:
+        """The map to encode: ``t`` first, ``None`` fields left out, enums as their values,
+        typed values as their maps."""
+        spec = _spec(type(self))
+        wire: dict[str, object] = {"t": self.t}
+        for name, _ in spec.checks:
             value = getattr(self, name)
-            if value is not None:
+            if value is None:
+                continue
+            if name in spec.typed:
+                wire[name] = _to_data(value)
+            else:
                 wire[name] = value.value if isinstance(value, enum.Enum) else value
         return wire
 
@@ -127,16 +155,18 @@ class ServerMessage(Message):
     """A message the server sends to a client."""
 
     @classmethod
-    def trusted_wire(cls, **fields: Any) -> dict[str, Any]:
+    def trusted_wire(cls, **fields: object) -> dict[str, object]:
         """The wire map of ``cls(**fields)``, made without checking the values.
 
         Only for values the server made: the messages of every move
         (``moved``, ``progress``, ``board``) and of a race's start, built from
         the engine's output and the server's own counters, valid by
         construction. Checking them again and building a message object only
-        to turn it back into a map cost more than packing the frame. A peer
-        decodes the map to a message equal to ``cls(**fields)`` (enum members
-        are ``StrEnum``: msgpack packs them as their text). Nothing a peer
+        to turn it back into a map cost more than packing the frame. The
+        fields come as the wire has them: a view or a layout as its map
+        (``to_data``), not as a typed value. A peer decodes the map to a
+        message equal to ``cls(**fields)`` (enum members are ``StrEnum``:
+        msgpack packs them as their text). Nothing a peer
         sent may come through here. A missing or unknown field is still a
         ``TypeError``, as for ``cls(**fields)``; None values are left out.
         """

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar
 
 from protocol.exceptions import ErrorCode
+from protocol.layout import Layout
+from protocol.lobby import RaceSummary
 from protocol.messages.base import ServerMessage
 from protocol.messages.enums import HintOutcome, ServiceState
 from protocol.messages.fields import (
@@ -15,7 +17,6 @@ from protocol.messages.fields import (
     MAX_RACES,
     MAX_SEED,
     MAX_SEQ,
-    Data,
     DealVersion,
     Digest,
     EventNumber,
@@ -30,7 +31,18 @@ from protocol.messages.fields import (
     Token,
     Version,
 )
-from protocol.validation import AnyMap, Bool, Choice, Float, Int, ListOf, MapOf, Opt, Str
+from protocol.profiles import DailyDeal, LeaderboardEntry, PlayerProfile
+from protocol.results import Standing
+from protocol.tournaments import Tournament, TournamentSummary
+from protocol.validation import AnyMap, Bool, Choice, Float, Int, ListOf, MapOf, Opt, Str, Typed
+from protocol.views import Progress as RacerProgress
+from protocol.views import View
+
+#: A field of one typed value, read from its map and written back to the same map.
+RaceField = Annotated[RaceSummary, Typed(RaceSummary)]
+ViewField = Annotated[View, Typed(View)]
+LayoutField = Annotated[Layout, Typed(Layout)]
+ProgressField = Annotated[RacerProgress, Typed(RacerProgress)]
 
 __all__ = [
     "Account",
@@ -88,7 +100,7 @@ class Races(ServerMessage):
     """The answer to list_races: one summary map per open race."""
 
     t: ClassVar[str] = "races"
-    races: Annotated[Sequence[dict[str, Any]], ListOf(AnyMap(), MAX_RACES)]
+    races: Annotated[Sequence[RaceSummary], ListOf(Typed(RaceSummary), MAX_RACES)]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -96,7 +108,7 @@ class RaceInfo(ServerMessage):
     """The answer to create_race and join_race: the race as it stands."""
 
     t: ClassVar[str] = "race"
-    race: Data
+    race: RaceField
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -104,7 +116,7 @@ class RaceState(ServerMessage):
     """Pushed to everyone in a race's lobby whenever it changes."""
 
     t: ClassVar[str] = "race_state"
-    race: Data
+    race: RaceField
     event: PushedEvent = None
 
 
@@ -122,8 +134,8 @@ class RaceStarted(ServerMessage):
 
     t: ClassVar[str] = "race_started"
     race: RaceId
-    layout: Data
-    view: Data
+    layout: LayoutField
+    view: ViewField
     legal: LegalMoves
     commitment: Digest
     deal_version: DealVersion
@@ -140,9 +152,9 @@ class Moved(ServerMessage):
     race: RaceId
     seq: Seq
     move: MoveString
-    view: Data
+    view: ViewField
     legal: LegalMoves
-    progress: Data
+    progress: ProgressField
     event: PushedEvent = None
 
 
@@ -153,7 +165,7 @@ class Progress(ServerMessage):
     t: ClassVar[str] = "progress"
     race: RaceId
     player: PlayerId
-    progress: Data
+    progress: ProgressField
     event: EventNumber
 
 
@@ -198,7 +210,7 @@ class Board(ServerMessage):
     race: RaceId
     player: PlayerId
     seq: Seq
-    view: Data
+    view: ViewField
     event: EventNumber
     move: Annotated[str | None, Opt(Str(1, 40))] = None
 
@@ -212,10 +224,10 @@ class Spectating(ServerMessage):
     """
 
     t: ClassVar[str] = "spectating"
-    race: Data
-    boards: Annotated[dict[str, dict[str, Any]], MapOf(Str(1, 40), AnyMap(), MAX_PLAYERS)]
+    race: RaceField
+    boards: Annotated[dict[str, View], MapOf(Str(1, 40), Typed(View), MAX_PLAYERS)]
     event: EventNumber
-    layout: Annotated[dict[str, Any] | None, Opt(AnyMap())] = None
+    layout: Annotated[Layout | None, Opt(Typed(Layout))] = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -224,7 +236,7 @@ class RaceFinished(ServerMessage):
 
     t: ClassVar[str] = "race_finished"
     race: RaceId
-    standings: Annotated[Sequence[dict[str, Any]], ListOf(AnyMap(), MAX_PLAYERS)]
+    standings: Annotated[Sequence[Standing], ListOf(Typed(Standing), MAX_PLAYERS)]
     seed: Annotated[int, Int(0, MAX_SEED)]
     commitment: Digest
     deal_version: DealVersion
@@ -246,7 +258,7 @@ class Replay(ServerMessage):
     race: RaceId
     player: PlayerId
     moves: Annotated[Sequence[str], ListOf(Str(1, 40), MAX_SEQ + 1)]
-    views: Annotated[Sequence[dict[str, Any]], ListOf(AnyMap(), MAX_SEQ + 2)]
+    views: Annotated[Sequence[View], ListOf(Typed(View), MAX_SEQ + 2)]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -281,7 +293,7 @@ class TournamentInfo(ServerMessage):
     """A tournament as it stands: the reply to tournament requests, and pushed on change."""
 
     t: ClassVar[str] = "tournament"
-    tournament: Data
+    tournament: Annotated[Tournament, Typed(Tournament)]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -289,7 +301,7 @@ class Tournaments(ServerMessage):
     """The answer to list_tournaments: one summary map per tournament."""
 
     t: ClassVar[str] = "tournaments"
-    tournaments: Annotated[Sequence[dict[str, Any]], ListOf(AnyMap(), MAX_RACES)]
+    tournaments: Annotated[Sequence[TournamentSummary], ListOf(Typed(TournamentSummary), MAX_RACES)]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -297,7 +309,10 @@ class TournamentRecord(ServerMessage):
     """The answer to get_tournament_record: the tournament and every finished race's results."""
 
     t: ClassVar[str] = "tournament_record"
-    record: Data
+    #: Still the map itself: a client saves it as JSON exactly as sent
+    #: (:func:`protocol.record.to_json`), and reads it with
+    #: :meth:`protocol.tournaments.Record.from_data`, which writes no map back yet.
+    record: Annotated[dict[str, Any], AnyMap()]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -334,7 +349,7 @@ class Matched(ServerMessage):
     race: RaceId
     variant: Annotated[str, Str(1, 40)]
     #: The race as a ``race`` message describes it: its racers and settings.
-    info: Data
+    info: RaceField
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -371,7 +386,7 @@ class Daily(ServerMessage):
     """The answer to get_daily (its map is described in docs/protocol.md)."""
 
     t: ClassVar[str] = "daily"
-    daily: Data
+    daily: Annotated[DailyDeal, Typed(DailyDeal)]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -379,7 +394,7 @@ class Profile(ServerMessage):
     """The answer to get_profile (its map is described in docs/players.md)."""
 
     t: ClassVar[str] = "profile"
-    profile: Data
+    profile: Annotated[PlayerProfile, Typed(PlayerProfile)]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -388,7 +403,7 @@ class Leaderboard(ServerMessage):
 
     t: ClassVar[str] = "leaderboard"
     variant: Annotated[str, Str(1, 40)]
-    entries: Annotated[Sequence[dict[str, Any]], ListOf(AnyMap(), 100)]
+    entries: Annotated[Sequence[LeaderboardEntry], ListOf(Typed(LeaderboardEntry), 100)]
     fastest: Annotated[bool | None, Opt(Bool())] = None
 
 
@@ -420,8 +435,8 @@ class Rewound(ServerMessage):
     event: EventNumber
     lost: Annotated[int | None, Opt(Int(0, MAX_SEQ))] = None
     seq: Annotated[int | None, Opt(Int(0, MAX_SEQ))] = None
-    view: Annotated[dict[str, Any] | None, Opt(AnyMap())] = None
+    view: Annotated[View | None, Opt(Typed(View))] = None
     legal: Annotated[Sequence[str] | None, Opt(ListOf(Str(1, 40), MAX_LEGAL))] = None
     progress: Annotated[
-        dict[str, dict[str, Any]] | None, Opt(MapOf(Str(1, 40), AnyMap(), MAX_PLAYERS))
+        dict[str, RacerProgress] | None, Opt(MapOf(Str(1, 40), Typed(RacerProgress), MAX_PLAYERS))
     ] = None

@@ -50,6 +50,7 @@ from server.fanout.client import Shared
 from server.fanout.line import Line, Place
 from server.fanout.owed import Owed
 from server.fanout.rematch_feed import offer_frame, tells
+from server.fanout.throttle import Throttle
 from server.rules.events import (
     Event,
     Finished,
@@ -171,12 +172,9 @@ class RaceWatch:
         # Whether this watch passed the results on: later offers of a rematch
         # reach the racer through the connection's rematch watch instead.
         self._over = False
-        #: The least time between two progress frames to a racer (0: one a move).
-        self.progress_every = progress_every
-        # When the next progress may go (the loop's clock), the other racers'
-        # newest moves waiting for it (player -> event), and the timer that sends them.
-        self._progress_due = 0.0
-        self._progress_waiting: dict[str, tuple[int, MoveMade, Shared]] = {}
+        # The other racers' newest moves waiting for the next progress frames (at most
+        # one batch per progress_every, on the loop's clock), and the timer that sends them.
+        self._progress_waiting: Throttle[tuple[MoveMade, Shared]] = Throttle(progress_every)
         self._progress_timer: asyncio.TimerHandle | None = None
         # Frames behind one still being made (a race_state being read, a
         # race_started waiting for the countdown): events go out in order.
@@ -338,13 +336,13 @@ class RaceWatch:
     def _progress(self, n: int, event: MoveMade, shared: Shared) -> None:
         """Another racer's move: its progress now, or with the next batch if one just went."""
         loop = asyncio.get_running_loop()
-        if not self._progress_waiting and loop.time() >= self._progress_due:
-            self._progress_due = loop.time() + self.progress_every
+        waiting = self._progress_waiting
+        if waiting.take(loop.time()):
             self._send(self._progress_frame(n, event, shared))
             return
-        self._progress_waiting[event.player] = (n, event, shared)  # the newest stands for the rest
+        waiting.hold(event.player, n, (event, shared))  # the newest stands for the rest
         if self._progress_timer is None:
-            self._progress_timer = loop.call_at(self._progress_due, self._progress_due_now)
+            self._progress_timer = loop.call_at(waiting.due, self._progress_due_now)
 
     def _progress_due_now(self) -> None:
         """The period is over: send what waits (unless the client stopped following)."""
@@ -359,9 +357,8 @@ class RaceWatch:
         if self._progress_timer is not None:
             self._progress_timer.cancel()
             self._progress_timer = None
-        self._progress_due = asyncio.get_running_loop().time() + self.progress_every
-        waiting, self._progress_waiting = self._progress_waiting, {}
-        for n, event, shared in sorted(waiting.values(), key=lambda item: item[0]):
+        now = asyncio.get_running_loop().time()
+        for n, (event, shared) in self._progress_waiting.flush(now):
             self._send(self._progress_frame(n, event, shared))
 
     def _presence(self, n: int, event: PresenceChanged, shared: Shared) -> None:

@@ -74,6 +74,7 @@ from protocol.messages import (
     Welcome,
 )
 from protocol.version import PROTOCOL_VERSION
+from protocol.views import View
 from server.exceptions import RequestRefused, StateLost
 from server.fanout.feeds import Role
 from server.net.peer import Peer
@@ -101,7 +102,7 @@ Handler = Callable[[Peer, Any], Awaitable[Reply]]
 
 async def _race_info(conn: Peer, request: int | None, race: str) -> RaceInfo:
     """The ``race`` reply: the race's summary as it stands now."""
-    return RaceInfo(id=request, race=(await conn.services.lobby.info(race)).to_data())
+    return RaceInfo(id=request, race=await conn.services.lobby.info(race))
 
 
 def _me(conn: Peer) -> str:
@@ -180,9 +181,7 @@ async def on_logout(conn: Peer, msg: Logout) -> ServerMessage:
 async def on_list_races(conn: Peer, msg: ListRaces) -> ServerMessage:
     if msg.follow is not None:
         conn.follows_lobby = msg.follow  # the node pushes the list as it changes
-    return Races(
-        id=msg.id, races=[info.to_data() for info in await conn.services.lobby.listed_races()]
-    )
+    return Races(id=msg.id, races=await conn.services.lobby.listed_races())
 
 
 async def on_create_race(conn: Peer, msg: CreateRace) -> None:
@@ -341,7 +340,7 @@ async def on_resume(conn: Peer, msg: Resume) -> None:
         # that saw nothing (0) is answered as ``spectate`` is: the boards now.
         await _spectate(conn, msg.id, msg.race, upto=since or None)
         return
-    reply: ServerMessage = RaceInfo(id=msg.id, race=info.to_data())
+    reply: ServerMessage = RaceInfo(id=msg.id, race=info)
     if info.phase in (RacePhase.RUNNING, RacePhase.FINISHED):
         reply = (await boards.racer_snapshot(msg.race, _me(conn))).message(msg.id)
     elif info.phase is RacePhase.COUNTDOWN:
@@ -358,7 +357,7 @@ async def on_replay(conn: Peer, msg: GetReplay) -> ServerMessage:
     """Every position of a racer's game, once the race is over and the seed is public."""
     await conn.services.tournaments.check_onlooker(msg.race, conn.player)
     moves, views = await conn.services.results.replay(msg.race, msg.player)
-    views_data = [dict(view) for view in views]
+    views_data = [View.from_data(view) for view in views]
     return Replay(id=msg.id, race=msg.race, player=msg.player, moves=moves, views=views_data)
 
 
@@ -444,7 +443,7 @@ def _join_race_found(conn: Peer) -> Callable[[str], Awaitable[None]]:
 
     async def matched(race: str) -> None:
         info = await conn.services.lobby.info(race)
-        conn.send(Matched(race=race, variant=info.variant, info=info.to_data()))
+        conn.send(Matched(race=race, variant=info.variant, info=info))
         await conn.watch(race, Role.RACER, since=0)
 
     return matched
@@ -531,7 +530,7 @@ async def on_play_daily(conn: Peer, msg: PlayDaily) -> None:
     """Today's deal: ``matched`` answers, then the race's events follow as to a racer."""
     race = await conn.services.daily.play(_me(conn), conn.name or "", msg.variant)
     info = await conn.services.lobby.info(race)
-    conn.send(Matched(id=msg.id, race=race, variant=info.variant, info=info.to_data()))  # first
+    conn.send(Matched(id=msg.id, race=race, variant=info.variant, info=info))  # first
     await conn.watch(race, Role.RACER, since=0)
 
 
@@ -549,7 +548,7 @@ async def on_get_profile(conn: Peer, msg: GetProfile) -> ServerMessage:
     player = msg.player or _me(conn)
     if is_guest(player):
         raise RequestRefused(ErrorCode.NOT_FOUND, "guests have no profile; register to keep one")
-    return Profile(id=msg.id, profile=(await conn.services.records.profile(player)).to_data())
+    return Profile(id=msg.id, profile=await conn.services.records.profile(player))
 
 
 async def on_get_leaderboard(conn: Peer, msg: GetLeaderboard) -> ServerMessage:
@@ -562,10 +561,10 @@ async def on_get_leaderboard(conn: Peer, msg: GetLeaderboard) -> ServerMessage:
                 "compare): name a variant",
             )
         variant = variant_or_refusal(msg.variant).id
-        fastest = [line.to_data() for line in await records.fastest_wins(variant)]
+        fastest = await records.fastest_wins(variant)
         return Leaderboard(id=msg.id, variant=variant, entries=fastest, fastest=True)
     scope = msg.variant if msg.variant == OVERALL else variant_or_refusal(msg.variant).id
-    entries = [line.to_data() for line in await records.leaderboard(scope)]
+    entries = await records.leaderboard(scope)
     return Leaderboard(id=msg.id, variant=scope, entries=entries)
 
 

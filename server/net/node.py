@@ -258,7 +258,7 @@ class Node:
         if followers:
             listed = await self.races.lobby.listed_races()
             self._lobby_due = next_phase_change(listed)
-            frame = encode(Races(races=[info.to_data() for info in listed]))
+            frame = encode(Races(races=listed))
             for conn in followers:
                 conn.send_frame(frame)
 

@@ -8,11 +8,12 @@ import time
 from typing import NamedTuple
 
 from protocol.exceptions import ErrorCode
+from protocol.layout import Layout
 from protocol.lobby import RaceSummary
 from protocol.messages import RaceStarted, Rewound, Spectating
 from protocol.moves import Move
 from protocol.results import RacerStatus
-from protocol.views import ViewMap
+from protocol.views import Progress, View, ViewMap
 from server.engine import State
 from server.exceptions import RequestRefused
 from server.rules.events import Finished, MoveMade, Starting
@@ -40,7 +41,8 @@ class RacerSnapshot(NamedTuple):
     def message(self, request: int | None = None) -> RaceStarted:
         """The ``race_started`` message: the answer to request ``request``, or a push."""
         return RaceStarted(
-            id=request, race=self.race, layout=self.layout, view=dict(self.view),
+            id=request, race=self.race, layout=Layout.from_data(self.layout),
+            view=View.from_data(self.view),
             legal=self.legal, commitment=self.commitment, deal_version=self.deal_version,
             started_at=self.started_at, ends_at=self.ends_at,
         )  # fmt: skip
@@ -64,8 +66,11 @@ class RacerBoard(NamedTuple):
         lost = None if acknowledged is None or self.seq is None else acknowledged - self.seq
         return Rewound(
             race=self.race, event=self.event, lost=None if lost is None else max(0, lost),
-            seq=self.seq, view=None if self.view is None else dict(self.view),
-            legal=self.legal, progress=self.progress,
+            seq=self.seq, view=None if self.view is None else View.from_data(self.view),
+            legal=self.legal,
+            progress=None if self.progress is None else {
+                racer: Progress.from_data(progress) for racer, progress in self.progress.items()
+            },
         )  # fmt: skip
 
 
@@ -82,9 +87,9 @@ class SpectatorSnapshot(NamedTuple):
         """The ``spectating`` message: the answer to request ``request``, or a push."""
         return Spectating(
             id=request,
-            race=self.race.to_data(),
-            layout=self.layout,
-            boards={racer: dict(view) for racer, view in self.boards.items()},
+            race=self.race,
+            layout=None if self.layout is None else Layout.from_data(self.layout),
+            boards={racer: View.from_data(view) for racer, view in self.boards.items()},
             event=self.event,
         )
 
@@ -166,7 +171,7 @@ class Boards:
         results are announced the next day, to anyone for a daily deal's race:
         its deal is still being played by others (docs/players.md).
         """
-        [(meta, players)] = await self.store.metas_and_players([race])
+        [(meta, players)] = await self.store.races.metas_and_players([race])
         if not meta:
             raise RequestRefused(ErrorCode.NOT_FOUND, f"no race {race!r}")
         now = time.time()

@@ -18,11 +18,11 @@ import contextlib
 import hashlib
 import time
 from collections.abc import Callable
-from typing import Any
 
 from protocol.accounts import is_guest
 from protocol.exceptions import ErrorCode
 from protocol.messages import deal_commitment
+from protocol.profiles import DailyDeal, DailyEntry, RevealedDeal
 from server.engine import DEAL_VERSION
 from server.exceptions import RequestRefused
 from server.rules.daily import DAY, TIME_LIMIT, DailyScore, day_of, revealed
@@ -40,15 +40,12 @@ __all__ = ["DAILY_HOST", "DailyDeals"]
 DAILY_HOST = "daily"
 
 
-def _entry(place: int, player: str, name: str, score: float) -> dict[str, Any]:
+def _entry(place: int, player: str, name: str, score: float) -> DailyEntry:
     """A line of a day's board: a win's time, or the cards home of a game not won."""
-    entry: dict[str, Any] = {"place": place, "player": player, "name": name}
     line = DailyScore.from_score(score)
     if line.won:
-        entry.update(won=True, time=line.time)
-    else:
-        entry.update(won=False, home=line.home)
-    return entry
+        return DailyEntry(place, player, name, won=True, time=line.time)
+    return DailyEntry(place, player, name, won=False, home=line.home)
 
 
 class DailyDeals:
@@ -94,7 +91,7 @@ class DailyDeals:
             await self.lobby.start(DAILY_HOST, race)
         return race
 
-    async def info(self, variant: str) -> dict[str, Any]:
+    async def info(self, variant: str) -> DailyDeal:
         """Today's commitment and leaderboard, and yesterday's revealed seed."""
         game = variant_or_refusal(variant)
         now = self.clock()
@@ -102,10 +99,10 @@ class DailyDeals:
         seed = await self.store.seed(today, game.id, draw_secret_seed())
         board = await self.store.board(today, game.id)
         names = await self.players.names([player for player, _ in board])
-        entries = [
+        entries = tuple(
             _entry(place, player, name or "?", score)
             for place, ((player, score), name) in enumerate(zip(board, names, strict=True), 1)
-        ]
+        )
         # Not before the last race of yesterday's deal is over (one may run past midnight).
         known = None
         if revealed(yesterday, now):
@@ -113,17 +110,14 @@ class DailyDeals:
         reveal = None
         if known is not None:
             proof = deal_commitment(game.id, DEAL_VERSION, known, f"daily-{yesterday}")
-            reveal = {
-                "day": yesterday, "seed": known, "deal_version": DEAL_VERSION,
-                "commitment": proof,
-            }  # fmt: skip
-        return {
-            "variant": game.id,
-            "day": today,
-            "commitment": deal_commitment(game.id, DEAL_VERSION, seed, f"daily-{today}"),
-            "board": entries,
-            "yesterday": reveal,
-        }
+            reveal = RevealedDeal(yesterday, known, DEAL_VERSION, proof)
+        return DailyDeal(
+            variant=game.id,
+            day=today,
+            commitment=deal_commitment(game.id, DEAL_VERSION, seed, f"daily-{today}"),
+            board=entries,
+            yesterday=reveal,
+        )
 
     async def tick(self) -> None:
         """Announce the results of every earlier day's races, once the day is revealed

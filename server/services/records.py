@@ -23,11 +23,10 @@ import dataclasses
 import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from typing import NamedTuple
 
 from protocol.accounts import is_guest
 from protocol.exceptions import ErrorCode
-from protocol.profiles import RecentRace
+from protocol.profiles import LeaderboardEntry, PlayerProfile, Rating, RecentRace, Tally
 from protocol.results import RacerStatus
 from server.exceptions import RequestRefused
 from server.rules.daily import daily_score
@@ -43,55 +42,6 @@ __all__ = ["LEADERBOARD_SIZE", "Records"]
 LEADERBOARD_SIZE = 100
 
 log = logging.getLogger(__name__)
-
-
-class RaceCounts(NamedTuple):
-    """An account's races of one scope: played, won, and its fastest win (seconds)."""
-
-    played: int = 0
-    won: int = 0
-    best: float | None = None
-
-    def to_data(self) -> dict[str, int | float]:
-        data: dict[str, int | float] = {"played": self.played, "won": self.won}
-        if self.best is not None:
-            data["best"] = self.best
-        return data
-
-
-class BoardLine(NamedTuple):
-    """A line of a leaderboard: by rating, or by fastest winning time (``measure``)."""
-
-    place: int
-    player: str
-    name: str
-    measure: str  # "rating" or "time"
-    value: float
-
-    def to_data(self) -> dict[str, object]:
-        return {"place": self.place, "player": self.player, "name": self.name,
-                self.measure: self.value}  # fmt: skip
-
-
-class AccountProfile(NamedTuple):
-    """What anyone may see of an account: its ratings, its races and its latest ones."""
-
-    player: str
-    name: str
-    ratings: dict[str, Skill]
-    races: dict[str, RaceCounts]
-    recent: list[RecentRace]
-
-    def to_data(self) -> dict[str, object]:
-        ratings = {
-            scope: {"rating": s.display, "provisional": s.provisional, "races": s.races}
-            for scope, s in self.ratings.items()
-        }
-        return {
-            "player": self.player, "name": self.name, "ratings": ratings,
-            "races": {scope: counts.to_data() for scope, counts in self.races.items()},
-            "recent": [entry.to_data() for entry in self.recent],
-        }  # fmt: skip
 
 
 def _skill(found: Mapping[str, tuple[float, float, int]], scope: str) -> Skill:
@@ -212,44 +162,45 @@ class Records:
 
     # -- reading -------------------------------------------------------------
 
-    async def profile(self, player: str) -> AccountProfile:
+    async def profile(self, player: str) -> PlayerProfile:
         """An account's public profile: what any spectator of its races could see."""
         account = await self.store.account(player)
         if account is None:
             raise RequestRefused(ErrorCode.NOT_FOUND, "no account with that id")
         stats = await self.store.stats(player)
         ratings: dict[str, Skill] = {}
-        counts: dict[str, RaceCounts] = {}
+        counts: dict[str, Tally] = {}
         for field, value in stats.items():
             kind, scope = field.split(":", 1)
-            held = counts.get(scope, RaceCounts())
+            held = counts.get(scope, Tally(0, 0))
             if kind == "played":
-                counts[scope] = held._replace(played=int(value))
+                counts[scope] = dataclasses.replace(held, played=int(value))
             elif kind == "won":
-                counts[scope] = held._replace(won=int(value))
+                counts[scope] = dataclasses.replace(held, won=int(value))
             elif kind == "best":
-                counts[scope] = held._replace(best=float(value))
+                counts[scope] = dataclasses.replace(held, best=float(value))
             elif kind == "mu":
                 ratings[scope] = Skill(
                     float(value), float(stats[f"sigma:{scope}"]), int(stats.get(f"n:{scope}", 0))
                 )
         recent = [RecentRace.from_data(unpack(entry)) for entry in await self.store.history(player)]
-        return AccountProfile(player, account.name, ratings, counts, recent)
+        shown = {scope: Rating(s.display, s.provisional, s.races) for scope, s in ratings.items()}
+        return PlayerProfile(player, account.name, shown, counts, tuple(recent))
 
-    async def leaderboard(self, scope: str) -> list[BoardLine]:
+    async def leaderboard(self, scope: str) -> list[LeaderboardEntry]:
         """The top :data:`LEADERBOARD_SIZE` non-provisional ratings of a variant (or overall)."""
         top = await self.store.top(scope, LEADERBOARD_SIZE)
         names = await self.store.names([player for player, _ in top])
         return [
-            BoardLine(place, player, name or "?", "rating", rating)
+            LeaderboardEntry(place, player, name or "?", rating=rating)
             for place, ((player, rating), name) in enumerate(zip(top, names, strict=True), 1)
         ]
 
-    async def fastest_wins(self, variant: str) -> list[BoardLine]:
+    async def fastest_wins(self, variant: str) -> list[LeaderboardEntry]:
         """The :data:`LEADERBOARD_SIZE` fastest winning times of a variant, one per account."""
         fastest = await self.store.fastest(variant, LEADERBOARD_SIZE)
         names = await self.store.names([player for player, _ in fastest])
         return [
-            BoardLine(place, player, name or "?", "time", seconds)
+            LeaderboardEntry(place, player, name or "?", time=seconds)
             for place, ((player, seconds), name) in enumerate(zip(fastest, names, strict=True), 1)
         ]

@@ -39,7 +39,7 @@ def race_finished(
     return RaceFinished(
         id=id,
         race=race,
-        standings=[standing.to_data() for standing in results.standings],
+        standings=results.standings,
         seed=results.seed,
         commitment=results.commitment,
         deal_version=results.deal_version,

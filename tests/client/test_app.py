@@ -35,6 +35,7 @@ from protocol.messages import (
     StartRace,
     SubmitMove,
 )
+from protocol.views import View
 from server.engine import find_variant
 from tests.client.screen import on_screen, until
 
@@ -45,9 +46,9 @@ def _other(record: Any, me: str | None) -> str:
     return next(player for player in record.players if player != me)
 
 
-async def _play(session: ClientSession, race: str, view: dict[str, Any], legal: Any, n: int) -> int:
+async def _play(session: ClientSession, race: str, view: View, legal: Any, n: int) -> int:
     """Play the first legal move ``n`` times (or until none is left); returns moves made."""
-    seq = int(view["moves"])
+    seq = view.moves
     for _ in range(n):
         if not legal:
             break
@@ -191,7 +192,7 @@ async def test_spectating_a_race_then_replaying_it(node: str) -> None:
         ),
         RaceInfo,
     )
-    race = created.race["id"]
+    race = created.race.id
     app = BallroomApp(node, "Eve")
     async with app.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: app.link.online, "the app is online")
@@ -203,7 +204,7 @@ async def test_spectating_a_race_then_replaying_it(node: str) -> None:
         assert isinstance(watch, SpectateScreen)
         await until(pilot, lambda: "Waiting" in watch.notice, "the spectator waits")
 
-        await guest.request(JoinRace(code=created.race["code"]), RaceInfo)
+        await guest.request(JoinRace(code=created.race.code), RaceInfo)
         await host.request(StartRace(race=race), RaceInfo)
         await until(pilot, lambda: watch.record.layout is not None, "the boards come")
         for session in (host, guest):
@@ -255,12 +256,12 @@ async def test_reconnects_by_itself_and_resumes_the_race(node: str) -> None:
         ),
         RaceInfo,
     )
-    race = created.race["id"]
+    race = created.race.id
     app = BallroomApp(node, "Ann")
     async with app.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: app.link.online, "the app is online")
         await pilot.press("j")
-        await pilot.press(*created.race["code"], "enter")
+        await pilot.press(*created.race.code, "enter")
         await until(pilot, lambda: isinstance(app.screen, RoomScreen), "in the waiting room")
         await pilot.press("r")  # ready
         room = app.screen
@@ -297,7 +298,7 @@ async def test_reconnects_by_itself_and_resumes_the_race(node: str) -> None:
         )
         await pilot.press("d")
         await until(pilot, lambda: game.seq == 2, "the game goes on")
-        progress = await rival.next(Progress, lambda p: p.progress["moves"] == 2)
+        progress = await rival.next(Progress, lambda p: p.progress.moves == 2)
         assert progress.player == app.link.player
     await rival.close()
 

@@ -6,7 +6,6 @@ import asyncio
 import logging
 import sys
 from collections.abc import Sequence
-from typing import Any
 
 import pytest
 from websockets.protocol import State as SocketState
@@ -33,6 +32,7 @@ from protocol.messages import (
 )
 from protocol.moves import Move
 from protocol.policy import GreedyPolicy
+from protocol.results import Standing
 from server.engine import find_variant
 from tests.server.conftest import NODES, TIMEOUT
 
@@ -54,7 +54,7 @@ async def _host(
         ),
         RaceInfo,
     )
-    return host, created.race["id"], created.race["code"]
+    return host, created.race.id, created.race.code
 
 
 def _ends_over(variant: str, seed: int, log: Sequence[str]) -> bool:
@@ -66,8 +66,8 @@ def _ends_over(variant: str, seed: int, log: Sequence[str]) -> bool:
     return len(game.legal_moves(state)) == 0
 
 
-def _standing(finished: RaceFinished, player: str | None) -> dict[str, Any]:
-    return next(s for s in finished.standings if s["player"] == player)
+def _standing(finished: RaceFinished, player: str | None) -> Standing:
+    return next(s for s in finished.standings if s.player == player)
 
 
 async def _play_out(session: ClientSession, race: str, started: RaceStarted) -> int:
@@ -90,7 +90,7 @@ async def test_two_bots_race_a_whole_game(node: str, variant: str) -> None:
         Bot(node, name="Random", strategy="random", speed=0, seed=7),
     ]
     tasks = [asyncio.create_task(bot.run(code=code)) for bot in bots]
-    await host.next(RaceState, lambda m: len(m.race["ready"]) == 2, timeout=TIMEOUT)
+    await host.next(RaceState, lambda m: len(m.race.ready) == 2, timeout=TIMEOUT)
     await host.request(StartRace(race=race), RaceInfo)
     await host.next(RaceStarted, timeout=TIMEOUT)
     await host.request(Resign(race=race), RaceInfo)
@@ -102,9 +102,9 @@ async def test_two_bots_race_a_whole_game(node: str, variant: str) -> None:
         assert list(result.standings) == list(finished.standings)
         mine = _standing(finished, bot.player)
         log = finished.logs[bot.player or ""]
-        assert mine["status"] in ("won", "stuck") and mine["moves"] == len(log) > 0
+        assert mine.status in ("won", "stuck") and mine.moves == len(log) > 0
         assert _ends_over(variant, finished.seed, log)
-    assert _standing(finished, host.player)["status"] == "resigned"
+    assert _standing(finished, host.player).status == "resigned"
 
 
 async def test_bot_races_a_person(node: str) -> None:
@@ -118,9 +118,9 @@ async def test_bot_races_a_person(node: str) -> None:
     finished = await host.next(RaceFinished, timeout=3 * TIMEOUT)
     result = await _result(bot)
     assert result is not None and list(result.standings) == list(finished.standings)
-    assert {s["player"] for s in finished.standings} == {host.player, bot.player}
+    assert {s.player for s in finished.standings} == {host.player, bot.player}
     seen = [m for m in host.received if isinstance(m, Progress) and m.player == bot.player]
-    assert seen and seen[-1].progress["moves"] == _standing(finished, bot.player)["moves"]
+    assert seen and seen[-1].progress.moves == _standing(finished, bot.player).moves
 
 
 async def _result(bot: Bot, timeout: float = TIMEOUT) -> RaceFinished | None:
@@ -133,7 +133,7 @@ async def _result(bot: Bot, timeout: float = TIMEOUT) -> RaceFinished | None:
 async def _bot_moved(host: ClientSession, bot: Bot, moves: int) -> Progress:
     """Wait until the host hears that the bot has made at least ``moves`` moves."""
     return await host.next(
-        Progress, lambda m: m.player == bot.player and m.progress["moves"] >= moves, TIMEOUT
+        Progress, lambda m: m.player == bot.player and m.progress.moves >= moves, TIMEOUT
     )
 
 
@@ -156,7 +156,7 @@ async def test_bot_reconnects_and_resumes_after_the_connection_is_cut(node: str)
     assert result is not None
     finished = await host.next(RaceFinished, timeout=TIMEOUT)
     log = finished.logs[bot.player or ""]
-    assert _standing(finished, bot.player)["status"] in ("won", "stuck")
+    assert _standing(finished, bot.player).status in ("won", "stuck")
     assert _ends_over("royal-cotillion", finished.seed, log)
 
 
@@ -197,7 +197,7 @@ async def _move_unlike_the_bot(
         legal = [Move.parse(text) for text in board.legal]
         greedy = policy.choose(board.view, legal)
         others = [move for move in legal if move != greedy]
-        seq = board.view["moves"]
+        seq = board.view.moves
         if others:
             try:
                 await twin.request(SubmitMove(race=race, seq=seq, move=others[0].text()), Moved)
@@ -233,7 +233,7 @@ async def test_resign_when_told(node: str) -> None:
     await host.request(Resign(race=race), RaceInfo)
     result = await _result(bot)
     assert result is not None
-    assert {s["status"] for s in result.standings} == {"resigned"}
+    assert {s.status for s in result.standings} == {"resigned"}
 
 
 async def test_unknown_join_code_is_refused(node: str) -> None:
@@ -272,7 +272,7 @@ async def test_bot_command_races_and_prints_standings(node: str) -> None:
         *command, cwd=ROOT, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
     )
     try:
-        await host.next(RaceState, lambda m: len(m.race["ready"]) == 1, timeout=3 * TIMEOUT)
+        await host.next(RaceState, lambda m: len(m.race.ready) == 1, timeout=3 * TIMEOUT)
         await host.request(Ready(race=race, ready=True), RaceInfo)
         await host.next(RaceStarted, timeout=TIMEOUT)
         await host.request(Resign(race=race), RaceInfo)
@@ -325,7 +325,7 @@ async def test_a_bot_that_never_gives_up_outlasts_a_long_outage(
     async with running_node(settings):
         host = await ClientSession.connect(url, "Host", token)
         await host.request(Resume(race=race, since=0), RaceStarted)
-        seen = (await _bot_moved(host, bot, 1)).progress["moves"]
+        seen = (await _bot_moved(host, bot, 1)).progress.moves
         await _bot_moved(host, bot, seen + 2)  # moving again, not only resumed
         bot.task.cancel()
         with pytest.raises(asyncio.CancelledError):

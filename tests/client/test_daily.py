@@ -78,7 +78,8 @@ def _fixed_clock(monkeypatch: pytest.MonkeyPatch) -> None:
 async def test_a_won_daily_deal_waits_for_nobody() -> None:
     """Won alone: the notice says when the results open, not "Waiting for the others"."""
     started = _started("quadrille")
-    view = {**started.view, "home": 52, "won": True, "over": True}
+    progress = started.view.progress._replace(home=52, won=True, over=True)
+    view = dataclasses.replace(started.view, progress=progress)
     started = dataclasses.replace(started, view=view, legal=())
     app = BallroomApp("ws://127.0.0.1:9/", "Dee")
     async with app.run_test(size=(80, 24)) as pilot:

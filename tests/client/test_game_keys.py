@@ -14,6 +14,7 @@ from client.screens.game import GameScreen
 from client.screens.help import HelpScreen
 from protocol.messages import RaceStarted
 from protocol.policy import GreedyPolicy
+from protocol.views import View
 from server.engine import find_variant
 from tests.client.make_rules import engine_rules
 from tests.client.play import solo_race
@@ -85,8 +86,8 @@ def _won_start() -> RaceStarted:
     now = time.time()
     return RaceStarted(
         race="r1",
-        layout=game.layout.to_data(),
-        view=dict(view),
+        layout=game.layout,
+        view=View.from_data(view),
         legal=[],
         commitment="0" * 64,
         deal_version=1,

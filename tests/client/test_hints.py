@@ -14,6 +14,7 @@ from client.screens.game import GameScreen
 from client.screens.results import results_text
 from client.screens.room import _describe
 from protocol.messages import RaceFinished, SpectatePolicy
+from protocol.results import RacerStatus, Standing
 from tests.client.play import solo_race
 from tests.client.screen import on_screen, until
 from tests.client.values import race_summary
@@ -71,15 +72,15 @@ def test_results_show_par_next_to_the_moves_and_the_line() -> None:
     record.finished = RaceFinished(
         race="r1",
         standings=[
-            {
-                "place": 1,
-                "player": "me",
-                "name": "Ann",
-                "status": "won",
-                "home": 104,
-                "moves": 120,
-                "time": 99.0,
-            },
+            Standing(
+                place=1,
+                player="me",
+                name="Ann",
+                status=RacerStatus.WON,
+                home=104,
+                moves=120,
+                time=99.0,
+            ),
         ],
         seed=5,
         commitment="0" * 64,

@@ -77,7 +77,7 @@ async def test_a_guest_sees_no_start_key_in_the_waiting_room(node: str) -> None:
     app = BallroomApp(node, "Ann")
     async with app.run_test(size=(100, 24)) as pilot:
         await until(pilot, lambda: app.link.online, "the app is online")
-        await pilot.press("j", *created.race["code"].lower(), "enter")
+        await pilot.press("j", *created.race.code.lower(), "enter")
         await until(pilot, lambda: isinstance(app.screen, RoomScreen), "in the waiting room")
         shown = await on_screen(pilot, "r Ready", "starts when everyone is ready")
         assert "Start" not in shown
@@ -139,7 +139,7 @@ async def test_the_race_list_follows_the_server_without_a_key_press(node: str) -
             ),
             RaceInfo,
         )
-        race, code = str(created.race["id"]), str(created.race["code"])
+        race, code = str(created.race.id), str(created.race.code)
         await on_screen(pilot, code, "Gavotte", "open")
         await bob.request(StartRace(race=race), RaceInfo)
         await on_screen(pilot, code, "running")

@@ -142,15 +142,15 @@ async def test_a_tournament_entrant_by_code_races_round_one(make_node: NodeFacto
         )
         doc = created.tournament
         bot = TournamentBot(url, name="Bot", speed=0, patience=QUICK)
-        running = asyncio.create_task(bot.run(code=doc["code"]))
+        running = asyncio.create_task(bot.run(code=doc.code))
         try:
             app = BallroomApp(url, "Ann")
             async with app.run_test(size=SIZE) as pilot:
                 await until(pilot, lambda: app.link.online, "online")
-                await pilot.press("t", "j", *doc["code"].lower(), "enter")
+                await pilot.press("t", "j", *doc.code.lower(), "enter")
                 await until(pilot, lambda: isinstance(app.screen, TournamentScreen), "entered")
                 await asyncio.wait_for(bot.joined.wait(), TIMEOUT)
-                start = ManageTournament(tournament=doc["id"], action=TournamentAction.START)
+                start = ManageTournament(tournament=doc.id, action=TournamentAction.START)
                 await host.request(start, TournamentInfo)
                 game = await _game(pilot)
                 await on_screen(pilot, "round 1 of 2")
@@ -186,7 +186,7 @@ async def test_a_tournament_push_during_a_footer_redraw_still_seats_the_entrant(
             ),
             TournamentInfo,
         )
-        code = created.tournament["code"]
+        code = created.tournament.code
         bob = await ClientSession.connect(url, "Bob")
         try:
             app = BallroomApp(url, "Ann")
@@ -194,7 +194,7 @@ async def test_a_tournament_push_during_a_footer_redraw_still_seats_the_entrant(
                 await until(pilot, lambda: app.link.online, "online")
                 joined = await app.link.request(JoinTournament(code=code), TournamentInfo)
                 await bob.request(JoinTournament(code=code), TournamentInfo)
-                tid = joined.tournament["id"]
+                tid = joined.tournament.id
                 start = ManageTournament(tournament=tid, action=TournamentAction.START)
                 started = await host.request(start, TournamentInfo)
                 running = Tournament.from_data(started.tournament)

@@ -51,8 +51,8 @@ async def test_a_spectator_sees_the_race_running_and_who_is_away(node: str) -> N
         ),
         RaceInfo,
     )
-    race = str(created.race["id"])
-    await cy.request(JoinRace(code=str(created.race["code"])), RaceInfo)
+    race = str(created.race.id)
+    await cy.request(JoinRace(code=str(created.race.code)), RaceInfo)
     await cy.request(Ready(race=race, ready=True), RaceInfo)
     app = BallroomApp(node, "Ann")
     async with app.run_test(size=(80, 24)) as pilot:

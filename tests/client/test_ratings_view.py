@@ -17,11 +17,11 @@ def _render(record: RaceRecord) -> str:
     return console.export_text()
 
 
-def _standing(place: int, player: str, name: str, **rating: object) -> dict[str, object]:
-    return {
+def _standing(place: int, player: str, name: str, **rating: object) -> Standing:
+    return Standing.from_data({
         "place": place, "player": player, "name": name, "status": "resigned",
         "home": 10, "moves": 5, "time": 12.5, **rating,
-    }  # fmt: skip
+    })  # fmt: skip
 
 
 def test_results_show_rating_changes_and_guests() -> None:

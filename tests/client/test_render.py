@@ -151,8 +151,8 @@ def _started(variant: str, seed: int = 7) -> RaceStarted:
     now = time.time()
     return RaceStarted(
         race="r1",
-        layout=game.layout.to_data(),
-        view=dict(game.view(state)),
+        layout=game.layout,
+        view=View.from_data(game.view(state)),
         legal=game.legal_moves(state).texts(),
         commitment="0" * 64,
         deal_version=1,

@@ -20,7 +20,7 @@ from client.models.record import RaceRecord
 from client.screens.game import GameScreen
 from client.screens.lobby import LobbyScreen
 from protocol.messages import RaceStarted
-from protocol.views import Progress
+from protocol.views import Progress, View
 from server.engine import Game, find_variant
 from tests.client.values import race_summary
 
@@ -65,7 +65,7 @@ def test_lobby_with_long_wide_and_rtl_names(snap_compare: Any) -> None:
             for i, (code, host) in enumerate((("K7QH2M", "me"), ("ABC123", "wide"),
                                                ("RTL456", "rtl")))
         ]  # fmt: skip
-        screen._show_races([race.to_data() for race in races])
+        screen._show_races(races)
         await pilot.pause()
 
     assert snap_compare(_app(), terminal_size=SIZE, run_before=lobby)
@@ -75,7 +75,7 @@ def _started(variant: str) -> RaceStarted:
     game: Game = find_variant(variant)
     state = game.deal(7)
     return RaceStarted(
-        race="r1", layout=game.layout.to_data(), view=dict(game.view(state)),
+        race="r1", layout=game.layout, view=View.from_data(game.view(state)),
         legal=game.legal_moves(state).texts(), commitment="ab" * 32, deal_version=1,
         started_at=NOW - 60, ends_at=NOW + 540,
     )  # fmt: skip

@@ -38,7 +38,7 @@ async def test_watching_a_finished_race_opens_its_results_then_its_replay(node: 
         ),
         RaceInfo,
     )
-    race = str(created.race["id"])
+    race = str(created.race.id)
     await bob.request(StartRace(race=race), RaceInfo)
     started = await bob.next(RaceStarted)
     reply = await bob.request(SubmitMove(race=race, seq=0, move=started.legal[0]), Moved)

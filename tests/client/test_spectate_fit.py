@@ -23,8 +23,8 @@ async def test_a_spectator_sees_a_whole_royal_cotillion_board_at_80_by_24(node: 
         ),
         RaceInfo,
     )
-    race = created.race["id"]
-    await guest.request(JoinRace(code=created.race["code"]), RaceInfo)
+    race = created.race.id
+    await guest.request(JoinRace(code=created.race.code), RaceInfo)
     await host.request(StartRace(race=race), RaceInfo)
     app = BallroomApp(node, "Eve")
     async with app.run_test(size=(80, 24)) as pilot:

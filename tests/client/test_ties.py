@@ -55,16 +55,16 @@ async def test_a_tournament_race_stopped_on_equal_cards_home_is_a_shared_first_p
             app = BallroomApp(url, "Ann")
             async with app.run_test(size=(80, 24)) as pilot:
                 await until(pilot, lambda: app.link.online, "the app is online")
-                await pilot.press("t", "j", *doc["code"].lower(), "enter")
+                await pilot.press("t", "j", *doc.code.lower(), "enter")
                 await until(pilot, lambda: isinstance(app.screen, TournamentScreen), "entered")
                 screen = app.screen
                 assert isinstance(screen, TournamentScreen)
-                await bob.request(JoinTournament(code=doc["code"]), TournamentInfo)
+                await bob.request(JoinTournament(code=doc.code), TournamentInfo)
                 await until(
                     pilot, lambda: screen.doc is not None and len(screen.doc.entrants) == 2,
                     "both entrants show",
                 )  # fmt: skip
-                start = ManageTournament(tournament=doc["id"], action=TournamentAction.START)
+                start = ManageTournament(tournament=doc.id, action=TournamentAction.START)
                 await host.request(start, TournamentInfo)
                 await until(pilot, lambda: isinstance(app.screen, GameScreen), "the race opens")
                 game = app.screen

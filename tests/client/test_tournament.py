@@ -277,12 +277,12 @@ async def test_an_entrant_is_taken_to_each_race_and_back(make_node: NodeFactory)
         )
         doc = created.tournament
         bot = TournamentBot(url, name="Bot", speed=0, password="pw", patience=QUICK)
-        running = asyncio.create_task(bot.run(code=doc["code"]))
+        running = asyncio.create_task(bot.run(code=doc.code))
         try:
             app = BallroomApp(url, "Ann")
             async with app.run_test(size=(80, 24)) as pilot:
                 await until(pilot, lambda: app.link.online, "the app is online")
-                await pilot.press("t", "j", *doc["code"].lower(), "enter")
+                await pilot.press("t", "j", *doc.code.lower(), "enter")
                 await until(pilot, lambda: isinstance(app.screen, AskScreen), "a password asked")
                 await pilot.press("p", "w", "enter")
                 await until(pilot, lambda: isinstance(app.screen, TournamentScreen), "entered")
@@ -290,7 +290,7 @@ async def test_an_entrant_is_taken_to_each_race_and_back(make_node: NodeFactory)
                 assert isinstance(screen, TournamentScreen)
                 await asyncio.wait_for(bot.joined.wait(), TIMEOUT)
                 await until(pilot, lambda: _entrants(screen) == 2, "both entrants show")
-                start = ManageTournament(tournament=doc["id"], action=TournamentAction.START)
+                start = ManageTournament(tournament=doc.id, action=TournamentAction.START)
                 await host.request(start, TournamentInfo)
                 races = []
                 for round_number in (1, 2):

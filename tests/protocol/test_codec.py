@@ -31,6 +31,7 @@ from protocol import (
     RemoteProtocolError,
     Spectating,
     SubmitMove,
+    TournamentRecord,
     UnknownType,
     UnsupportedVersion,
     decode_client,
@@ -38,6 +39,7 @@ from protocol import (
     encode,
     error_frame,
 )
+from protocol.views import View
 from tests.protocol.test_messages import LAYOUT, PROGRESS, RACE, VIEW
 
 
@@ -265,7 +267,7 @@ def test_server_frames_may_be_larger_than_client_frames() -> None:
 
 def test_a_full_spectator_snapshot_fits_a_client_sized_frame() -> None:
     """Eight boards of 20 piles of 104 cards stay well under 64 KiB: card ids are small ints."""
-    view = VIEW | {"piles": {f"t{j}": list(range(104)) for j in range(20)}}
+    view = View.from_data(VIEW | {"piles": {f"t{j}": list(range(104)) for j in range(20)}})
     snapshot = Spectating(
         race=RACE, layout=LAYOUT, boards={f"p{i}": view for i in range(8)}, event=5
     )
@@ -301,7 +303,7 @@ def test_decode_takes_its_limits_as_a_parameter() -> None:
 
 def test_encoding_unpackable_values_is_a_local_error() -> None:
     """A value msgpack cannot pack, inside a map field, is our bug: LocalProtocolError."""
-    message = Moved(race="r7", seq=0, move="deal", view={"x": {1, 2}}, legal=[], progress={})
+    message = TournamentRecord(record={"x": {1, 2}})
     with pytest.raises(LocalProtocolError):
         encode(message)
 
@@ -312,15 +314,13 @@ def test_a_failed_encoding_leaves_nothing_behind_for_the_next_frame() -> None:
     good = Moved(race="r7", seq=1, move="deal", view=VIEW, legal=["deal"], progress=PROGRESS)
     for _ in range(3):
         with pytest.raises(LocalProtocolError):
-            encode(Moved(race="r7", seq=0, move="deal", view=half_packed, legal=[], progress={}))
+            encode(TournamentRecord(record=half_packed))
         assert encode(good) == msgpack.packb(good.to_wire(), use_bin_type=True)
 
 
 def test_encoding_an_oversized_frame_is_a_local_error() -> None:
     """A server frame the client would refuse as too large is refused when encoded."""
-    message = Moved(
-        race="r7", seq=0, move="deal", view={"x": "y" * MAX_SERVER_FRAME}, legal=[], progress={}
-    )
+    message = TournamentRecord(record={"x": "y" * MAX_SERVER_FRAME})
     with pytest.raises(LocalProtocolError):
         encode(message)
 

@@ -85,6 +85,7 @@ from protocol import (
     encode_trusted,
     server_from_wire,
 )
+from protocol.lobby import RaceSummary
 from protocol.messages import (
     Account,
     Daily,
@@ -106,6 +107,10 @@ from protocol.messages import (
     RematchOffer,
     RematchState,
 )
+from protocol.profiles import DailyDeal, DailyEntry, LeaderboardEntry, PlayerProfile, Rating, Tally
+from protocol.results import Standing
+from protocol.tournaments import Entrant, Tournament, TournamentStatus, TournamentSummary
+from protocol.views import View
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "protocol.md"
 
@@ -132,26 +137,74 @@ RACE = {
     "variant": "royal-cotillion",
     "host": "p1",
     "players": ["p1", "p2"],
+    "names": {"p1": "Ann", "p2": "Bob"},
     "ready": ["p1"],
     "phase": "open",
     "max_players": 4,
     "time_limit": 600,
     "spectate": "live",
     "delay": 0,
+    "grace": 60,
+    "tournament": None,
+    "tournament_code": None,
+    "host_name": "Ann",
+    "away": {},
     "deal": None,
+    "winnable": None,
+    "practice": False,
     "commitment": "ab" * 32,
     "started_at": None,
     "ends_at": None,
 }
 STANDING = {
+    "place": 1,
     "player": "p1",
     "name": "Ann",
     "status": "won",
     "home": 104,
     "moves": 230,
     "time": 301.5,
+    "by": None,
 }
 DIGEST = "ab" * 32
+TOURNAMENT = Tournament(
+    id="Tab12",
+    code="TQ7H2K",
+    host="p1",
+    name="Friday dance",
+    format=TournamentFormat.ROUNDS,
+    variants=("gavotte",),
+    time_limit=300,
+    status=TournamentStatus.OPEN,
+    created=1_700_000_000.0,
+    entrants=(Entrant("p1", "Ann"),),
+)
+TOURNAMENT_SUMMARY = TournamentSummary(
+    id="Tab12",
+    code="TQ7H2K",
+    name="Friday dance",
+    host="p1",
+    format=TournamentFormat.ROUNDS,
+    variants=("gavotte",),
+    status=TournamentStatus.OPEN,
+    rounds=3,
+    best_of=1,
+    entrants=1,
+    stage=0,
+)
+PROFILE = PlayerProfile(
+    player="u0123456789ab",
+    name="Ann",
+    ratings={"overall": Rating(1600, False, 12)},
+    races={"overall": Tally(12, 5, 80.5)},
+    recent=(),
+)
+DAILY = DailyDeal(
+    variant="quadrille",
+    day="2026-11-23",
+    commitment=DIGEST,
+    board=(DailyEntry(place=1, player="u0123456789ab", name="Ann", won=True, time=80.5),),
+)
 
 #: One valid message of every type, the optional fields filled in where possible.
 SAMPLES: list[Message] = [
@@ -177,10 +230,10 @@ SAMPLES: list[Message] = [
     GetReplay(race="r7", player="p1", id=9),
     GetHint(race="r7", id=10),
     Hinted(race="r7", seq=3, outcome=HintOutcome.WINNABLE, move="w>f1", id=10),
-    Replay(race="r7", player="p1", moves=["deal"], views=[{"piles": {}}, {"piles": {}}], id=9),
+    Replay(race="r7", player="p1", moves=["deal"], views=[View.from_data(VIEW)] * 2, id=9),
     Ping(id=0),
     Welcome(v=2, token="tok-123", player="p1", name="Ann", node="node-a", id=1),
-    Races(races=[RACE, RACE], id=2),
+    Races(races=[RaceSummary.from_data(RACE)] * 2, id=2),
     RaceInfo(race=RACE, id=3),
     RaceState(race=RACE),
     Countdown(race="r7", seconds=3),
@@ -203,7 +256,10 @@ SAMPLES: list[Message] = [
     Spectating(race=RACE, layout=LAYOUT, boards={"p1": VIEW, "p2": VIEW}, event=13),
     RaceFinished(
         race="r7",
-        standings=[STANDING | {"place": 1}, STANDING | {"place": 2, "player": "p2"}],
+        standings=[
+            Standing.from_data(STANDING | {"place": 1}),
+            Standing.from_data(STANDING | {"place": 2, "player": "p2"}),
+        ],
         seed=2**64 - 1,
         commitment=DIGEST,
         deal_version=1,
@@ -226,8 +282,8 @@ SAMPLES: list[Message] = [
     WatchTournament(tournament="Tab12"),
     ManageTournament(tournament="Tab12", action=TournamentAction.REMOVE, player="p2", id=13),
     GetTournamentRecord(code="TQ7H2K"),
-    TournamentInfo(tournament={"id": "Tab12", "status": "open"}, id=10),
-    Tournaments(tournaments=[{"id": "Tab12", "status": "open"}], id=11),
+    TournamentInfo(tournament=TOURNAMENT, id=10),
+    Tournaments(tournaments=[TOURNAMENT_SUMMARY], id=11),
     TournamentRecord(record={"tournament": {"id": "Tab12"}, "races": {}}),
     Service(state=ServiceState.DEGRADED, message="storage unreachable"),
     Rewound(
@@ -247,17 +303,20 @@ SAMPLES: list[Message] = [
     QuickRace(variant="quadrille", size=3, id=23),
     LeaveQueue(id=24),
     Queued(queued=True, variant="quadrille", size=3, rating=1500, id=23),
-    Matched(race="q1", variant="quadrille", info={"id": "q1"}),
+    Matched(race="r7", variant="royal-cotillion", info=RACE),
     Rematch(race="r7", id=25),
     RematchState(race="r7", accepted=1, racers=2, id=25),
     RematchOffer(race="r7", player="u0a1b2c3d4e5f", name="Ann", accepted=1, racers=2, event=9),
     GetProfile(player="u0123456789ab", id=26),
-    Profile(profile={"player": "u0123456789ab", "name": "Ann"}, id=26),
+    Profile(profile=PROFILE, id=26),
     GetLeaderboard(variant="overall", id=27),
-    Leaderboard(variant="overall", entries=[{"place": 1, "name": "Ann", "rating": 1600}]),
+    Leaderboard(
+        variant="overall",
+        entries=[LeaderboardEntry(place=1, player="u0123456789ab", name="Ann", rating=1600)],
+    ),
     GetDaily(variant="quadrille", id=28),
     PlayDaily(variant="quadrille", id=29),
-    Daily(daily={"variant": "quadrille", "day": "2026-11-23", "board": []}, id=28),
+    Daily(daily=DAILY, id=28),
     GetResults(race="r7", id=30),
 ]
 
@@ -443,11 +502,14 @@ def move(**changes: Any) -> SubmitMove:
         (lambda: started(legal="deal"), "legal"),
         (lambda: started(layout=[]), "layout"),
         (lambda: RaceInfo(race={1: "x"}), "race"),
-        (lambda: Races(races=[RACE] * 1001), "races"),
+        (lambda: Races(races=[RaceSummary.from_data(RACE)] * 1001), "races"),
         (lambda: Spectating(race=RACE, layout=LAYOUT, boards={"p1": [1]}, event=0), "boards"),
         (
             lambda: Spectating(
-                race=RACE, layout=LAYOUT, boards={f"p{i}": VIEW for i in range(9)}, event=0
+                race=RACE,
+                layout=LAYOUT,
+                boards={f"p{i}": View.from_data(VIEW) for i in range(9)},
+                event=0,
             ),
             "boards",
         ),
@@ -587,13 +649,13 @@ def as_decoded(message: Message) -> dict[str, Any]:
 @pytest.mark.parametrize("message", SERVER_SAMPLES, ids=sample_id)
 def test_a_trusted_frame_is_the_checked_message_s_frame(message: ServerMessage) -> None:
     """encode_trusted(cls, **fields) is byte for byte encode(cls(**fields)), fields in order,
-    whether they are given as built or as decoded; it decodes to the same message."""
+    given as the wire has them (typed values as their maps); it decodes to the same message."""
     cls = type(message)
     as_built = {field.name: getattr(message, field.name) for field in dataclasses.fields(cls)}
-    for fields in (as_decoded(message), as_built):
-        frame = encode_trusted(cls, **fields)
-        assert frame == encode(cls(**fields)) == encode(message)
-        assert decode_server(frame) == message
+    fields = as_decoded(message)
+    frame = encode_trusted(cls, **fields)
+    assert frame == encode(cls(**fields)) == encode(cls(**as_built)) == encode(message)
+    assert decode_server(frame) == message
 
 
 def test_a_trusted_frame_leaves_out_none_and_packs_choices_as_text() -> None:
@@ -662,3 +724,15 @@ def test_docs_describe_every_message_field_and_error_code() -> None:
     for code in ErrorCode:
         assert f"`{code.value}`" in text, code.value
     assert "ballroom-commit/v1/{variant}/{deal_version}/{seed}/{race_id}" in text
+
+
+@pytest.mark.parametrize(
+    "message", [m for m in SAMPLES if isinstance(m, ServerMessage)], ids=sample_id
+)
+def test_a_server_frame_decoded_and_encoded_again_is_the_same_bytes(
+    message: ServerMessage,
+) -> None:
+    """Typed fields (views, race summaries, tournaments, profiles) write back the maps they
+    were read from, key for key and in order: the wire does not change."""
+    frame = encode_trusted(type(message), **as_decoded(message))
+    assert encode(decode_server(frame)) == frame

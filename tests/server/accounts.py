@@ -49,7 +49,7 @@ async def race_to_the_end(
         variant=VARIANT, max_players=2, time_limit=600, spectate=SpectatePolicy.AFTER,
         deal=deal, unrated=unrated or None, practice=practice or None,
     )  # fmt: skip
-    race = str((await first.request(create, RaceInfo)).race["id"])
+    race = str((await first.request(create, RaceInfo)).race.id)
     await second.request(JoinRace(race=race), RaceInfo)
     await first.request(StartRace(race=race), RaceInfo)
     for racer in (first, second):

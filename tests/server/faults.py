@@ -165,7 +165,7 @@ async def start_race(host: ClientSession, *guests: ClientSession, deal: int = 3)
         ),
         RaceInfo,
     )
-    race = str(created.race["id"])
+    race = str(created.race.id)
     for guest in guests:
         await guest.request(JoinRace(race=race), RaceInfo)
     await host.request(StartRace(race=race), RaceInfo)

@@ -26,13 +26,13 @@ FAST = Timeouts(countdown=0.0, sweep=0.1)
 QUICK = Patience(request=TIMEOUT, keepalive=TIMEOUT)
 
 
-async def host_tournament(url: str, **settings: Any) -> tuple[ClientSession, dict[str, Any]]:
+async def host_tournament(url: str, **settings: Any) -> tuple[ClientSession, Tournament]:
     """A new connection "Host" and the tournament it created (breaks of 0 s, live spectating)."""
     host = await ClientSession.connect(url, "Host")
     return host, await host_tournament_as(host, **settings)
 
 
-async def host_tournament_as(host: ClientSession, **settings: Any) -> dict[str, Any]:
+async def host_tournament_as(host: ClientSession, **settings: Any) -> Tournament:
     defaults: dict[str, Any] = {
         "name": "Friday dance",
         "time_limit": 120,
@@ -63,7 +63,7 @@ async def run_bots(
     async with asyncio.timeout(TIMEOUT):
         await asyncio.gather(*(bot.joined.wait() for bot in bots))
         if entrants:
-            await host.next(TournamentInfo, lambda m: len(m.tournament["entrants"]) >= entrants)
+            await host.next(TournamentInfo, lambda m: len(m.tournament.entrants) >= entrants)
     await host.request(
         ManageTournament(tournament=tournament, action=TournamentAction.START), TournamentInfo
     )

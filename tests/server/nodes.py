@@ -20,6 +20,7 @@ from protocol.messages import (
 )
 from protocol.moves import Move
 from protocol.policy import GreedyPolicy
+from protocol.views import View
 from server.rules.events import MoveMade
 from server.storage.event_codec import decode_event
 from server.storage.store import Store
@@ -39,15 +40,14 @@ class Racer:
         self.race = race
         self.commitment = started.commitment
         self.policy = GreedyPolicy(Layout.from_data(started.layout))
-        self.view: dict[str, Any] = started.view
+        self.view: View = started.view
         self.legal: list[str] = list(started.legal)
         self.replies: dict[int, Moved] = {}
 
     @property
     def seq(self) -> int:
         """How many moves this racer has made: the next move's ``seq``."""
-        moves: int = self.view["moves"]
-        return moves
+        return self.view.moves
 
     def choose(self) -> str:
         return self.policy.choose(self.view, [Move.parse(t) for t in self.legal]).text()
@@ -83,8 +83,8 @@ async def open_race(host: ClientSession, others: list[ClientSession], players: i
         RaceInfo,
     )
     for other in others:
-        await other.request(JoinRace(code=created.race["code"]), RaceInfo)
-    race: str = created.race["id"]
+        await other.request(JoinRace(code=created.race.code), RaceInfo)
+    race: str = created.race.id
     return race
 
 

@@ -57,7 +57,7 @@ async def lobby(clients: Clients, url: str, *, max_players: int = 2) -> Race:
         ),
         RaceInfo,
     )
-    race = Race(url, created.race["id"], created.race["code"], alice, bob)
+    race = Race(url, created.race.id, created.race.code, alice, bob)
     await bob.request(JoinRace(code=race.code), RaceInfo)
     return race
 

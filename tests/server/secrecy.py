@@ -14,6 +14,7 @@ from typing import Any
 import msgpack
 
 from protocol.moves import Move
+from protocol.views import View
 from server.engine import DEAL_VERSION
 from server.engine.game import Game
 from server.engine.state import State
@@ -30,10 +31,9 @@ __all__ = [
 ]
 
 
-def as_received(view: Mapping[str, object]) -> dict[str, Any]:
-    """The engine's ``view`` as a client decodes it: its pile tuples become lists."""
-    received: dict[str, Any] = msgpack.unpackb(msgpack.packb(view, use_bin_type=True), raw=False)
-    return received
+def as_received(view: Mapping[str, object]) -> View:
+    """The engine's ``view`` as a client decodes it: the typed view its message holds."""
+    return View.from_data(msgpack.unpackb(msgpack.packb(view, use_bin_type=True), raw=False))
 
 
 def face_down(game: Game, state: State) -> set[int]:
@@ -42,9 +42,9 @@ def face_down(game: Game, state: State) -> set[int]:
     return {card for i, pile in enumerate(state.piles) if i in hidden for card in pile}
 
 
-def shown(view: dict[str, Any]) -> set[int]:
+def shown(view: View) -> set[int]:
     """Every card a view shows."""
-    return {card for pile in view["piles"].values() for card in pile}
+    return {card for pile in view.piles.values() for card in pile}
 
 
 def positions(

@@ -32,7 +32,7 @@ async def race_on_each_shard(
             ),
             RaceInfo,
         )
-        race = str(created.race["id"])
+        race = str(created.race.id)
         port = owner(cluster, store, keys.race_meta(race)).port
         if port in races:
             await host.request(LeaveRace(race=race), RaceInfo)

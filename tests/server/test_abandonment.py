@@ -43,8 +43,8 @@ async def _race_of_two(
         ),
         RaceInfo,
     )
-    race: str = created.race["id"]
-    await other.request(JoinRace(code=created.race["code"]), RaceInfo)
+    race: str = created.race.id
+    await other.request(JoinRace(code=created.race.code), RaceInfo)
     await host.request(StartRace(race=race), RaceInfo)
     await other.next(RaceStarted)
     return race, await host.next(RaceStarted)
@@ -71,11 +71,11 @@ async def test_a_racer_away_past_the_grace_is_resigned_as_left(
         away = await ann.next(Presence, _is(bob.player), timeout=TIMEOUT)
         assert away.away is not None
         left = await ann.next(Progress, _is(bob.player), timeout=TIMEOUT)
-        assert left.progress["left"] and left.progress["resigned"]
-        assert left.progress.get("moves") == 0
+        assert left.progress.left and left.progress.resigned
+        assert left.progress.moves == 0
         await ann.request(Resign(race=race), RaceInfo)
         results = await ann.next(RaceFinished, timeout=TIMEOUT)
-        status = {row["player"]: row["status"] for row in results.standings}
+        status = {row.player: row.status for row in results.standings}
         assert status == {ann.player: "resigned", bob.player: "left"}
 
 
@@ -111,7 +111,7 @@ async def test_two_nodes_resign_a_racer_who_left_exactly_once(
         await ann.next(Progress, _is(bob.player), timeout=TIMEOUT)
         await ann.request(Resign(race=race), RaceInfo)
         results = await ann.next(RaceFinished, timeout=TIMEOUT)
-        assert {row["status"] for row in results.standings} == {"resigned", "left"}
+        assert {row.status for row in results.standings} == {"resigned", "left"}
         assert len(await _resigned_events(store, race, bob.player)) == 1
 
 
@@ -128,5 +128,5 @@ async def test_a_silent_nodes_racers_count_as_away(
         away = await ann.next(Presence, _is(bob.player), timeout=TIMEOUT)
         assert away.away is not None
         left = await ann.next(Progress, _is(bob.player), timeout=TIMEOUT)
-        assert left.progress["left"]
+        assert left.progress.left
         assert len(await _resigned_events(store, race, bob.player)) == 1

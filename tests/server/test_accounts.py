@@ -181,7 +181,7 @@ async def _race(host: ClientSession, spectate: SpectatePolicy = SpectatePolicy.L
     created = CreateRace(
         variant=VARIANT, max_players=2, time_limit=600, spectate=spectate, deal=DEAL
     )
-    return str((await host.request(created, RaceInfo)).race["id"])
+    return str((await host.request(created, RaceInfo)).race.id)
 
 
 async def test_no_connection_of_a_racer_spectates_their_race(node: str, clients: Clients) -> None:

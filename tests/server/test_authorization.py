@@ -140,7 +140,7 @@ async def build_world(url: str, clients: Clients, *, running: bool) -> World:
     sam = await clients.hello(url, "Sam")
     olive = await clients.hello(url, "Olive")
     anonymous = await clients.raw(url)
-    race = (await _create(alice, max_players=4)).race["id"]
+    race = (await _create(alice, max_players=4)).race.id
     for racer in (bob, carol):
         await racer.request(JoinRace(race=race), RaceInfo)
     await _create(dave, max_players=2)
@@ -325,18 +325,18 @@ async def build_cup(url: str, clients: Clients, store: Store, phase: str) -> Cup
     olive = await clients.hello(url, "Olive")
     anonymous = await clients.raw(url)
     doc = (await hana.request(_cup_settings("Cup"), TournamentInfo)).tournament
-    tournament = doc["id"]
+    tournament = doc.id
     for entrant in (ann, bo, cy, di):
         await entrant.request(JoinTournament(tournament=tournament), TournamentInfo)
     alone = (await hana.request(_cup_settings("Solo", PASSWORD), TournamentInfo)).tournament
-    await ann.request(JoinTournament(code=alone["code"], password=PASSWORD), TournamentInfo)
+    await ann.request(JoinTournament(code=alone.code, password=PASSWORD), TournamentInfo)
     await _create(dave, max_players=2)
     await sam.request(WatchTournament(tournament=tournament), TournamentInfo)
     table = ann_first = seated = ""
     if phase != OPEN:
         start = ManageTournament(tournament=tournament, action=TournamentAction.START)
         running = (await hana.request(start, TournamentInfo)).tournament
-        tables = {p: r["race"] for r in running["stages"][0]["races"] for p in r["players"]}
+        tables = {p: r.race for r in running.stages[0].races for p in r.players}
         table = tables[ann.player]
         assert tables[cy.player] == table != tables[bo.player] == tables[di.player]
         ann_first = (await ann.request(Resume(race=table, since=0), RaceStarted)).legal[0]
@@ -356,7 +356,7 @@ async def build_cup(url: str, clients: Clients, store: Store, phase: str) -> Cup
         "rival": dave, "watcher": sam, "outsider": olive,
     }  # fmt: skip
     return Cup(
-        tournament, doc["code"], alone["id"], table, ann_first, seated, bo.player, olive.player,
+        tournament, doc.code, alone.id, table, ann_first, seated, bo.player, olive.player,
         sessions,
     )  # fmt: skip
 
@@ -490,7 +490,7 @@ ACCOUNT_PASSWORD = "a long enough password"
 async def build_accounts(url: str, clients: Clients) -> tuple[str, dict[str, ClientSession]]:
     """Race A with Vera racing and Sam spectating; each role's connection."""
     alice = await clients.hello(url, "Alice")
-    race = (await _create(alice, max_players=4)).race["id"]
+    race = (await _create(alice, max_players=4)).race.id
     vera = await clients.hello(url, "Vera")
     await vera.request(Register(name="Vera", password=ACCOUNT_PASSWORD), Account)
     await vera.request(JoinRace(race=race), RaceInfo)
@@ -603,9 +603,9 @@ async def build_daily(url: str, clients: Clients) -> tuple[str, str, dict[str, C
     await vera.request(SubmitMove(race=race, seq=0, move=started.legal[0]), Moved)
     await vera.request(Resign(race=race), RaceInfo)
     async with asyncio.timeout(TIMEOUT):  # polled: the record is written after the results
-        while not (await vera.request(GetProfile(), Profile)).profile["recent"]:
+        while not (await vera.request(GetProfile(), Profile)).profile.recent:
             await asyncio.sleep(0.02)
-        while not (await vera.request(GetDaily(variant=DAILY_VARIANT), Daily)).daily["board"]:
+        while not (await vera.request(GetDaily(variant=DAILY_VARIANT), Daily)).daily.board:
             await asyncio.sleep(0.02)
     sessions = {
         ANON: await clients.raw(url), "player": vera, "account": wes,

@@ -167,13 +167,13 @@ async def test_a_tournament_across_shards(
             host, doc = await host_tournament(a, format="rounds", variants=["gavotte"], rounds=2)
             clients.open.append(host)
             # A table's race id is fixed by the tournament: "<id>-<round>-<table>".
-            planned = [f"{doc['id'].lower()}-{n}-{t}" for n in (1, 2) for t in (1, 2)]
+            planned = [f"{doc.id.lower()}-{n}-{t}" for n in (1, 2) for t in (1, 2)]
             if len(_shards(redis_cluster, store, planned)) >= 2:
                 break
         else:
             raise AssertionError("20 tournaments, each on one shard")
-        finals = await run_bots([a, b], doc["code"], 10, host, doc["id"])
-        record = await host.request(GetTournamentRecord(code=doc["code"]), TournamentRecord)
+        finals = await run_bots([a, b], doc.code, 10, host, doc.id)
+        record = await host.request(GetTournamentRecord(code=doc.code), TournamentRecord)
 
     assert finals[0].status == "finished"
     races = sorted(record.record["races"])
@@ -245,4 +245,4 @@ async def test_a_shard_channel_asked_of_the_wrong_primary_fails_at_once(
 
 
 def _moves_made(race: str, moves: int, progress: Progress) -> bool:
-    return progress.race == race and progress.progress["moves"] == moves
+    return progress.race == race and progress.progress.moves == moves

@@ -66,7 +66,7 @@ async def _heard(listener: Racer, mover: Racer) -> None:
     moves = len(mover.acknowledged)
     await listener.session.next(
         Progress,
-        lambda m: m.player == mover.player and m.progress["moves"] == moves,
+        lambda m: m.player == mover.player and m.progress.moves == moves,
         timeout=TIMEOUT,
     )
 

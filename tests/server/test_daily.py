@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import calendar
 import time
-from typing import Any
 
 import pytest
 
@@ -33,6 +32,7 @@ from protocol.messages import (
     Spectating,
     SubmitMove,
 )
+from protocol.profiles import RecentRace
 from server.rules.daily import daily_score
 from server.storage.daily import DailyStore
 from server.storage.store import Store
@@ -62,13 +62,11 @@ async def _played(session: ClientSession, moves: int) -> tuple[str, RaceStarted]
     return matched.race, started
 
 
-async def _recent(session: ClientSession, player: str) -> list[dict[str, Any]]:
+async def _recent(session: ClientSession, player: str) -> tuple[RecentRace, ...]:
     """The account's recent races as another player reads them, once its newest is there."""
     async with asyncio.timeout(TIMEOUT):
         while True:  # polled: the record is written just after the results
-            recent: list[dict[str, Any]] = (
-                await session.request(GetProfile(player=player), Profile)
-            ).profile["recent"]
+            recent = (await session.request(GetProfile(player=player), Profile)).profile.recent
             if recent:
                 return recent
             await asyncio.sleep(0.05)
@@ -86,7 +84,7 @@ async def test_a_daily_race_reaches_only_its_player_until_the_reveal(
     race, _ = await _played(ann, 3)
     await recorded(store)
     [entry] = await _recent(bob, ann.player)
-    assert entry["race"] == race and entry["status"] == "resigned"
+    assert entry.race == race and entry.status == "resigned"
     for other in (bob, guest):
         for request in (
             Spectate(race=race),
@@ -99,7 +97,7 @@ async def test_a_daily_race_reaches_only_its_player_until_the_reveal(
     assert not [m for m in seen if isinstance(m, Board | Spectating | Replay | RaceFinished)]
     # Tomorrow: the day's results are announced, and the race is anyone's to watch.
     daily = NODES[node].daily
-    daily.clock = lambda: tomorrow(entry["at"])
+    daily.clock = lambda: tomorrow(entry.at)
     await daily.tick()
     finished = await ann.next(RaceFinished, timeout=TIMEOUT)
     watched = await bob.request(Spectate(race=race), Spectating)
@@ -124,20 +122,20 @@ async def test_the_daily_board_ranks_a_resigned_game_below_every_win(
     """A resigned game shows won: false with its cards home, placed after every win."""
     ann = await account(clients, node, "Ann")
     race, started = await _played(ann, 0)
-    home = int(started.view["home"])
+    home = int(started.view.progress.home)
     assert home >= 1
     async with asyncio.timeout(TIMEOUT):
-        while not (today := (await ann.request(GetDaily(variant=VARIANT), Daily)).daily)["board"]:
+        while not (today := (await ann.request(GetDaily(variant=VARIANT), Daily)).daily).board:
             await asyncio.sleep(0.05)  # polled: the board is written just after the results
     # A win by another account on the same day's board (as Records.write scores one).
-    await DailyStore(store).score(today["day"], VARIANT, "someone", daily_score("won", 412.5, 104))
-    board = (await ann.request(GetDaily(variant=VARIANT), Daily)).daily["board"]
-    assert [(e["place"], e["player"], e["won"]) for e in board] == [
+    await DailyStore(store).score(today.day, VARIANT, "someone", daily_score("won", 412.5, 104))
+    board = (await ann.request(GetDaily(variant=VARIANT), Daily)).daily.board
+    assert [(e.place, e.player, e.won) for e in board] == [
         (1, "someone", True),
         (2, ann.player, False),
     ]
-    assert board[0]["time"] == 412.5 and "home" not in board[0]
-    assert board[1]["home"] == home and "time" not in board[1]
+    assert board[0].time == 412.5 and board[0].home is None
+    assert board[1].home == home and board[1].time is None
     assert race
 
 
@@ -150,12 +148,12 @@ async def test_a_day_is_revealed_only_once_its_last_race_is_over(
     ann = await account(clients, node, "Ann")
     matched = await ann.request(PlayDaily(variant=VARIANT), Matched)
     await ann.next(RaceStarted, timeout=TIMEOUT)
-    day = (await ann.request(GetDaily(variant=VARIANT), Daily)).daily["day"]
+    day = (await ann.request(GetDaily(variant=VARIANT), Daily)).daily.day
     daily = NODES[node].daily
     midnight = calendar.timegm(time.strptime(day, "%Y-%m-%d")) + 24 * 3600
     daily.clock = lambda: midnight + 30  # half a minute into the next day
     await daily.tick()
-    assert (await ann.request(GetDaily(variant=VARIANT), Daily)).daily["yesterday"] is None
+    assert (await ann.request(GetDaily(variant=VARIANT), Daily)).daily.yesterday is None
     await ann.request(Resign(race=matched.race), RaceInfo)  # after midnight, then
     results = NODES[node].races.results
     async with asyncio.timeout(TIMEOUT):
@@ -166,6 +164,5 @@ async def test_a_day_is_revealed_only_once_its_last_race_is_over(
     daily.clock = lambda: tomorrow(midnight - 1)  # every race of the day is long over
     await daily.tick()
     finished = await ann.next(RaceFinished, timeout=TIMEOUT)
-    assert (await ann.request(GetDaily(variant=VARIANT), Daily)).daily["yesterday"]["seed"] == (
-        finished.seed
-    )
+    revealed = (await ann.request(GetDaily(variant=VARIANT), Daily)).daily.yesterday
+    assert revealed is not None and revealed.seed == (finished.seed)

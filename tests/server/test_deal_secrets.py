@@ -120,7 +120,7 @@ async def test_no_frame_shows_a_board_before_the_policy_allows(
             variant=VARIANT, max_players=2, time_limit=60, spectate=SpectatePolicy(policy),
             delay=delay,
         )  # fmt: skip
-        race = str((await ann.request(create, RaceInfo)).race["id"])
+        race = str((await ann.request(create, RaceInfo)).race.id)
         await bob.request(JoinRace(race=race), RaceInfo)
         replies = {early: await early.request(Spectate(race=race), Spectating)}
         await early.request(ListRaces(follow=True), Races)
@@ -184,11 +184,11 @@ async def test_no_frame_gives_a_daily_deal_away_before_its_reveal(
         legal = (await ann.request(SubmitMove(race=race, seq=seq, move=legal[0]), Moved)).legal
     await ann.request(Resign(race=race), RaceInfo)
     async with asyncio.timeout(TIMEOUT):  # polled: her record follows the results
-        while not (await bob.request(GetProfile(player=ann.player), Profile)).profile["recent"]:
+        while not (await bob.request(GetProfile(player=ann.player), Profile)).profile.recent:
             await asyncio.sleep(0.02)
     await every_way_in()  # once she finished
-    board = (await bob.request(GetDaily(variant=VARIANT), Daily)).daily["board"]
-    assert [entry["player"] for entry in board] == [ann.player]
+    board = (await bob.request(GetDaily(variant=VARIANT), Daily)).daily.board
+    assert [entry.player for entry in board] == [ann.player]
     assert not (await bob.request(GetLeaderboard(variant=VARIANT), Leaderboard)).entries
     revealed = time.time()
     daily = NODES[node].daily
@@ -219,7 +219,7 @@ async def test_a_racer_resuming_in_the_countdown_gets_the_deal_at_the_start(
         ann = await ClientSession.connect(url, "Ann")
         bob = await ClientSession.connect(url, "Bob")
         create = CreateRace(variant=VARIANT, max_players=2, time_limit=60)
-        race = str((await ann.request(create, RaceInfo)).race["id"])
+        race = str((await ann.request(create, RaceInfo)).race.id)
         await bob.request(JoinRace(race=race), RaceInfo)
         await ann.request(StartRace(race=race), RaceInfo)
         countdown = await bob.next(Countdown, timeout=TIMEOUT)

@@ -59,7 +59,7 @@ def _about(messages: list[ServerMessage], race: str) -> list[ServerMessage]:
         m
         for m in messages
         if (isinstance(m, Board | Rewound) and m.race == race)
-        or (isinstance(m, Spectating) and m.race.get("id") == race)
+        or (isinstance(m, Spectating) and m.race.id == race)
     ]
 
 

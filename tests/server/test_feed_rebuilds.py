@@ -48,7 +48,7 @@ def _numbers(messages: list[ServerMessage], race: str) -> list[int]:
         int(m.event or 0)
         for m in messages
         if (isinstance(m, Progress | Presence | Board | Countdown) and m.race == race)
-        or (isinstance(m, RaceState) and m.race.get("id") == race and m.event is not None)
+        or (isinstance(m, RaceState) and m.race.id == race and m.event is not None)
     ]
 
 
@@ -84,7 +84,7 @@ async def test_pushes_keep_their_order_while_feeds_are_rebuilt(
             ),
             RaceInfo,
         )
-        race = str(created.race["id"])
+        race = str(created.race.id)
         for guest in (bo, eve):
             await guest.request(JoinRace(race=race), RaceInfo)
         watchers = [await clients.hello(url, "Watcher") for url in (a, b)]

@@ -450,16 +450,16 @@ async def tournaments(
     opened = CreateTournament(name="Open", password=PASSWORD, **settings)
     open_cup = (await host.request(opened, TournamentInfo)).tournament
     for entrant in (mallory, zed):
-        await entrant.request(JoinTournament(code=cup["code"]), TournamentInfo)
-    start = ManageTournament(tournament=cup["id"], action=TournamentAction.START)
+        await entrant.request(JoinTournament(code=cup.code), TournamentInfo)
+    start = ManageTournament(tournament=cup.id, action=TournamentAction.START)
     running = (await host.request(start, TournamentInfo)).tournament
-    (table,) = [race["race"] for race in running["stages"][0]["races"]]
+    (table,) = [race.race for race in running.stages[0].races]
     started = await mallory.request(Resume(race=table, since=0), RaceStarted)
     moved = await mallory.request(SubmitMove(race=table, seq=0, move=started.legal[0]), Moved)
     aim = Targets(
-        race="", code="", moves=[], cup=cup["id"], cup_code=cup["code"], table=table,
-        table_moves=sorted({*started.legal, *moved.legal}), open_cup=open_cup["id"],
-        open_code=open_cup["code"], entrants=[mallory.player, zed.player],
+        race="", code="", moves=[], cup=cup.id, cup_code=cup.code, table=table,
+        table_moves=sorted({*started.legal, *moved.legal}), open_cup=open_cup.id,
+        open_code=open_cup.code, entrants=[mallory.player, zed.player],
     )  # fmt: skip
     return aim, host
 
@@ -545,8 +545,8 @@ async def test_fuzzed_frames_break_nothing(make_node: NodeFactory, store: Store)
     assert await verify_every_race(store) >= 5
     for record in records:
         doc = record.tournament
-        races = [r["race"] for stage in doc["stages"] for r in stage["races"]]
+        races = [r.race for stage in doc.stages for r in stage.races]
         metas = {r: await store.meta(r) for r in races}
         check_tournament(record.to_data(), metas)
-    assert [r.tournament["status"] for r in records] == ["cancelled", "open"]
+    assert [r.tournament.status for r in records] == ["cancelled", "open"]
     assert len(records[0].races) == 1

@@ -22,7 +22,7 @@ from tests.server.conftest import TIMEOUT, Clients, NodeFactory
 
 
 def _ids(message: Races) -> list[str]:
-    return [str(info["id"]) for info in message.races]
+    return [str(info.id) for info in message.races]
 
 
 def _without_id(message: Races) -> bool:
@@ -45,7 +45,7 @@ async def test_followers_on_two_nodes_get_the_same_list_as_it_changes(
             ),
             RaceInfo,
         )
-        race = str(created.race["id"])
+        race = str(created.race.id)
         pushed = [await s.next(Races, _without_id, TIMEOUT) for s in (ann, bob)]
         assert [_ids(p) for p in pushed] == [[race], [race]]
         assert pushed[0].races == pushed[1].races
@@ -72,7 +72,7 @@ async def test_a_race_whose_clock_ran_out_is_not_listed_before_it_is_closed(
             ),
             RaceInfo,
         )
-        race = str(created.race["id"])
+        race = str(created.race.id)
         await ann.request(StartRace(race=race), RaceInfo)
         assert _ids(await ann.request(ListRaces(), Races)) == [race]
         await store.redis.hset(keys.race_meta(race), "ends_at", time.time() - 1)
@@ -92,9 +92,9 @@ async def test_a_joiner_changes_the_list_for_everyone(
             RaceInfo,
         )
         await cy.request(ListRaces(follow=True), Races)
-        await bob.request(JoinRace(code=created.race["code"]), RaceInfo)
+        await bob.request(JoinRace(code=created.race.code), RaceInfo)
 
         def two_in(message: Races) -> bool:
-            return message.id is None and any(len(i["players"]) == 2 for i in message.races)
+            return message.id is None and any(len(i.players) == 2 for i in message.races)
 
         await cy.next(Races, two_in, TIMEOUT)

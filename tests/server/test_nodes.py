@@ -68,8 +68,8 @@ async def test_race_across_nodes_with_a_spectator(
         finals[racer.session.player] = as_received(game.view(game.replay(result.seed, log)))
         assert finals[racer.session.player] == racer.view
         await check_log(store, race, racer.session.player, log)
-    assert {s["player"] for s in result.standings} == set(finals)
-    assert [s["status"] for s in result.standings] == ["won", "won"]
+    assert {s.player for s in result.standings} == set(finals)
+    assert [s.status for s in result.standings] == ["won", "won"]
 
     # The spectator got the opening boards, then every board in event order.
     pushed = [m for m in wendy.received if isinstance(m, (Spectating, Board))]
@@ -86,7 +86,7 @@ async def test_race_across_nodes_with_a_spectator(
         log = list(moves)
         seqs = [b.seq for b in boards if b.player == player]
         assert seqs == list(range(len(log) - len(seqs), len(log)))  # no gap, no repeat
-        assert opening.boards[player]["moves"] == len(log) - len(seqs)
+        assert opening.boards[player].moves == len(log) - len(seqs)
         last.update({b.player: b.view for b in boards if b.player == player})
     assert last == finals
     await _close(ann, bo, wendy)
@@ -104,7 +104,7 @@ async def test_reconnect_to_another_node_resumes_without_gaps(
     ann_racer, bo_racer = await start(ann, [ann, bo], race)
 
     await asyncio.gather(ann_racer.play(limit=10), bo_racer.play(limit=10))
-    seen = await bo.next(Progress, lambda p: p.progress["moves"] == 10, timeout=TIMEOUT)
+    seen = await bo.next(Progress, lambda p: p.progress.moves == 10, timeout=TIMEOUT)
     since = seen.event
     assert bo.welcome is not None
     token = bo.welcome.token
@@ -163,7 +163,7 @@ async def test_killed_node_clients_finish_on_another(
 
     ann2 = await connect(nodes[2].url, "Ann", ann.welcome.token)
     resumed = await ann2.request(Resume(race=race, since=0), RaceStarted)
-    assert resumed.view["moves"] in (10, 11)  # the move in flight, applied or not
+    assert resumed.view.moves in (10, 11)  # the move in flight, applied or not
     # Resending it is safe either way: it is applied exactly once.
     ann_racer.session = ann2
     ann_racer.took(await ann2.request(in_flight, Moved))
@@ -171,7 +171,7 @@ async def test_killed_node_clients_finish_on_another(
 
     wendy2 = await connect(nodes[1].url, "Wendy", wendy.welcome.token)
     watching = await wendy2.request(Spectate(race=race), Spectating)
-    assert watching.boards[ann.player]["moves"] == 11
+    assert watching.boards[ann.player].moves == 11
 
     async with asyncio.timeout(4 * TIMEOUT):
         await asyncio.gather(ann_racer.play(), bo_playing)

@@ -1,16 +1,17 @@
-"""The pure cores of event order: a watcher's :class:`Line`, a race's :class:`Trail`
-and a delayed spectator's :class:`Owed` frames.
+"""The pure cores of event order: a watcher's :class:`Line`, a race's :class:`Trail`,
+a delayed spectator's :class:`Owed` frames and a racer's progress :class:`Throttle`.
 
 No Redis, no loop, no clock of their own: a line lets no frame overtake one
 still being made, a trail tells a repeat of an event passed on from a lost
-number taken again, and what is owed comes out in event order, each frame
-once due by the time it is told.
+number taken again, what is owed comes out in event order, each frame once
+due by the time it is told, and progress goes at most once a period.
 """
 
 from __future__ import annotations
 
 from server.fanout.line import Line
 from server.fanout.owed import Owed
+from server.fanout.throttle import Throttle
 from server.fanout.trail import Trail
 
 
@@ -95,3 +96,27 @@ def test_the_results_pay_everything_owed_and_a_rewind_forgets_it() -> None:
     owed.owe(due=70.0, n=3, frame=b"board 3", now=0.0)
     owed.clear()
     assert owed.due(now=100.0) == [] and owed.next_due is None
+
+
+def test_progress_goes_at_most_once_a_period_the_newest_of_each_racer_standing() -> None:
+    """A move within the period waits; a later move of the same racer replaces it; the
+    batch comes oldest event first, and the next period starts from the batch."""
+    throttle: Throttle[str] = Throttle(every=1.0)
+    assert throttle.take(now=10.0)  # the first goes at once
+    assert not throttle.take(now=10.5)
+    throttle.hold("bob", 5, "bob's move 5")
+    throttle.hold("carol", 6, "carol's move 6")
+    throttle.hold("bob", 7, "bob's move 7")  # stands for move 5
+    assert throttle.due == 11.0
+    assert not throttle.take(now=11.5)  # something waits: nothing overtakes it
+    assert throttle.flush(now=11.5) == [(6, "carol's move 6"), (7, "bob's move 7")]
+    assert not throttle.take(now=12.0) and throttle.take(now=12.5)
+
+
+def test_no_period_sends_each_move_and_a_rewind_forgets_what_waits() -> None:
+    """``every`` 0 lets each move go as it comes; what waited before a rewind never goes."""
+    throttle: Throttle[str] = Throttle(every=0.0)
+    assert throttle.take(now=1.0) and throttle.take(now=1.0)
+    throttle.hold("bob", 3, "bob's move 3")
+    throttle.clear()
+    assert len(throttle) == 0 and throttle.flush(now=2.0) == []

@@ -37,12 +37,12 @@ async def _check_saw_every_move(watcher: ClientSession, mover: str | None, count
     """``watcher`` got a progress for each of ``mover``'s ``count`` moves, once, in order."""
 
     def last(message: Progress) -> bool:
-        return message.player == mover and message.progress["moves"] == count
+        return message.player == mover and message.progress.moves == count
 
     final = await watcher.next(Progress, last, timeout=TIMEOUT)
     progress = [m for m in watcher.received if isinstance(m, Progress) and m.player == mover]
     progress.append(final)
-    assert [m.progress["moves"] for m in progress] == list(range(1, count + 1))
+    assert [m.progress.moves for m in progress] == list(range(1, count + 1))
     events = [m.event for m in progress]
     assert events == sorted(set(events))
 
@@ -77,8 +77,8 @@ async def _race_on(
         ),
         RaceInfo,
     )
-    race = created.race["id"]
-    await bo.request(JoinRace(code=created.race["code"]), RaceInfo)
+    race = created.race.id
+    await bo.request(JoinRace(code=created.race.code), RaceInfo)
     await ann.request(StartRace(race=race), RaceInfo)
     started = [await s.next(RaceStarted) for s in (ann, bo)]
 

@@ -30,8 +30,8 @@ async def _race(url: str) -> tuple[ClientSession, ClientSession, str, RaceStarte
     created = await ann.request(
         CreateRace(variant="contradance", max_players=2, time_limit=600), RaceInfo
     )
-    race = created.race["id"]
-    await bo.request(JoinRace(code=created.race["code"]), RaceInfo)
+    race = created.race.id
+    await bo.request(JoinRace(code=created.race.code), RaceInfo)
     await ann.request(StartRace(race=race), RaceInfo)
     started = await ann.next(RaceStarted)
     await bo.next(RaceStarted)
@@ -70,11 +70,11 @@ async def test_quick_moves_reach_the_other_racer_as_the_newest_progress(
         await ann.request(Resign(race=race), RaceInfo)
 
         told = [first] + [await bo.next(Progress, from_ann, timeout=TIMEOUT) for _ in range(2)]
-        assert [(m.progress["moves"], m.event) for m in told[:2]] == [
+        assert [(m.progress.moves, m.event) for m in told[:2]] == [
             (1, replies[0].event),
             (5, replies[4].event),  # the newest stands for moves 2 to 5
         ]
-        assert told[2].progress.get("resigned") is True and told[2].event > told[1].event
+        assert told[2].progress.resigned is True and told[2].event > told[1].event
         assert _of(bo, ann.player) == []
         await ann.close()
         await bo.close()
@@ -86,7 +86,7 @@ async def test_a_waiting_progress_goes_out_when_its_period_ends(make_node: NodeF
         ann, bo, race, started = await _race(url)
         await _moves(ann, race, 0, started.legal, 4)
 
-        await bo.next(Progress, lambda m: m.progress["moves"] == 4, timeout=TIMEOUT)
+        await bo.next(Progress, lambda m: m.progress.moves == 4, timeout=TIMEOUT)
         told = [m.event for m in _of(bo, ann.player)]
         assert told == sorted(set(told))
         await ann.close()
@@ -99,8 +99,8 @@ async def test_with_no_period_every_move_is_told(make_node: NodeFactory) -> None
         ann, bo, race, started = await _race(url)
         await _moves(ann, race, 0, started.legal, 5)
 
-        last = await bo.next(Progress, lambda m: m.progress["moves"] == 5, timeout=TIMEOUT)
-        assert [m.progress["moves"] for m in [*_of(bo, ann.player), last]] == [1, 2, 3, 4, 5]
+        last = await bo.next(Progress, lambda m: m.progress.moves == 5, timeout=TIMEOUT)
+        assert [m.progress.moves for m in [*_of(bo, ann.player), last]] == [1, 2, 3, 4, 5]
         await ann.close()
         await bo.close()
 

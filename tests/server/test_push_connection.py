@@ -85,7 +85,7 @@ async def _solo_race(websocket: ClientConnection) -> tuple[str, RaceStarted]:
     )
     (created,) = await _answers(websocket, 1)
     assert isinstance(created, RaceInfo)
-    race = created.race["id"]
+    race = created.race.id
     await _send_all(websocket, StartRace(id=3, race=race))
     answered, started = False, None
     while not answered or started is None:  # the reply and the start, in either order

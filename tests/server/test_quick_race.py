@@ -58,7 +58,7 @@ async def test_two_players_are_matched_and_race(node: str, clients: Clients, sto
     await queued(bob)
     matched = [await s.next(Matched, timeout=TIMEOUT) for s in (ann, bob)]
     assert matched[0].race == matched[1].race and matched[0].variant == VARIANT
-    assert set(matched[0].info["players"]) == {ann.player, bob.player}
+    assert set(matched[0].info.players) == {ann.player, bob.player}
     seed = int((await store.meta(matched[0].race))["seed"])
     assert not carries_seed(encode(matched[0]), seed)  # the secret deal stays secret
     assert (await store.meta(matched[0].race))["deal"] == ""
@@ -120,7 +120,7 @@ async def test_a_closed_connection_leaves_the_queue_before_another_node_pairs(
         await queued(cy)
         await NODES[second].matchmaker.tick()
         matched = await bob.next(Matched, timeout=TIMEOUT)
-        assert set(matched.info["players"]) == {bob.player, cy.player}
+        assert set(matched.info.players) == {bob.player, cy.player}
 
 
 async def test_far_ratings_wait_for_the_gap_to_widen(
@@ -194,7 +194,7 @@ async def _paired_while_away(
     await queued(bob)
     await NODES[url].matchmaker.tick()
     matched = await bob.next(Matched, timeout=TIMEOUT)
-    assert set(matched.info["players"]) == {ann.player, bob.player}
+    assert set(matched.info.players) == {ann.player, bob.player}
     assert (await store.meta(matched.race))["status"] == "open"  # Ann was not told yet
     return matched.race, ann, bob
 
@@ -235,7 +235,7 @@ async def test_a_match_nobody_comes_back_for_is_undone(
         await queued(cy)
         await NODES[url].matchmaker.tick()
         matched = await bob.next(Matched, timeout=TIMEOUT)
-        assert set(matched.info["players"]) == {bob.player, cy.player}
+        assert set(matched.info.players) == {bob.player, cy.player}
 
 
 async def test_queueing_again_takes_the_match_over_once(
@@ -479,18 +479,19 @@ async def test_daily_deal_once_per_account_results_the_next_day(
     seeds = {int((await store.meta(race))["seed"]) for race in races}
     assert len(seeds) == 1
     seed = seeds.pop()
-    proof = deal_commitment(VARIANT, DEAL_VERSION, seed, f"daily-{today['day']}")
-    assert today["commitment"] == proof
+    proof = deal_commitment(VARIANT, DEAL_VERSION, seed, f"daily-{today.day}")
+    assert today.commitment == proof
     await refused(ann, PlayDaily(variant=VARIANT), ErrorCode.NOT_ALLOWED)  # once a day
     async with asyncio.timeout(TIMEOUT):
-        while len((await ann.request(GetDaily(variant=VARIANT), Daily)).daily["board"]) < 2:
+        while len((await ann.request(GetDaily(variant=VARIANT), Daily)).daily.board) < 2:
             await asyncio.sleep(0.05)  # polled: the board is written just after the results
     assert not [m for m in ann.received if isinstance(m, RaceFinished)]  # held: the seed
     await refused(bob, GetResults(race=races[0]), ErrorCode.NOT_ALLOWED)
     daily = NODES[node].daily
-    daily.clock = lambda: reveal_at(today["day"])  # tomorrow, once the day's races are over
+    daily.clock = lambda: reveal_at(today.day)  # tomorrow, once the day's races are over
     await daily.tick()
     finished = await ann.next(RaceFinished, timeout=TIMEOUT)
     assert finished.seed == seed
-    revealed = (await ann.request(GetDaily(variant=VARIANT), Daily)).daily["yesterday"]
-    assert revealed["seed"] == seed and revealed["commitment"] == today["commitment"]
+    revealed = (await ann.request(GetDaily(variant=VARIANT), Daily)).daily.yesterday
+    assert revealed is not None
+    assert revealed.seed == seed and revealed.commitment == today.commitment

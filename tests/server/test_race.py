@@ -46,12 +46,12 @@ async def test_two_players_race_and_results_verify(node: str) -> None:
         ),
         RaceInfo,
     )
-    race = created.race["id"]
-    await bob.request(JoinRace(code=created.race["code"]), RaceInfo)
+    race = created.race.id
+    await bob.request(JoinRace(code=created.race.code), RaceInfo)
     await alice.request(StartRace(race=race), RaceInfo)
     started = [await s.next(RaceStarted) for s in (alice, bob)]
     assert started[0].view == started[1].view
-    assert started[0].commitment == created.race["commitment"]
+    assert started[0].commitment == created.race.commitment
 
     # Alice plays her game to the end; Bob resigns after one move.
     legal, seq = started[0].legal, 0
@@ -71,7 +71,7 @@ async def test_two_players_race_and_results_verify(node: str) -> None:
     assert alice_state.moves == seq
     assert game.replay(result.seed, result.logs[bob.player]).moves == 1
     assert first.seq == 0
-    assert result.standings[0]["player"] in (alice.player, bob.player)
+    assert result.standings[0].player in (alice.player, bob.player)
     await alice.close()
     await bob.close()
 
@@ -96,7 +96,7 @@ async def test_time_limit_ends_the_race_for_everyone(node: str, store: Store) ->
         CreateRace(variant="gavotte", max_players=1, time_limit=30, spectate=SpectatePolicy.LIVE),
         RaceInfo,
     )
-    race = created.race["id"]
+    race = created.race.id
     await alice.request(StartRace(race=race), RaceInfo)
     started = await alice.next(RaceStarted)
     await alice.request(SubmitMove(race=race, seq=0, move=started.legal[-1]), Moved)
@@ -104,7 +104,7 @@ async def test_time_limit_ends_the_race_for_everyone(node: str, store: Store) ->
     sweeper = RaceServices.build(store, Settings()).results
     await sweeper.sweep(now=started.ends_at + 1)
     result = await alice.next(RaceFinished)
-    assert [(s["player"], s["status"], s["moves"]) for s in result.standings] == [
+    assert [(s.player, s.status, s.moves) for s in result.standings] == [
         (alice.player, "timeout", 1)
     ]
     with pytest.raises(RequestFailed) as refused:
@@ -125,7 +125,7 @@ async def test_a_player_hosts_a_bounded_number_of_open_races(make_node: NodeFact
         with pytest.raises(RequestFailed) as refused:
             await host.request(request, RaceInfo)
         assert refused.value.code is ErrorCode.NOT_ALLOWED
-        await host.request(StartRace(race=first.race["id"]), RaceInfo)
+        await host.request(StartRace(race=first.race.id), RaceInfo)
         await host.request(request, RaceInfo)
         await host.close()
 
@@ -139,7 +139,7 @@ async def test_an_older_resent_move_gets_its_original_reply(node: str) -> None:
         ),
         RaceInfo,
     )
-    race = created.race["id"]
+    race = created.race.id
     await alice.request(StartRace(race=race), RaceInfo)
     started = await alice.next(RaceStarted)
     first = await alice.request(SubmitMove(race=race, seq=0, move="deal"), Moved)
@@ -159,10 +159,10 @@ async def test_a_racer_who_resigns_at_once_keeps_the_cards_laid_out_home(node: s
         ),
         RaceInfo,
     )
-    await alice.request(StartRace(race=created.race["id"]), RaceInfo)
-    await alice.request(Resign(race=created.race["id"]), RaceInfo)
+    await alice.request(StartRace(race=created.race.id), RaceInfo)
+    await alice.request(Resign(race=created.race.id), RaceInfo)
     result = await alice.next(RaceFinished)
-    assert result.standings[0]["home"] == 8
+    assert result.standings[0].home == 8
     await alice.close()
 
 
@@ -176,7 +176,7 @@ async def test_replay_opens_once_the_race_is_over(node: str) -> None:
         ),
         RaceInfo,
     )
-    race = created.race["id"]
+    race = created.race.id
     await bob.request(JoinRace(race=race), RaceInfo)
     await alice.request(StartRace(race=race), RaceInfo)
     started = await alice.next(RaceStarted)
@@ -219,17 +219,17 @@ async def test_the_lobby_lists_open_then_live_races_and_skips_one_gone(
             ),
             RaceInfo,
         )
-        ids.append(created.race["id"])
+        ids.append(created.race.id)
     live, open_race, gone = ids
     await host.request(StartRace(race=live), RaceInfo)
     await store.redis.delete(keys.race_meta(gone))
     listed = await host.request(ListRaces(), Races)
-    mine = [race for race in listed.races if race["id"] in ids]
-    assert [(race["id"], race["phase"]) for race in mine] == [
+    mine = [race for race in listed.races if race.id in ids]
+    assert [(race.id, race.phase) for race in mine] == [
         (open_race, "open"),
         (live, "running"),
     ]
-    assert mine[0]["players"] == [host.player] and mine[0]["names"] == {host.player: "Host"}
+    assert mine[0].players == (host.player,) and mine[0].names == {host.player: "Host"}
     await host.close()
 
 
@@ -243,11 +243,11 @@ async def test_a_lobby_event_is_read_once_for_all_its_watchers_on_a_node(
         CreateRace(variant="gavotte", max_players=4, time_limit=60, spectate=SpectatePolicy.LIVE),
         RaceInfo,
     )
-    race = created.race["id"]
+    race = created.race.id
     for guest in guests[:2]:
         await guest.request(JoinRace(race=race), RaceInfo)
     for session in sessions[:3]:
-        await session.next(RaceState, lambda m: len(m.race["players"]) == 3)
+        await session.next(RaceState, lambda m: len(m.race.players) == 3)
     reads: list[str] = []
     real_info = Lobby.info
 
@@ -258,7 +258,7 @@ async def test_a_lobby_event_is_read_once_for_all_its_watchers_on_a_node(
     monkeypatch.setattr(Lobby, "info", counting_info)
     await guests[2].request(JoinRace(race=race), RaceInfo)
     for session in sessions[:3]:
-        await session.next(RaceState, lambda m: len(m.race["players"]) == 4)
+        await session.next(RaceState, lambda m: len(m.race.players) == 4)
     # The join's reply; the joined event, once for the three watching already (it was
     # one read per watcher); and once for the joiner, whose watch reads it from the stream.
     assert reads == [race, race, race]

@@ -4,7 +4,6 @@ recovered by the sweeper when the node that stored the results did not record th
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 import pytest
 
@@ -24,7 +23,7 @@ from protocol.messages import (
     StartRace,
 )
 from protocol.profiles import RecentRace
-from protocol.results import RacerStatus
+from protocol.results import RacerStatus, Standing
 from server.rules.results import AccountRecord, RaceResults
 from server.services.records import Records
 from server.storage import keys
@@ -34,8 +33,8 @@ from tests.server.conftest import NODES, TIMEOUT, Clients
 from tests.server.refusals import VARIANT, refused
 
 
-def _by_player(finished: RaceFinished) -> dict[str, dict[str, Any]]:
-    return {s["player"]: s for s in finished.standings}
+def _by_player(finished: RaceFinished) -> dict[str, Standing]:
+    return {s.player: s for s in finished.standings}
 
 
 @pytest.mark.usefixtures("no_errors_logged")
@@ -46,8 +45,9 @@ async def test_rated_race_changes_ratings_once(node: str, clients: Clients, stor
     finished = await race_to_the_end(ann, bob)
     standings = _by_player(finished)
     first, second = standings[ann.player], standings[bob.player]
-    assert first["place"] == 1 and first["change"] > 0 > second["change"]
-    assert first["rating"] == 1500 + first["change"] and first["provisional"] is True
+    assert first.change is not None and second.change is not None
+    assert first.place == 1 and first.change > 0 > second.change
+    assert first.rating == 1500 + first.change and first.provisional is True
     again = await bob.request(GetResults(race=finished.race), RaceFinished)  # from a profile
     assert (again.standings, again.seed, again.logs) == (
         finished.standings,
@@ -87,7 +87,7 @@ async def test_unrated_races(node: str, clients: Clients, store: Store, kind: st
         unrated=kind == "unrated",
         practice=kind == "practice",
     )
-    assert all("change" not in s for s in finished.standings)
+    assert all(s.change is None for s in finished.standings)
     await recorded(store)
     assert await store.redis.llen(keys.account_history(ann.player)) == 1
     assert not await store.redis.hexists(keys.account_stats(ann.player), "n:overall")
@@ -112,7 +112,7 @@ async def test_sweeper_records_what_a_dead_node_did_not(
     monkeypatch.setattr(records, "RECOVER_AFTER", 0.0)
     ann, bob = await account(clients, node, "Ann"), await account(clients, node, "Bob")
     finished = await race_to_the_end(ann, bob)
-    assert "change" in _by_player(finished)[ann.player]
+    assert _by_player(finished)[ann.player].change is not None
     await asyncio.wait_for(failed.wait(), TIMEOUT)
     await recorded(store)
     assert await store.redis.hget(keys.account_stats(ann.player), "n:overall") == b"1"
@@ -132,14 +132,15 @@ async def test_profile_and_leaderboard(node: str, clients: Clients, store: Store
     await race_to_the_end(ann, bob)
     await recorded(store)
     mine = (await ann.request(GetProfile(), Profile)).profile
-    assert mine["name"] == "Ann" and mine["races"][VARIANT]["played"] == 1
-    assert mine["ratings"][VARIANT]["races"] == 10 and not mine["ratings"][VARIANT]["provisional"]
-    assert [entry["place"] for entry in mine["recent"]] == [1]
+    assert mine.name == "Ann" and mine.races[VARIANT].played == 1
+    assert mine.ratings[VARIANT].races == 10 and not mine.ratings[VARIANT].provisional
+    assert [entry.place for entry in mine.recent] == [1]
     theirs = (await ann.request(GetProfile(player=bob.player), Profile)).profile
-    assert theirs["ratings"]["overall"]["provisional"] and theirs["recent"][0]["change"] < 0
+    change = theirs.recent[0].change
+    assert theirs.ratings["overall"].provisional and change is not None and change < 0
     board = await bob.request(GetLeaderboard(variant=VARIANT), Leaderboard)
-    assert [(e["place"], e["name"]) for e in board.entries] == [(1, "Ann")]
-    assert board.entries[0]["rating"] == mine["ratings"][VARIANT]["rating"]
+    assert [(e.place, e.name) for e in board.entries] == [(1, "Ann")]
+    assert board.entries[0].rating == mine.ratings[VARIANT].rating
 
 
 @pytest.mark.usefixtures("no_errors_logged")
@@ -158,9 +159,9 @@ async def test_fastest_wins_board(node: str, clients: Clients) -> None:
         )  # fmt: skip
         await records.write(race, results)
     board = await ann.request(GetLeaderboard(variant=VARIANT, fastest=True), Leaderboard)
-    assert board.fastest and [(e["name"], e["time"]) for e in board.entries] == [("Ann", 60.0)]
+    assert board.fastest and [(e.name, e.time) for e in board.entries] == [("Ann", 60.0)]
     profile = (await ann.request(GetProfile(), Profile)).profile
-    assert profile["races"][VARIANT]["best"] == 60.0 and profile["races"][VARIANT]["won"] == 3
+    assert profile.races[VARIANT].best == 60.0 and profile.races[VARIANT].won == 3
 
 
 @pytest.mark.usefixtures("no_errors_logged")
@@ -168,7 +169,7 @@ async def test_no_hint_in_a_rated_race(node: str, clients: Clients) -> None:
     """A race that will be rated (two accounts, a secret deal) answers no hint."""
     ann, bob = await account(clients, node, "Ann"), await account(clients, node, "Bob")
     create = CreateRace(variant=VARIANT, max_players=2, time_limit=600)
-    race = str((await ann.request(create, RaceInfo)).race["id"])
+    race = str((await ann.request(create, RaceInfo)).race.id)
     await bob.request(JoinRace(race=race), RaceInfo)
     await ann.request(StartRace(race=race), RaceInfo)
     await ann.next(RaceStarted, timeout=TIMEOUT)

@@ -32,7 +32,7 @@ async def test_reconnecting_again_and_again_mid_move_applies_each_move_once(
         ),
         RaceInfo,
     )
-    race = created.race["id"]
+    race = created.race.id
     await first.request(StartRace(race=race), RaceInfo)
     started = await first.next(RaceStarted)
     assert first.welcome is not None
@@ -44,7 +44,7 @@ async def test_reconnecting_again_and_again_mid_move_applies_each_move_once(
     for drop in range(DROPS):
         session: ClientSession = await clients.hello(node, "Ann", token=token)
         resumed = await session.request(Resume(race=race, since=0), RaceStarted)
-        seq, legal = resumed.view["moves"], list(resumed.legal)
+        seq, legal = resumed.view.moves, list(resumed.legal)
         if in_flight is not None:
             # Lost or applied, the same request is safe to send again.
             assert seq in (in_flight.seq, in_flight.seq + 1)

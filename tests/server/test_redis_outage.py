@@ -55,7 +55,7 @@ async def test_moves_are_refused_while_redis_is_down_and_resume_after(
             ),
             RaceInfo,
         )
-        race = created.race["id"]
+        race = created.race.id
         await alice.request(StartRace(race=race), RaceInfo)
         await alice.next(RaceStarted)
         await alice.request(SubmitMove(race=race, seq=0, move="deal"), Moved)
@@ -67,5 +67,5 @@ async def test_moves_are_refused_while_redis_is_down_and_resume_after(
 
         own_redis.start()  # same port and data directory; AOF fsync always: nothing lost
         moved = await alice.request(SubmitMove(race=race, seq=1, move="deal"), Moved)
-        assert moved.seq == 1 and moved.progress["moves"] == 2
+        assert moved.seq == 1 and moved.progress.moves == 2
         await alice.close()

@@ -131,13 +131,13 @@ async def test_a_lost_tail_is_reported_and_the_race_goes_on_from_redis(
         to_alice = await alice.next(Rewound)
         to_bob = await bob.next(Rewound)
         assert (to_alice.lost, to_alice.seq, to_bob.lost, to_bob.seq) == (4, 5, 2, 5)
-        assert to_alice.view is not None and to_alice.view["moves"] == 5
-        assert to_alice.progress is not None and to_alice.progress[b.player]["moves"] == 5
+        assert to_alice.view is not None and to_alice.view.moves == 5
+        assert to_alice.progress is not None and to_alice.progress[b.player].moves == 5
         assert to_alice.event == to_bob.event < before
-        await alice.next(RaceState, lambda m: m.race["phase"] == "running")
+        await alice.next(RaceState, lambda m: m.race.phase == "running")
         to_carol = await carol.next(Rewound)
         spectating = await carol.next(Spectating, lambda m: m.event == to_carol.event)
-        assert {p: v["moves"] for p, v in spectating.boards.items()} == {a.player: 5, b.player: 5}
+        assert {p: v.moves for p, v in spectating.boards.items()} == {a.player: 5, b.player: 5}
         warnings = [r for r in caplog.records if LOST_WARNING in r.getMessage()]
         assert warnings and all(r.levelno == logging.WARNING and not r.exc_info for r in warnings)
 
@@ -151,7 +151,7 @@ async def test_a_lost_tail_is_reported_and_the_race_goes_on_from_redis(
         taken = await alice.next(SeatTaken, lambda m: m.race == race)
         await again.close()
         back = await alice.request(Resume(race=race, since=taken.event), RaceStarted)
-        assert back.view["moves"] == 5
+        assert back.view.moves == 5
 
         a.rewound(to_alice)
         b.rewound(to_bob)

@@ -8,10 +8,10 @@ on any node, to an independent replay of the move log from the revealed seed.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 from protocol.messages import Board, RaceFinished, Resume, Spectate, Spectating
 from protocol.moves import Move
+from protocol.views import View
 from server.engine import find_variant
 from server.rules.events import MoveMade
 from server.storage.event_codec import decode_event
@@ -22,15 +22,15 @@ from tests.server.nodes import VARIANT, connect, open_race, start
 
 def _views_by_move(
     seed: int, deal_version: int, logs: dict[str, list[str]]
-) -> dict[tuple[str, int], dict[str, Any]]:
+) -> dict[tuple[str, int], View]:
     """(player, seq) -> the view after that move, by replaying each log from the deal."""
     game = find_variant(VARIANT)
-    views: dict[tuple[str, int], dict[str, Any]] = {}
+    views: dict[tuple[str, int], View] = {}
     for player, log in logs.items():
         state = game.deal(seed, deal_version)
         for seq, text in enumerate(log):
             state = game.apply(state, Move.parse(text))
-            views[(player, seq)] = unpack(pack(game.view(state)))  # as on the wire
+            views[(player, seq)] = View.from_data(unpack(pack(game.view(state))))  # as sent
     return views
 
 

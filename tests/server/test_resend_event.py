@@ -19,7 +19,7 @@ async def test_a_resend_is_answered_with_its_moves_event(
         created = await ann.request(
             CreateRace(variant="quadrille", max_players=1, time_limit=600, deal=7), RaceInfo
         )
-        race = created.race["id"]
+        race = created.race.id
         await ann.request(StartRace(race=race), RaceInfo)
         started = await ann.next(RaceStarted, timeout=TIMEOUT)
         legal, replies = started.legal, []

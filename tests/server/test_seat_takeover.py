@@ -32,7 +32,7 @@ async def _solo_race(ann: ClientSession) -> tuple[str, RaceStarted]:
                    spectate=SpectatePolicy.AFTER, deal=7),
         RaceInfo,
     )  # fmt: skip
-    race = str(info.race["id"])
+    race = str(info.race.id)
     await ann.request(StartRace(race=race), RaceInfo)
     return race, await ann.next(RaceStarted)
 
@@ -64,10 +64,10 @@ async def test_a_second_connection_takes_the_seat_and_the_first_is_told(
                     await a.request(SubmitMove(race=race, seq=seq, move=move), Moved)
                 assert refused.value.code is ErrorCode.SEAT_TAKEN
                 assert "another window" in refused.value.message
-            assert mine.view["moves"] == 1
+            assert mine.view.moves == 1
             await b.request(SubmitMove(race=race, seq=1, move=mine.legal[0]), Moved)
             back = await a.request(Resume(race=race, since=0), RaceStarted)
-            assert back.view["moves"] == 2
+            assert back.view.moves == 2
             await b.next(SeatTaken, lambda m: m.race == race)
             await a.request(SubmitMove(race=race, seq=2, move=back.legal[0]), Moved)
         finally:
@@ -98,9 +98,9 @@ async def test_a_seat_is_taken_with_an_event_only_from_a_connection_that_holds_i
                            spectate=SpectatePolicy.AFTER, deal=7),
                 RaceInfo,
             )  # fmt: skip
-            race = str(info.race["id"])
+            race = str(info.race.id)
             assert await store.events.count(race) == 0  # creating is no event
-            await bo.request(JoinRace(code=str(info.race["code"])), RaceInfo)
+            await bo.request(JoinRace(code=str(info.race.code)), RaceInfo)
             assert await store.events.count(race) == 1  # the join, and no claim
             assert bo.welcome is not None
             bo_player = bo.welcome.player

@@ -71,7 +71,7 @@ async def test_serve_embeds_redis_with_aof_and_survives_restart(tmp_path: Path) 
                 RaceInfo,
             )
             await host.close()
-        race, code = created.race["id"], created.race["code"]
+        race, code = created.race.id, created.race.code
     finally:
         await _stop(server)
 
@@ -83,11 +83,11 @@ async def test_serve_embeds_redis_with_aof_and_survives_restart(tmp_path: Path) 
         async with asyncio.timeout(TIMEOUT):
             guest = await ClientSession.connect(again.url, "Bo")
             listed = await guest.request(ListRaces(), Races)
-            assert race in [r["id"] for r in listed.races]
+            assert race in [r.id for r in listed.races]
             joined = await guest.request(JoinRace(code=code), RaceInfo)
             await guest.close()
-        assert joined.race["id"] == race
-        assert joined.race["players"] == [created.race["host"], guest.player]
+        assert joined.race.id == race
+        assert joined.race.players == (created.race.host, guest.player)
     finally:
         await _stop(again)
 

@@ -12,6 +12,7 @@ import pytest
 from client.bot import start_bot
 from client.session import ClientSession, RequestFailed
 from protocol.exceptions import ErrorCode
+from protocol.lobby import RaceSummary
 from protocol.messages import (
     CreateRace,
     GetHint,
@@ -42,7 +43,7 @@ pytestmark = pytest.mark.usefixtures("no_errors_logged")
 QUICK_SOLVER = Solving(workers=1, winnable=TIMEOUT, per_deal=2.0, hint=TIMEOUT / 2)
 
 
-async def open_race(session: ClientSession, **options: Any) -> dict[str, Any]:
+async def open_race(session: ClientSession, **options: Any) -> RaceSummary:
     """A one-seat Quadrille race created by ``session`` (not yet started)."""
     created = await session.request(
         CreateRace(
@@ -64,9 +65,9 @@ async def test_winnable_race_reveals_a_line_that_verifies(
     async with make_node(solving=QUICK_SOLVER) as url:
         alice = await clients.hello(url, "Alice")
         info = await open_race(alice, winnable=True)
-        assert info["winnable"] == "proved" and info["practice"] is False
-        assert "line" not in info and "seed" not in info  # secret until the results
-        race = str(info["id"])
+        assert info.winnable == "proved" and info.practice is False
+        assert "line" not in info.to_data() and "seed" not in info.to_data()  # secret for now
+        race = str(info.id)
         await alice.request(StartRace(race=race), RaceInfo)
         started = await alice.next(RaceStarted)
         await alice.request(SubmitMove(race=race, seq=0, move=started.legal[0]), Moved)
@@ -76,7 +77,7 @@ async def test_winnable_race_reveals_a_line_that_verifies(
         again = await alice.request(GetResults(race=race), RaceFinished)
         assert (again.line, again.par) == (results.line, results.par)
 
-    assert commitment("quadrille", results.deal_version, results.seed, race) == info["commitment"]
+    assert commitment("quadrille", results.deal_version, results.seed, race) == info.commitment
     assert results.line and results.par == len(results.line)
     game = find_variant("quadrille")
     assert game.is_won(game.replay(results.seed, list(results.line), results.deal_version))
@@ -100,8 +101,8 @@ async def test_no_winnable_deal_in_time_falls_back_and_says_so(
     async with make_node(solving=Solving(workers=1, winnable=0.0)) as url:
         alice = await clients.hello(url, "Alice")
         info = await open_race(alice, winnable=True)
-        assert info["winnable"] == "fallback"
-        race = str(info["id"])
+        assert info.winnable == "fallback"
+        race = str(info.id)
         await alice.request(StartRace(race=race), RaceInfo)
         await alice.next(RaceStarted)
         await alice.request(Resign(race=race), RaceInfo)
@@ -113,7 +114,7 @@ async def test_a_plain_race_has_no_winnable_mark(node: str, clients: Clients) ->
     """Without the option, info says nothing about winnability and no solve happens."""
     alice = await clients.hello(node, "Alice")
     info = await open_race(alice)
-    assert info["winnable"] is None and info["practice"] is False
+    assert info.winnable is None and info.practice is False
 
 
 async def test_hints_are_refused_outside_practice_races(
@@ -122,14 +123,14 @@ async def test_hints_are_refused_outside_practice_races(
     """A race against others gives no hints; nor does a practice race before it starts."""
     async with make_node(solving=QUICK_SOLVER) as url:
         alice = await clients.hello(url, "Alice")
-        race = str((await open_race(alice))["id"])
+        race = str((await open_race(alice)).id)
         await alice.request(StartRace(race=race), RaceInfo)
         await alice.next(RaceStarted)
         with pytest.raises(RequestFailed) as refused:
             await alice.request(GetHint(race=race), Hinted)
         assert refused.value.code is ErrorCode.NOT_ALLOWED
 
-        practice = str((await open_race(alice, practice=True))["id"])
+        practice = str((await open_race(alice, practice=True)).id)
         with pytest.raises(RequestFailed) as early:
             await alice.request(GetHint(race=practice), Hinted)
         assert early.value.code is ErrorCode.RACE_NOT_OPEN
@@ -142,8 +143,8 @@ async def test_following_hints_wins_a_practice_race(
     async with make_node(solving=QUICK_SOLVER) as url:
         alice = await clients.hello(url, "Alice")
         info = await open_race(alice, practice=True, winnable=True)
-        assert info["practice"] is True
-        race = str(info["id"])
+        assert info.practice is True
+        race = str(info.id)
         await alice.request(StartRace(race=race), RaceInfo)
         legal = list((await alice.next(RaceStarted)).legal)
         seq, won = 0, False
@@ -153,7 +154,7 @@ async def test_following_hints_wins_a_practice_race(
                 assert hint.seq == seq and hint.outcome is HintOutcome.WINNABLE
                 assert hint.move in legal
                 moved = await alice.request(SubmitMove(race=race, seq=seq, move=hint.move), Moved)
-                legal, seq, won = list(moved.legal), seq + 1, bool(moved.progress["won"])
+                legal, seq, won = list(moved.legal), seq + 1, bool(moved.progress.won)
         assert won
         # Bob, who is not racing here, gets no hint.
         bob = await clients.hello(url, "Bob")
@@ -175,7 +176,7 @@ async def test_a_stuck_board_gets_no_win_from_here(
             ),
             RaceInfo,
         )  # fmt: skip
-        race = str(created.race["id"])
+        race = str(created.race.id)
         await alice.request(StartRace(race=race), RaceInfo)
         legal, seq = list((await alice.next(RaceStarted)).legal), 0
         while "deal" in legal:
@@ -192,8 +193,8 @@ async def test_winnable_tournament_stages_reveal_their_lines(make_node: NodeFact
         host, doc = await host_tournament(
             url, format="rounds", variants=["quadrille"], rounds=1, winnable=True
         )
-        await run_bots([url], doc["code"], 2, host, doc["id"])
-        record = await host.request(GetTournamentRecord(code=doc["code"]), TournamentRecord)
+        await run_bots([url], doc.code, 2, host, doc.id)
+        record = await host.request(GetTournamentRecord(code=doc.code), TournamentRecord)
         await host.close()
     assert verify(record.record) == []
     [race] = record.record["races"].values()
@@ -216,8 +217,8 @@ async def test_solver_bot_wins_with_hints_and_plays_greedy_without(
             ),
             RaceInfo,
         )  # fmt: skip
-        bot = await start_bot(url, code=str(created.race["code"]), strategy="solver", speed=0)
-        race = str(created.race["id"])
+        bot = await start_bot(url, code=str(created.race.code), strategy="solver", speed=0)
+        race = str(created.race.id)
         await alice.request(StartRace(race=race), RaceInfo)
         await alice.next(RaceStarted)
         await alice.request(Resign(race=race), RaceInfo)
@@ -225,9 +226,9 @@ async def test_solver_bot_wins_with_hints_and_plays_greedy_without(
         async with asyncio.timeout(4 * TIMEOUT):
             results = await bot.task
     assert results is not None
-    [standing] = [s for s in results.standings if s["player"] == bot.player]
+    [standing] = [s for s in results.standings if s.player == bot.player]
     if practice:
-        assert standing["status"] == "won" and standing["moves"] == results.par
+        assert standing.status == "won" and standing.moves == results.par
     else:
         assert results.logs[bot.player or ""]  # it played on, greedy, without hints
 
@@ -239,7 +240,7 @@ async def test_a_hint_from_another_node_matches_the_line(
     async with make_node(solving=QUICK_SOLVER) as a, make_node(solving=QUICK_SOLVER) as b:
         alice = await clients.hello(a, "Alice")
         info = await open_race(alice, practice=True, winnable=True)
-        race = str(info["id"])
+        race = str(info.id)
         await alice.request(StartRace(race=race), RaceInfo)
         legal = list((await alice.next(RaceStarted)).legal)
         first = await alice.request(GetHint(race=race), Hinted)

@@ -54,8 +54,8 @@ async def _race(
         ),
         RaceInfo,
     )
-    await bob.request(JoinRace(race=created.race["id"]), RaceInfo)
-    return alice, bob, created.race["id"]
+    await bob.request(JoinRace(race=created.race.id), RaceInfo)
+    return alice, bob, created.race.id
 
 
 async def _play(session: ClientSession, race: str, started: RaceStarted, moves: int) -> list[Moved]:
@@ -122,8 +122,8 @@ async def test_open_races_are_listed(node: str) -> None:
     """list_races shows races that can be joined, and no seed."""
     alice, _, race = await _race(node)
     listed = await alice.request(ListRaces(), Races)
-    assert [r["id"] for r in listed.races] == [race]
-    assert "seed" not in listed.races[0]
+    assert [r.id for r in listed.races] == [race]
+    assert "seed" not in listed.races[0].to_data()
 
 
 async def test_no_client_ever_sees_a_hidden_card_or_the_seed_early(node: str) -> None:
@@ -173,7 +173,7 @@ async def test_races_under_way_are_listed_for_spectators(node: str) -> None:
     await alice.request(StartRace(race=race), RaceInfo)
     watcher = await ClientSession.connect(node, "Wendy")
     listed = await watcher.request(ListRaces(), Races)
-    assert [(r["id"], r["phase"]) for r in listed.races] == [(race, "running")]
+    assert [(r.id, r.phase) for r in listed.races] == [(race, "running")]
 
 
 async def test_a_spectator_who_comes_after_the_end_gets_the_results(node: str) -> None:
@@ -208,7 +208,7 @@ async def test_a_spectator_in_the_countdown_gets_no_board_before_the_policy_allo
         watcher = await ClientSession.connect(url, "Wendy")
         await alice.request(StartRace(race=race), RaceInfo)
         snapshot = await watcher.request(Spectate(race=race), Spectating)
-        assert snapshot.race["phase"] == "countdown"
+        assert snapshot.race.phase == "countdown"
         assert snapshot.boards == {}
         started = await alice.next(RaceStarted, timeout=TIMEOUT)
         if spectate == "after":

@@ -60,7 +60,7 @@ async def test_a_board_in_the_opening_boards_is_not_sent_again(
             ),
             RaceInfo,
         )
-        race = created.race["id"]
+        race = created.race.id
         await bob.request(JoinRace(race=race), RaceInfo)
         await wendy.request(Spectate(race=race), Spectating)
         await alice.request(StartRace(race=race), RaceInfo)
@@ -69,7 +69,7 @@ async def test_a_board_in_the_opening_boards_is_not_sent_again(
             SubmitMove(race=race, seq=0, move=started.legal[0]), Moved
         )  # before the lagging node has even heard of the start
         opening = await wendy.next(Spectating)
-        assert opening.boards[alice.player]["moves"] == 0
+        assert opening.boards[alice.player].moves == 0
         await alice.request(SubmitMove(race=race, seq=1, move=first.legal[0]), Moved)
         await wendy.next(Board, lambda board: board.seq == 1)
         boards = [m.seq for m in wendy.received if isinstance(m, Board)]

@@ -34,8 +34,8 @@ async def test_rounds_tournament_with_ten_bots_on_two_nodes(make_node: NodeFacto
         host, doc = await host_tournament(
             a, format="rounds", variants=["gavotte", "quadrille"], rounds=2
         )
-        finals = await run_bots([a, b], doc["code"], 10, host, doc["id"])
-        record = await host.request(GetTournamentRecord(code=doc["code"]), TournamentRecord)
+        finals = await run_bots([a, b], doc.code, 10, host, doc.id)
+        record = await host.request(GetTournamentRecord(code=doc.code), TournamentRecord)
         await host.close()
 
     final = finals[0]
@@ -67,8 +67,8 @@ async def test_knockout_with_five_entrants_gives_byes(make_node: NodeFactory) ->
         host, doc = await host_tournament(
             a, format="knockout", variants=["gavotte"], best_of=3, rounds=1
         )
-        finals = await run_bots([a, b], doc["code"], 5, host, doc["id"])
-        record = await host.request(GetTournamentRecord(tournament=doc["id"]), TournamentRecord)
+        finals = await run_bots([a, b], doc.code, 5, host, doc.id)
+        record = await host.request(GetTournamentRecord(tournament=doc.id), TournamentRecord)
         await host.close()
 
     final = finals[0]
@@ -107,22 +107,22 @@ async def test_node_killed_mid_tournament(node_processes: ProcessFactory) -> Non
         )
         for i, (first, other) in enumerate([(a, b), (b, a)] * 3)
     ]
-    tasks = [asyncio.create_task(bot.run(code=doc["code"])) for bot in bots]
+    tasks = [asyncio.create_task(bot.run(code=doc.code)) for bot in bots]
     async with asyncio.timeout(TIMEOUT):
         await asyncio.gather(*(bot.joined.wait() for bot in bots))
     await host.request(
-        ManageTournament(tournament=doc["id"], action=TournamentAction.START), TournamentInfo
+        ManageTournament(tournament=doc.id, action=TournamentAction.START), TournamentInfo
     )
     async with asyncio.timeout(4 * TIMEOUT):
         while True:
             pushed = await host.next(TournamentInfo, timeout=TIMEOUT)
-            if len(pushed.tournament["stages"]) == 2:
+            if len(pushed.tournament.stages) == 2:
                 break
     await asyncio.to_thread(a.kill)
 
     async with asyncio.timeout(8 * TIMEOUT):
         finals = await asyncio.gather(*tasks)
-    record = await host.request(GetTournamentRecord(code=doc["code"]), TournamentRecord)
+    record = await host.request(GetTournamentRecord(code=doc.code), TournamentRecord)
     await host.close()
     final = finals[0]
     assert final.status == "finished"
@@ -140,17 +140,17 @@ async def test_export_and_verify_from_the_command_line(
     per racer per race; a record with a forged seed or log fails to verify."""
     async with make_node(timeouts=FAST) as url:
         host, doc = await host_tournament(url, format="rounds", variants=["quadrille"], rounds=2)
-        await run_bots([url], doc["code"], 3, host, doc["id"])
+        await run_bots([url], doc.code, 3, host, doc.id)
         await host.close()
         json_path, csv_path = tmp_path / "record.json", tmp_path / "record.csv"
         for fmt, path in (("json", json_path), ("csv", csv_path)):
-            args = ["tournament", "export", doc["code"], "--server", url, "--format", fmt]
+            args = ["tournament", "export", doc.code, "--server", url, "--format", fmt]
             assert await asyncio.to_thread(main, [*args, "-o", str(path)]) == 0
 
     # Kept for a while once over, then Redis lets it go: the tournament and every race.
     keep = Timeouts().keep_finished
     race = next(iter(json.loads(json_path.read_text())["races"]))
-    for key in (keys.tournament_meta(doc["id"]), keys.race_meta(race), keys.race_events(race)):
+    for key in (keys.tournament_meta(doc.id), keys.race_meta(race), keys.race_events(race)):
         assert 0 < await store.redis.ttl(key) <= keep
     assert main(["tournament", "verify", str(json_path)]) == 0
     assert "verified: 2 races" in capsys.readouterr().out
@@ -180,13 +180,13 @@ async def test_bot_command_enters_a_tournament_and_prints_its_standings(
         host, doc = await host_tournament(url, format="rounds", variants=["quadrille"], rounds=1)
         command = [
             sys.executable, "-m", "client.cli", "bot",
-            "--tournament", doc["code"], "--server", url, "--speed", "0", "--name", "Robo",
+            "--tournament", doc.code, "--server", url, "--speed", "0", "--name", "Robo",
         ]  # fmt: skip
         process = await asyncio.create_subprocess_exec(
             *command, cwd=ROOT, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
         )
         try:
-            finals = await run_bots([url], doc["code"], 1, host, doc["id"], entrants=2)
+            finals = await run_bots([url], doc.code, 1, host, doc.id, entrants=2)
             async with asyncio.timeout(3 * TIMEOUT):
                 out, err = await process.communicate()
         finally:

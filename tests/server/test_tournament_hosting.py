@@ -32,6 +32,7 @@ from protocol.messages import (
     TournamentInfo,
     Tournaments,
 )
+from protocol.tournaments import Tournament
 from server.storage.store import Store
 from tests.server.conftest import NODES, TIMEOUT, NodeFactory
 from tests.server.hosting import FAST, QUICK, host_tournament, host_tournament_as
@@ -44,8 +45,8 @@ async def url(make_node: NodeFactory) -> AsyncIterator[str]:
 
 
 async def pushed_until(
-    session: ClientSession, done: Callable[[dict[str, Any]], bool]
-) -> dict[str, Any]:
+    session: ClientSession, done: Callable[[Tournament], bool]
+) -> Tournament:
     """The first pushed tournament document for which ``done`` holds."""
     while True:
         message = await session.next(TournamentInfo, timeout=TIMEOUT)
@@ -70,20 +71,20 @@ async def test_entry_rules_password_and_host_only_controls(url: str, store: Stor
     )
     ann = await ClientSession.connect(url, "Ann")
     bo = await ClientSession.connect(url, "Bo")
-    tournament = doc["id"]
-    assert await refused(ann, JoinTournament(code=doc["code"])) is ErrorCode.NOT_ALLOWED
-    assert await refused(ann, JoinTournament(code=doc["code"], password="tango")) is (
+    tournament = doc.id
+    assert await refused(ann, JoinTournament(code=doc.code)) is ErrorCode.NOT_ALLOWED
+    assert await refused(ann, JoinTournament(code=doc.code, password="tango")) is (
         ErrorCode.NOT_ALLOWED
     )
     assert await refused(ann, JoinTournament(code="NOSUCH")) is ErrorCode.NOT_FOUND
     joined = await ann.request(
-        JoinTournament(code=doc["code"].lower(), password="waltz"), TournamentInfo
+        JoinTournament(code=doc.code.lower(), password="waltz"), TournamentInfo
     )
-    assert [e["name"] for e in joined.tournament["entrants"]] == ["Ann"]
+    assert [e.name for e in joined.tournament.entrants] == ["Ann"]
     listed = await bo.request(ListTournaments(), Tournaments)
-    assert [(t["id"], t["entrants"]) for t in listed.tournaments] == [(tournament, 1)]
+    assert [(t.id, t.entrants) for t in listed.tournaments] == [(tournament, 1)]
     meta = await store.redis.hgetall(f"tourn:{{{tournament}}}:meta")
-    assert joined.tournament["password"] is True
+    assert joined.tournament.password is True
     assert not any(b"waltz" in value for value in meta.values())  # hashed, never kept plain
 
     start = ManageTournament(tournament=tournament, action=TournamentAction.START)
@@ -100,7 +101,7 @@ async def test_entry_rules_password_and_host_only_controls(url: str, store: Stor
     assert await store.redis.hget(f"tourn:{{{tournament}}}:meta", "doc") == before
 
     started = await host.request(start, TournamentInfo)
-    assert started.tournament["status"] == "running"
+    assert started.tournament.status == "running"
     late = await ClientSession.connect(url, "Late")
     assert await refused(late, JoinTournament(tournament=tournament, password="waltz")) is (
         ErrorCode.RACE_NOT_OPEN
@@ -117,10 +118,10 @@ async def test_pause_holds_the_next_round_until_resumed(url: str) -> None:
     """Paused after round one: round two starts only once the host resumes."""
     host, doc = await host_tournament(url, format="rounds", variants=["gavotte"], rounds=2)
     bots = [bot(url, i) for i in range(3)]
-    tasks = [asyncio.create_task(b.run(code=doc["code"])) for b in bots]
+    tasks = [asyncio.create_task(b.run(code=doc.code)) for b in bots]
     async with asyncio.timeout(TIMEOUT):
         await asyncio.gather(*(b.joined.wait() for b in bots))
-    tournament = doc["id"]
+    tournament = doc.id
     await host.request(
         ManageTournament(tournament=tournament, action=TournamentAction.START), TournamentInfo
     )
@@ -128,12 +129,12 @@ async def test_pause_holds_the_next_round_until_resumed(url: str) -> None:
         ManageTournament(tournament=tournament, action=TournamentAction.PAUSE), TournamentInfo
     )
     paused = await pushed_until(host, lambda d: d["stages"] and d["stages"][0]["status"] == "done")
-    assert paused["status"] == "paused" and len(paused["stages"]) == 1
+    assert paused.status == "paused" and len(paused.stages) == 1
     await host.request(
         ManageTournament(tournament=tournament, action=TournamentAction.RESUME), TournamentInfo
     )
-    final = await pushed_until(host, lambda d: d["status"] == "finished")
-    assert [s["status"] for s in final["stages"]] == ["done", "done"]
+    final = await pushed_until(host, lambda d: d.status == "finished")
+    assert [s.status for s in final.stages] == ["done", "done"]
     async with asyncio.timeout(TIMEOUT):
         await asyncio.gather(*tasks)
     await host.close()
@@ -144,7 +145,7 @@ async def test_removed_entrant_and_cancel(url: str) -> None:
     host, doc = await host_tournament(
         url, format="rounds", variants=["gavotte"], rounds=3, time_limit=600
     )
-    tournament = doc["id"]
+    tournament = doc.id
     ann = await ClientSession.connect(url, "Ann")
     bo = await ClientSession.connect(url, "Bo")
     for session in (ann, bo):
@@ -152,27 +153,27 @@ async def test_removed_entrant_and_cancel(url: str) -> None:
     await host.request(
         ManageTournament(tournament=tournament, action=TournamentAction.START), TournamentInfo
     )
-    running = await pushed_until(ann, lambda d: bool(d["stages"]))
-    race = running["stages"][0]["races"][0]["race"]
+    running = await pushed_until(ann, lambda d: bool(d.stages))
+    race = running.stages[0].races[0].race
     await ann.request(Resume(race=race, since=0), RaceStarted)
 
     removed = await host.request(
         ManageTournament(tournament=tournament, action=TournamentAction.REMOVE, player=bo.player),
         TournamentInfo,
     )
-    standings = removed.tournament["standings"]
-    assert standings[-1]["player"] == bo.player and standings[-1]["removed"]
+    standings = removed.tournament.standings
+    assert standings[-1].player == bo.player and standings[-1].removed
     cancelled = await host.request(
         ManageTournament(tournament=tournament, action=TournamentAction.CANCEL), TournamentInfo
     )
-    assert cancelled.tournament["status"] == "cancelled"
-    assert cancelled.tournament["stages"][0]["status"] == "cancelled"
+    assert cancelled.tournament.status == "cancelled"
+    assert cancelled.tournament.stages[0].status == "cancelled"
     assert await refused(
         host, ManageTournament(tournament=tournament, action=TournamentAction.CANCEL)
     ) is (ErrorCode.RACE_OVER)
     # Both seats were resigned, so the race closes at once rather than at its time limit.
     finished = await ann.next(RaceFinished, timeout=TIMEOUT)
-    assert {s["status"] for s in finished.standings} == {"resigned"}
+    assert {s.status for s in finished.standings} == {"resigned"}
     for session in (host, ann, bo):
         await session.close()
 
@@ -183,22 +184,22 @@ async def test_entrant_away_past_grace_scores_resigned(url: str) -> None:
         url, format="rounds", variants=["gavotte"], rounds=2, grace=1, time_limit=600
     )
     bots = [bot(url, i) for i in range(2)]
-    tasks = [asyncio.create_task(b.run(code=doc["code"])) for b in bots]
+    tasks = [asyncio.create_task(b.run(code=doc.code)) for b in bots]
     zed = await ClientSession.connect(url, "Zed")
-    await zed.request(JoinTournament(code=doc["code"]), TournamentInfo)
+    await zed.request(JoinTournament(code=doc.code), TournamentInfo)
     async with asyncio.timeout(TIMEOUT):
         await asyncio.gather(*(b.joined.wait() for b in bots))
     await host.request(
-        ManageTournament(tournament=doc["id"], action=TournamentAction.START), TournamentInfo
+        ManageTournament(tournament=doc.id, action=TournamentAction.START), TournamentInfo
     )
-    await pushed_until(zed, lambda d: bool(d["stages"]))
+    await pushed_until(zed, lambda d: bool(d.stages))
     await zed.close()  # and never comes back
 
-    final = await pushed_until(host, lambda d: d["status"] == "finished")
-    for stage in final["stages"]:
-        assert stage["results"][zed.player]["status"] == "resigned"
-        assert stage["results"][zed.player]["place"] == 3
-    assert final["standings"][-1]["player"] == zed.player
+    final = await pushed_until(host, lambda d: d.status == "finished")
+    for stage in final.stages:
+        assert stage.results[zed.player].status == "resigned"
+        assert stage.results[zed.player].place == 3
+    assert final.standings[-1].player == zed.player
     async with asyncio.timeout(TIMEOUT):
         await asyncio.gather(*tasks)
     await host.close()
@@ -210,14 +211,14 @@ async def test_knockout_match_forfeited_by_an_absent_entrant(url: str) -> None:
         url, format="knockout", variants=["gavotte"], best_of=3, grace=1, time_limit=600
     )
     zed = await ClientSession.connect(url, "Zed")
-    await zed.request(JoinTournament(code=doc["code"]), TournamentInfo)
+    await zed.request(JoinTournament(code=doc.code), TournamentInfo)
     ann = bot(url, 0)
-    task = asyncio.create_task(ann.run(code=doc["code"]))
+    task = asyncio.create_task(ann.run(code=doc.code))
     async with asyncio.timeout(TIMEOUT):
         await ann.joined.wait()
     await zed.close()
     await host.request(
-        ManageTournament(tournament=doc["id"], action=TournamentAction.START), TournamentInfo
+        ManageTournament(tournament=doc.id, action=TournamentAction.START), TournamentInfo
     )
     async with asyncio.timeout(2 * TIMEOUT):
         final = await task
@@ -239,7 +240,7 @@ async def test_open_tournaments_per_host_are_bounded(url: str) -> None:
     )  # fmt: skip
     assert await refused(host, request) is ErrorCode.NOT_ALLOWED
     await host.request(
-        ManageTournament(tournament=first["id"], action=TournamentAction.CANCEL), TournamentInfo
+        ManageTournament(tournament=first.id, action=TournamentAction.CANCEL), TournamentInfo
     )
     await host.request(request, TournamentInfo)
     await host.close()
@@ -255,37 +256,37 @@ async def test_a_tables_results_wait_for_the_other_tables_on_its_deal(url: str) 
     tasks = []
     slow: list[ClientSession] = []
     for i in range(2):  # seats go round-robin in joining order: fast ones share table 1
-        tasks.append(asyncio.create_task(fast[i].run(code=doc["code"])))
+        tasks.append(asyncio.create_task(fast[i].run(code=doc.code)))
         async with asyncio.timeout(TIMEOUT):
             await fast[i].joined.wait()
         slow.append(await ClientSession.connect(url, f"Slow {i}"))
-        await slow[i].request(JoinTournament(code=doc["code"]), TournamentInfo)
+        await slow[i].request(JoinTournament(code=doc.code), TournamentInfo)
     await host.request(
-        ManageTournament(tournament=doc["id"], action=TournamentAction.START), TournamentInfo
+        ManageTournament(tournament=doc.id, action=TournamentAction.START), TournamentInfo
     )
-    running = await pushed_until(slow[0], lambda d: bool(d["stages"]))
-    first, second = running["stages"][0]["races"]
-    assert set(first["players"]) == {b.player for b in fast}
+    running = await pushed_until(slow[0], lambda d: bool(d.stages))
+    first, second = running.stages[0].races
+    assert set(first.players) == {b.player for b in fast}
 
     wendy = await ClientSession.connect(url, "Wendy")
-    await wendy.request(Spectate(race=first["race"]), Spectating)
+    await wendy.request(Spectate(race=first.race), Spectating)
     fast_player = fast[0].player
     assert fast_player is not None
     store = NODES[url].store
     async with asyncio.timeout(2 * TIMEOUT):  # table one plays on to its end: no event says so
-        while not await store.results.held(first["race"]):
+        while not await store.results.held(first.race):
             await asyncio.sleep(0.05)
     with pytest.raises(RequestFailed) as early:
-        await wendy.request(GetReplay(race=first["race"], player=fast_player), Replay)
+        await wendy.request(GetReplay(race=first.race, player=fast_player), Replay)
     assert early.value.code is ErrorCode.NOT_ALLOWED
     assert not [m for m in wendy.received if isinstance(m, RaceFinished)]
 
     for session in slow:
-        await session.request(Resign(race=second["race"]), RaceInfo)
+        await session.request(Resign(race=second.race), RaceInfo)
     finished = await wendy.next(RaceFinished, timeout=2 * TIMEOUT)
-    final = await pushed_until(host, lambda d: d["status"] == "finished")
-    assert finished.seed == final["stages"][0]["races"][0]["seed"]
-    await wendy.request(GetReplay(race=first["race"], player=fast_player), Replay)
+    final = await pushed_until(host, lambda d: d.status == "finished")
+    assert finished.seed == final.stages[0].races[0].seed
+    await wendy.request(GetReplay(race=first.race, player=fast_player), Replay)
     async with asyncio.timeout(TIMEOUT):
         await asyncio.gather(*tasks)
     for session in (host, wendy, *slow):

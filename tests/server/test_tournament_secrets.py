@@ -45,6 +45,8 @@ from protocol.messages import (
     TournamentRecord,
     WatchTournament,
 )
+from protocol.tournaments import Tournament
+from protocol.views import View
 from server.engine import find_variant
 from server.engine.state import State
 from server.net.connection import Connection
@@ -123,16 +125,16 @@ def recorder(monkeypatch: pytest.MonkeyPatch) -> Recorder:
     return recording
 
 
-async def follow(watcher: ClientSession, tournament: str) -> dict[str, Any]:
+async def follow(watcher: ClientSession, tournament: str) -> Tournament:
     """Follow a tournament to its end, spectating each stage's first table and asking
     for the record at every change; returns the last document."""
     spectated: set[str] = set()
     reply = await watcher.request(WatchTournament(tournament=tournament), TournamentInfo)
     doc = reply.tournament
-    while doc["status"] not in OVER:
-        stage = doc["stages"][-1] if doc["stages"] else None
-        if stage is not None and stage["status"] == "running":
-            race = stage["races"][0]["race"]
+    while doc.status not in OVER:
+        stage = doc.stages[-1] if doc.stages else None
+        if stage is not None and stage.status == "running":
+            race = stage.races[0].race
             if race not in spectated:
                 spectated.add(race)
                 await watcher.request(Spectate(race=race), Spectating)
@@ -165,7 +167,7 @@ class Positions:
 
     def __init__(self) -> None:
         self.states: dict[tuple[str, str], list[State]] = {}
-        self.views: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        self.views: dict[tuple[str, str], list[View]] = {}
         self.variant: dict[str, str] = {}
 
     async def load(self, store: Store, race: str, players: set[str]) -> None:
@@ -178,7 +180,7 @@ class Positions:
             self.states[race, player] = states
             self.views[race, player] = [as_received(game.view(state)) for state in states]
 
-    def check(self, race: str, player: str, view: dict[str, Any], index: int | None) -> None:
+    def check(self, race: str, player: str, view: View, index: int | None) -> None:
         """``view`` is the engine's view of the racer's position ``index`` (of some position,
         when None), and shows none of that position's face-down cards."""
         game = find_variant(self.variant[race])
@@ -207,16 +209,16 @@ async def test_a_whole_tournament_keeps_its_secrets(
             delay=1,
         )
         watcher = await ClientSession.connect(url, "Wendy")
-        watching = asyncio.create_task(follow(watcher, doc["id"]))
+        watching = asyncio.create_task(follow(watcher, doc.id))
         bots = [
             TournamentBot(url, name=f"Bot {i}", speed=SPEED, seed=i, patience=QUICK)
             for i in range(3)
         ]
-        tasks = [asyncio.create_task(bot.run(code=doc["code"])) for bot in bots]
+        tasks = [asyncio.create_task(bot.run(code=doc.code)) for bot in bots]
         async with asyncio.timeout(TIMEOUT):
             await asyncio.gather(*(bot.joined.wait() for bot in bots))
         await host.request(
-            ManageTournament(tournament=doc["id"], action=TournamentAction.START), TournamentInfo
+            ManageTournament(tournament=doc.id, action=TournamentAction.START), TournamentInfo
         )
         async with asyncio.timeout(6 * TIMEOUT):
             await asyncio.gather(*tasks)
@@ -224,14 +226,14 @@ async def test_a_whole_tournament_keeps_its_secrets(
         for session in (watcher, host):
             await session.close()
 
-    assert final["status"] == "finished"
-    entrants = {e["player"] for e in final["entrants"]}
+    assert final.status == "finished"
+    entrants = {e.player for e in final.entrants}
     stages: dict[int, Stage] = {}
     seen = Positions()
-    for stage in final["stages"]:
-        seed = await stage_seed(store, doc["id"], stage["n"])
-        tables = {r["race"]: set(r["players"]) for r in stage["races"]}
-        stages[stage["n"]] = Stage(seed, tables)
+    for stage in final.stages:
+        seed = await stage_seed(store, doc.id, stage.n)
+        tables = {r.race: set(r.players) for r in stage.races}
+        stages[stage.n] = Stage(seed, tables)
         for race, players in tables.items():
             assert int((await store.meta(race))["seed"]) == seed
             await seen.load(store, race, players)
@@ -268,7 +270,7 @@ async def test_a_whole_tournament_keeps_its_secrets(
         elif isinstance(message, Spectating):
             assert sent.player not in entrants or not message.boards
             for player, view in message.boards.items():
-                seen.check(message.race["id"], player, view, None)
+                seen.check(message.race.id, player, view, None)
         elif isinstance(message, Replay):
             assert sent.player not in entrants
         elif isinstance(message, Progress):
@@ -289,7 +291,7 @@ async def test_a_closed_table_shows_nothing_to_a_stage_still_racing(
         host, doc = await host_tournament(
             url, format="rounds", variants=["grand-duchess"], rounds=2, table_size=2
         )
-        tournament = doc["id"]
+        tournament = doc.id
         ann, bo, cy, olive = [
             await ClientSession.connect(url, name) for name in ("Ann", "Bo", "Cy", "Olive")
         ]
@@ -297,7 +299,7 @@ async def test_a_closed_table_shows_nothing_to_a_stage_still_racing(
             await entrant.request(JoinTournament(tournament=tournament), TournamentInfo)
         start = ManageTournament(tournament=tournament, action=TournamentAction.START)
         running = (await host.request(start, TournamentInfo)).tournament
-        tables = {p: r["race"] for r in running["stages"][0]["races"] for p in r["players"]}
+        tables = {p: r.race for r in running.stages[0].races for p in r.players}
         first, second = tables[ann.player], tables[bo.player]
         assert tables[cy.player] == first != second
         for racer in (ann, cy):
@@ -314,7 +316,7 @@ async def test_a_closed_table_shows_nothing_to_a_stage_still_racing(
                 await bo.request(look, ServerMessage)
             assert refused.value.code is ErrorCode.NOT_ALLOWED
         for asker in (bo, olive):
-            record = await asker.request(GetTournamentRecord(code=doc["code"]), TournamentRecord)
+            record = await asker.request(GetTournamentRecord(code=doc.code), TournamentRecord)
             assert record.record["races"] == {}
             assert not carries_seed(encode(record), seed)
         await olive.request(Spectate(race=first), Spectating)
@@ -325,12 +327,12 @@ async def test_a_closed_table_shows_nothing_to_a_stage_still_racing(
         await bo.request(Resume(race=second, since=0), RaceStarted)
         await bo.request(Resign(race=second), RaceInfo)
         # The schedule scores the stage on its next sweep.
-        await bo.next(TournamentInfo, lambda m: len(m.tournament["stages"]) == 2)
+        await bo.next(TournamentInfo, lambda m: len(m.tournament.stages) == 2)
         finished = await ann.next(RaceFinished, timeout=TIMEOUT)
         assert finished.seed == seed
         for asker in (bo, olive):
             await asker.request(GetReplay(race=first, player=ann.player), Replay)
-        record = await bo.request(GetTournamentRecord(code=doc["code"]), TournamentRecord)
+        record = await bo.request(GetTournamentRecord(code=doc.code), TournamentRecord)
         assert set(record.record["races"]) == {first, second}
         assert {r["seed"] for r in record.record["races"].values()} == {seed}
         await host.request(
@@ -339,4 +341,4 @@ async def test_a_closed_table_shows_nothing_to_a_stage_still_racing(
         for session in (host, ann, bo, cy, olive):
             await session.close()
     cancelled = await TournamentStore(store).load(tournament)
-    assert cancelled is not None and cancelled["status"] == "cancelled"
+    assert cancelled is not None and cancelled.status == "cancelled"

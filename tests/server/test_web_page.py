@@ -40,6 +40,7 @@ from protocol.messages import (
 )
 from protocol.moves import Move
 from protocol.policy import GreedyPolicy
+from protocol.tournaments import Tournament
 from tests.server.browser import Watcher, chromium_path, launched
 from tests.server.conftest import TIMEOUT, NodeFactory
 from tests.server.hosting import FAST, QUICK, host_tournament
@@ -136,7 +137,7 @@ async def bot_race(
         ),
         RaceInfo,
     )
-    race, code = created.race["id"], created.race["code"]
+    race, code = created.race.id, created.race.code
     bot = await start_bot(url, race=race, name="Bob", speed=speed)
     await host.request(StartRace(race=race), RaceInfo)
     started = await host.next(RaceStarted, timeout=TIMEOUT)
@@ -155,14 +156,14 @@ async def running(race: BotRace) -> AsyncIterator[BotRace]:
 @contextlib.asynccontextmanager
 async def tournament_with_bots(
     url: str, entrants: int, speed: float, **settings: Any
-) -> AsyncIterator[tuple[ClientSession, dict[str, Any]]]:
+) -> AsyncIterator[tuple[ClientSession, Tournament]]:
     """A tournament hosted by "Host" with ``entrants`` bots joined; all stopped after."""
     host, doc = await host_tournament(url, **settings)
     bots = [
         TournamentBot(url, name=f"Bot {i}", speed=speed, seed=i, patience=QUICK)
         for i in range(entrants)
     ]
-    tasks = [asyncio.create_task(b.run(code=doc["code"])) for b in bots]
+    tasks = [asyncio.create_task(b.run(code=doc.code)) for b in bots]
     try:
         async with asyncio.timeout(TIMEOUT):
             await asyncio.gather(*(b.joined.wait() for b in bots))
@@ -234,7 +235,7 @@ async def test_a_delayed_race_shows_no_board_before_its_delay(node: str, browser
             "Moves are shown 30 s after they are made."
         )
         # Both racers are well under way while the page waits.
-        await race.host.next(Progress, lambda p: p.progress["moves"] >= 10, timeout=TIMEOUT)
+        await race.host.next(Progress, lambda p: p.progress.moves >= 10, timeout=TIMEOUT)
         # Not even the deal is shown before its 30 s have passed: no board at all.
         await expect(page.locator(".waiting")).to_have_text("No boards yet.")
         assert not await page.locator(".board").count()
@@ -381,10 +382,10 @@ async def test_tournament_standings_update_after_a_round(node: str, browser: Bro
     ) as (host, doc):
         watcher = await Watcher.open(browser)
         page = watcher.page
-        await page.goto(page_url(node, f"/tournament/{doc['code']}"))
+        await page.goto(page_url(node, f"/tournament/{doc.code}"))
         await expect(page.locator(".entrants li")).to_have_count(3)
         await host.request(
-            ManageTournament(tournament=doc["id"], action=TournamentAction.START), TournamentInfo
+            ManageTournament(tournament=doc.id, action=TournamentAction.START), TournamentInfo
         )
         await page.locator(".stages li").first.wait_for(timeout=4 * WAIT_MS)
         assert sum(await _standings_points(page)) >= 3 + 2 + 1  # round one's points
@@ -403,9 +404,9 @@ async def test_a_knockout_shows_its_bracket_and_tables_racing_now(
     ) as (host, doc):
         watcher = await Watcher.open(browser)
         page = watcher.page
-        await page.goto(page_url(node, f"/tournament/{doc['code']}"))
+        await page.goto(page_url(node, f"/tournament/{doc.code}"))
         await host.request(
-            ManageTournament(tournament=doc["id"], action=TournamentAction.START), TournamentInfo
+            ManageTournament(tournament=doc.id, action=TournamentAction.START), TournamentInfo
         )
         tables = page.locator(".tables li.table a")
         await tables.nth(1).wait_for(timeout=WAIT_MS)
@@ -417,7 +418,7 @@ async def test_a_knockout_shows_its_bracket_and_tables_racing_now(
         await page.locator(".board").nth(1).wait_for(timeout=WAIT_MS)
         assert_clean(watcher)
         await host.request(
-            ManageTournament(tournament=doc["id"], action=TournamentAction.CANCEL), TournamentInfo
+            ManageTournament(tournament=doc.id, action=TournamentAction.CANCEL), TournamentInfo
         )
 
 
@@ -429,9 +430,9 @@ async def test_a_finished_knockout_shows_its_champion(node: str, browser: Browse
     ):
         watcher = await Watcher.open(browser)
         page = watcher.page
-        await page.goto(page_url(node, f"/tournament/{doc['code']}"))
+        await page.goto(page_url(node, f"/tournament/{doc.code}"))
         await host.request(
-            ManageTournament(tournament=doc["id"], action=TournamentAction.START), TournamentInfo
+            ManageTournament(tournament=doc.id, action=TournamentAction.START), TournamentInfo
         )
         await expect(page.locator(".champion")).to_contain_text(
             "Champion: Bot", timeout=4 * WAIT_MS
@@ -452,23 +453,23 @@ async def test_a_tournament_table_is_titled_by_its_tournament_and_links_it(
         node, 2, 1, format="rounds", variants=["gavotte"], rounds=1
     ) as (host, doc):
         started = await host.request(
-            ManageTournament(tournament=doc["id"], action=TournamentAction.START), TournamentInfo
+            ManageTournament(tournament=doc.id, action=TournamentAction.START), TournamentInfo
         )
-        table = started.tournament["stages"][0]["races"][0]["race"]
+        table = started.tournament.stages[0].races[0].race
         watcher = await Watcher.open(browser)
         page = watcher.page
         await page.goto(page_url(node))
         link = page.locator(f'li.race[data-race="{table}"] a')
         await link.wait_for(timeout=WAIT_MS)
         label = (await link.inner_text()).strip()
-        assert doc["name"] in label and not label.endswith("·"), label
+        assert doc.name in label and not label.endswith("·"), label
         await link.click()
         await page.wait_for_url(re.compile(f"/race/{table}$"), timeout=WAIT_MS)
-        back = page.locator(f'a[href="/tournament/{doc["code"]}"]')
-        await expect(back).to_have_text(doc["name"])
+        back = page.locator(f'a[href="/tournament/{doc.code}"]')
+        await expect(back).to_have_text(doc.name)
         title = await page.title()
-        assert doc["name"] in title and "·  ·" not in title and " · · " not in title, title
+        assert doc.name in title and "·  ·" not in title and " · · " not in title, title
         assert not await page.locator("h1 .code:empty").count()
         await back.click()
-        await page.wait_for_url(re.compile(f"/tournament/{doc['code']}$"), timeout=WAIT_MS)
+        await page.wait_for_url(re.compile(f"/tournament/{doc.code}$"), timeout=WAIT_MS)
         assert_clean(watcher)
