@@ -13,8 +13,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
-from redis.exceptions import NoScriptError
-
 from protocol.profiles import RecentRace
 from server.rules.results import RatingChange
 from server.storage import keys
@@ -73,7 +71,7 @@ class PlayerStore:
         self.redis: RedisClient = store.redis
         self._token_add = store.scripts["token_add"]
         self._token_touch = store.scripts["token_touch"]
-        self._player_race = store.scripts["player_race"]
+        self._scripts = store.scripts
 
     # -- names and accounts ------------------------------------------------
 
@@ -162,18 +160,14 @@ class PlayerStore:
         """Record a finished race in each account once (``lua/player_race.lua``), all in one
         round trip. Per account: None if it was recorded before, else each rating the race
         moved, as it now stands."""
-        sha, calls = self._player_race.sha, [_player_race_call(race, r) for r in records]
-        for attempt in range(2):
-            try:
-                async with self.redis.pipeline(transaction=False) as pipe:
-                    for names, args in calls:
-                        pipe.evalsha(sha, len(names), *names, *args)
-                    replies = await pipe.execute()
-                break
-            except NoScriptError:  # Redis restarted: a second run of a record changes nothing
-                if attempt:
-                    raise
-                await self.redis.script_load(self._player_race.script)
+        calls = [_player_race_call(race, r) for r in records]
+
+        def fill(pipe: Any) -> None:
+            for names, args in calls:
+                self._scripts.call(pipe, "player_race", names, args)
+
+        # Sent again after Redis restarted: a second run of a record changes nothing.
+        replies = await self._scripts.pipeline(fill)
         return [None if reply == 0 else _moved(reply) for reply in replies]
 
     async def update_boards(self, ratings: Sequence[BoardRating], wins: Sequence[FastWin]) -> None:

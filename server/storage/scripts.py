@@ -16,11 +16,12 @@ source from the same registry, and reloads through it.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from importlib import resources
 from typing import Any
 
 from redis.commands.core import AsyncScript
+from redis.exceptions import NoScriptError
 
 from server.storage.cluster import RedisClient
 from server.storage.keys import BoardField
@@ -100,3 +101,27 @@ class ScriptRegistry:
     async def run(self, name: str, keys_: Sequence[str], args: Sequence[Any]) -> Any:
         """Run script ``name``; redis-py loads it again once if Redis forgot it."""
         return await self._scripts[name](keys=keys_, args=args)
+
+    def call(self, pipe: Any, name: str, keys_: Sequence[str], args: Sequence[Any]) -> None:
+        """Queue script ``name`` in a pipeline of :meth:`pipeline` (by its SHA-1)."""
+        pipe.evalsha(self.sha(name), len(keys_), *keys_, *args)
+
+    async def pipeline(self, fill: Callable[[Any], None]) -> list[Any]:
+        """The replies of one pipeline (not a transaction) that ``fill`` queues, scripts
+        among its commands (:meth:`call`): one round trip. If Redis forgot a script, the
+        scripts are loaded and the whole pipeline sent again, so it must be safe to repeat.
+
+        redis-py's own pipelines would ask Redis whether it knows each script first:
+        a round trip more every time, for what happens once per restart.
+        """
+        for attempt in range(2):
+            try:
+                async with self._redis.pipeline(transaction=False) as pipe:
+                    fill(pipe)
+                    replies: list[Any] = await pipe.execute()
+                return replies
+            except NoScriptError:
+                if attempt:
+                    raise
+                await self.load()
+        raise AssertionError("unreachable")

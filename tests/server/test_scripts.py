@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from importlib import resources
+from typing import Any
 
 from server.storage.counters import RateCounters
 from server.storage.keys import BoardField
@@ -49,3 +50,15 @@ async def test_a_store_script_is_loaded_again_after_a_flush(store: Store) -> Non
     assert (await counters.hit("rate:test:flush", 60_000)).attempts == 1
     await store.redis.script_flush()
     assert (await counters.hit("rate:test:flush", 60_000)).attempts == 2
+
+
+async def test_a_pipeline_of_scripts_is_sent_again_after_a_flush(store: Store) -> None:
+    """A pipeline calling scripts by SHA-1 loads them and runs once more if Redis forgot them."""
+    await store.redis.script_flush()
+
+    def fill(pipe: Any) -> None:
+        store.scripts.call(pipe, "rate_hit", ["rate:test:pipeline"], [60_000])
+        pipe.get("rate:test:pipeline")
+
+    (attempts, _), counted = await store.scripts.pipeline(fill)
+    assert (attempts, counted) == (1, b"1")
