@@ -19,7 +19,7 @@ from protocol.codec import decode_server
 from protocol.exceptions import ErrorCode
 from protocol.messages import Rewound, ServerMessage
 from server.exceptions import RequestRefused
-from server.fanout.feeds import RaceWatch
+from server.fanout.feeds import RaceWatch, Role
 from server.services.boards import RacerBoard
 
 RACE = "r1"
@@ -77,7 +77,7 @@ async def test_a_move_acknowledged_during_the_rewind_is_not_reported_lost() -> N
     """The read is made again when the racer's count moved meanwhile: seq 13, lost 0."""
     client, boards = _Client(), _Boards()
     watch = RaceWatch(
-        cast(Any, client), RACE, "racer", 29,
+        cast(Any, client), RACE, Role.RACER, 29,
         lobby=cast(Any, _Lobby()), boards=cast(Any, boards), memory=cast(Any, None),
     )  # fmt: skip
     client._watches[RACE] = watch
