@@ -21,8 +21,8 @@ from client.screens.daily import DailyScreen
 from client.screens.game import DailyGameScreen
 from client.session import ClientSession
 from protocol.messages import Account, Register
+from tests.client.scenes import NOW, frozen, race_started
 from tests.client.screen import on_screen, screen_text, until
-from tests.client.test_snapshots import NOW, _frozen, _started
 from tests.client.values import race_summary
 
 PASSWORD = "a long enough password"
@@ -77,13 +77,13 @@ def _fixed_clock(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.mark.usefixtures("_fixed_clock")
 async def test_a_won_daily_deal_waits_for_nobody() -> None:
     """Won alone: the notice says when the results open, not "Waiting for the others"."""
-    started = _started("quadrille")
+    started = race_started("quadrille")
     progress = started.view.progress._replace(home=52, won=True, over=True)
     view = dataclasses.replace(started.view, progress=progress)
     started = dataclasses.replace(started, view=view, legal=())
     app = BallroomApp("ws://127.0.0.1:9/", "Dee")
     async with app.run_test(size=(80, 24)) as pilot:
-        _frozen(app)
+        frozen(app)
         info = race_summary(id="r1", code="", variant="quadrille", host="daily", players=["me"],
                             names={"me": "Dee"}, max_players=1)  # fmt: skip
         await app.push_screen(DailyGameScreen(RaceRecord("r1", info, me="me"), started))

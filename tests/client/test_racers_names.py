@@ -9,8 +9,8 @@ import pytest
 from client import net
 from client.app import BallroomApp
 from client.screens.game import GameScreen
+from tests.client.scenes import FIVE, NOW, NOWHERE, five_racers
 from tests.client.screen import on_screen
-from tests.client.test_snapshots import FIVE, NOW, NOWHERE, _five_racers
 
 
 @pytest.fixture(autouse=True)
@@ -25,7 +25,7 @@ def _fixed_clock(monkeypatch: pytest.MonkeyPatch) -> None:
 async def test_five_racers_are_named_whole(variant: str, size: tuple[int, int]) -> None:
     app = BallroomApp(NOWHERE, FIVE["me"])
     async with app.run_test(size=size) as pilot:
-        await _five_racers(pilot, variant)
+        await five_racers(pilot, variant)
         assert isinstance(app.screen, GameScreen)
         shown = await on_screen(pilot, "Bot 1", "Bots")
         missing = [name for name in FIVE.values() if name not in shown]

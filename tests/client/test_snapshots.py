@@ -19,24 +19,11 @@ from client.app import BallroomApp
 from client.models.record import RaceRecord
 from client.screens.game import GameScreen
 from client.screens.lobby import LobbyScreen
-from protocol.messages import RaceStarted
-from protocol.views import Progress, View
-from server.engine import Game, find_variant
+from protocol.views import Progress
+from tests.client.scenes import NAMES, NOW, NOWHERE, five_racers, frozen, race_started
 from tests.client.values import race_summary
 
 SIZE = (80, 24)
-NOWHERE = "ws://127.0.0.1:9/"
-NOW = 1_767_312_000.0
-
-#: A long name, a wide one (emoji and CJK take two columns each) and a right-to-left one.
-NAMES = {"me": "Bartholomew-Maximilian", "wide": "🃏Queen👑王后", "rtl": "مريم الحسيني"}
-
-
-def _frozen(app: BallroomApp) -> None:
-    """Stop the link's worker and fix what moves with time: the link line and the clock."""
-    app.workers.cancel_group(app, "link")
-    app.link.state = net.LinkState.ONLINE
-    app.link_text = "● online"
 
 
 @pytest.fixture(autouse=True)
@@ -54,7 +41,7 @@ def test_lobby_with_long_wide_and_rtl_names(snap_compare: Any) -> None:
     async def lobby(pilot: Pilot[Any]) -> None:
         app = pilot.app
         assert isinstance(app, BallroomApp)
-        _frozen(app)
+        frozen(app)
         screen = app.screen
         assert isinstance(screen, LobbyScreen)
         while not screen.composed:
@@ -71,16 +58,6 @@ def test_lobby_with_long_wide_and_rtl_names(snap_compare: Any) -> None:
     assert snap_compare(_app(), terminal_size=SIZE, run_before=lobby)
 
 
-def _started(variant: str) -> RaceStarted:
-    game: Game = find_variant(variant)
-    state = game.deal(7)
-    return RaceStarted(
-        race="r1", layout=game.layout, view=View.from_data(game.view(state)),
-        legal=game.legal_moves(state).texts(), commitment="ab" * 32, deal_version=1,
-        started_at=NOW - 60, ends_at=NOW + 540,
-    )  # fmt: skip
-
-
 @pytest.mark.parametrize("variant", ["quadrille", "grand-duchess"])
 def test_game_with_three_racers_of_every_script(snap_compare: Any, variant: str) -> None:
     """The racers line names everyone at 80 columns; progress bars line up whatever the
@@ -89,36 +66,18 @@ def test_game_with_three_racers_of_every_script(snap_compare: Any, variant: str)
     async def game(pilot: Pilot[Any]) -> None:
         app = pilot.app
         assert isinstance(app, BallroomApp)
-        _frozen(app)
+        frozen(app)
         players = list(NAMES)
         info = race_summary(id="r1", code="K7QH2M", variant=variant, host="me",
                             players=players, names=NAMES)  # fmt: skip
         record = RaceRecord("r1", info, me="me")
-        started = _started(variant)
+        started = race_started(variant)
         for n, player in enumerate(players):
             record.update_progress(player, Progress(4 * n, 52, 10 * n, False, False))
         await app.push_screen(GameScreen(record, started))
         await pilot.pause()
 
     assert snap_compare(_app(), terminal_size=SIZE, run_before=game)
-
-
-#: Five racers: the long, wide and right-to-left names and two short ones.
-FIVE = {**NAMES, "b1": "Bot 1", "b2": "Bots"}
-
-
-async def _five_racers(pilot: Pilot[Any], variant: str) -> None:
-    app = pilot.app
-    assert isinstance(app, BallroomApp)
-    _frozen(app)
-    players = list(FIVE)
-    info = race_summary(id="r1", code="K7QH2M", variant=variant, host="me", players=players,
-                        names=FIVE, max_players=8)  # fmt: skip
-    record = RaceRecord("r1", info, me="me")
-    for n, player in enumerate(players):
-        record.update_progress(player, Progress(6 * n, 104, 10 * n, False, n % 2 == 1))
-    await app.push_screen(GameScreen(record, _started(variant)))
-    await pilot.pause()
 
 
 @pytest.mark.parametrize(
@@ -131,6 +90,6 @@ def test_five_racers_keep_their_whole_names(
     cut names down to "B…" (issue 24 item 8)."""
 
     async def game(pilot: Pilot[Any]) -> None:
-        await _five_racers(pilot, variant)
+        await five_racers(pilot, variant)
 
     assert snap_compare(_app(), terminal_size=size, run_before=game)

@@ -10,8 +10,8 @@ from client import net
 from client.app import BallroomApp
 from client.models.record import RaceRecord
 from client.screens.game import GameScreen, hud_text
+from tests.client.scenes import NOW, NOWHERE, frozen, race_started
 from tests.client.screen import on_screen
-from tests.client.test_snapshots import NOW, NOWHERE, _frozen, _started
 from tests.client.values import race_summary
 
 LABEL = "Friday night grand dance · round 2 of 3, table 1"
@@ -35,13 +35,13 @@ def test_the_race_name_is_cut_before_the_title_goes() -> None:
 async def test_a_tournament_race_keeps_the_variant_in_the_top_bar(variant: str) -> None:
     app = BallroomApp(NOWHERE, "🃏Queen👑王后مريم")
     async with app.run_test(size=(80, 24)) as pilot:
-        _frozen(app)
+        frozen(app)
         info = race_summary(
             id="r1", code="", variant=variant, host="t1", players=["me"], names={"me": "Ann"},
             tournament="t1", tournament_code="K7QH2M",
         )  # fmt: skip
         record = RaceRecord("r1", info, me="me", label=LABEL)
-        await app.push_screen(GameScreen(record, _started(variant)))
+        await app.push_screen(GameScreen(record, race_started(variant)))
         shown = await on_screen(pilot, "● online", "⏱ 9:00", "Friday")
         top = shown.splitlines()[0]
         title = "Grand Duchess" if variant == "grand-duchess" else "Royal Cotillion"
@@ -62,7 +62,7 @@ async def test_a_name_of_every_script_keeps_online_and_the_bars_in_line() -> Non
 
     app = BallroomApp(NOWHERE, EVERY_SCRIPT)
     async with app.run_test(size=(80, 24)) as pilot:
-        _frozen(app)
+        frozen(app)
         shown = await on_screen(pilot, "● online")
         assert shown.splitlines()[0].rstrip().endswith("● online"), shown
         names = {"me": EVERY_SCRIPT, "b": "Bob", "c": "王后王后王后王后王后王后"}
@@ -71,7 +71,7 @@ async def test_a_name_of_every_script_keeps_online_and_the_bars_in_line() -> Non
         record = RaceRecord("r1", info, me="me")
         for n, player in enumerate(names):
             record.update_progress(player, Progress(5 * n, 52, 7 * n, False, False))
-        await app.push_screen(GameScreen(record, _started("quadrille")))
+        await app.push_screen(GameScreen(record, race_started("quadrille")))
         shown = await on_screen(pilot, "Racers", "Bob")
         panel = [line.rstrip() for line in shown.splitlines() if "▏ " in line]
         rows = [line for line in panel if line.endswith("/52") or line.endswith(" mv")]

@@ -47,8 +47,8 @@ from protocol.tournaments import (
     TournamentStatus,
 )
 from tests.client.make_golden import GOLDEN_DIR
+from tests.client.scenes import NOWHERE
 from tests.client.screen import on_screen, until
-from tests.client.test_app import NOWHERE
 from tests.client.tournament_docs import golden_texts, knockout_doc, rounds_doc
 from tests.server.conftest import TIMEOUT, NodeFactory
 from tests.server.hosting import FAST, QUICK

@@ -17,7 +17,7 @@ import asyncio
 import functools
 from collections.abc import Sequence
 
-from tests.conformance.test_protocol_contract import DEAL, VARIANT, Racer, _hello
+from tests.conformance.racers import DEAL, VARIANT, Racer, hello
 from tests.conformance.wire import Frame, Peer
 from tests.server.conftest import TIMEOUT, ProcessFactory
 
@@ -68,7 +68,7 @@ async def test_resume_from_the_highest_event_misses_no_progress_held_by_the_rate
     Ann's second move, before the drop or after the resume."""
     first, second = await asyncio.to_thread(node_processes, 2)
     for _ in range(4):  # the window is 45 ms wide: a few tries make it show
-        ann, bo = await _hello(first.url, "Ann"), await _hello(second.url, "Bo")
+        ann, bo = await hello(first.url, "Ann"), await hello(second.url, "Bo")
         race, _ = await _race(ann, bo)
         ann_racer = Racer(ann, race, await ann.push("race_started", race=race))
         bo_racer = Racer(bo, race, await bo.push("race_started", race=race))
@@ -79,7 +79,7 @@ async def test_resume_from_the_highest_event_misses_no_progress_held_by_the_rate
         await bo.close()
         heard = [m["event"] for m in bo.pushed(race, "progress")]
         since = bo.last_event(race)
-        again = await _hello(first.url, "Bo", token=bo.token)
+        again = await hello(first.url, "Bo", token=bo.token)
         await again.ask("resume", race=race, since=since)
         if second_move not in heard:
             await again.push("progress", functools.partial(_at_least, second_move), race=race)
@@ -93,7 +93,7 @@ async def test_a_delayed_spectator_gets_presence_in_event_order(
     """Under ``delayed``, a racer's presence comes in its place among the boards
     owed: every event once, in order, for a spectator of every policy."""
     (node,) = await asyncio.to_thread(node_processes, 1)
-    ann, bo, cy = [await _hello(node.url, name) for name in ("Ann", "Bo", "Cy")]
+    ann, bo, cy = [await hello(node.url, name) for name in ("Ann", "Bo", "Cy")]
     race, start = await _race(ann, bo, spectate="delayed", delay=1)
     await cy.ask("spectate", race=race)
     ann_racer = Racer(ann, race, await ann.push("race_started", race=race))
@@ -116,7 +116,7 @@ async def test_pushes_to_a_racer_rise_through_the_lobby_and_the_countdown(
     """Both racers ready start the race at once: the last ``race_state`` comes before
     the ``countdown``; Bo's presence during the countdown comes after ``race_started``."""
     (node,) = await asyncio.to_thread(node_processes, 1, BALLROOM_COUNTDOWN="1")
-    ann, bo = await _hello(node.url, "Ann"), await _hello(node.url, "Bo")
+    ann, bo = await hello(node.url, "Ann"), await hello(node.url, "Bo")
     created = await ann.ask(
         "create_race", variant=VARIANT, max_players=2, time_limit=600, deal=DEAL, spectate="live"
     )
@@ -140,13 +140,13 @@ async def test_the_end_of_the_countdown_is_pushed(node_processes: ProcessFactory
     phase ``running`` at the start, numbered as the start."""
     (node,) = await asyncio.to_thread(node_processes, 1, BALLROOM_COUNTDOWN="1")
     names = ("Ann", "Bo", "Cy", "Dee", "Eve")
-    ann, bo, cy, dee, eve = [await _hello(node.url, name) for name in names]
+    ann, bo, cy, dee, eve = [await hello(node.url, name) for name in names]
     assert (await eve.ask("list_races", follow=True))["t"] == "races"
     after, after_start = await _race(ann, bo, spectate="after")
     delayed, delayed_start = await _race(cy, dee, spectate="delayed", delay=30)
     watching = {}
     for race in (after, delayed):
-        watching[race] = await _hello(node.url, "Watcher")
+        watching[race] = await hello(node.url, "Watcher")
         assert (await watching[race].ask("spectate", race=race))["race"]["phase"] == "countdown"
 
     def running(m: Frame) -> bool:

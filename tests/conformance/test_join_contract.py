@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 
-from tests.conformance.test_protocol_contract import DEAL, VARIANT, _hello
+from tests.conformance.racers import DEAL, VARIANT, hello
 from tests.conformance.wire import Peer
 from tests.server.conftest import TIMEOUT, ProcessFactory
 
@@ -26,13 +26,13 @@ def _first_after_welcome(peer: Peer) -> str:
 
 async def _fill_and_start(url: str) -> list[Peer]:
     """A host's race filled by joiners all at once, started as soon as the last is in."""
-    host = await _hello(url, "Host")
+    host = await hello(url, "Host")
     info = (
         await host.ask(
             "create_race", variant=VARIANT, max_players=1 + JOINERS, time_limit=600, deal=DEAL
         )
     )["race"]
-    joiners = await asyncio.gather(*(_hello(url, f"J{n}") for n in range(JOINERS)))
+    joiners = await asyncio.gather(*(hello(url, f"J{n}") for n in range(JOINERS)))
 
     async def start_when_full() -> None:
         await host.push("race_state", lambda m: len(m["race"]["players"]) == 1 + JOINERS)

@@ -9,25 +9,13 @@ the other must too.
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Sequence
 from typing import Any
 
+from tests.conformance.racers import DEAL, VARIANT, Racer, hello, two_nodes
 from tests.conformance.wire import Frame, Peer, commitment_of, event_is
-from tests.server.conftest import TIMEOUT, ProcessFactory
-
-VARIANT = "quadrille"
-DEAL = 7
-
-
-async def _two_nodes(node_processes: ProcessFactory) -> tuple[str, str]:
-    first, second = await asyncio.to_thread(node_processes, 2)
-    return first.url, second.url
-
-
-async def _hello(url: str, name: str, token: str | None = None) -> Peer:
-    return await Peer.hello(url, name, token=token, timeout=TIMEOUT)
+from tests.server.conftest import ProcessFactory
 
 
 def _check_told(told: list[Frame], made: list[Frame]) -> None:
@@ -52,30 +40,6 @@ def _check_view(view: Frame, layout: Frame) -> None:
     for pile in view["piles"].values():
         assert all(isinstance(card, int) for card in pile)
     assert {"home", "target", "moves", "won", "over", "redeals_left"} <= set(view)
-
-
-class Racer:
-    """A racer's game as the server last showed it: the next ``seq`` and the legal moves."""
-
-    def __init__(self, peer: Peer, race: str, started: Frame) -> None:
-        self.peer, self.race = peer, race
-        self.seq, self.legal, self.view = 0, list(started["legal"]), started["view"]
-        self.start_event: int = started["event"]
-        self.replies: list[Frame] = []
-
-    async def play(self, count: int) -> list[Frame]:
-        """Up to ``count`` moves, each the first legal one; their ``moved`` replies."""
-        made = []
-        for _ in range(count):
-            if not self.legal:
-                break
-            reply = await self.peer.ask("move", race=self.race, seq=self.seq, move=self.legal[0])
-            assert reply["t"] == "moved" and reply["seq"] == self.seq
-            assert isinstance(reply["event"], int)
-            self.seq, self.legal, self.view = self.seq + 1, list(reply["legal"]), reply["view"]
-            made.append(reply)
-        self.replies.extend(made)
-        return made
 
 
 def _without_id(frame: Frame) -> Frame:
@@ -103,10 +67,10 @@ async def test_a_whole_race_across_two_nodes_as_the_page_tells_it(
 ) -> None:
     """Lobby, join by code, ready and start, moves and resends, a drop and a resume on the
     other node, resignations, results with the commitment, and replay, each as documented."""
-    one, two = await _two_nodes(node_processes)
-    ann = await _hello(one, "Ann")
-    bo = await _hello(two, "Bo")
-    cy = await _hello(two, "Cy")  # a spectator
+    one, two = await two_nodes(node_processes)
+    ann = await hello(one, "Ann")
+    bo = await hello(two, "Bo")
+    cy = await hello(two, "Cy")  # a spectator
     assert ann.welcome["v"] == 2 and ann.welcome["name"] == "Ann"
     assert ann.welcome["node"] != bo.welcome["node"]
     assert (await ann.ask("ping"))["t"] == "pong"
@@ -168,7 +132,7 @@ async def test_a_whole_race_across_two_nodes_as_the_page_tells_it(
         assert board["view"] == reply["view"]
 
     # A spectator that saw nothing and resumes is answered as `spectate` is: the boards now.
-    fresh = await _hello(one, "Cy", token=cy.token)
+    fresh = await hello(one, "Cy", token=cy.token)
     now = await fresh.ask("resume", race=race, since=0)
     assert now["t"] == "spectating" and now["event"] == made[-1]["event"]
     assert now["boards"] == {ann.player: made[-1]["view"], bo.player: started["view"]}
@@ -195,7 +159,7 @@ async def test_a_whole_race_across_two_nodes_as_the_page_tells_it(
     assert since == made[-1]["event"]
     await bo.close()
     missed = await ann_racer.play(4)
-    bo = await _hello(one, "Bo", token=bo.token)
+    bo = await hello(one, "Bo", token=bo.token)
     assert bo.player == bo_racer.peer.player and bo.welcome["node"] == ann.welcome["node"]
     resumed = await bo.ask("resume", race=race, since=since)
     assert resumed["t"] == "race_started" and "event" not in resumed
@@ -249,9 +213,9 @@ async def test_a_whole_race_across_two_nodes_as_the_page_tells_it(
 async def test_the_lobby_as_the_page_tells_it(node_processes: ProcessFactory) -> None:
     """Leaving, refusals by phase, and the documented defaults: a race without
     ``spectate`` is delayed by 30 s; a tournament's ``delay`` follows its policy."""
-    one, two = await _two_nodes(node_processes)
-    ann = await _hello(one, "Ann")
-    bo = await _hello(two, "Bo")
+    one, two = await two_nodes(node_processes)
+    ann = await hello(one, "Ann")
+    bo = await hello(two, "Bo")
     created = await ann.ask("create_race", variant=VARIANT, max_players=2, time_limit=60)
     info = created["race"]
     assert (info["spectate"], info["delay"], info["deal"]) == ("delayed", 30, None)
@@ -297,12 +261,12 @@ async def test_a_default_race_shows_no_board_before_its_delay(
 ) -> None:
     """A race created without ``spectate`` shows nobody a board before its 30 s delay;
     when it ends sooner, what was owed comes at once, then race_finished, last."""
-    one, two = await _two_nodes(node_processes)
-    ann = await _hello(one, "Ann")
-    bo = await _hello(two, "Bo")
-    cy = await _hello(two, "Cy")  # on Bo's node: what reaches Bo has reached Cy's feed
+    one, two = await two_nodes(node_processes)
+    ann = await hello(one, "Ann")
+    bo = await hello(two, "Bo")
+    cy = await hello(two, "Cy")  # on Bo's node: what reaches Bo has reached Cy's feed
     race, ann_racer, bo_racer = await _race_with_spectators(ann, bo, [cy])
-    late = await _hello(one, "Dee")
+    late = await hello(one, "Dee")
     made = [*await ann_racer.play(4), *await bo_racer.play(2)]
     joined = await late.ask("spectate", race=race)
     # Within the delay: the race's info, no board, as of the last event before the start's.
@@ -340,10 +304,10 @@ async def test_delayed_and_after_policies_as_the_page_tells_them(
 ) -> None:
     """Under ``delayed`` each board comes ``delay`` seconds after its move; under ``after``
     a spectator gets nothing of the play until race_finished, then the boards on asking."""
-    one, two = await _two_nodes(node_processes)
-    ann = await _hello(one, "Ann")
-    bo = await _hello(two, "Bo")
-    cy = await _hello(two, "Cy")
+    one, two = await two_nodes(node_processes)
+    ann = await hello(one, "Ann")
+    bo = await hello(two, "Bo")
+    cy = await hello(two, "Cy")
     race, ann_racer, bo_racer = await _race_with_spectators(
         ann, bo, [cy], spectate="delayed", delay=1
     )

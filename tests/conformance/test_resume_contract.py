@@ -13,13 +13,7 @@ import asyncio
 import itertools
 from dataclasses import dataclass
 
-from tests.conformance.test_protocol_contract import (
-    DEAL,
-    VARIANT,
-    Racer,
-    _hello,
-    _two_nodes,
-)
+from tests.conformance.racers import DEAL, VARIANT, Racer, hello, two_nodes
 from tests.conformance.wire import Frame, Peer, event_is
 from tests.server.conftest import TIMEOUT, ProcessFactory
 
@@ -81,7 +75,7 @@ async def _play_in_own_seat(racer: Racer) -> list[Frame]:
 
 async def _resume_once(url: str, token: str, race: str, since: int, *, spectator: bool) -> Resumed:
     """A new connection with ``token`` resumes ``race`` from ``since``; what it got."""
-    peer = await _hello(url, "Cy" if spectator else "Bo", token)
+    peer = await hello(url, "Cy" if spectator else "Bo", token)
     try:
         reply = await peer.ask("resume", race=race, since=since)
         # Anything pushed before the reply would sit between the welcome and it.
@@ -101,8 +95,8 @@ async def test_resume_replies_first_then_every_event_once_under_load(
     move: each reply comes before any event, then the events after ``since`` come
     once each, in order, with no gap. A racer's resume on another connection takes
     their seat (``seat_taken``): the moving racer takes it back with a resume."""
-    one, two = await _two_nodes(node_processes)
-    ann, bo, cy = await _hello(one, "Ann"), await _hello(two, "Bo"), await _hello(two, "Cy")
+    one, two = await two_nodes(node_processes)
+    ann, bo, cy = await hello(one, "Ann"), await hello(two, "Bo"), await hello(two, "Cy")
     race, ann_racer, bo_racer = await _live_race(ann, bo, cy)
     start = ann_racer.start_event
     numbers: list[int] = []  # every move's event, as the movers' replies tell them
@@ -163,8 +157,8 @@ async def test_a_spectator_resume_replays_the_move_of_a_killed_node(
     saw: the reply holds the boards as of then, and every later move comes as its board."""
     first, second = await asyncio.to_thread(node_processes, 2)
     one, two = first.url, second.url
-    ann = await _hello(one, "Ann")
-    bo, cy = await _hello(two, "Bo"), await _hello(two, "Cy")
+    ann = await hello(one, "Ann")
+    bo, cy = await hello(two, "Bo"), await hello(two, "Cy")
     race, ann_racer, bo_racer = await _live_race(ann, bo, cy)
     for reply in [*await ann_racer.play(3), *await bo_racer.play(3)]:
         await cy.push("board", event_is(reply["event"]))
@@ -173,11 +167,11 @@ async def test_a_spectator_resume_replays_the_move_of_a_killed_node(
     await bo.send(in_flight)
     await asyncio.to_thread(second.kill)  # SIGKILL, with the move just sent
 
-    bo = await _hello(one, "Bo", bo.token)
+    bo = await hello(one, "Bo", bo.token)
     back = await bo.ask("resume", race=race, since=0)
     committed = back["view"]["moves"] - bo_racer.seq  # 1 if the move was stored, else 0
     assert committed in (0, 1)
-    cy = await _hello(one, "Cy", cy.token)
+    cy = await hello(one, "Cy", cy.token)
     resumed = await cy.ask("resume", race=race, since=seen)
     assert resumed["t"] == "spectating" and resumed["event"] == seen
     assert cy.index(resumed) == 1
@@ -193,7 +187,7 @@ async def test_a_spectator_resume_replays_the_move_of_a_killed_node(
     assert [(m["seq"], m["move"]) for m in bos] == [(bo_racer.seq, in_flight["move"])][:committed]
 
     # Any since keeps the promise: one further back replays the boards from there.
-    again = await _hello(one, "Cy", cy.token)
+    again = await hello(one, "Cy", cy.token)
     earlier = seen - 3
     replayed = await again.ask("resume", race=race, since=earlier)
     assert replayed["event"] == earlier and again.index(replayed) == 1

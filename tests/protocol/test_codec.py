@@ -40,7 +40,7 @@ from protocol import (
     error_frame,
 )
 from protocol.views import View
-from tests.protocol.test_messages import LAYOUT, PROGRESS, RACE, VIEW
+from tests.protocol.samples import LAYOUT, PROGRESS, RACE, VIEW
 
 
 def pack(value: Any) -> bytes:

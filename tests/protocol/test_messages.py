@@ -111,51 +111,10 @@ from protocol.profiles import DailyDeal, DailyEntry, LeaderboardEntry, PlayerPro
 from protocol.results import Standing
 from protocol.tournaments import Entrant, Tournament, TournamentStatus, TournamentSummary
 from protocol.views import View
+from tests.protocol.samples import LAYOUT, PROGRESS, RACE, VIEW
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "protocol.md"
 
-VIEW = {
-    "variant": "royal-cotillion",
-    "piles": {"w": [12, 40], "f1": [0]},
-    "hidden": {"s": 60},
-    "redeals_left": 0,
-    "home": 8,
-    "target": 104,
-    "moves": 3,
-    "won": False,
-    "over": False,
-}
-PROGRESS = {"home": 8, "target": 104, "moves": 3, "won": False, "over": False}
-LAYOUT = {
-    "variant": "royal-cotillion",
-    "title": "Royal Cotillion",
-    "piles": [{"id": "w", "role": "waste", "row": 0, "col": 0, "fan": "none", "label": ""}],
-}
-RACE = {
-    "id": "r7",
-    "code": "KQ7H",
-    "variant": "royal-cotillion",
-    "host": "p1",
-    "players": ["p1", "p2"],
-    "names": {"p1": "Ann", "p2": "Bob"},
-    "ready": ["p1"],
-    "phase": "open",
-    "max_players": 4,
-    "time_limit": 600,
-    "spectate": "live",
-    "delay": 0,
-    "grace": 60,
-    "tournament": None,
-    "tournament_code": None,
-    "host_name": "Ann",
-    "away": {},
-    "deal": None,
-    "winnable": None,
-    "practice": False,
-    "commitment": "ab" * 32,
-    "started_at": None,
-    "ends_at": None,
-}
 STANDING = {
     "place": 1,
     "player": "p1",
