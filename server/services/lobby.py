@@ -120,7 +120,7 @@ class Lobby:
             practice=bool(request.practice),
             unrated=bool(request.unrated),
         )
-        race = await self.store.create_race(player, name, settings)
+        race = await self.store.races.create(player, name, settings)
         await self.store.lobby.changed()
         return race
 
@@ -129,12 +129,12 @@ class Lobby:
     ) -> bool:
         """Store a race made for its racers (a tournament's table, a quick race, a
         rematch, a daily deal): an open race with them seated (safe to repeat)."""
-        return await self.store.create_seated_race(race, host, racers, settings)
+        return await self.store.races.create_seated(race, host, racers, settings)
 
     async def resolve(self, race: str | None, code: str | None) -> str:
         """A race id from an id or a join code."""
         if code is not None:
-            found = await self.store.race_id_for_code(code)
+            found = await self.store.races.id_for_code(code)
             if found is None:
                 raise RequestRefused(ErrorCode.NOT_FOUND, f"no race with code {code!r}")
             return found
@@ -143,22 +143,22 @@ class Lobby:
 
     async def info(self, race: str) -> RaceSummary:
         """What anyone may know about a race: never the seed before the results."""
-        [(meta, players)] = await self.store.metas_and_players([race])
+        [(meta, players)] = await self.store.races.metas_and_players([race])
         if not meta:
             raise RequestRefused(ErrorCode.NOT_FOUND, f"no race {race!r}")
         return public_info(race, meta, players, time.time())
 
     async def meta(self, race: str) -> dict[str, str]:
         """The race's stored settings and state, seed included (for the server's own use)."""
-        return await self.store.meta(race)
+        return await self.store.races.meta(race)
 
     async def players(self, race: str) -> dict[str, str]:
         """The race's racers: player -> name, in the order they joined."""
-        return await self.store.players(race)
+        return await self.store.races.players(race)
 
     async def tournament_of(self, race: str) -> str | None:
         """The tournament a race belongs to, if any."""
-        return (await self.store.meta(race)).get("tournament") or None
+        return (await self.store.races.meta(race)).get("tournament") or None
 
     async def listed_races(self) -> list[RaceSummary]:
         """Races open to join, then races under way (to spectate); never a finished one,
@@ -170,20 +170,21 @@ class Lobby:
         infos = [
             public_info(race, meta, players, now)
             for race, (meta, players) in zip(
-                races, await self.store.metas_and_players(races), strict=True
+                races, await self.store.races.metas_and_players(races), strict=True
             )
             if meta  # else closed between the two reads
         ]
         return [info for info in infos if info.phase is not Phase.FINISHED]
 
     async def join(self, player: str, name: str, race: str) -> None:
-        status, _ = await self.store.join(race, player, name, encode_event(Joined(player, name)))
+        payload = encode_event(Joined(player, name))
+        status, _ = await self.store.races.join(race, player, name, payload)
         if status != "ok":
             raise refusal(status)
         await self.store.lobby.changed()
 
     async def leave(self, player: str, race: str) -> None:
-        status, _ = await self.store.leave(race, player, encode_event(Left(player)))
+        status, _ = await self.store.races.leave(race, player, encode_event(Left(player)))
         if status != "ok":
             raise refusal(status)
         await self.store.lobby.changed()
@@ -191,7 +192,7 @@ class Lobby:
     async def set_ready(self, player: str, race: str, ready: bool) -> None:
         """Say whether ``player`` is ready; the race starts once every racer is."""
         payload = encode_event(ReadySet(player, ready))
-        status, _, everyone = await self.store.set_ready(race, player, ready, payload)
+        status, _, everyone = await self.store.races.set_ready(race, player, ready, payload)
         if status != "ok":
             raise refusal(status)
         if everyone:
@@ -199,7 +200,7 @@ class Lobby:
 
     async def start(self, player: str, race: str, *, force: bool = True) -> None:
         """Fix the deal and start the clock after the countdown."""
-        meta = await self.store.meta(race)
+        meta = await self.store.races.meta(race)
         if not meta:
             raise RequestRefused(ErrorCode.NOT_FOUND, f"no race {race!r}")
         game = find_variant(meta["variant"])
@@ -218,7 +219,7 @@ class Lobby:
                 legal=game.legal_moves(opening).texts(),
             )
         )
-        status, _ = await self.store.start(
+        status, _ = await self.store.races.start(
             race,
             player,
             started_at=started_at,

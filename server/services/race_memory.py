@@ -94,7 +94,7 @@ class RaceMemory:
         cached = self._started.get(race)
         if cached is not None:
             return cached
-        meta = await self.store.meta(race)
+        meta = await self.store.races.meta(race)
         if not meta:
             raise RequestRefused(ErrorCode.NOT_FOUND, f"no race {race!r}")
         if meta["status"] == "open" or "started_at" not in meta:  # or closed before it started

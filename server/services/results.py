@@ -90,8 +90,8 @@ class Results:
 
     async def close_if_done(self, race: str, now: float | None = None) -> bool:
         """Close a finished race and publish its results (exactly once overall)."""
-        closed = await self.store.finish(race, time.time() if now is None else now)
-        meta = await self.store.meta(race)
+        closed = await self.store.races.finish(race, time.time() if now is None else now)
+        meta = await self.store.races.meta(race)
         if meta.get("status") != "finished" or not meta.get("started_at"):
             return False
         if not closed and await self.store.results.exist(race):
@@ -106,7 +106,7 @@ class Results:
             results = await self.records.prepare(race, meta, results)
         payload = encode_event(Finished(results))
         await self.store.results.record(race, results, payload, hold=hold)
-        await self.store.expire_race(race, self.settings.timeouts.keep_finished)
+        await self.store.races.expire(race, self.settings.timeouts.keep_finished)
         if self.records is not None and results.records:
             # The stored results, not ours: another node may have stored its own first.
             stored = await self.stored_results(race)
@@ -149,7 +149,7 @@ class Results:
         seed and every racer's log."""
         started = await self.memory.started(race)
         boards = await self.store.boards.racers(race)
-        names = await self.store.players(race)
+        names = await self.store.races.players(race)
         racers = []
         logs: dict[str, list[str]] = {}
         for player, name in names.items():

@@ -238,11 +238,11 @@ async def assert_logs_replay_to_snapshots(url: str, race: str) -> dict[str, list
     """Every racer's stored log, replayed from the deal, gives their stored board."""
     store = await connect(url)
     try:
-        meta = await store.meta(race)
+        meta = await store.races.meta(race)
         game = find_variant(meta["variant"])
         boards = await store.boards.racers(race)
         logs = {}
-        for player in await store.players(race):
+        for player in await store.races.players(race):
             log = await store.boards.log(race, player)
             assert_snapshot_replays(game, meta, boards[player], log)
             logs[player] = log

@@ -101,7 +101,7 @@ async def move_events(store: Store, race: str) -> list[tuple[int, MoveMade]]:
 
 async def check_log(store: Store, race: str, player: str, log: list[str]) -> None:
     """Each applied move of ``player`` is logged once, in order, and announced once."""
-    assert await store.log(race, player) == log
+    assert await store.boards.log(race, player) == log
     announced = [
         (event.seq, event.move)
         for _, event in await move_events(store, race)

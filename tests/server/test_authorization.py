@@ -347,7 +347,7 @@ async def build_cup(url: str, clients: Clients, store: Store, phase: str) -> Cup
             spectate=SpectatePolicy.LIVE, tournament=tournament,
         )  # fmt: skip
         racers = {ann.player: "Ann", cy.player: "Cy"}
-        assert await store.create_seated_race(seated, tournament, racers, settings)
+        assert await store.races.create_seated(seated, tournament, racers, settings)
         if phase == PAUSED:
             pause = ManageTournament(tournament=tournament, action=TournamentAction.PAUSE)
             await hana.request(pause, TournamentInfo)

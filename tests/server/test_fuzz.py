@@ -390,7 +390,7 @@ async def verify_every_race(store: Store) -> int:
     boards_checked = 0
     async for key in store.redis.scan_iter(match="race:{*}:boards"):
         race = key.decode()[len("race:{") : -len("}:boards")]
-        meta = await store.meta(race)
+        meta = await store.races.meta(race)
         game = find_variant(meta["variant"])
         boards = await store.boards.racers(race)
         for player, board in boards.items():
@@ -546,7 +546,7 @@ async def test_fuzzed_frames_break_nothing(make_node: NodeFactory, store: Store)
     for record in records:
         doc = record.tournament
         races = [r.race for stage in doc.stages for r in stage.races]
-        metas = {r: await store.meta(r) for r in races}
+        metas = {r: await store.races.meta(r) for r in races}
         check_tournament(record.to_data(), metas)
     assert [r.tournament.status for r in records] == ["cancelled", "open"]
     assert len(records[0].races) == 1

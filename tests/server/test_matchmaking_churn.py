@@ -242,13 +242,13 @@ async def server_state(store: Store) -> tuple[dict[str, list[str]], dict[str, li
     races: dict[str, list[str]] = {}
     async for key in store.redis.scan_iter(match="race:{*}:meta"):
         race = key.decode()[len("race:{") : -len("}:meta")]
-        meta = await store.meta(race)
+        meta = await store.races.meta(race)
         if meta.get("host") != "quick":
             continue
         RACES["started" if "started_at" in meta else meta["status"]] += 1
         if meta.get("status") == "finished":
             continue
-        for player in await store.players(race):
+        for player in await store.races.players(race):
             board = await store.boards.board(race, player)
             if board is None or board.status is RacerStatus.PLAYING:
                 races.setdefault(player, []).append(race)
@@ -385,7 +385,7 @@ async def explain(
         matched = await store.redis.hget(mm.matched, player.id)
         print(f"{player.name} {player.id}: client race {player.race}, matched {matched!r}")
         for race in races.get(player.id, []):
-            meta = await store.meta(race)
+            meta = await store.races.meta(race)
             group = await store.redis.hget(mm.groups, race)
             board = await store.boards.board(race, player.id)
             print(

@@ -59,9 +59,9 @@ async def test_two_players_are_matched_and_race(node: str, clients: Clients, sto
     matched = [await s.next(Matched, timeout=TIMEOUT) for s in (ann, bob)]
     assert matched[0].race == matched[1].race and matched[0].variant == VARIANT
     assert set(matched[0].info.players) == {ann.player, bob.player}
-    seed = int((await store.meta(matched[0].race))["seed"])
+    seed = int((await store.races.meta(matched[0].race))["seed"])
     assert not carries_seed(encode(matched[0]), seed)  # the secret deal stays secret
-    assert (await store.meta(matched[0].race))["deal"] == ""
+    assert (await store.races.meta(matched[0].race))["deal"] == ""
     for session in (ann, bob):
         started = await session.next(RaceStarted, timeout=TIMEOUT)
         assert started.race == matched[0].race and started.legal
@@ -195,7 +195,7 @@ async def _paired_while_away(
     await NODES[url].matchmaker.tick()
     matched = await bob.next(Matched, timeout=TIMEOUT)
     assert set(matched.info.players) == {ann.player, bob.player}
-    assert (await store.meta(matched.race))["status"] == "open"  # Ann was not told yet
+    assert (await store.races.meta(matched.race))["status"] == "open"  # Ann was not told yet
     return matched.race, ann, bob
 
 
@@ -226,7 +226,7 @@ async def test_a_match_nobody_comes_back_for_is_undone(
         await NODES[url].matchmaker.tick()
         again = await bob.next(Queued, timeout=TIMEOUT)
         assert again.queued and again.id is None and again.variant == VARIANT
-        assert (await store.meta(race))["status"] == "finished"  # closed, never started
+        assert (await store.races.meta(race))["status"] == "finished"  # closed, never started
         assert await store.redis.zrange(keys.queue_line(f"{VARIANT}:2"), 0, -1) == [
             bob.player.encode()
         ]
@@ -292,7 +292,7 @@ async def test_leaving_after_a_pairing_gives_the_match_up(
         await NODES[url].matchmaker.tick()
         assert (await bob.next(Queued, timeout=TIMEOUT)).queued
         assert not await QueueStore(store).match_of(ann.player)
-        assert (await store.meta(race))["status"] == "finished"
+        assert (await store.races.meta(race))["status"] == "finished"
 
 
 async def test_one_unfinished_quick_race_at_a_time(node: str, clients: Clients) -> None:
@@ -333,7 +333,7 @@ async def test_a_race_made_after_its_match_was_undone_is_closed_again(
         await lobby.create_seated(group.race, "quick", group.racers, settings)  # then it dies
         await store.redis.zadd(keys.matchmaking().pending, {f"close:{group.race}": 0})
         await NODES[url].matchmaker.tick()
-        assert (await store.meta(group.race))["status"] == "finished"
+        assert (await store.races.meta(group.race))["status"] == "finished"
 
 
 # -- two node processes ----------------------------------------------------------
@@ -389,7 +389,7 @@ async def test_two_nodes_match_everyone_once(
         races[player.race] += 1
     assert set(races.values()) == {2}, races
     for race in races:
-        racers = await store.players(race)
+        racers = await store.races.players(race)
         assert {p.session.player for p in players if p.race == race} == set(racers)
     assert not await store.redis.zcard(keys.queue_line(f"{VARIANT}:2"))
 
@@ -425,7 +425,7 @@ async def test_a_node_killed_while_players_queue_loses_none_of_the_others(
         if _matched(player):
             player.race = (await player.session.next(Matched)).race
             races[player.race] += 1
-            assert player.session.player in await store.players(player.race)
+            assert player.session.player in await store.races.players(player.race)
     assert not [p for p in survivors if _matched(p)]  # each was told exactly once
     assert all(count <= 2 for count in races.values()), races
 
@@ -476,7 +476,7 @@ async def test_daily_deal_once_per_account_results_the_next_day(
         await session.next(RaceStarted, timeout=TIMEOUT)
         await session.request(Resign(race=matched.race), RaceInfo)
         races.append(matched.race)
-    seeds = {int((await store.meta(race))["seed"]) for race in races}
+    seeds = {int((await store.races.meta(race))["seed"]) for race in races}
     assert len(seeds) == 1
     seed = seeds.pop()
     proof = deal_commitment(VARIANT, DEAL_VERSION, seed, f"daily-{today.day}")

@@ -22,14 +22,14 @@ async def _open_race(store: Store, max_players: int = 2) -> str:
         variant="quadrille", seed=1, deal_version=1, time_limit=600,
         spectate=Spectate.LIVE, max_players=max_players,
     )  # fmt: skip
-    return await store.create_race("host", "Hana", settings)
+    return await store.races.create("host", "Hana", settings)
 
 
 async def _started_race(store: Store) -> str:
     race = await _open_race(store)
-    assert (await store.join(race, "p2", "Pat", pack({"k": "joined"})))[0] == "ok"
+    assert (await store.races.join(race, "p2", "Pat", pack({"k": "joined"})))[0] == "ok"
     now = time.time()
-    status, _ = await store.start(
+    status, _ = await store.races.start(
         race, "host", started_at=now - 1, ends_at=now + 600,
         payload=pack({"k": "start"}), force=True,
     )  # fmt: skip
@@ -46,22 +46,22 @@ def _commit(
 async def test_join_refuses_a_full_race(store: Store) -> None:
     """A race never holds more players than its limit."""
     race = await _open_race(store, max_players=2)
-    assert (await store.join(race, "p2", "Pat", b"e"))[0] == "ok"
-    assert (await store.join(race, "p3", "Quin", b"e"))[0] == "race_full"
-    assert set(await store.players(race)) == {"host", "p2"}
+    assert (await store.races.join(race, "p2", "Pat", b"e"))[0] == "ok"
+    assert (await store.races.join(race, "p3", "Quin", b"e"))[0] == "race_full"
+    assert set(await store.races.players(race)) == {"host", "p2"}
 
 
 async def test_start_needs_the_host_or_everyone_ready(store: Store) -> None:
     """Only the host forces a start; otherwise all players must be ready."""
     race = await _open_race(store)
-    await store.join(race, "p2", "Pat", b"e")
+    await store.races.join(race, "p2", "Pat", b"e")
     args = {"started_at": 0.0, "ends_at": 1.0, "payload": b"e"}
-    assert (await store.start(race, "p2", force=True, **args))[0] == "not_host"
-    assert (await store.start(race, "p2", force=False, **args))[0] == "race_not_open"
-    await store.set_ready(race, "host", True, b"e")
-    _, _, everyone = await store.set_ready(race, "p2", True, b"e")
+    assert (await store.races.start(race, "p2", force=True, **args))[0] == "not_host"
+    assert (await store.races.start(race, "p2", force=False, **args))[0] == "race_not_open"
+    await store.races.set_ready(race, "host", True, b"e")
+    _, _, everyone = await store.races.set_ready(race, "p2", True, b"e")
     assert everyone
-    assert (await store.start(race, "p2", force=False, **args))[0] == "ok"
+    assert (await store.races.start(race, "p2", force=False, **args))[0] == "ok"
 
 
 async def test_a_sequence_number_is_applied_once(store: Store) -> None:
@@ -110,10 +110,10 @@ async def test_events_are_numbered_and_resumable(store: Store) -> None:
 async def test_finish_closes_once(store: Store) -> None:
     """A race is closed by exactly one caller once every racer is done."""
     race = await _started_race(store)
-    assert not await store.finish(race, time.time())
+    assert not await store.races.finish(race, time.time())
     await store.batcher.send(_commit(race, "host", 0, status="won"))
-    assert (await store.resign(race, "p2", time.time(), b"e"))[2] == 0
-    closed = await asyncio.gather(*(store.finish(race, time.time()) for _ in range(5)))
+    assert (await store.races.resign(race, "p2", time.time(), b"e"))[2] == 0
+    closed = await asyncio.gather(*(store.races.finish(race, time.time()) for _ in range(5)))
     assert closed.count(True) == 1
     results = RaceResults((), 1, "c", 1, "klondike", {})
     assert await store.results.record(race, results, b"e") > 0
@@ -124,7 +124,7 @@ async def test_finish_closes_once(store: Store) -> None:
 async def test_deadline_marks_unfinished_racers(store: Store) -> None:
     """At the deadline, racers still playing are recorded as timed out."""
     race = await _started_race(store)
-    assert await store.finish(race, time.time() + 10_000)
+    assert await store.races.finish(race, time.time() + 10_000)
     boards = await store.boards.racers(race)
     assert boards["host"].status is RacerStatus.TIMEOUT
     assert await store.redis.zscore(keys.LIVE_RACES, race) is None
@@ -136,7 +136,7 @@ async def test_scripts_survive_a_script_flush(store: Store) -> None:
     await store.redis.script_flush()
     assert (await store.batcher.send(_commit(race, "host", 0)))[0] == "ok"
     await store.redis.script_flush()
-    assert (await store.resign(race, "p2", time.time(), b"e"))[0] == "ok"
+    assert (await store.races.resign(race, "p2", time.time(), b"e"))[0] == "ok"
 
 
 async def test_commits_go_on_after_their_connection_is_dropped(store: Store) -> None:
@@ -182,7 +182,7 @@ async def test_refusals_name_what_is_wrong(store: Store) -> None:
     )
     await store.batcher.send(_commit(race, "host", 0, status="won"))
     assert (await store.batcher.send(_commit(race, "host", 1)))[0] == "race_over"
-    assert await store.finish(race, time.time() + 10_000)
+    assert await store.races.finish(race, time.time() + 10_000)
     assert (await store.batcher.send(_commit(race, "p2", 0)))[0] == "race_over"
     assert await store.boards.log(race, "p2") == []
 

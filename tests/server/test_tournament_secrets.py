@@ -171,7 +171,7 @@ class Positions:
         self.variant: dict[str, str] = {}
 
     async def load(self, store: Store, race: str, players: set[str]) -> None:
-        meta = await store.meta(race)
+        meta = await store.races.meta(race)
         game = find_variant(meta["variant"])
         self.variant[race] = meta["variant"]
         for player in players:
@@ -235,7 +235,7 @@ async def test_a_whole_tournament_keeps_its_secrets(
         tables = {r.race: set(r.players) for r in stage.races}
         stages[stage.n] = Stage(seed, tables)
         for race, players in tables.items():
-            assert int((await store.meta(race))["seed"]) == seed
+            assert int((await store.races.meta(race))["seed"]) == seed
             await seen.load(store, race, players)
     assert [len(s.tables) for s in stages.values()] == [2, 2]
     stage_of = {race: n for n, stage in stages.items() for race in stage.tables}

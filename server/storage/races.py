@@ -1,0 +1,214 @@
+"""Races kept in Redis: each race's meta hash and players, and its lifecycle.
+
+A race is a meta hash (its settings, status, host, clock, and per racer
+``ready:P``, ``away:P``, ``seat:P``), a players hash (id -> name), a boards
+hash and logs (:mod:`server.storage.boards`), and an event stream
+(:mod:`server.storage.events`). Each change of phase is one Lua script over
+the race's keys, which also appends and announces its event.
+
+On a Redis Cluster every script touches the keys of one race, which share a
+slot; the sorted sets that list races (open, live: :mod:`server.storage.lobby`)
+live in slots of their own, so the scripts that change a race's phase leave
+them alone and this store updates them after the script, with commands that
+are safe to repeat.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import Mapping, Sequence
+
+from server.rules.races import RaceSettings
+from server.storage import keys
+from server.storage.cluster import RedisClient
+from server.storage.draws import new_code
+from server.storage.exceptions import storage_edge
+from server.storage.replies import optional_text, reply_text, reply_texts
+from server.storage.scripts import ScriptRegistry
+
+__all__ = ["RaceStore"]
+
+#: Fields of a race's meta hash that hold msgpack, not text: the results and
+#: their announcement while it is held back (:mod:`server.storage.results`).
+_PACKED_META = frozenset({b"results", b"held"})
+
+
+def _meta(raw: Mapping[bytes | str, object]) -> dict[str, str]:
+    """A race's meta hash as text, without the packed fields (results, held results)."""
+    return {reply_text(k): reply_text(v) for k, v in raw.items() if k not in _PACKED_META}
+
+
+@storage_edge
+class RaceStore:
+    """Typed operations on the Redis model of races."""
+
+    def __init__(
+        self, client: RedisClient, scripts: ScriptRegistry, *, atomic_across_slots: bool
+    ) -> None:
+        self.redis = client
+        self._scripts = scripts
+        #: One Redis runs a MULTI over any keys; a cluster only over one slot's.
+        self.atomic_across_slots = atomic_across_slots
+
+    async def create(self, host: str, name: str, settings: RaceSettings) -> str:
+        """Store a new open race with its host as first player; returns its id."""
+        race = secrets.token_hex(5)
+        code = new_code()
+        now = time.time()
+        meta: dict[str, str | int | float] = {
+            **settings.to_meta(), "status": "open", "host": host, "created": now, "code": code,
+        }  # fmt: skip
+        async with self.redis.pipeline(transaction=self.atomic_across_slots) as pipe:
+            pipe.hset(keys.race_meta(race), mapping=meta)  # type: ignore[arg-type]
+            pipe.hset(keys.race_players(race), host, name)
+            if not self.atomic_across_slots:
+                # A cluster: the code and the lists lie in other slots, written
+                # after the race, so a listing never finds a race not there.
+                await pipe.execute()
+            pipe.set(keys.race_code(code), race)
+            pipe.zadd(keys.OPEN_RACES, {race: now})
+            pipe.sadd(keys.hosted_races(host), race)
+            await pipe.execute()
+        return race
+
+    async def create_seated(
+        self, race: str, host: str, racers: dict[str, str], settings: RaceSettings
+    ) -> bool:
+        """Store an open race with its racers seated and no room for more, unless
+        ``race`` exists already; True if this call made it.
+
+        It has no join code and is not listed: only its host (a tournament)
+        starts it, and only the racers seated may move in it.
+        """
+        meta = {
+            **settings.to_meta(), "status": "open", "host": host, "created": time.time(),
+            "code": "", "max_players": len(racers),
+        }  # fmt: skip
+        fields = [str(v) for item in meta.items() for v in item]
+        seats = [v for item in racers.items() for v in item]
+        made = await self._scripts.run(
+            "seat", [keys.race_meta(race), keys.race_players(race)], [len(meta), *fields, *seats]
+        )
+        return bool(made)
+
+    async def id_for_code(self, code: str) -> str | None:
+        """The race a join code names, if any."""
+        return optional_text(await self.redis.get(keys.race_code(code.upper())))
+
+    async def meta(self, race: str) -> dict[str, str]:
+        """The race's meta hash as text (empty: no such race), without its results."""
+        return _meta(await self.redis.hgetall(keys.race_meta(race)))
+
+    async def players(self, race: str) -> dict[str, str]:
+        """The race's players: id -> display name."""
+        return reply_texts(await self.redis.hgetall(keys.race_players(race)))
+
+    async def metas_and_players(
+        self, races: Sequence[str]
+    ) -> list[tuple[dict[str, str], dict[str, str]]]:
+        """Each race's meta and players (both empty for a race gone), in one round trip.
+
+        A lobby lists up to a hundred races; one round trip per hash made a
+        listing two hundred of them.
+        """
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for race in races:
+                pipe.hgetall(keys.race_meta(race))
+                pipe.hgetall(keys.race_players(race))
+            replies = await pipe.execute()
+        return [(_meta(replies[i]), reply_texts(replies[i + 1])) for i in range(0, len(replies), 2)]
+
+    async def join(self, race: str, player: str, name: str, payload: bytes) -> tuple[str, int]:
+        status, event = await self._scripts.run(
+            "join",
+            [keys.race_meta(race), keys.race_players(race), keys.race_events(race)],
+            [race, player, name, keys.race_channel(race), payload],
+        )
+        return reply_text(status), int(event)
+
+    async def leave(self, race: str, player: str, payload: bytes) -> tuple[str, int]:
+        status, event, closed = await self._scripts.run(
+            "leave",
+            [keys.race_meta(race), keys.race_players(race), keys.race_events(race)],
+            [race, player, keys.race_channel(race), payload],
+        )
+        if int(closed):
+            await self.redis.zrem(keys.OPEN_RACES, race)
+        return reply_text(status), int(event)
+
+    async def set_ready(
+        self, race: str, player: str, ready: bool, payload: bytes
+    ) -> tuple[str, int, bool]:
+        status, event, everyone = await self._scripts.run(
+            "ready",
+            [keys.race_meta(race), keys.race_players(race), keys.race_events(race)],
+            [player, int(ready), keys.race_channel(race), payload],
+        )
+        return reply_text(status), int(event), bool(everyone)
+
+    async def start(
+        self,
+        race: str,
+        requester: str,
+        *,
+        started_at: float,
+        ends_at: float,
+        payload: bytes,
+        force: bool,
+        home: int = 0,
+    ) -> tuple[str, int]:
+        status, event = await self._scripts.run(
+            "start",
+            [keys.race_meta(race), keys.race_players(race), keys.race_events(race),
+             keys.race_boards(race)],
+            [race, requester, repr(started_at), repr(ends_at),
+             keys.race_channel(race), payload, int(force), home],
+        )  # fmt: skip
+        if reply_text(status) == "ok":
+            # Listed as live before it is no longer listed as open: a node
+            # lost between the two leaves it in both lists, never in neither.
+            await self.redis.zadd(keys.LIVE_RACES, {race: ends_at})
+            await self.redis.zrem(keys.OPEN_RACES, race)
+        return reply_text(status), int(event)
+
+    async def resign(
+        self, race: str, player: str, now: float, payload: bytes, *, how: str = "resigned"
+    ) -> tuple[str, int, int]:
+        """End a racer's game: ``resigned``, or ``left`` if away past the race's grace."""
+        status, event, left = await self._scripts.run(
+            "resign",
+            [keys.race_meta(race), keys.race_boards(race), keys.race_events(race)],
+            [player, repr(now), keys.race_channel(race), payload, how],
+        )
+        return reply_text(status), int(event), int(left)
+
+    async def finish(self, race: str, now: float) -> bool:
+        """Close the race if it is done; True for the one caller that closed it."""
+        result = reply_text(
+            await self._scripts.run(
+                "finish",
+                [keys.race_meta(race), keys.race_boards(race), keys.race_players(race)],
+                [race, repr(now)],
+            )
+        )
+        if result in ("closed", "not_started"):
+            # Not live (any more): also mends the list after a node was lost
+            # between a race's close and this step.
+            await self.redis.zrem(keys.LIVE_RACES, race)
+        return result == "closed"
+
+    async def expire(self, race: str, seconds: float) -> None:
+        """Let Redis drop every key of a finished race after ``seconds``."""
+        meta, players = keys.race_meta(race), keys.race_players(race)
+        code = await self.redis.hget(meta, "code")
+        names = [reply_text(p) for p in await self.redis.hkeys(players)]
+        ttl = max(1, int(seconds))
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for key in (meta, players, keys.race_boards(race), keys.race_events(race)):
+                pipe.expire(key, ttl)
+            for player in names:
+                pipe.expire(keys.race_log(race, player), ttl)
+            if code:
+                pipe.expire(keys.race_code(reply_text(code)), ttl)
+            await pipe.execute()
