@@ -15,7 +15,7 @@ from server.engine import VARIANTS, State, find_variant
 from server.engine.solver import family_of
 from server.engine.solver.base import foundation_places
 from server.engine.solver.proofs import stuck
-from tests.engine.test_solver import exhaustive, small_position
+from tests.engine.small_positions import exhaustive, small_position
 
 #: Two foundations of kinds 0, 1 and 2, 3 (card ids are kinds here: one deck).
 SEQUENCES = ((0, 1), (2, 3))

@@ -1,0 +1,104 @@
+"""Small positions for the solver tests: a deal played most of the way home at random, and a
+plain exhaustive search that says whether such a position can still be won."""
+
+from __future__ import annotations
+
+import random
+
+from protocol.cards import kind_of
+from server.engine import Game, State
+from server.engine.duchess import FOUNDATIONS as DUCHESS_FOUNDATIONS
+from server.engine.duchess import GrandDuchess
+from server.engine.parade import ROW_RANKS, RoyalParade
+from server.engine.stockwaste import StockWasteGame
+
+
+def exhaustive(game: Game, state: State, budget: int = 200_000) -> bool:
+    """Whether any sequence of legal moves wins: every move tried, only exact repeats skipped."""
+    seen: set[tuple[object, ...]] = set()
+    count = 0
+
+    def search(position: State) -> bool:
+        nonlocal count
+        count += 1
+        assert count < budget, "position too big for the plain search"
+        if game.is_won(position):
+            return True
+        key = (position.piles, position.passes, position.deals > 0)
+        if key in seen:
+            return False
+        seen.add(key)
+        return any(search(game.apply(position, move)) for move in game.legal_moves(position))
+
+    return search(state)
+
+
+def foundation_cards(game: Game) -> dict[int, list[int]]:
+    """Foundation pile index -> its cards when complete, each card id used once."""
+    used: dict[int, int] = {}
+
+    def take(kind: int) -> int:
+        copy = used.get(kind, 0)
+        used[kind] = copy + 1
+        return kind + 52 * copy
+
+    if isinstance(game, StockWasteGame):
+        return {
+            game.index[f"f{n}"]: [take(kind) for kind in spot[0].kinds]
+            for n, spot in enumerate(game.foundations, 1)
+        }
+    if isinstance(game, GrandDuchess):
+        return {
+            pile: [take(kind) for kind in foundation.kinds]
+            for pile, foundation in zip(game.foundations, DUCHESS_FOUNDATIONS, strict=True)
+        }
+    assert isinstance(game, RoyalParade)
+    built: dict[int, list[int]] = {}
+    for row, spots in enumerate(game.rows):
+        for n, spot in enumerate(spots):
+            built[spot] = [take(kind_of(n % 4, rank)) for rank in ROW_RANKS[row]]
+    return built
+
+
+def small_position(game: Game, rng: random.Random, out: int) -> State:
+    """A position near the end: every foundation complete, then ``out`` top cards put back.
+
+    The cards taken back go, in a random order, onto random piles that can
+    hold them: stock, waste, tableau, an empty reserve spot, a depot.
+    """
+    built = foundation_cards(game)
+    piles: list[list[int]] = [[] for _ in game.pile_ids]
+    for pile, held in built.items():
+        piles[pile] = list(held)
+    loose: list[int] = []
+    tall = [pile for pile in built if len(piles[pile]) > 1]
+    for _ in range(out):
+        pile = rng.choice([p for p in tall if piles[p]])
+        loose.append(piles[pile].pop())
+    rng.shuffle(loose)
+    holders = [game.index["s"]]
+    singles: list[int] = []
+    passes = 0
+    if isinstance(game, StockWasteGame):
+        holders += [game.waste, *game.tableau]
+        singles = list(game.reserve)
+        passes = rng.randint(0, game.redeals)
+    elif isinstance(game, GrandDuchess):
+        holders += [*game.tableau, game.reserve]
+        passes = rng.randint(0, game.redeals)
+    else:
+        assert isinstance(game, RoyalParade)
+        holders += list(game.depots)
+    for taken in loose:
+        free = [s for s in singles if not piles[s]]
+        target = rng.choice(free) if free and rng.random() < 0.1 else rng.choice(holders)
+        piles[target].append(taken)
+    if isinstance(game, StockWasteGame):
+        for spot in game.reserve:  # a reserve is full while anything can refill it
+            if not piles[spot] and piles[game.waste]:
+                piles[spot].append(piles[game.waste].pop())
+    deals = rng.randint(0, 1)
+    return State(game.id, tuple(tuple(pile) for pile in piles), passes, 0, deals)
+
+
+__all__ = ["exhaustive", "foundation_cards", "small_position"]
