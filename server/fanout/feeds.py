@@ -576,7 +576,7 @@ class RaceWatch:
             race = await (self.lobby.info(self.race) if info is None else info)
             if started and race.phase is RacePhase.COUNTDOWN:
                 race = dataclasses.replace(race, phase=RacePhase.RUNNING)
-            frame = encode(RaceState(race=race.to_data(), event=n))
+            frame = encode(RaceState(race=race, event=n))
         finally:
             self._fill(place, frame)
 

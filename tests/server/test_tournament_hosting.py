@@ -44,9 +44,7 @@ async def url(make_node: NodeFactory) -> AsyncIterator[str]:
         yield served
 
 
-async def pushed_until(
-    session: ClientSession, done: Callable[[Tournament], bool]
-) -> Tournament:
+async def pushed_until(session: ClientSession, done: Callable[[Tournament], bool]) -> Tournament:
     """The first pushed tournament document for which ``done`` holds."""
     while True:
         message = await session.next(TournamentInfo, timeout=TIMEOUT)
@@ -128,7 +126,7 @@ async def test_pause_holds_the_next_round_until_resumed(url: str) -> None:
     await host.request(
         ManageTournament(tournament=tournament, action=TournamentAction.PAUSE), TournamentInfo
     )
-    paused = await pushed_until(host, lambda d: d["stages"] and d["stages"][0]["status"] == "done")
+    paused = await pushed_until(host, lambda d: bool(d.stages) and d.stages[0].status == "done")
     assert paused.status == "paused" and len(paused.stages) == 1
     await host.request(
         ManageTournament(tournament=tournament, action=TournamentAction.RESUME), TournamentInfo
