@@ -113,7 +113,7 @@ class Message:
         """Build from a peer's decoded map; raises :class:`InvalidField` naming the field."""
         cls._before_fields(data)
         spec = _spec(cls)
-        fields: dict[str, Any] = {}
+        fields: dict[str, Any] = {}  # any values: the constructor checks each
         for key, value in data.items():
             if key in spec.names:
                 fields[key] = value

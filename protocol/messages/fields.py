@@ -7,9 +7,9 @@ check (:mod:`protocol.validation`) for the message that holds it.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Annotated, Any
+from typing import Annotated
 
-from protocol.validation import AnyMap, Float, Hex, Int, ListOf, Opt, Str
+from protocol.validation import Float, Hex, Int, ListOf, Opt, Str
 
 __all__ = [
     "MAX_EVENT",
@@ -52,7 +52,6 @@ LegalMoves = Annotated[Sequence[str], ListOf(Str(1, 40), MAX_LEGAL)]
 Digest = Annotated[str, Hex(64)]
 DealVersion = Annotated[int, Int(1, MAX_ID)]
 Timestamp = Annotated[float, Float()]
-Data = Annotated[dict[str, Any], AnyMap()]
 TournamentId = Annotated[str, Str(1, 40)]
 #: A new account's password: long enough to resist guessing, short enough to hash cheaply.
 NewPassword = Annotated[str, Str(8, 128)]
