@@ -23,7 +23,7 @@ from protocol.messages import (
     Profile,
     RaceFinished,
 )
-from protocol.profiles import LeaderboardEntry, PlayerProfile, RecentRace
+from protocol.profiles import PlayerProfile, RecentRace
 
 __all__ = ["LeaderboardScreen", "ProfileScreen"]
 
@@ -125,5 +125,5 @@ class LeaderboardScreen(TextPage):
         except (RequestFailed, Offline) as exc:
             self.show([f"✗ {getattr(exc, 'message', exc)}"])
             return
-        entries = [LeaderboardEntry.from_data(entry) for entry in reply.entries]
+        entries = list(reply.entries)
         self.show(leaderboard_lines(reply.variant, entries, fastest=bool(reply.fastest)))

@@ -4,10 +4,8 @@ start it, and check a node's log for errors."""
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 from client.session import ClientSession
-from protocol.layout import Layout
 from protocol.messages import (
     CreateRace,
     JoinRace,
@@ -39,7 +37,7 @@ class Racer:
         self.session = session
         self.race = race
         self.commitment = started.commitment
-        self.policy = GreedyPolicy(Layout.from_data(started.layout))
+        self.policy = GreedyPolicy(started.layout)
         self.view: View = started.view
         self.legal: list[str] = list(started.legal)
         self.replies: dict[int, Moved] = {}

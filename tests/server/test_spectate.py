@@ -8,7 +8,6 @@ import time
 import pytest
 
 from client.session import ClientSession
-from protocol.layout import Layout
 from protocol.messages import (
     Board,
     CreateRace,
@@ -60,7 +59,7 @@ async def _race(
 
 async def _play(session: ClientSession, race: str, started: RaceStarted, moves: int) -> list[Moved]:
     """Play up to ``moves`` greedy moves; returns the replies."""
-    policy = GreedyPolicy(Layout.from_data(started.layout))
+    policy = GreedyPolicy(started.layout)
     view, legal, replies = started.view, started.legal, []
     for seq in range(moves):
         if not legal:

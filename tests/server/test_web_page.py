@@ -22,7 +22,6 @@ from playwright.async_api import Browser, Page, WebSocketRoute, expect
 from client.bot import Bot, start_bot
 from client.session import ClientSession
 from client.tournament_bot import TournamentBot
-from protocol.layout import Layout
 from protocol.messages import (
     CreateRace,
     ManageTournament,
@@ -111,7 +110,7 @@ async def _host_plays(
     host: ClientSession, race: str, started: RaceStarted, moves: int, pace: float
 ) -> int:
     """Greedy moves at one per ``pace`` seconds, then resign; returns the moves made."""
-    policy = GreedyPolicy(Layout.from_data(started.layout))
+    policy = GreedyPolicy(started.layout)
     view, legal, made = started.view, started.legal, 0
     while legal and made < moves:
         move = policy.choose(view, [Move.parse(text) for text in legal])
