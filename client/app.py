@@ -4,7 +4,10 @@ It knows no rules. The server sends each variant's layout, the player's
 views and the legal moves as text; the app draws them and sends back the
 moves the player picks. Screens: the lobby (the default screen), a race's
 waiting room, the game, the results, spectating and replays, and a
-tournament's screen with its final results.
+tournament's screen with its final results. Screens open one another by
+route (:mod:`client.routes`): the app builds the page through
+:mod:`client.navigation` and is, to its screens, the narrow
+:class:`~client.screens.base.Host` they are given.
 
 Run it with ``BallroomApp("ws://127.0.0.1:8765/", "Ann").run()``.
 """
