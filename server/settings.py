@@ -89,7 +89,7 @@ class Solving:
     workers: int = field(default_factory=_solver_workers)
     winnable: float = 6.0  # whole search for a winnable deal, before the plain-deal fallback
     per_deal: float = 1.5  # one candidate deal of that search
-    hint: float = 3.0  # one hint's search from a racer's board
+    hint: float = 0.8  # one hint's search from a racer's board: a hint answers within 1 s
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -16,7 +16,10 @@ __all__ = ["Hint", "Hints"]
 
 
 class Hint(NamedTuple):
-    """The answer to a hint: from the board after ``seq`` moves, ``move`` wins (or no line)."""
+    """The answer to a hint: from the board after ``seq`` moves, ``move`` wins (or no line).
+
+    With an ``unknown`` outcome, ``move`` (if any) is only the most promising move.
+    """
 
     seq: int
     outcome: HintOutcome
@@ -63,6 +66,9 @@ class Hints:
         if move is not None:
             return Hint(seq, HintOutcome.WINNABLE, move)
         answer = await self.solver.solve_from(game, state)
+        if answer.outcome is Outcome.UNKNOWN:
+            # No line found in time: the move the search would try first.
+            return Hint(seq, HintOutcome.UNKNOWN, answer.suggestion)
         if answer.outcome is not Outcome.WINNABLE:
             return Hint(seq, _HINT_OUTCOMES[answer.outcome], None)
         self._lines.remember(race, player, seq, state, answer.line)

@@ -27,7 +27,7 @@ from typing import Any, TypeVar
 
 from protocol.moves import Move
 from server.engine import Game, State, find_variant
-from server.engine.solver import Outcome, solve, solve_deal
+from server.engine.solver import Outcome, first_choice, solve, solve_deal
 from server.settings import Solving
 from server.storage.draws import draw_secret_seed
 
@@ -67,10 +67,16 @@ class DealChoice:
 
 @dataclass(frozen=True, slots=True)
 class PositionAnswer:
-    """What the solver found from one position: the outcome and a winning line, if any."""
+    """What the solver found from one position: the outcome and a winning line, if any.
+
+    ``suggestion`` is the most promising move when no line was found in time
+    (the move the search tries first: :func:`~server.engine.solver.first_choice`),
+    else None.
+    """
 
     outcome: Outcome
     line: tuple[str, ...]
+    suggestion: str | None = None
 
 
 # -- what a worker runs ------------------------------------------------------
@@ -99,11 +105,17 @@ def search_winnable(
 
 def solve_position(
     variant: str, data: dict[str, Any], seconds: float
-) -> tuple[str, tuple[str, ...]]:
-    """Solve the position ``data`` (``State.to_data()``): the outcome's value and the line."""
+) -> tuple[str, tuple[str, ...], str | None]:
+    """Solve the position ``data`` (``State.to_data()``): the outcome's value, the line,
+    and for an unknown outcome the most promising move (or None)."""
     game = find_variant(variant)
-    solution = solve(game, State.from_data(data), seconds=seconds, clock=time.monotonic)
-    return solution.outcome.value, solution.line
+    state = State.from_data(data)
+    solution = solve(game, state, seconds=seconds, clock=time.monotonic)
+    suggestion = None
+    if solution.outcome is Outcome.UNKNOWN:
+        move = first_choice(game, state)
+        suggestion = None if move is None else move.text()
+    return solution.outcome.value, solution.line, suggestion
 
 
 # -- the pool, from the event loop --------------------------------------------
@@ -169,8 +181,8 @@ class SolverPool:
         found = await self._run(seconds, solve_position, game.id, state.to_data(), seconds)
         if found is None:
             return PositionAnswer(Outcome.UNKNOWN, ())
-        outcome, line = found
-        return PositionAnswer(Outcome(outcome), line)
+        outcome, line, suggestion = found
+        return PositionAnswer(Outcome(outcome), line, suggestion)
 
     async def close(self) -> None:
         """Stop the workers; a solve under way ends at its own time limit first."""

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from protocol.moves import Move
+from protocol.moves import Move, MoveKind
 from server.engine import VARIANTS, Game, State, find_variant
 from server.engine.parade import RoyalParade
 from server.engine.solver import (
@@ -19,6 +19,7 @@ from server.engine.solver import (
     Outcome,
     Solution,
     family_of,
+    first_choice,
     solve,
     solve_deal,
     verify_line,
@@ -238,3 +239,30 @@ def test_time_limit_is_read_from_the_clock_given() -> None:
     assert solution.outcome is Outcome.UNKNOWN
     assert solution.nodes == CHECK_EVERY
     assert solution.elapsed == 7200.0
+
+
+# ----------------------------------------------------------------------
+# The most promising move, for hints the search cannot settle in time.
+
+
+@by_variant
+def test_first_choice_is_legal_and_first_in_the_search(variant_id: str) -> None:
+    """From a deal, the suggested move is legal: a safe move if any, else a card move first."""
+    game = find_variant(variant_id)
+    state = game.deal(3)
+    move = first_choice(game, state)
+    assert move is not None and move in game.legal_moves(state)
+    family = family_of(game)
+    family.begin(state)
+    moves = game.generate(state)
+    safe = family.safe_move(state, moves)
+    if safe is not None:
+        assert move == safe
+    elif any(m.kind is MoveKind.MOVE for m in moves):
+        assert move.kind is MoveKind.MOVE or family.dead(game.apply(state, move)) is False
+
+
+def test_first_choice_of_a_finished_game_is_none() -> None:
+    """A won game has no move to suggest."""
+    game = find_variant("royal-parade")
+    assert first_choice(game, small_position(game, random.Random(0), 0)) is None

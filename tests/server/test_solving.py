@@ -25,9 +25,19 @@ def test_search_winnable_with_no_time_finds_nothing() -> None:
 def test_solve_position_answers_in_plain_values() -> None:
     """What crosses the process boundary: the outcome's value and the line as strings."""
     state = GAME.deal(0)
-    outcome, line = solve_position(GAME.id, state.to_data(), 10.0)
+    outcome, line, suggestion = solve_position(GAME.id, state.to_data(), 10.0)
     expected = solve_deal(GAME, 0, nodes=100_000)
     assert Outcome(outcome) is expected.outcome and line == expected.line
+    assert suggestion is None  # decided: no guess needed
+
+
+def test_solve_position_out_of_time_suggests_a_legal_move() -> None:
+    """A search cut short answers unknown with the most promising move, a legal one."""
+    game = find_variant("royal-parade")
+    state = game.deal(0)
+    outcome, line, suggestion = solve_position(game.id, state.to_data(), 0.0001)
+    assert Outcome(outcome) is Outcome.UNKNOWN and line == ()
+    assert suggestion in game.legal_moves(state).texts()
 
 
 def test_the_line_cache_follows_the_racer_and_forgets_a_detour() -> None:

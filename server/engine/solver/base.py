@@ -58,6 +58,9 @@ class Family:
     def __init__(self, game: Game) -> None:
         self.game = game
 
+    def begin(self, root: State) -> None:
+        """Called once before a search from ``root``: what keys may take as known."""
+
     def key(self, state: State) -> Key:
         """The position with copies of a card merged; equal keys have equal futures."""
         return (tuple(bytes(pile).translate(KIND) for pile in state.piles), state.passes)

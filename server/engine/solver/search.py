@@ -23,6 +23,7 @@ __all__ = [
     "Outcome",
     "Solution",
     "family_of",
+    "first_choice",
     "solve",
     "solve_deal",
     "verify_line",
@@ -114,6 +115,7 @@ def solve(
             raise ValueError("a time limit needs a clock")
         clock = _no_clock
     family = family_of(game)
+    family.begin(state)
     start = clock()
     deadline = None if seconds is None else start + seconds
     node_limit = nodes
@@ -188,6 +190,29 @@ def _no_clock() -> float:
 
 def _done(outcome: Outcome, line: list[Move], nodes: int, elapsed: float) -> Solution:
     return Solution(outcome, tuple(move.text() for move in line), nodes, elapsed)
+
+
+def first_choice(game: Game, state: State) -> Move | None:
+    """The move the search would try first from ``state``: the most promising one.
+
+    What a hint offers when no winning line was found in time: a safe move if
+    there is one, else the first move in the family's order (cards home
+    first, the stock actions last) whose position is not seen to be lost
+    at once, else simply the first. None when no move is legal.
+    """
+    moves = game.generate(state)
+    if not moves:
+        return None
+    family = family_of(game)
+    family.begin(state)
+    safe = family.safe_move(state, moves)
+    if safe is not None:
+        return safe
+    ordered = family.order(state, moves)
+    for move in ordered:
+        if not family.dead(_step(game, state, move)):
+            return move
+    return ordered[0]
 
 
 def solve_deal(

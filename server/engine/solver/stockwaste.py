@@ -41,15 +41,25 @@ class StockWasteFamily(Family):
             if len(group) > 1
         )
         self.target = game.target()
+        self.root_passes = -1  # no search begun: keys hold the whole stock
         # The ladies' columns are never refilled: their cards leave only from the top,
         # only home. In the last pass so does the waste, where it feeds no reserve.
         self.last_pass_stacks = (*game.tableau, game.waste) if self.waste_safe else game.tableau
 
+    def begin(self, root: State) -> None:
+        self.root_passes = root.passes
+
     def key(self, state: State) -> Key:
+        """Stock, waste, foundation heights, ladies' columns and reserve, with symmetries merged.
+
+        In the root's own pass the stock only ever loses its top card (a
+        deal or a refill), so its size says what it holds.
+        """
         piles = state.piles
         sw = self.sw
+        stock = piles[sw.stock]
         return (
-            bytes(piles[sw.stock]).translate(KIND),
+            len(stock) if state.passes == self.root_passes else bytes(stock).translate(KIND),
             bytes(piles[sw.waste]).translate(KIND),
             self._heights(piles),
             tuple(sorted(bytes(piles[t]).translate(KIND) for t in sw.tableau)),
