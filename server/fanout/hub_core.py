@@ -68,7 +68,7 @@ class Unsubscribe:
     race: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: one per event, and a frozen one costs ~2 µs more to make
 class Deliver(Generic[W]):
     """Hand event ``n`` (``payload``) to these watchers, in this order; their
     ``last_event`` is ``n`` already."""
@@ -210,10 +210,11 @@ class HubCore(Generic[W]):
                 now.append(watcher)
             else:
                 self._catch_up(race, watcher, actions)
-        if now:
-            self._passed_on(race, n, payload)
-            actions.insert(0, Deliver(race, n, payload, tuple(now)))
-        return actions
+        if not now:
+            return actions
+        self._passed_on(race, n, payload)
+        deliver: Action[W] = Deliver(race, n, payload, tuple(now))
+        return [deliver, *actions] if actions else [deliver]
 
     def stored(self, race: str, n: int, payload: bytes) -> list[Action[W]]:
         """Event ``n``, which this node has just stored: the watchers for which it is next
