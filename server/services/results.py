@@ -18,8 +18,9 @@ from server.rules.events import Finished
 from server.rules.races import Phase, RacerResult, standings
 from server.rules.results import RaceResults
 from server.services.lobby import Lobby
-from server.services.race_memory import RaceMemory
+from server.services.race_memory import RaceMemory, StartedRace
 from server.settings import Settings
+from server.storage.closing import RaceEnd
 from server.storage.event_codec import encode_event
 from server.storage.store import Store
 
@@ -89,29 +90,30 @@ class Results:
             self._closing.discard(race)
 
     async def close_if_done(self, race: str, now: float | None = None) -> bool:
-        """Close a finished race and publish its results (exactly once overall)."""
-        closed = await self.store.races.finish(race, time.time() if now is None else now)
-        meta = await self.store.races.meta(race)
-        if meta.get("status") != "finished" or not meta.get("started_at"):
+        """Close a finished race and publish its results (exactly once overall).
+
+        The race is closed and read in two round trips, its results stored (and the
+        race left to expire) in one (:class:`~server.storage.closing.ClosingStore`);
+        a rated race's accounts add a few (:class:`~server.services.records.Records`).
+        """
+        end = await self.store.closing.close(race, time.time() if now is None else now)
+        if end is None:
             return False
-        if not closed and await self.store.results.exist(race):
-            return False
-        if closed:
-            await self.store.lobby.changed()
-        results = await self.results(race, table=meta.get("round_ranked") == "1")
+        started = await self.memory.started(race)
+        results = _race_results(started, end, table=end.meta.get("round_ranked") == "1")
         # A tournament table's results (its seed) wait for the other tables
         # racing the same deal: the director announces them at the stage's end.
-        hold = meta.get("hold_results") == "1"
+        hold = end.meta.get("hold_results") == "1"
         if self.records is not None:  # rating changes go into the results, once
-            results = await self.records.prepare(race, meta, results)
+            results = await self.records.prepare(race, end.meta, results)
         payload = encode_event(Finished(results))
-        await self.store.results.record(race, results, payload, hold=hold)
-        await self.store.races.expire(race, self.settings.timeouts.keep_finished)
-        if self.records is not None and results.records:
+        keep = self.settings.timeouts.keep_finished
+        stored = await self.store.closing.record(
+            race, results, payload, hold=hold, end=end, keep_for=keep
+        )
+        if self.records is not None and results.records and stored is not None:
             # The stored results, not ours: another node may have stored its own first.
-            stored = await self.stored_results(race)
-            if stored is not None:
-                await self.records.write(race, stored)
+            await self.records.write(race, stored)
         return True
 
     async def sweep(self, now: float | None = None) -> None:
@@ -144,53 +146,6 @@ class Results:
             )
         return results
 
-    async def results(self, race: str, *, table: bool = False) -> RaceResults:
-        """Standings (a rounds tournament's ``table`` ranked as its round is), revealed
-        seed and every racer's log."""
-        started = await self.memory.started(race)
-        boards = await self.store.boards.racers(race)
-        names = await self.store.races.players(race)
-        racers = []
-        logs: dict[str, list[str]] = {}
-        for player, name in names.items():
-            board = boards.get(player)
-            if board is None:
-                continue
-            logs[player] = await self.store.boards.log(race, player)
-            racers.append(
-                RacerResult(
-                    player=player,
-                    name=name,
-                    status=board.status,
-                    home=board.home,
-                    moves=board.seq,
-                    finished_at=board.finished_at or started.ends_at,
-                )
-            )
-        return RaceResults(
-            standings=tuple(
-                Standing(
-                    place=placed.place,
-                    player=r.player,
-                    name=r.name,
-                    status=r.status,
-                    home=r.home,
-                    moves=r.moves,
-                    time=round(max(0.0, r.finished_at - started.started_at), 1),
-                    by=None if placed.decided_by is None else DecidedBy(placed.decided_by),
-                )
-                for placed in standings(racers, started.started_at, table=table)
-                for r in (placed.item,)
-            ),
-            seed=started.seed,
-            commitment=started.commitment,
-            deal_version=started.deal_version,
-            variant=started.game.id,
-            logs=logs,
-            # The proof of a winnable deal; its length is the par.
-            line=started.line,
-        )
-
     async def replay(self, race: str, player: str) -> tuple[list[str], list[ViewMap]]:
         """A finished race's log for one racer and the view after each move.
 
@@ -222,3 +177,42 @@ class Results:
             state = game.apply(state, Move.parse(text))
             views.append(game.view(state))
         return moves, views
+
+
+def _race_results(started: StartedRace, end: RaceEnd, *, table: bool) -> RaceResults:
+    """Standings (a rounds tournament's ``table`` ranked as its round is), revealed seed
+    and every racer's log, from what closing the race read."""
+    racers = [
+        RacerResult(
+            player=player,
+            name=end.names[player],
+            status=board.status,
+            home=board.home,
+            moves=board.seq,
+            finished_at=board.finished_at or started.ends_at,
+        )
+        for player, board in end.boards.items()
+    ]
+    return RaceResults(
+        standings=tuple(
+            Standing(
+                place=placed.place,
+                player=r.player,
+                name=r.name,
+                status=r.status,
+                home=r.home,
+                moves=r.moves,
+                time=round(max(0.0, r.finished_at - started.started_at), 1),
+                by=None if placed.decided_by is None else DecidedBy(placed.decided_by),
+            )
+            for placed in standings(racers, started.started_at, table=table)
+            for r in (placed.item,)
+        ),
+        seed=started.seed,
+        commitment=started.commitment,
+        deal_version=started.deal_version,
+        variant=started.game.id,
+        logs=end.logs,
+        # The proof of a winnable deal; its length is the par.
+        line=started.line,
+    )

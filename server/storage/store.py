@@ -35,6 +35,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from protocol.codec import pack_value as pack
 from server.storage.boards import BoardStore
+from server.storage.closing import ClosingStore
 from server.storage.cluster import (
     Feed,
     RedisClient,
@@ -130,6 +131,7 @@ class Store:
         self.lobby = LobbyStore(client)
         self.boards = BoardStore(client, self.scripts)
         self.races = RaceStore(client, self.scripts, atomic_across_slots=self.atomic_across_slots)
+        self.closing = ClosingStore(client, self.scripts)
 
     async def load_scripts(self) -> None:
         await self.scripts.load()

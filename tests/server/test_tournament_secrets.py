@@ -15,7 +15,6 @@ import asyncio
 import dataclasses
 import itertools
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
 
@@ -52,6 +51,7 @@ from server.engine.state import State
 from server.net.connection import Connection
 from server.rules.results import RaceResults
 from server.storage import keys
+from server.storage.closing import ClosingStore, RaceEnd
 from server.storage.results import ResultStore
 from server.storage.store import Store
 from server.storage.tournaments import TournamentStore
@@ -85,7 +85,7 @@ class Recorder:
 
     def install(self, monkeypatch: pytest.MonkeyPatch) -> None:
         """Spy on the node's one way out to clients and on the closing of races."""
-        send_frame, record_results = Connection.send_frame, ResultStore.record
+        send_frame, record_results = Connection.send_frame, ClosingStore.record
         announce_results = ResultStore.announce
 
         def spy_send(conn: Connection, frame: bytes) -> None:
@@ -93,17 +93,21 @@ class Recorder:
             send_frame(conn, frame)
 
         async def spy_results(
-            store: ResultStore,
+            store: ClosingStore,
             race: str,
             results: RaceResults,
             payload: bytes,
             *,
-            hold: bool = False,
-        ) -> int:
+            hold: bool,
+            end: RaceEnd,
+            keep_for: float,
+        ) -> RaceResults | None:
             # Noted before the results are announced: the seed is public from then on.
             if not hold:
                 self.closed.setdefault(race, next(self._clock))
-            return await record_results(store, race, results, payload, hold=hold)
+            return await record_results(
+                store, race, results, payload, hold=hold, end=end, keep_for=keep_for
+            )
 
         async def spy_announce(store: ResultStore, race: str) -> int:
             self.closed.setdefault(race, next(self._clock))
@@ -111,7 +115,7 @@ class Recorder:
 
         monkeypatch.setattr(Connection, "send_frame", spy_send)
         monkeypatch.setattr(ResultStore, "announce", spy_announce)
-        monkeypatch.setattr(ResultStore, "record", spy_results)
+        monkeypatch.setattr(ClosingStore, "record", spy_results)
 
     def messages(self) -> Iterator[tuple[Sent, ServerMessage]]:
         for sent in self.sent:
@@ -172,11 +176,13 @@ class Positions:
 
     async def load(self, store: Store, race: str, players: set[str]) -> None:
         meta = await store.races.meta(race)
-        game = find_variant(meta["variant"])
-        self.variant[race] = meta["variant"]
+        assert meta is not None
+        settings = meta.settings
+        game = find_variant(settings.variant)
+        self.variant[race] = settings.variant
         for player in players:
             log = await store.boards.log(race, player)
-            states = positions(game, int(meta["seed"]), log, int(meta["deal_version"]))
+            states = positions(game, settings.seed, log, settings.deal_version)
             self.states[race, player] = states
             self.views[race, player] = [as_received(game.view(state)) for state in states]
 
@@ -235,7 +241,8 @@ async def test_a_whole_tournament_keeps_its_secrets(
         tables = {r.race: set(r.players) for r in stage.races}
         stages[stage.n] = Stage(seed, tables)
         for race, players in tables.items():
-            assert int((await store.races.meta(race))["seed"]) == seed
+            meta = await store.races.meta(race)
+            assert meta is not None and meta.settings.seed == seed
             await seen.load(store, race, players)
     assert [len(s.tables) for s in stages.values()] == [2, 2]
     stage_of = {race: n for n, stage in stages.items() for race in stage.tables}
