@@ -14,7 +14,6 @@ from bench.processes import ROOT
 from client.bot import Bot, Patience, run_bot, start_bot
 from client.session import ClientSession, RequestFailed
 from protocol.exceptions import ErrorCode
-from protocol.layout import Layout
 from protocol.messages import (
     CreateRace,
     Moved,
@@ -72,7 +71,7 @@ def _standing(finished: RaceFinished, player: str | None) -> Standing:
 
 async def _play_out(session: ClientSession, race: str, started: RaceStarted) -> int:
     """Play greedy moves until no legal move is left; returns how many."""
-    policy = GreedyPolicy(Layout.from_data(started.layout))
+    policy = GreedyPolicy(started.layout)
     view, legal, seq = started.view, started.legal, 0
     while legal:
         move = policy.choose(view, [Move.parse(text) for text in legal])
@@ -193,7 +192,7 @@ async def _move_unlike_the_bot(
     for _ in range(20):
         await _bot_moved(host, bot, 1)
         board = await twin.request(Resume(race=race, since=0), RaceStarted)
-        policy = GreedyPolicy(Layout.from_data(board.layout))
+        policy = GreedyPolicy(board.layout)
         legal = [Move.parse(text) for text in board.legal]
         greedy = policy.choose(board.view, legal)
         others = [move for move in legal if move != greedy]

@@ -45,7 +45,6 @@ from protocol.messages import (
     TournamentFormat,
     TournamentInfo,
 )
-from protocol.tournaments import Tournament
 from server.settings import Timeouts
 from tests.client.play import race_with_bob, solo_race
 from tests.client.screen import on_screen, screen_text, until
@@ -197,8 +196,8 @@ async def test_a_tournament_push_during_a_footer_redraw_still_seats_the_entrant(
                 tid = joined.tournament.id
                 start = ManageTournament(tournament=tid, action=TournamentAction.START)
                 started = await host.request(start, TournamentInfo)
-                running = Tournament.from_data(started.tournament)
-                screen = TournamentScreen(tid, Tournament.from_data(joined.tournament))
+                running = started.tournament
+                screen = TournamentScreen(tid, joined.tournament)
                 await app.push_screen(screen)
                 await until(pilot, lambda: screen.composed, "the tournament is drawn")
                 screen.query_one(Footer).mount(Static("a key being redrawn"))  # not yet mounted

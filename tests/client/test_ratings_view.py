@@ -47,4 +47,4 @@ def test_unrated_results_have_no_rating_column() -> None:
     )  # fmt: skip
     text = _render(RaceRecord("r1", finished=finished, variant_name="quadrille"))
     assert "Rating" not in text and "(guest)" not in text
-    assert rating_change(Standing.from_data(finished.standings[0])) == ""
+    assert rating_change(finished.standings[0]) == ""
