@@ -14,6 +14,7 @@ import argparse
 import sys
 import time
 from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
 
 from server.engine import (
     DEAL_VERSION,
@@ -24,8 +25,9 @@ from server.engine import (
     find_variant,
 )
 from server.engine.prng import MAX_SEED
-from server.engine.solver import DEFAULT_SECONDS, Outcome, solve_deal
-from server.rules.solver_odds import measure_solver_odds
+from server.engine.solver import DEFAULT_SECONDS, Outcome, Solution, solve_deal
+from server.rules.odds import measure_odds
+from server.rules.solver_odds import ODDS_HEADER, odds_row, tally
 
 __all__ = ["add_odds_options", "add_parser", "parse_line", "run", "run_odds"]
 
@@ -94,6 +96,16 @@ def add_odds_options(odds: argparse.ArgumentParser) -> None:
         "--solver", action="store_true", help="the share of winnable deals, by the solver"
     )
     _add_limits(odds)
+    odds.add_argument(
+        "--jobs", type=_count, default=1, metavar="J", help="solver processes (default 1)"
+    )
+    odds.add_argument(
+        "--bot-n",
+        type=_count,
+        default=1000,
+        metavar="N",
+        help="deals for the greedy bot's column of --solver (default 1000)",
+    )
 
 
 def parse_line(text: str) -> list[str]:
@@ -154,17 +166,44 @@ def _verify(args: argparse.Namespace) -> int:
     return 1
 
 
+def _solve_seed(variant: str, seed: int, seconds: float | None, nodes: int | None) -> Solution:
+    """One deal's solve, in a worker of ``--jobs``."""
+    game = find_variant(variant)
+    return solve_deal(game, seed, seconds=seconds, nodes=nodes, clock=time.monotonic)
+
+
 def run_odds(args: argparse.Namespace, names: Sequence[str]) -> int:
-    """``ballroom odds --solver``: one summary line per variant."""
+    """``ballroom odds --solver``: the odds table of ``docs/odds.md``, one row per rule set.
+
+    Each row: the solver's answers on deals ``--seed-base`` onwards (``-n``
+    of them, each within the limit, spread over ``--jobs`` processes), and
+    the greedy bot's win rate on ``--bot-n`` deals from the same seed.
+    """
     seconds, nodes = _limits(args)
-    for name in names:
-        result = measure_solver_odds(
-            find_variant(name),
-            args.n,
-            args.seed_base,
-            seconds=seconds,
-            nodes=nodes,
-            clock=time.monotonic,
-        )
-        print(result.summary(), flush=True)
+    limit = f"{nodes} positions" if nodes is not None else f"{seconds:g} s"
+    print(
+        f"solver: {args.n} deals per rule set from seed {args.seed_base}, {limit} per deal; "
+        f"greedy bot: {args.bot_n} deals from seed {args.seed_base}",
+        flush=True,
+    )
+    print(ODDS_HEADER, flush=True)
+    pool = ProcessPoolExecutor(args.jobs) if args.jobs > 1 else None
+    try:
+        for name in names:
+            seeds = range(args.seed_base, args.seed_base + args.n)
+            if pool is None:
+                solutions = [_solve_seed(name, seed, seconds, nodes) for seed in seeds]
+            else:
+                count = len(seeds)
+                solutions = list(
+                    pool.map(_solve_seed, [name] * count, seeds, [seconds] * count, [nodes] * count)
+                )
+            solver = tally(name, solutions)
+            greedy = measure_odds(
+                find_variant(name), args.bot_n, args.seed_base, "greedy", clock=time.perf_counter
+            )
+            print(odds_row(solver, greedy), flush=True)
+    finally:
+        if pool is not None:
+            pool.shutdown()
     return 0

@@ -78,14 +78,32 @@ def test_line_text_is_split_on_commas_and_newlines() -> None:
     assert parse_line("deal, swap p3 p9 p17,\n p1>x\n\n") == ["deal", "swap p3 p9 p17", "p1>x"]
 
 
-def test_odds_with_the_solver_reports_share_interval_and_unknowns(
+def test_odds_with_the_solver_prints_the_table_row(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """`odds --solver` prints the winnable share with its interval and the unknown share."""
-    assert main(["odds", "quadrille", "--solver", "-n", "10", "--nodes", "5000"]) == 0
-    out = capsys.readouterr().out
-    assert out.startswith("quadrille: winnable ")
-    assert "of 10" in out and "95% CI" in out and "unknown 0 = 0.0%" in out
+    """`odds --solver` prints docs/odds.md's table: solver counts and share, greedy rate."""
+    args = ["odds", "quadrille", "--solver", "-n", "10", "--nodes", "5000", "--bot-n", "20"]
+    assert main(args) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("solver: 10 deals per rule set from seed 0, 5000 positions")
+    assert lines[1].startswith("| rule set | solver n |")
+    cells = [cell.strip() for cell in lines[3].strip("|").split("|")]
+    assert cells[0] == "quadrille" and cells[1] == "10"
+    winnable, unwinnable, unknown = int(cells[2]), int(cells[3]), int(cells[4])
+    assert winnable + unwinnable == 10 and unknown == 0  # Quadrille is always decided
+    assert cells[5].startswith(f"{10 * winnable:.1f}% (")
+    assert cells[7] == "20" and cells[9] == "not yet measured"
+
+
+def test_odds_with_the_solver_in_several_processes_agrees(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """--jobs spreads the deals over processes and gives the same counts."""
+    args = ["odds", "quadrille", "--solver", "-n", "6", "--nodes", "5000", "--bot-n", "5"]
+    assert main(args) == 0
+    alone = capsys.readouterr().out.splitlines()[3]
+    assert main([*args, "--jobs", "2"]) == 0
+    assert capsys.readouterr().out.splitlines()[3] == alone
 
 
 def test_odds_solver_limits_are_exclusive() -> None:

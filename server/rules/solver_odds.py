@@ -1,21 +1,38 @@
 """True odds: the share of deals the solver proves winnable (``ballroom odds --solver``).
 
 Where :mod:`server.rules.odds` measures what a bot achieves, this measures the
-game: a deal counts as won when some line wins it. Deals the solver cannot
-decide within its limits are counted apart, so the true share lies between
-the winnable share and that share plus the unknown one.
+game: a deal counts as won when some line wins it, with full knowledge of the
+stock. Deals the solver cannot decide within its limits are counted apart,
+so the true share lies between the winnable share and that share plus the
+unknown one. :func:`odds_row` sets one rule set's figures beside the greedy
+bot's and the published ones, as ``docs/odds.md`` shows them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from server.engine import Game
 from server.engine.solver import DEFAULT_SECONDS, Outcome, Solution, solve_deal
-from server.rules.odds import wilson_interval
+from server.rules.odds import OddsResult, wilson_interval
 
-__all__ = ["SolverOdds", "measure_solver_odds"]
+__all__ = [
+    "ODDS_HEADER",
+    "PUBLISHED",
+    "SolverOdds",
+    "measure_solver_odds",
+    "odds_row",
+    "tally",
+]
+
+#: Published odds, where any were found, with their source. Both are for play
+#: without knowledge of the stock, so they sit beside the greedy bot's rate
+#: (and the expert bot's, once measured) more than beside the solver's.
+PUBLISHED = {
+    "royal-parade": "about 1 in 30 (3.3%), Morehead & Mott-Smith, skilled play, stock unseen",
+    "virginia-reel": "about 1 in 4 (25%), Morehead & Mott-Smith, skilled play, stock unseen",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +60,14 @@ class SolverOdds:
     def unknown_share(self) -> float:
         return self.unknown / self.games if self.games else 0.0
 
+    @property
+    def bounds_interval(self) -> tuple[float, float]:
+        """95% interval of the true share, unknowns taken both ways: the low end
+        of the proved share's interval to the high end of (winnable + unknown)'s."""
+        low, _ = wilson_interval(self.winnable, self.games)
+        _, high = wilson_interval(self.winnable + self.unknown, self.games)
+        return low, high
+
     def summary(self) -> str:
         low, high = self.interval
         per_deal = self.seconds / self.games if self.games else 0.0
@@ -56,6 +81,25 @@ class SolverOdds:
             f"unknown {self.unknown} = {100 * self.unknown_share:.1f}%{bounds}; "
             f"{per_deal:.2f} s/deal"
         )
+
+
+def tally(variant: str, solutions: Iterable[Solution]) -> SolverOdds:
+    """One variant's odds from its deals' solutions (solved in any order, anywhere)."""
+    counts = dict.fromkeys(Outcome, 0)
+    games = 0
+    spent = 0.0
+    for solution in solutions:
+        counts[solution.outcome] += 1
+        games += 1
+        spent += solution.elapsed
+    return SolverOdds(
+        variant,
+        games,
+        counts[Outcome.WINNABLE],
+        counts[Outcome.UNWINNABLE],
+        counts[Outcome.UNKNOWN],
+        spent,
+    )
 
 
 def measure_solver_odds(
@@ -75,19 +119,41 @@ def measure_solver_odds(
     seconds reported are the solves' own. ``each`` is told every seed's
     solution as it comes (for progress output).
     """
-    counts = dict.fromkeys(Outcome, 0)
-    spent = 0.0
-    for seed in range(seed_base, seed_base + games):
-        solution = solve_deal(game, seed, seconds=seconds, nodes=nodes, clock=clock)
-        counts[solution.outcome] += 1
-        spent += solution.elapsed
-        if each is not None:
-            each(seed, solution)
-    return SolverOdds(
-        game.id,
-        games,
-        counts[Outcome.WINNABLE],
-        counts[Outcome.UNWINNABLE],
-        counts[Outcome.UNKNOWN],
-        spent,
+
+    def solutions() -> Iterable[Solution]:
+        for seed in range(seed_base, seed_base + games):
+            solution = solve_deal(game, seed, seconds=seconds, nodes=nodes, clock=clock)
+            if each is not None:
+                each(seed, solution)
+            yield solution
+
+    return tally(game.id, solutions())
+
+
+def _percent(share: float) -> str:
+    return f"{100 * share:.1f}%"
+
+
+def _interval(low: float, high: float) -> str:
+    return f"{100 * low:.1f}-{100 * high:.1f}%"
+
+
+ODDS_HEADER = (
+    "| rule set | solver n | winnable | unwinnable | unknown "
+    "| winnable share (95% CI) | true share within (95%) "
+    "| greedy bot n | greedy win rate (95% CI) | expert bot | published (stock unseen) |\n"
+    "| --- | ---: | ---: | ---: | ---: | --- | --- | ---: | --- | --- | --- |"
+)
+
+
+def odds_row(solver: SolverOdds, greedy: OddsResult) -> str:
+    """One rule set's line of the odds table (:data:`ODDS_HEADER`), in Markdown."""
+    low, high = solver.interval
+    within = _interval(*solver.bounds_interval)
+    glow, ghigh = greedy.interval
+    return (
+        f"| {solver.variant} | {solver.games} | {solver.winnable} | {solver.unwinnable} "
+        f"| {solver.unknown} | {_percent(solver.share)} ({_interval(low, high)}) | {within} "
+        f"| {greedy.games} | {_percent(greedy.rate)} ({_interval(glow, ghigh)}) "
+        f"| not yet measured | {PUBLISHED.get(solver.variant, '')} |"
     )
