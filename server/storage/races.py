@@ -197,18 +197,3 @@ class RaceStore:
             # between a race's close and this step.
             await self.redis.zrem(keys.LIVE_RACES, race)
         return result == "closed"
-
-    async def expire(self, race: str, seconds: float) -> None:
-        """Let Redis drop every key of a finished race after ``seconds``."""
-        meta, players = keys.race_meta(race), keys.race_players(race)
-        code = await self.redis.hget(meta, "code")
-        names = [reply_text(p) for p in await self.redis.hkeys(players)]
-        ttl = max(1, int(seconds))
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for key in (meta, players, keys.race_boards(race), keys.race_events(race)):
-                pipe.expire(key, ttl)
-            for player in names:
-                pipe.expire(keys.race_log(race, player), ttl)
-            if code:
-                pipe.expire(keys.race_code(reply_text(code)), ttl)
-            await pipe.execute()
