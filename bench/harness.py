@@ -21,9 +21,12 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from bench.lean_client import LIBRARY, LeanClient, Wire, connect
-from bench.processes import ROOT, Child
 from protocol.messages import CreateRace, JoinRace, Spectate, StartRace
+from protocol.processes import Child
 from server.storage.embedded import free_port
+
+#: The repository root: where ``python -m server.cli`` finds the packages.
+ROOT = Path(__file__).resolve().parent.parent
 
 __all__ = [
     "ROOT",

@@ -34,8 +34,7 @@ from typing import Any
 import redis
 
 from bench.attacks import ATTACKS
-from bench.harness import child, cpu_seconds, percentile, rss_mib, server_argv
-from bench.processes import ROOT
+from bench.harness import ROOT, child, cpu_seconds, percentile, rss_mib, server_argv
 from client.session import ClientSession
 from protocol.messages import CreateTournament, Ping, Pong, TournamentFormat, TournamentInfo
 from server.storage.embedded import EmbeddedRedis

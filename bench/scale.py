@@ -57,6 +57,7 @@ from typing import Any
 import redis
 
 from bench.harness import (
+    ROOT,
     Child,
     child,
     close_all,
@@ -69,8 +70,8 @@ from bench.harness import (
     saturation_env,
     server_argv,
 )
-from bench.processes import ROOT, children
 from bench.race_load import Racing, Run, Window, race_group
+from protocol.processes import children
 from server.storage.embedded import EmbeddedRedis
 from server.storage.local_cluster import BINARY_VARIABLE, LocalCluster, cluster_server_binary
 

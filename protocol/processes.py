@@ -23,11 +23,14 @@ from pathlib import Path
 from typing import Any
 
 __all__ = [
+    "Child",
     "ChildExited",
     "NotReady",
+    "children",
     "free_port",
     "kill_child",
     "start_child",
+    "stat_fields",
     "stop_child",
     "wait_or_kill",
     "wait_ready",
@@ -66,6 +69,7 @@ def start_child(
     output: Path | None = None,
     env: Mapping[str, str] | None = None,
     preexec_fn: Callable[[], None] | None = None,
+    cwd: Path | None = None,
 ) -> subprocess.Popen[bytes]:
     """Start ``command`` with no standard input.
 
@@ -77,6 +81,7 @@ def start_child(
         output: a file for its standard output and error (else they are ours).
         env: its environment (else ours).
         preexec_fn: run in the child before the program (e.g. to die with us).
+        cwd: the directory it starts in (else ours).
     """
     with contextlib.ExitStack() as stack:
         log = None if output is None else stack.enter_context(output.open("wb"))
@@ -88,6 +93,7 @@ def start_child(
             env=None if env is None else dict(env),
             start_new_session=own_group,
             preexec_fn=preexec_fn,
+            cwd=cwd,
         )
 
 
@@ -175,3 +181,85 @@ def kill_child(process: subprocess.Popen[Any]) -> None:
     and reap it."""
     process.kill()
     process.wait()
+
+
+class Child:
+    """``argv`` started in ``cwd`` with exactly ``env``, listening on loopback ``port``, its
+    output in a log file in ``log_dir``.
+
+    The benches run servers and baselines this way, and the multi-node tests run
+    real nodes this way: a node must be killable, as in a crash, without taking
+    the caller's event loop with it. ``python -m`` imports the project from
+    ``cwd``: another checkout's there.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        argv: list[str],
+        port: int,
+        log_dir: Path,
+        env: Mapping[str, str],
+        *,
+        cwd: Path,
+    ) -> None:
+        self.name, self.port = name, port
+        self.log_path = log_dir / f"{name}-{port}.log"
+        self.process = start_child(argv, output=self.log_path, env=env, cwd=cwd)
+
+    @property
+    def url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/"
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def output(self) -> str:
+        """The tail of what the process printed, for failure messages."""
+        return self.log_path.read_text(errors="replace")[-4000:]
+
+    def wait_listening(self, timeout: float = 30) -> None:
+        """Block until the port accepts TCP connections: :class:`ChildExited` if the process
+        ends first, :class:`NotReady` at the deadline (both with the log's tail)."""
+        wait_ready(
+            self._listening,
+            timeout=timeout,
+            what=f"{self.name} to listen on port {self.port}",
+            children=[self.process],
+            detail=self.output,
+            interval=0.02,
+        )
+
+    def _listening(self) -> bool:
+        socket.create_connection(("127.0.0.1", self.port), timeout=0.5).close()
+        return True
+
+    def kill(self) -> None:
+        """SIGKILL, as a crash would: no clean-up runs."""
+        kill_child(self.process)
+
+    def stop(self, timeout: float = 10) -> int:
+        """SIGTERM, wait up to ``timeout``, then SIGKILL; returns the exit status."""
+        return stop_child(self.process, timeout=timeout)
+
+
+def stat_fields(pid: int | str) -> list[str]:
+    """The fields of /proc/PID/stat after the command name (state first, then ppid)."""
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+
+
+def children(pid: int) -> dict[int, list[str]]:
+    """The live children of ``pid`` (Linux, from /proc): their pids and command lines."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            parent = int(stat_fields(entry.name)[1])
+            command = (entry / "cmdline").read_bytes().decode(errors="replace").split("\0")
+        except (OSError, IndexError):
+            continue  # gone meanwhile
+        if parent == pid:
+            found[int(entry.name)] = command
+    return found

@@ -10,12 +10,16 @@ import os
 import signal
 import time
 from collections.abc import Iterable
+from pathlib import Path
 
-from bench.processes import children, stat_fields
+from protocol.processes import children, stat_fields
 
 __all__ = [
-    "alive", "children", "descendants", "kill_left", "servers", "stat_fields", "wait_gone",
+    "ROOT", "alive", "children", "descendants", "kill_left", "servers", "stat_fields", "wait_gone",
 ]  # fmt: skip
+
+#: The repository root: where ``python -m server.cli`` finds the packages.
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def descendants(pid: int) -> dict[int, list[str]]:

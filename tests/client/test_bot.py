@@ -10,7 +10,6 @@ from collections.abc import Sequence
 import pytest
 from websockets.protocol import State as SocketState
 
-from bench.processes import ROOT
 from client.bot import Bot, Patience, run_bot, start_bot
 from client.session import ClientSession, RequestFailed
 from protocol.exceptions import ErrorCode
@@ -33,6 +32,7 @@ from protocol.moves import Move
 from protocol.policy import GreedyPolicy
 from protocol.results import Standing
 from server.engine import find_variant
+from tests.processes import ROOT
 from tests.server.conftest import NODES, TIMEOUT
 
 DEAL = 4711

@@ -19,12 +19,13 @@ import redis
 from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import ConnectionClosed
 
-from bench.processes import Child
 from client.session import ClientSession
+from protocol.processes import Child
 from server.net.node import Node, running_node
 from server.settings import Limits, Settings, Timeouts
 from server.storage.embedded import EmbeddedRedis, free_port
 from server.storage.store import Store, connect
+from tests.processes import ROOT
 
 #: One unit for every wait in the tests; raise it on a slow machine.
 TIMEOUT = float(os.environ.get("BALLROOM_TEST_TIMEOUT", "10"))
@@ -109,7 +110,7 @@ class ServerProcess(Child):
             sys.executable, "-m", "server.cli", "serve",
             "--host", "127.0.0.1", "--port", str(port), *args,
         ]  # fmt: skip
-        super().__init__("serve", command, port, log_dir, environment)
+        super().__init__("serve", command, port, log_dir, environment, cwd=ROOT)
 
     def wait_ready(self, timeout: float = TIMEOUT) -> ServerProcess:
         """Block until the node accepts TCP connections (it listens once Redis answered)."""

@@ -10,11 +10,11 @@ import sys
 
 import pytest
 
-from bench.processes import ROOT
 from protocol.messages import RaceFinished
 from server.settings import EventLoop, Settings
 from server.storage.store import Store
 from server.supervisor import Supervisor
+from tests.processes import ROOT
 from tests.server.conftest import TIMEOUT, ProcessFactory
 from tests.server.nodes import check_log, connect, open_race, start
 

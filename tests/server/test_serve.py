@@ -19,11 +19,10 @@ from pathlib import Path
 
 import pytest
 
-from bench.processes import ROOT
 from client.session import ClientSession
 from protocol.messages import CreateRace, JoinRace, ListRaces, RaceInfo, Races, SpectatePolicy
 from server.storage.embedded import free_port
-from tests.processes import children, descendants, kill_left, servers, wait_gone
+from tests.processes import ROOT, children, descendants, kill_left, servers, wait_gone
 from tests.server.conftest import TIMEOUT, ServerProcess
 
 

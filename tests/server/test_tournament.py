@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from bench.processes import ROOT
 from client.tournament_bot import TournamentBot
 from protocol.cli import main
 from protocol.messages import (
@@ -24,6 +23,7 @@ from server.rules.record import verify
 from server.settings import Timeouts
 from server.storage import keys
 from server.storage.store import Store
+from tests.processes import ROOT
 from tests.server.conftest import TIMEOUT, NodeFactory, ProcessFactory
 from tests.server.hosting import FAST, QUICK, host_tournament, run_bots
 
