@@ -64,8 +64,8 @@ class _Boards:
         if self.reads == 1:
             assert self.watch is not None
             self.watch.acknowledged = 13  # `moved seq 12` went out during the read
-            return RacerBoard(race, 30, seq=12, view=cast(Any, {}), legal=[], progress={})
-        return RacerBoard(race, 31, seq=13, view=cast(Any, {}), legal=[], progress={})
+            return RacerBoard(race, 30, seq=12)
+        return RacerBoard(race, 31, seq=13)
 
 
 class _Lobby:
