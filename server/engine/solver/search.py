@@ -92,7 +92,17 @@ def _step(game: Game, state: State, move: Move) -> State:
 
 
 class _Limit(Exception):
-    """The node or time limit was reached."""
+    """A node or time limit was reached: the phase's own, or (``final``) the whole solve's."""
+
+    def __init__(self, final: bool) -> None:
+        super().__init__(final)
+        self.final = final
+
+
+#: The share of the limits the streamliner gets before the full search.
+STREAMLINER_SHARE = 0.5
+#: Move kinds a streamlined position keeps while it has any: the card moves.
+_CARD_MOVES = frozenset({MoveKind.MOVE, MoveKind.SWAP})
 
 
 def solve(
@@ -104,6 +114,13 @@ def solve(
     clock: Callable[[], float] | None = None,
 ) -> Solution:
     """Search ``state`` for a win; give up after ``seconds`` (by ``clock``) or ``nodes``.
+
+    Two phases share the limits. First a **streamliner**: the same search
+    where no stock action (deal, redeal) is tried while a card can move,
+    which is a much smaller tree and holds a win for most winnable deals;
+    it gets :data:`STREAMLINER_SHARE` of the limits. A win it finds is a win
+    (a line of legal moves); if it finds none, the **full** search runs in
+    what is left, and only that one can prove a deal lost.
 
     The engine reads no clock of its own: a time limit needs ``clock`` (the
     caller's ``time.monotonic``, or a test's fake). It is read once at the
@@ -118,49 +135,113 @@ def solve(
     family.begin(state)
     start = clock()
     deadline = None if seconds is None else start + seconds
-    node_limit = nodes
-    seen: set[Key] = set()
-    line: list[Move] = []
+    streamline_deadline = None if seconds is None else start + STREAMLINER_SHARE * seconds
+    streamline_nodes = None if nodes is None else int(STREAMLINER_SHARE * nodes)
     count = 0
-    next_check = CHECK_EVERY
+    try:
+        for restricted in (True, False):
+            search = _Search(game, family, clock, deadline, nodes, count)
+            if restricted:
+                search.restricted = True
+                search.phase_deadline = streamline_deadline
+                search.phase_nodes = streamline_nodes
+            try:
+                won = search.run(state)
+            except _Limit as limit:
+                count = search.count
+                if limit.final:
+                    raise
+                continue
+            count = search.count
+            if won is not None:
+                return _done(Outcome.WINNABLE, won, count, clock() - start)
+            if not restricted:
+                return _done(Outcome.UNWINNABLE, [], count, clock() - start)
+        raise AssertionError("the full search always answers")  # pragma: no cover
+    except _Limit:
+        return _done(Outcome.UNKNOWN, [], count, clock() - start)
 
-    def enter(position: State) -> tuple[State, int, list[Move]] | None:
+
+class _Search:
+    """One depth-first search with its own table of positions searched to no win."""
+
+    def __init__(
+        self,
+        game: Game,
+        family: Family,
+        clock: Callable[[], float],
+        deadline: float | None,
+        node_limit: int | None,
+        count: int,
+    ) -> None:
+        self.game = game
+        self.family = family
+        self.clock = clock
+        self.deadline = deadline
+        self.node_limit = node_limit
+        self.phase_deadline: float | None = None
+        self.phase_nodes: int | None = None
+        self.restricted = False
+        self.seen: set[Key] = set()
+        self.line: list[Move] = []
+        self.count = count
+        self.next_check = count - count % CHECK_EVERY + CHECK_EVERY
+
+    def _check(self) -> None:
+        """Raise :class:`_Limit` past a limit; the clock is read every CHECK_EVERY positions."""
+        count = self.count
+        if count >= self.next_check:
+            self.next_check += CHECK_EVERY
+            if self.deadline is not None:
+                now = self.clock()
+                if now >= self.deadline:
+                    raise _Limit(final=True)
+                if self.phase_deadline is not None and now >= self.phase_deadline:
+                    raise _Limit(final=False)
+        if self.node_limit is not None and count > self.node_limit:
+            raise _Limit(final=True)
+        if self.phase_nodes is not None and count > self.phase_nodes:
+            raise _Limit(final=False)
+
+    def enter(self, position: State) -> tuple[State, int, list[Move]] | None:
         """Play safe moves from ``position``; its children, or None if searched before."""
-        nonlocal count, next_check
+        family, line = self.family, self.line
         played = 0
         while True:
-            count += 1
-            if count >= next_check:
-                next_check += CHECK_EVERY
-                if deadline is not None and clock() >= deadline:
-                    raise _Limit
-            if node_limit is not None and count > node_limit:
-                raise _Limit
+            self.count += 1
+            self._check()
             if family.won(position):
                 return position, played, []
             key = family.key(position)
-            if key in seen:
+            if key in self.seen:
                 del line[len(line) - played :]
                 return None
-            seen.add(key)
+            self.seen.add(key)
             if family.dead(position):
                 del line[len(line) - played :]
                 return None
-            moves = game.generate(position)
+            moves = self.game.generate(position)
             safe = family.safe_move(position, moves)
             if safe is None:
-                return position, played, family.order(position, moves)
+                ordered = family.order(position, moves)
+                if self.restricted:
+                    cards = [move for move in ordered if move.kind in _CARD_MOVES]
+                    if cards:
+                        ordered = cards
+                return position, played, ordered
             line.append(safe)
             played += 1
-            position = _step(game, position, safe)
+            position = _step(self.game, position, safe)
 
-    try:
-        root = enter(state)
-        if root is not None and family.won(root[0]):
-            return _done(Outcome.WINNABLE, line, count, clock() - start)
-        stack: list[tuple[State, int, list[Move], int]] = []
-        if root is not None:
-            stack.append((root[0], root[1], root[2], 0))
+    def run(self, state: State) -> list[Move] | None:
+        """A winning line from ``state``, or None once the tree is searched without one."""
+        family, line = self.family, self.line
+        root = self.enter(state)
+        if root is None:
+            return None
+        if family.won(root[0]):
+            return line
+        stack: list[tuple[State, int, list[Move], int]] = [(root[0], root[1], root[2], 0)]
         while stack:
             position, played, moves, at = stack[-1]
             if at == len(moves):
@@ -172,16 +253,14 @@ def solve(
             stack[-1] = (position, played, moves, at + 1)
             move = moves[at]
             line.append(move)
-            child = enter(_step(game, position, move))
+            child = self.enter(_step(self.game, position, move))
             if child is None:
                 line.pop()
                 continue
             if family.won(child[0]):
-                return _done(Outcome.WINNABLE, line, count, clock() - start)
+                return line
             stack.append((child[0], child[1], child[2], 0))
-        return _done(Outcome.UNWINNABLE, [], count, clock() - start)
-    except _Limit:
-        return _done(Outcome.UNKNOWN, [], count, clock() - start)
+        return None
 
 
 def _no_clock() -> float:
