@@ -103,8 +103,12 @@ class ScriptRegistry:
         return await self._scripts[name](keys=keys_, args=args)
 
     def call(self, pipe: Any, name: str, keys_: Sequence[str], args: Sequence[Any]) -> None:
-        """Queue script ``name`` in a pipeline of :meth:`pipeline` (by its SHA-1)."""
-        pipe.evalsha(self.sha(name), len(keys_), *keys_, *args)
+        """Queue script ``name`` in a pipeline of :meth:`pipeline` (by its SHA-1).
+
+        As a raw command: a cluster's pipeline refuses ``evalsha()`` itself, but sends
+        an EVALSHA to the node of its keys' slot.
+        """
+        pipe.execute_command("EVALSHA", self.sha(name), len(keys_), *keys_, *args)
 
     async def pipeline(self, fill: Callable[[Any], None]) -> list[Any]:
         """The replies of one pipeline (not a transaction) that ``fill`` queues, scripts
