@@ -38,7 +38,7 @@ from protocol.codec import encode
 from protocol.messages import Board, Message, Moved, Progress
 from server.engine import find_variant
 from server.engine.state import State
-from server.storage.store import pack, unpack
+from server.storage.packing import pack, unpack
 
 PROGRESS_KEYS = ("home", "target", "moves", "won", "over")
 

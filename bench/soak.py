@@ -104,7 +104,7 @@ from server.storage.board_check import stored_board_faults
 from server.storage.boards import racer_boards
 from server.storage.embedded import EmbeddedRedis
 from server.storage.keys import BoardField
-from server.storage.store import pack, unpack
+from server.storage.packing import pack, unpack
 
 __all__ = ["RaceRecord", "main", "results_digest", "verify_race"]
 

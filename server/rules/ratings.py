@@ -26,6 +26,7 @@ from openskill.models import PlackettLuce
 
 from protocol.accounts import is_guest
 from protocol.results import DecidedBy, Standing
+from server.rules.races import RaceSettings
 
 __all__ = [
     "OVERALL",
@@ -69,7 +70,7 @@ class Skill:
         return f"{self.display}{'?' if self.provisional else ''}"
 
 
-def is_rated(meta: Mapping[str, str], racers: Sequence[str]) -> bool:
+def is_rated(settings: RaceSettings, racers: Sequence[str]) -> bool:
     """Whether a finished race counts: a secret deal, not a practice race, not marked
     unrated, two or more accounts.
 
@@ -80,17 +81,15 @@ def is_rated(meta: Mapping[str, str], racers: Sequence[str]) -> bool:
     Guests (bots among them: a bot never logs in) are left out of the
     ranking; the accounts are ranked among themselves.
     """
-    if not may_be_rated(meta):
+    if not may_be_rated(settings):
         return False
     return sum(not is_guest(player) for player in racers) >= 2
 
 
-def may_be_rated(meta: Mapping[str, str]) -> bool:
+def may_be_rated(settings: RaceSettings) -> bool:
     """Whether a race's settings let it be rated (it is, with two accounts at the end):
     no public deal, no practice (hints), not marked unrated by its host."""
-    return not (
-        meta.get("deal", "") != "" or meta.get("practice") == "1" or meta.get("unrated") == "1"
-    )
+    return settings.deal is None and not settings.practice and not settings.unrated
 
 
 def ranks(standings: Sequence[Standing]) -> list[int]:

@@ -172,14 +172,14 @@ class Boards:
         its deal is still being played by others (docs/players.md).
         """
         [(meta, players)] = await self.store.races.metas_and_players([race])
-        if not meta:
+        if meta is None:
             raise RequestRefused(ErrorCode.NOT_FOUND, f"no race {race!r}")
         now = time.time()
         info = public_info(race, meta, players, now)
         if player is not None and player in info.players:
             raise RequestRefused(ErrorCode.NOT_ALLOWED, "racers cannot spectate their own race")
-        held = meta.get("hold_results") == "1" and not await self.store.results.public(race)
-        if meta.get("daily") and held:
+        held = meta.settings.hold_results and not await self.store.results.public(race)
+        if meta.settings.daily and held:
             raise RequestRefused(
                 ErrorCode.NOT_ALLOWED,
                 "a daily deal's race is shown only to its player until the day is over",

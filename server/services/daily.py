@@ -134,7 +134,7 @@ class DailyDeals:
             for race in await self.store.races(day, variant):
                 if await self.results.has_results(race):
                     await self.results.announce_held_results(race)
-                elif await self.lobby.meta(race):
+                elif await self.lobby.meta(race) is not None:
                     waiting = True  # not closed yet: its results come, held, later
             if not waiting:
                 await self.store.announced(day, variant)

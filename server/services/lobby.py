@@ -14,7 +14,6 @@ from server.rules.events import Joined, Left, ReadySet, Starting
 from server.rules.races import (
     Phase,
     RaceSettings,
-    Spectate,
     commitment,
     phase_at,
 )
@@ -23,6 +22,7 @@ from server.services.solving import SolverPool
 from server.settings import Settings
 from server.storage.draws import draw_secret_seed
 from server.storage.event_codec import encode_event
+from server.storage.races import RaceMeta
 from server.storage.store import Store
 
 __all__ = ["DEFAULT_GRACE", "Lobby", "next_phase_change", "public_info"]
@@ -31,38 +31,36 @@ __all__ = ["DEFAULT_GRACE", "Lobby", "next_phase_change", "public_info"]
 DEFAULT_GRACE = 60
 
 
-def public_info(
-    race: str, meta: dict[str, str], players: dict[str, str], now: float
-) -> RaceSummary:
+def public_info(race: str, meta: RaceMeta, players: dict[str, str], now: float) -> RaceSummary:
     """A race's summary from its meta and players hashes: never the seed before the results."""
-    started_at, ends_at = meta.get("started_at"), meta.get("ends_at")
+    settings = meta.settings
     return RaceSummary(
         id=race,
-        code=meta["code"],
-        variant=meta["variant"],
-        host=meta["host"],
+        code=meta.code,
+        variant=settings.variant,
+        host=meta.host,
         players=tuple(players),
         names=players,
-        ready=tuple(p for p in players if meta.get(f"ready:{p}")),
-        phase=phase_at(meta["status"], now, float(started_at or 0), float(ends_at or 0)),
-        max_players=int(meta["max_players"]),
-        time_limit=int(meta["time_limit"]),
-        spectate=Spectate(meta["spectate"]),
-        delay=int(meta["delay"] or 0),
-        grace=int(meta.get("grace") or DEFAULT_GRACE),
-        commitment=commitment(meta["variant"], int(meta["deal_version"]), int(meta["seed"]), race),
+        ready=tuple(p for p in players if p in meta.ready),
+        phase=phase_at(meta.status, now, meta.started_at or 0.0, meta.ends_at or 0.0),
+        max_players=len(players) if settings.max_players is None else settings.max_players,
+        time_limit=settings.time_limit,
+        spectate=settings.spectate,
+        delay=settings.delay,
+        grace=settings.grace or DEFAULT_GRACE,
+        commitment=commitment(settings.variant, settings.deal_version, settings.seed, race),
         # A tournament's table: its tournament, whose code and name stand in
         # for the join code it has not and the host who is not a player.
-        tournament=meta.get("tournament") or None,
-        tournament_code=meta.get("tournament_code") or None,
-        host_name=meta.get("host_name") or players.get(meta["host"], ""),
-        away={p: float(meta[f"away:{p}"]) for p in players if f"away:{p}" in meta},
-        deal=int(meta["deal"]) if meta["deal"] else None,
+        tournament=settings.tournament,
+        tournament_code=settings.tournament_code,
+        host_name=settings.host_name or players.get(meta.host, ""),
+        away={p: meta.away[p] for p in players if p in meta.away},
+        deal=settings.deal,
         # Asked for a winnable deal: "proved", or "fallback" when none was found in time.
-        winnable=Winnable(meta["winnable"]) if meta.get("winnable") else None,
-        practice=meta.get("practice") == "1",
-        started_at=float(started_at) if started_at else None,
-        ends_at=float(ends_at) if ends_at else None,
+        winnable=Winnable(settings.winnable) if settings.winnable else None,
+        practice=settings.practice,
+        started_at=meta.started_at,
+        ends_at=meta.ends_at,
     )
 
 
@@ -144,12 +142,13 @@ class Lobby:
     async def info(self, race: str) -> RaceSummary:
         """What anyone may know about a race: never the seed before the results."""
         [(meta, players)] = await self.store.races.metas_and_players([race])
-        if not meta:
+        if meta is None:
             raise RequestRefused(ErrorCode.NOT_FOUND, f"no race {race!r}")
         return public_info(race, meta, players, time.time())
 
-    async def meta(self, race: str) -> dict[str, str]:
-        """The race's stored settings and state, seed included (for the server's own use)."""
+    async def meta(self, race: str) -> RaceMeta | None:
+        """The race's stored settings and state, seed included (for the server's own use);
+        None if there is no such race."""
         return await self.store.races.meta(race)
 
     async def players(self, race: str) -> dict[str, str]:
@@ -158,7 +157,8 @@ class Lobby:
 
     async def tournament_of(self, race: str) -> str | None:
         """The tournament a race belongs to, if any."""
-        return (await self.store.races.meta(race)).get("tournament") or None
+        meta = await self.store.races.meta(race)
+        return None if meta is None else meta.settings.tournament
 
     async def listed_races(self) -> list[RaceSummary]:
         """Races open to join, then races under way (to spectate); never a finished one,
@@ -172,7 +172,7 @@ class Lobby:
             for race, (meta, players) in zip(
                 races, await self.store.races.metas_and_players(races), strict=True
             )
-            if meta  # else closed between the two reads
+            if meta is not None  # else closed between the two reads
         ]
         return [info for info in infos if info.phase is not Phase.FINISHED]
 
@@ -201,13 +201,13 @@ class Lobby:
     async def start(self, player: str, race: str, *, force: bool = True) -> None:
         """Fix the deal and start the clock after the countdown."""
         meta = await self.store.races.meta(race)
-        if not meta:
+        if meta is None:
             raise RequestRefused(ErrorCode.NOT_FOUND, f"no race {race!r}")
-        game = find_variant(meta["variant"])
-        deal_version, seed = int(meta["deal_version"]), int(meta["seed"])
+        game = find_variant(meta.settings.variant)
+        deal_version, seed = meta.settings.deal_version, meta.settings.seed
         opening = game.deal(seed, deal_version)
         started_at = time.time() + self.settings.timeouts.countdown
-        ends_at = started_at + int(meta["time_limit"])
+        ends_at = started_at + meta.settings.time_limit
         payload = encode_event(
             Starting(
                 started_at=started_at,

@@ -47,6 +47,7 @@ from server.services.refusals import variant_or_refusal
 from server.storage.draws import draw_secret_seed
 from server.storage.matchmaking import Adopted, Group, Placed, QueueStore, Stand, Told, Undone
 from server.storage.players import PlayerStore
+from server.storage.races import RaceStatus
 
 __all__ = ["QUICK_HOST", "Link", "Matchmaker", "QuickSettings", "Waiter"]
 
@@ -400,9 +401,9 @@ class Matchmaker:
         """Whether a quick race whose racers were all told is over for ``player`` (their game
         ended, or the race did); one about to start is not."""
         meta = await self.lobby.meta(race)
-        if not meta or meta.get("status") == "finished":
+        if meta is None or meta.status is RaceStatus.FINISHED:
             return True
-        if meta.get("status") == "open":
+        if meta.status is RaceStatus.OPEN:
             return False
         board = await self.lobby.store.boards.board(race, player)
         return board is None or board.status.finished

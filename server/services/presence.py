@@ -84,7 +84,8 @@ class Presence:
             except RequestRefused as exc:
                 status = "race_not_open" if exc.code is ErrorCode.RACE_NOT_OPEN else "gone"
             if status == "race_not_open":  # away in the lobby: judged again once it starts
-                grace = int((await self.store.races.meta(race)).get("grace") or DEFAULT_GRACE)
+                meta = await self.store.races.meta(race)
+                grace = (meta and meta.settings.grace) or DEFAULT_GRACE
                 await self.store.presence.schedule_leaving(race, player, now + grace)
                 continue
             if status == "ok":

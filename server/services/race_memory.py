@@ -20,6 +20,7 @@ from server.exceptions import RequestRefused
 from server.rules.races import Spectate, commitment, phase_at, phase_refusal
 from server.rules.replica import RaceReplica
 from server.storage.boards import StoredBoard
+from server.storage.races import RaceStatus
 from server.storage.store import Store
 
 __all__ = ["CachedBoard", "RaceMemory", "StartedRace"]
@@ -95,24 +96,26 @@ class RaceMemory:
         if cached is not None:
             return cached
         meta = await self.store.races.meta(race)
-        if not meta:
+        if meta is None:
             raise RequestRefused(ErrorCode.NOT_FOUND, f"no race {race!r}")
-        if meta["status"] == "open" or "started_at" not in meta:  # or closed before it started
+        # Open, or closed before it started:
+        if meta.status is RaceStatus.OPEN or meta.started_at is None or meta.ends_at is None:
             raise RequestRefused(ErrorCode.RACE_NOT_OPEN, "the race has not started")
-        game = find_variant(meta["variant"])
-        seed, version = int(meta["seed"]), int(meta["deal_version"])
+        settings = meta.settings
+        game = find_variant(settings.variant)
+        seed, version = settings.seed, settings.deal_version
         started = StartedRace(
             race=race,
             game=game,
             seed=seed,
             deal_version=version,
-            started_at=float(meta["started_at"]),
-            ends_at=float(meta["ends_at"]),
-            spectate=Spectate(meta["spectate"]),
-            delay=float(meta["delay"] or 0),
+            started_at=meta.started_at,
+            ends_at=meta.ends_at,
+            spectate=settings.spectate,
+            delay=float(settings.delay),
             commitment=commitment(game.id, version, seed, race),
-            line=tuple(meta["line"].split(",")) if meta.get("line") else (),
-            practice=meta.get("practice") == "1",
+            line=settings.line,
+            practice=settings.practice,
         )
         self._started[race] = started
         while len(self._started) > self.STARTED_CACHE:

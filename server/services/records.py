@@ -33,8 +33,9 @@ from server.rules.daily import daily_score
 from server.rules.ratings import OVERALL, Skill, is_rated, ranks, rate
 from server.rules.results import AccountRecord, RaceResults, RatingChange
 from server.storage.daily import DailyStore
+from server.storage.packing import unpack
 from server.storage.players import AccountRace, BoardRating, FastWin, PlayerStore
-from server.storage.store import unpack
+from server.storage.races import RaceMeta
 
 __all__ = ["LEADERBOARD_SIZE", "Records"]
 
@@ -60,7 +61,7 @@ class Records:
         self.daily = daily
 
     async def prepare(
-        self, race: str, meta: Mapping[str, str], results: RaceResults
+        self, race: str, meta: RaceMeta, results: RaceResults
     ) -> RaceResults:
         """The results with each account's rating change and record to write (step 1)."""
         standings = list(results.standings)
@@ -69,7 +70,7 @@ class Records:
             return results
         variant = results.variant
         moves: dict[str, list[RatingChange]] = {player: [] for player in accounts}
-        if is_rated(meta, [s.player for s in standings]):
+        if is_rated(meta.settings, [s.player for s in standings]):
             placed = [
                 (s.player, r)
                 for s, r in zip(standings, ranks(standings), strict=True)
@@ -91,7 +92,7 @@ class Records:
                             change=new.display - old.display,
                             provisional=new.provisional,
                         )
-        started_at = float(meta.get("started_at") or time.time())
+        started_at = meta.started_at or time.time()
         records = {
             s.player: AccountRecord(
                 tuple(moves[s.player]),
@@ -109,7 +110,7 @@ class Records:
             results,
             standings=tuple(standings),
             # "day:variant": its board gets the score
-            daily=meta.get("daily") or None,
+            daily=meta.settings.daily,
             records=records,
         )
 

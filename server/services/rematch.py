@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from protocol.exceptions import ErrorCode
 from server.engine import DEAL_VERSION
 from server.exceptions import RequestRefused
-from server.rules.races import RaceSettings, Spectate
+from server.rules.races import RaceSettings
 from server.services.lobby import Lobby
 from server.storage.draws import draw_secret_seed
 from server.storage.matchmaking import RematchStore
@@ -107,12 +107,14 @@ class Rematches:
     async def _make(self, old: str, new: str) -> None:
         """The rematch of ``old`` as race ``new``, made and started (safe to repeat)."""
         meta = await self.lobby.meta(old)
+        if meta is None:
+            raise RequestRefused(ErrorCode.NOT_FOUND, f"no race {old!r}")
+        was = meta.settings
         settings = RaceSettings(
-            variant=meta["variant"], seed=draw_secret_seed(), deal_version=DEAL_VERSION,
-            time_limit=int(meta["time_limit"]), spectate=Spectate(meta["spectate"]),
-            delay=int(meta["delay"] or 0),
+            variant=was.variant, seed=draw_secret_seed(), deal_version=DEAL_VERSION,
+            time_limit=was.time_limit, spectate=was.spectate, delay=was.delay,
             # a practice on a public deal stays unrated
-            unrated=meta.get("unrated") == "1" or bool(meta.get("deal")),
+            unrated=was.unrated or was.deal is not None,
         )  # fmt: skip
         await self.lobby.create_seated(new, REMATCH_HOST, await self.lobby.players(old), settings)
         with contextlib.suppress(RequestRefused):  # started already

@@ -100,10 +100,10 @@ class Results:
         if end is None:
             return False
         started = await self.memory.started(race)
-        results = _race_results(started, end, table=end.meta.get("round_ranked") == "1")
+        results = _race_results(started, end, table=end.meta.settings.round_ranked)
         # A tournament table's results (its seed) wait for the other tables
         # racing the same deal: the director announces them at the stage's end.
-        hold = end.meta.get("hold_results") == "1"
+        hold = end.meta.settings.hold_results
         if self.records is not None:  # rating changes go into the results, once
             results = await self.records.prepare(race, end.meta, results)
         payload = encode_event(Finished(results))
@@ -160,7 +160,8 @@ class Results:
         # keeps its replays until they are announced, and also in the moment
         # between its closing and its results being stored.
         meta = await self.lobby.meta(race)
-        if meta.get("hold_results") == "1" and not await self.store.results.public(race):
+        held = meta is not None and meta.settings.hold_results
+        if held and not await self.store.results.public(race):
             raise RequestRefused(
                 ErrorCode.NOT_ALLOWED,
                 "replays open once this deal is revealed (every table on it has finished, "

@@ -13,7 +13,7 @@ history writes of the race's accounts are :class:`~server.storage.players.Player
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from server.rules.results import RaceResults
@@ -22,13 +22,11 @@ from server.storage.boards import RacerBoard, racer_boards
 from server.storage.cluster import RedisClient
 from server.storage.exceptions import storage_edge
 from server.storage.packing import pack, unpack
+from server.storage.races import RaceMeta, RaceStatus, read_meta
 from server.storage.replies import reply_bytes, reply_text, reply_texts
 from server.storage.scripts import ScriptRegistry
 
 __all__ = ["ClosingStore", "RaceEnd", "race_keys"]
-
-#: Fields of a race's meta hash that hold msgpack: the results and their held announcement.
-_PACKED_META = frozenset({b"results", b"held"})
 
 
 class RaceEnd(NamedTuple):
@@ -36,8 +34,8 @@ class RaceEnd(NamedTuple):
 
     #: Whether this call closed the race: one caller does, and stores the results.
     closed: bool
-    #: The race's meta hash as text (results left out).
-    meta: dict[str, str]
+    #: The race's settings and state.
+    meta: RaceMeta
     #: Everyone who joined: player id -> display name.
     names: dict[str, str]
     #: The boards of those who raced.
@@ -81,9 +79,9 @@ class ClosingStore:
         # Sent again after Redis restarted: a second close changes nothing.
         outcome, raw_meta, raw_names, raw_boards = await self._scripts.pipeline(first)
         closed, over = reply_text(outcome) == "closed", reply_text(outcome) != "running"
-        meta = _meta(raw_meta)
+        meta = read_meta(raw_meta)
         names, boards = reply_texts(raw_names), racer_boards(raw_boards)
-        ending = meta.get("status") == "finished" and bool(meta.get("started_at"))
+        ending = meta is not None and meta.status is RaceStatus.FINISHED and meta.started
         ending = ending and (closed or b"results" not in raw_meta)
         racers = [player for player in names if player in boards]
         async with self.redis.pipeline(transaction=False) as pipe:
@@ -97,7 +95,7 @@ class ClosingStore:
                 for player in racers:
                     pipe.lrange(keys.race_log(race, player), 0, -1)
             replies = await pipe.execute()
-        if not ending:
+        if not ending or meta is None:
             return None
         logs = replies[len(replies) - len(racers) :]
         return RaceEnd(
@@ -125,7 +123,7 @@ class ClosingStore:
 
         def write(pipe: Any) -> None:
             self._scripts.call(pipe, "results", [meta_key, keys.race_events(race)], stored)
-            for key in race_keys(race, list(end.names), end.meta.get("code")):
+            for key in race_keys(race, list(end.names), end.meta.code or None):
                 pipe.expire(key, ttl)
             pipe.hget(meta_key, "results")
 
@@ -134,7 +132,3 @@ class ClosingStore:
         found = replies[-1]
         return None if found is None else RaceResults.from_data(unpack(reply_bytes(found)))
 
-
-def _meta(raw: Mapping[bytes | str, object]) -> dict[str, str]:
-    """A race's meta hash as text, without the packed fields (results, held results)."""
-    return {reply_text(k): reply_text(v) for k, v in raw.items() if k not in _PACKED_META}

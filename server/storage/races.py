@@ -15,11 +15,13 @@ are safe to repeat.
 
 from __future__ import annotations
 
+import enum
 import secrets
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
-from server.rules.races import RaceSettings
+from server.rules.races import RaceSettings, Spectate
 from server.storage import keys
 from server.storage.cluster import RedisClient
 from server.storage.draws import new_code
@@ -27,16 +29,104 @@ from server.storage.exceptions import storage_edge
 from server.storage.replies import optional_text, reply_text, reply_texts
 from server.storage.scripts import ScriptRegistry
 
-__all__ = ["RaceStore"]
+__all__ = ["RaceMeta", "RaceStatus", "RaceStore", "read_meta"]
 
 #: Fields of a race's meta hash that hold msgpack, not text: the results and
 #: their announcement while it is held back (:mod:`server.storage.results`).
 _PACKED_META = frozenset({b"results", b"held"})
 
 
-def _meta(raw: Mapping[bytes | str, object]) -> dict[str, str]:
-    """A race's meta hash as text, without the packed fields (results, held results)."""
-    return {reply_text(k): reply_text(v) for k, v in raw.items() if k not in _PACKED_META}
+class RaceStatus(enum.StrEnum):
+    """Where a race is, as its meta hash says (its phase also depends on the clock)."""
+
+    OPEN = "open"
+    STARTED = "started"
+    FINISHED = "finished"
+
+
+def _optional_int(value: str | None) -> int | None:
+    return int(value) if value else None
+
+
+def _settings(fields: Mapping[str, str]) -> RaceSettings:
+    """The settings a race was made with, as :meth:`RaceSettings.to_meta` stored them."""
+    line = fields.get("line")
+    return RaceSettings(
+        variant=fields["variant"],
+        seed=int(fields["seed"]),
+        deal_version=int(fields["deal_version"]),
+        time_limit=int(fields["time_limit"]),
+        spectate=Spectate(fields["spectate"]),
+        delay=int(fields.get("delay") or 0),
+        deal=_optional_int(fields.get("deal")),
+        max_players=_optional_int(fields.get("max_players")),
+        grace=_optional_int(fields.get("grace")),
+        winnable=fields.get("winnable", ""),
+        line=tuple(line.split(",")) if line else (),
+        practice=fields.get("practice") == "1",
+        unrated=fields.get("unrated") == "1",
+        tournament=fields.get("tournament") or None,
+        tournament_code=fields.get("tournament_code") or None,
+        host_name=fields.get("host_name") or None,
+        hold_results=fields.get("hold_results") == "1",
+        round_ranked=fields.get("round_ranked") == "1",
+        daily=fields.get("daily") or None,
+    )
+
+
+def _per_racer(fields: Mapping[str, str], prefix: str) -> dict[str, str]:
+    return {k.removeprefix(prefix): v for k, v in fields.items() if k.startswith(prefix)}
+
+
+@dataclass(frozen=True, slots=True)
+class RaceMeta:
+    """A race's meta hash, read: its settings (the seed among them) and its state."""
+
+    settings: RaceSettings
+    status: RaceStatus
+    host: str
+    #: The join code; empty for a race made with its racers seated (a tournament's table).
+    code: str
+    created: float
+    #: When the countdown ends and the clock runs out; None before the start.
+    started_at: float | None = None
+    ends_at: float | None = None
+    #: Racers who said they are ready (before the start).
+    ready: frozenset[str] = frozenset()
+    #: Racers away, and since when.
+    away: Mapping[str, float] = field(default_factory=dict)
+    #: Who holds each racer's seat: the connection that claimed it last.
+    seats: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def started(self) -> bool:
+        """Whether the race was started (it may have finished since)."""
+        return self.started_at is not None
+
+    @classmethod
+    def from_fields(cls, fields: Mapping[str, str]) -> RaceMeta | None:
+        """The meta of a race from its hash's fields as text; None for no race (no fields)."""
+        if not fields:
+            return None
+        started_at, ends_at = fields.get("started_at"), fields.get("ends_at")
+        return cls(
+            settings=_settings(fields),
+            status=RaceStatus(fields["status"]),
+            host=fields["host"],
+            code=fields.get("code", ""),
+            created=float(fields.get("created") or 0),
+            started_at=float(started_at) if started_at else None,
+            ends_at=float(ends_at) if ends_at else None,
+            ready=frozenset(_per_racer(fields, "ready:")),
+            away={p: float(since) for p, since in _per_racer(fields, "away:").items()},
+            seats=_per_racer(fields, "seat:"),
+        )
+
+
+def read_meta(raw: Mapping[bytes | str, object]) -> RaceMeta | None:
+    """A race's meta hash as Redis returns it (the packed results left out), read."""
+    text = {reply_text(k): reply_text(v) for k, v in raw.items() if k not in _PACKED_META}
+    return RaceMeta.from_fields(text)
 
 
 @storage_edge
@@ -96,9 +186,9 @@ class RaceStore:
         """The race a join code names, if any."""
         return optional_text(await self.redis.get(keys.race_code(code.upper())))
 
-    async def meta(self, race: str) -> dict[str, str]:
-        """The race's meta hash as text (empty: no such race), without its results."""
-        return _meta(await self.redis.hgetall(keys.race_meta(race)))
+    async def meta(self, race: str) -> RaceMeta | None:
+        """The race's settings and state; None if there is no such race."""
+        return read_meta(await self.redis.hgetall(keys.race_meta(race)))
 
     async def players(self, race: str) -> dict[str, str]:
         """The race's players: id -> display name."""
@@ -106,8 +196,8 @@ class RaceStore:
 
     async def metas_and_players(
         self, races: Sequence[str]
-    ) -> list[tuple[dict[str, str], dict[str, str]]]:
-        """Each race's meta and players (both empty for a race gone), in one round trip.
+    ) -> list[tuple[RaceMeta | None, dict[str, str]]]:
+        """Each race's meta and players (None and empty for a race gone), in one round trip.
 
         A lobby lists up to a hundred races; one round trip per hash made a
         listing two hundred of them.
@@ -117,7 +207,9 @@ class RaceStore:
                 pipe.hgetall(keys.race_meta(race))
                 pipe.hgetall(keys.race_players(race))
             replies = await pipe.execute()
-        return [(_meta(replies[i]), reply_texts(replies[i + 1])) for i in range(0, len(replies), 2)]
+        return [
+            (read_meta(replies[i]), reply_texts(replies[i + 1])) for i in range(0, len(replies), 2)
+        ]
 
     async def join(self, race: str, player: str, name: str, payload: bytes) -> tuple[str, int]:
         status, event = await self._scripts.run(

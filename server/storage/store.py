@@ -25,7 +25,6 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-import msgpack
 import redis.asyncio as aioredis
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
@@ -33,7 +32,6 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from protocol.codec import pack_value as pack
 from server.storage.boards import BoardStore
 from server.storage.closing import ClosingStore
 from server.storage.cluster import (
@@ -56,18 +54,9 @@ from server.storage.results import ResultStore
 from server.storage.scripts import ScriptRegistry
 from server.storage.sessions import SessionStore
 
-__all__ = [
-    "Store",
-    "connect",
-    "pack",
-    "unpack",
-]
+__all__ = ["Store", "connect"]
 
 log = logging.getLogger(__name__)
-
-
-def unpack(data: bytes) -> Any:
-    return msgpack.unpackb(data, raw=False, strict_map_key=False)
 
 
 #: Connections a cluster client may open to each node. redis-py's cluster

@@ -24,12 +24,13 @@ from server.storage import keys
 from server.storage.draws import draw_secret_seed, new_code
 from server.storage.event_codec import encode_event
 from server.storage.exceptions import storage_edge
+from server.storage.packing import pack, unpack
 from server.storage.replies import (
     optional_text,
     reply_bytes,
     reply_text,
 )
-from server.storage.store import Store, pack, unpack
+from server.storage.store import Store
 
 __all__ = ["TournamentLock", "TournamentStore", "hash_password"]
 

@@ -17,7 +17,7 @@ from protocol.messages import deal_commitment
 from server.engine import find_variant
 from server.services.moves import Moves
 from server.storage.keys import BoardField
-from server.storage.store import pack, unpack
+from server.storage.packing import pack, unpack
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -37,6 +37,7 @@ from server.settings import Limits, Settings, Timeouts
 from server.storage.board_check import stored_board_faults
 from server.storage.boards import RacerBoard
 from server.storage.embedded import EmbeddedRedis, free_port
+from server.storage.races import RaceMeta
 from server.storage.store import connect
 from tests.server.conftest import TIMEOUT
 
@@ -225,12 +226,10 @@ class Racer:
         del self.acknowledged[rewound.seq :]
 
 
-def assert_snapshot_replays(
-    game: Game, meta: dict[str, str], board: RacerBoard, log: list[str]
-) -> None:
+def assert_snapshot_replays(game: Game, meta: RaceMeta, board: RacerBoard, log: list[str]) -> None:
     """A racer's stored board agrees with their log: the move count, the cards home,
     and the snapshot (when one was taken) is the log replayed up to its move."""
-    seed, version = int(meta["seed"]), int(meta["deal_version"])
+    seed, version = meta.settings.seed, meta.settings.deal_version
     assert stored_board_faults(game, seed, version, board, log) == []
 
 
@@ -239,7 +238,8 @@ async def assert_logs_replay_to_snapshots(url: str, race: str) -> dict[str, list
     store = await connect(url)
     try:
         meta = await store.races.meta(race)
-        game = find_variant(meta["variant"])
+        assert meta is not None
+        game = find_variant(meta.settings.variant)
         boards = await store.boards.racers(race)
         logs = {}
         for player in await store.races.players(race):

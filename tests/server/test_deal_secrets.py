@@ -166,7 +166,9 @@ async def test_no_frame_gives_a_daily_deal_away_before_its_reveal(
         await other.request(ListRaces(follow=True), Races)
     race = (await ann.request(PlayDaily(variant=VARIANT), Matched)).race
     started = await ann.next(RaceStarted, timeout=TIMEOUT)
-    seed = int((await store.races.meta(race))["seed"])
+    meta = await store.races.meta(race)
+    assert meta is not None
+    seed = meta.settings.seed
 
     async def every_way_in() -> None:
         for other in others:

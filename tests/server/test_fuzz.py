@@ -69,6 +69,7 @@ from server.engine import find_variant
 from server.rules.record import verify
 from server.rules.tournaments import Status
 from server.settings import Limits
+from server.storage.races import RaceMeta
 from server.storage.store import Store
 from tests.server.conftest import NODES, TIMEOUT, Clients, NodeFactory
 from tests.server.faults import assert_snapshot_replays
@@ -391,7 +392,8 @@ async def verify_every_race(store: Store) -> int:
     async for key in store.redis.scan_iter(match="race:{*}:boards"):
         race = key.decode()[len("race:{") : -len("}:boards")]
         meta = await store.races.meta(race)
-        game = find_variant(meta["variant"])
+        assert meta is not None
+        game = find_variant(meta.settings.variant)
         boards = await store.boards.racers(race)
         for player, board in boards.items():
             log = await store.boards.log(race, player)
@@ -400,9 +402,9 @@ async def verify_every_race(store: Store) -> int:
     return boards_checked
 
 
-def check_tournament(record: dict[str, Any], metas: dict[str, dict[str, str]]) -> int:
+def check_tournament(record: dict[str, Any], metas: dict[str, RaceMeta | None]) -> int:
     """A tournament's document holds together, and its record verifies; returns the
-    number of races it has. ``metas`` holds each of its races' meta hash from Redis."""
+    number of races it has. ``metas`` holds each of its races' meta from Redis."""
     doc = record["tournament"]
     assert Status(doc["status"])
     entrants = [e["player"] for e in doc["entrants"]]
@@ -414,7 +416,7 @@ def check_tournament(record: dict[str, Any], metas: dict[str, dict[str, str]]) -
         assert stage["n"] == n and stage["status"] in ("running", "done", "cancelled")
         for race in stage["races"]:
             meta = metas[race["race"]]
-            assert meta and meta["tournament"] == doc["id"], race["race"]
+            assert meta and meta.settings.tournament == doc["id"], race["race"]
             assert set(race["players"]) <= set(entrants)
             if stage["status"] != "running":
                 assert race["race"] in record["races"], race["race"]

@@ -37,6 +37,7 @@ from protocol.messages import (
 )
 from protocol.results import RacerStatus
 from server.storage import keys
+from server.storage.races import RaceStatus
 from server.storage.store import Store
 from tests.server.conftest import NODE_ENV, TIMEOUT, ServerProcess
 
@@ -243,10 +244,10 @@ async def server_state(store: Store) -> tuple[dict[str, list[str]], dict[str, li
     async for key in store.redis.scan_iter(match="race:{*}:meta"):
         race = key.decode()[len("race:{") : -len("}:meta")]
         meta = await store.races.meta(race)
-        if meta.get("host") != "quick":
+        if meta is None or meta.host != "quick":
             continue
-        RACES["started" if "started_at" in meta else meta["status"]] += 1
-        if meta.get("status") == "finished":
+        RACES["started" if meta.started else meta.status] += 1
+        if meta.status is RaceStatus.FINISHED:
             continue
         for player in await store.races.players(race):
             board = await store.boards.board(race, player)
@@ -389,7 +390,7 @@ async def explain(
             group = await store.redis.hget(mm.groups, race)
             board = await store.boards.board(race, player.id)
             print(
-                f"  {race}: status {meta.get('status')}, told {race in player.told}, "
+                f"  {race}: status {meta and meta.status}, told {race in player.told}, "
                 f"board {board and board.status}, group {group!r}"
             )
 

@@ -38,6 +38,7 @@ from server.rules.races import RaceSettings, Spectate
 from server.settings import Timeouts
 from server.storage import keys
 from server.storage.matchmaking import QueueStore
+from server.storage.races import RaceStatus
 from server.storage.store import Store
 from tests.server.conftest import NODES, TIMEOUT, Clients, NodeFactory, ProcessFactory
 from tests.server.refusals import VARIANT, refused
@@ -59,9 +60,11 @@ async def test_two_players_are_matched_and_race(node: str, clients: Clients, sto
     matched = [await s.next(Matched, timeout=TIMEOUT) for s in (ann, bob)]
     assert matched[0].race == matched[1].race and matched[0].variant == VARIANT
     assert set(matched[0].info.players) == {ann.player, bob.player}
-    seed = int((await store.races.meta(matched[0].race))["seed"])
+    meta = await store.races.meta(matched[0].race)
+    assert meta is not None
+    seed = meta.settings.seed
     assert not carries_seed(encode(matched[0]), seed)  # the secret deal stays secret
-    assert (await store.races.meta(matched[0].race))["deal"] == ""
+    assert meta.settings.deal is None
     for session in (ann, bob):
         started = await session.next(RaceStarted, timeout=TIMEOUT)
         assert started.race == matched[0].race and started.legal
@@ -195,7 +198,8 @@ async def _paired_while_away(
     await NODES[url].matchmaker.tick()
     matched = await bob.next(Matched, timeout=TIMEOUT)
     assert set(matched.info.players) == {ann.player, bob.player}
-    assert (await store.races.meta(matched.race))["status"] == "open"  # Ann was not told yet
+    meta = await store.races.meta(matched.race)
+    assert meta is not None and meta.status is RaceStatus.OPEN  # Ann was not told yet
     return matched.race, ann, bob
 
 
@@ -226,7 +230,8 @@ async def test_a_match_nobody_comes_back_for_is_undone(
         await NODES[url].matchmaker.tick()
         again = await bob.next(Queued, timeout=TIMEOUT)
         assert again.queued and again.id is None and again.variant == VARIANT
-        assert (await store.races.meta(race))["status"] == "finished"  # closed, never started
+        meta = await store.races.meta(race)
+        assert meta is not None and meta.status is RaceStatus.FINISHED  # closed, never started
         assert await store.redis.zrange(keys.queue_line(f"{VARIANT}:2"), 0, -1) == [
             bob.player.encode()
         ]
@@ -292,7 +297,8 @@ async def test_leaving_after_a_pairing_gives_the_match_up(
         await NODES[url].matchmaker.tick()
         assert (await bob.next(Queued, timeout=TIMEOUT)).queued
         assert not await QueueStore(store).match_of(ann.player)
-        assert (await store.races.meta(race))["status"] == "finished"
+        meta = await store.races.meta(race)
+        assert meta is not None and meta.status is RaceStatus.FINISHED
 
 
 async def test_one_unfinished_quick_race_at_a_time(node: str, clients: Clients) -> None:
@@ -333,7 +339,8 @@ async def test_a_race_made_after_its_match_was_undone_is_closed_again(
         await lobby.create_seated(group.race, "quick", group.racers, settings)  # then it dies
         await store.redis.zadd(keys.matchmaking().pending, {f"close:{group.race}": 0})
         await NODES[url].matchmaker.tick()
-        assert (await store.races.meta(group.race))["status"] == "finished"
+        meta = await store.races.meta(group.race)
+        assert meta is not None and meta.status is RaceStatus.FINISHED
 
 
 # -- two node processes ----------------------------------------------------------
@@ -476,7 +483,8 @@ async def test_daily_deal_once_per_account_results_the_next_day(
         await session.next(RaceStarted, timeout=TIMEOUT)
         await session.request(Resign(race=matched.race), RaceInfo)
         races.append(matched.race)
-    seeds = {int((await store.races.meta(race))["seed"]) for race in races}
+    metas = [await store.races.meta(race) for race in races]
+    seeds = {meta.settings.seed for meta in metas if meta is not None}
     assert len(seeds) == 1
     seed = seeds.pop()
     proof = deal_commitment(VARIANT, DEAL_VERSION, seed, f"daily-{today.day}")

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from protocol.results import RacerStatus, Standing
+from server.rules.races import RaceSettings, Spectate
 from server.rules.ratings import PROVISIONAL_RACES, Skill, is_rated, ranks, rate
 
 A, B, C = "u000000000001", "u000000000002", "u000000000003"
@@ -40,12 +43,15 @@ def test_ranks_tie_only_what_the_standings_cannot_part() -> None:
 
 def test_which_races_are_rated() -> None:
     """Secret deals with two or more accounts; never public deals or races marked unrated."""
-    secret = {"deal": ""}
+    secret = RaceSettings(
+        variant="klondike", seed=1, deal_version=1, time_limit=600, spectate=Spectate.LIVE
+    )
     assert is_rated(secret, [A, B])
     assert is_rated(secret, [A, B, GUEST])
     assert not is_rated(secret, [A, GUEST])
-    assert not is_rated({"deal": "7"}, [A, B])
-    assert not is_rated({"deal": "", "unrated": "1"}, [A, B])
+    assert not is_rated(replace(secret, deal=7), [A, B])
+    assert not is_rated(replace(secret, unrated=True), [A, B])
+    assert not is_rated(replace(secret, practice=True), [A, B])
 
 
 def test_provisional_until_enough_races() -> None:

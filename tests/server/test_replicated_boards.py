@@ -15,7 +15,8 @@ from protocol.views import View
 from server.engine import find_variant
 from server.rules.events import MoveMade
 from server.storage.event_codec import decode_event
-from server.storage.store import Store, pack, unpack
+from server.storage.packing import pack, unpack
+from server.storage.store import Store
 from tests.server.conftest import TIMEOUT, ProcessFactory
 from tests.server.nodes import VARIANT, connect, open_race, start
 

@@ -176,11 +176,13 @@ class Positions:
 
     async def load(self, store: Store, race: str, players: set[str]) -> None:
         meta = await store.races.meta(race)
-        game = find_variant(meta["variant"])
-        self.variant[race] = meta["variant"]
+        assert meta is not None
+        settings = meta.settings
+        game = find_variant(settings.variant)
+        self.variant[race] = settings.variant
         for player in players:
             log = await store.boards.log(race, player)
-            states = positions(game, int(meta["seed"]), log, int(meta["deal_version"]))
+            states = positions(game, settings.seed, log, settings.deal_version)
             self.states[race, player] = states
             self.views[race, player] = [as_received(game.view(state)) for state in states]
 
@@ -239,7 +241,8 @@ async def test_a_whole_tournament_keeps_its_secrets(
         tables = {r.race: set(r.players) for r in stage.races}
         stages[stage.n] = Stage(seed, tables)
         for race, players in tables.items():
-            assert int((await store.races.meta(race))["seed"]) == seed
+            meta = await store.races.meta(race)
+            assert meta is not None and meta.settings.seed == seed
             await seen.load(store, race, players)
     assert [len(s.tables) for s in stages.values()] == [2, 2]
     stage_of = {race: n for n, stage in stages.items() for race in stage.tables}
