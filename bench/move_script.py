@@ -21,7 +21,6 @@ import asyncio
 import statistics
 import tempfile
 import time
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +29,7 @@ import redis.asyncio as aioredis
 from server.storage import keys
 from server.storage.embedded import EmbeddedRedis
 from server.storage.keys import BoardField
+from server.storage.scripts import script_source
 
 #: A script that answers every commit "ok" and does nothing: the floor that
 #: parsing a call's arguments and making them Lua strings sets.
@@ -51,9 +51,8 @@ PLAYER = "racer"
 
 
 def shipped_script() -> str:
-    """The move script as the store loads it on one Redis: the emit prelude, then move.lua."""
-    lua = resources.files("server.storage").joinpath("lua")
-    return lua.joinpath("_emit.lua").read_text() + lua.joinpath("move.lua").read_text()
+    """The move script as the store loads it on one Redis: its preludes, then move.lua."""
+    return script_source("move")
 
 
 def variant(script: str, name: str) -> str:
