@@ -542,7 +542,7 @@ def verify_race(
         except (EngineError, ValueError) as exc:
             failures.append(f"{where}: the log does not replay: {exc}")
             continue
-        status = _text(boards[f"status:{player}".encode()])
+        status = _text(boards[BoardField.STATUS.of(player).encode()])
         faults = stored_board_faults(game, seed, version, racer_boards(boards)[player], log)
         failures.extend(f"{where}: {fault}" for fault in faults)
         expected = "won" if game.is_won(state) else "stuck" if game.is_over(state) else None
