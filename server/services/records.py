@@ -33,7 +33,6 @@ from server.rules.daily import daily_score
 from server.rules.ratings import OVERALL, Skill, is_rated, ranks, rate
 from server.rules.results import AccountRecord, RaceResults, RatingChange
 from server.storage.daily import DailyStore
-from server.storage.packing import unpack
 from server.storage.players import AccountRace, BoardRating, FastWin, PlayerStore
 from server.storage.races import RaceMeta
 
@@ -60,9 +59,7 @@ class Records:
         self.store = store
         self.daily = daily
 
-    async def prepare(
-        self, race: str, meta: RaceMeta, results: RaceResults
-    ) -> RaceResults:
+    async def prepare(self, race: str, meta: RaceMeta, results: RaceResults) -> RaceResults:
         """The results with each account's rating change and record to write (step 1)."""
         standings = list(results.standings)
         accounts = [s.player for s in standings if not is_guest(s.player)]
@@ -184,7 +181,7 @@ class Records:
                 ratings[scope] = Skill(
                     float(value), float(stats[f"sigma:{scope}"]), int(stats.get(f"n:{scope}", 0))
                 )
-        recent = [RecentRace.from_data(unpack(entry)) for entry in await self.store.history(player)]
+        recent = await self.store.history(player)
         shown = {scope: Rating(s.display, s.provisional, s.races) for scope, s in ratings.items()}
         return PlayerProfile(player, account.name, shown, counts, tuple(recent))
 

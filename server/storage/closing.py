@@ -131,4 +131,3 @@ class ClosingStore:
         replies = await self._scripts.pipeline(write)
         found = replies[-1]
         return None if found is None else RaceResults.from_data(unpack(reply_bytes(found)))
-

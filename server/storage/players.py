@@ -18,7 +18,7 @@ from server.rules.results import RatingChange
 from server.storage import keys
 from server.storage.cluster import RedisClient
 from server.storage.exceptions import storage_edge
-from server.storage.packing import pack
+from server.storage.packing import pack, unpack
 from server.storage.replies import optional_text, reply_bytes, reply_text
 from server.storage.store import Store
 
@@ -207,9 +207,10 @@ class PlayerStore:
         raw = await self.redis.hgetall(keys.account_stats(player))
         return {reply_text(k): reply_text(v) for k, v in raw.items()}
 
-    async def history(self, player: str, count: int = 50) -> list[bytes]:
+    async def history(self, player: str, count: int = 50) -> list[RecentRace]:
+        """The account's latest races, newest first."""
         entries = await self.redis.lrange(keys.account_history(player), 0, count - 1)
-        return [reply_bytes(entry) for entry in entries]
+        return [RecentRace.from_data(unpack(reply_bytes(entry))) for entry in entries]
 
     async def mark_pending(self, race: str, when: float) -> None:
         await self.redis.zadd(keys.RECORDS_PENDING, {race: when})
