@@ -1,21 +1,26 @@
-"""Everything the server keeps, kept in Redis.
+"""A node's connection to Redis, and one store per kind of data kept there.
 
-One :class:`Store` per node wraps a redis.asyncio client. Every multi-key
-change is one Lua script (``server/storage/lua/*.lua``), registered once, with all of
-its keys passed in ``KEYS``; events are numbered per race, appended to the
-race's stream (the durable log used to resume and to spectate) and announced
-on the race's channel (the fast path to other nodes).
+:func:`connect` opens the client (one Redis, or a cluster) and loads the Lua
+scripts; the :class:`Store` it returns holds what every store shares (the
+client, the cluster's topology, the scripts) and the stores themselves, each
+in its own module with typed values in and out:
 
-Move commits are the hot path: :class:`CommitBatcher` gathers the commits of
-all connections that arrive in the same event-loop turn and sends them as one
-pipeline, so a busy node pays one Redis round trip per batch, not per move.
+==================  ===================================================
+``store.races``     races' meta and players, their lifecycle (:mod:`~server.storage.races`)
+``store.boards``    racers' boards and move logs (:mod:`~server.storage.boards`)
+``store.batcher``   move commits, the hot path (:mod:`~server.storage.commits`)
+``store.events``    the event streams (:mod:`~server.storage.events`)
+``store.presence``  who is connected, and seats (:mod:`~server.storage.presence`)
+``store.results``   results, stored and announced (:mod:`~server.storage.results`)
+``store.closing``   the reads and writes of closing a race (:mod:`~server.storage.closing`)
+``store.lobby``     the lists of open and live races (:mod:`~server.storage.lobby`)
+``store.sessions``  guest sessions (:mod:`~server.storage.sessions`)
+==================  ===================================================
 
-On a Redis Cluster (:mod:`server.storage.cluster`) every script touches the
-keys of one race or one tournament, which share a slot; the sorted sets
-that list races (open, live) live in slots of their own, so the scripts
-that change a race's phase leave them alone and the store updates them
-after the script, with commands that are safe to repeat. Events are
-announced with SPUBLISH on a cluster, PUBLISH on one Redis.
+Accounts, queues, tournaments and the daily deal have their own stores
+(:mod:`~server.storage.players`, :mod:`~server.storage.matchmaking`,
+:mod:`~server.storage.tournaments`, :mod:`~server.storage.daily`), made from a
+Store. Events are announced with SPUBLISH on a cluster, PUBLISH on one Redis.
 """
 
 from __future__ import annotations
@@ -104,7 +109,7 @@ async def connect(url: str, *, max_connections: int = 64) -> Store:
 
 @storage_edge
 class Store:
-    """Typed operations on the Redis model of races and sessions."""
+    """The node's Redis client, its scripts, and a store per kind of data on it."""
 
     def __init__(self, client: RedisClient) -> None:
         self.redis = client

@@ -14,6 +14,7 @@ from server.storage import keys
 from server.storage.commits import CommitReply, MoveCommit
 from server.storage.exceptions import StoreUnavailable
 from server.storage.packing import pack
+from server.storage.races import RaceStatus
 from server.storage.store import Store
 
 
@@ -49,6 +50,16 @@ async def test_join_refuses_a_full_race(store: Store) -> None:
     assert (await store.races.join(race, "p2", "Pat", b"e"))[0] == "ok"
     assert (await store.races.join(race, "p3", "Quin", b"e"))[0] == "race_full"
     assert set(await store.races.players(race)) == {"host", "p2"}
+
+
+async def test_a_race_reads_back_typed(store: Store) -> None:
+    """A new race's meta comes back as a RaceMeta: its settings, open, its host and code."""
+    race = await _open_race(store, max_players=3)
+    meta = await store.races.meta(race)
+    assert meta is not None and meta.status is RaceStatus.OPEN and meta.host == "host"
+    assert (meta.settings.variant, meta.settings.max_players) == ("quadrille", 3)
+    assert await store.races.id_for_code(meta.code) == race
+    assert await store.races.meta("norace") is None
 
 
 async def test_start_needs_the_host_or_everyone_ready(store: Store) -> None:
