@@ -268,11 +268,18 @@ class Typed(Generic[V]):
             raise ValueError(f"{exc.field}: {exc.reason}") from None
 
 
+def _anything(value: object) -> object:
+    return value
+
+
+# The checks Shape reads keys with: no bounds, since the typed values own their meaning.
 _MISSING = object()
 _ANY_INT = Int()
 _NUMBER = Number()
 _BOOL = Bool()
 _TEXT = Str(printable=False)
+_ANY_MAP = AnyMap()
+_ARRAY = ListOf(_anything)
 
 
 class Shape:
@@ -400,11 +407,3 @@ class Shape:
     def shape(self, key: str) -> Shape:
         """A map inside this one, to be read as the shape ``name.key``."""
         return Shape(self.value(key), f"{self.name}.{key}")
-
-
-def _anything(value: object) -> object:
-    return value
-
-
-_ANY_MAP = AnyMap()
-_ARRAY = ListOf(_anything)
