@@ -20,7 +20,7 @@ from server.exceptions import RequestRefused
 from server.rules.races import Spectate, commitment, phase_at, phase_refusal
 from server.rules.replica import RaceReplica
 from server.storage.boards import StoredBoard
-from server.storage.races import RaceStatus
+from server.storage.races import RaceMeta, RaceStatus
 from server.storage.store import Store
 
 __all__ = ["CachedBoard", "RaceMemory", "StartedRace"]
@@ -98,6 +98,14 @@ class RaceMemory:
         meta = await self.store.races.meta(race)
         if meta is None:
             raise RequestRefused(ErrorCode.NOT_FOUND, f"no race {race!r}")
+        return self.started_from(race, meta)
+
+    def started_from(self, race: str, meta: RaceMeta) -> StartedRace:
+        """The fixed settings of a started race from its ``meta`` read by the caller
+        (closing a race reads it anyway), cached as :meth:`started` caches them."""
+        cached = self._started.get(race)
+        if cached is not None:
+            return cached
         # Open, or closed before it started:
         if meta.status is RaceStatus.OPEN or meta.started_at is None or meta.ends_at is None:
             raise RequestRefused(ErrorCode.RACE_NOT_OPEN, "the race has not started")

@@ -54,10 +54,11 @@ async def test_closing_a_rated_race_takes_a_few_round_trips(
     await races.lobby.start(players[0], race)
     for player in players:
         await races.moves.resign(player, race)
-    await races.memory.started(race)  # as on the node that ran the race
+    # Closed by another node's sweep, say, which knows nothing of the race yet.
+    closer = RaceServices.build(store, settings, records=Records(PlayerStore(store)))
 
     before = round_trips[0]
-    assert await races.results.close_if_done(race)
+    assert await closer.results.close_if_done(race)
     assert round_trips[0] - before <= MOST_ROUND_TRIPS
 
     stored = await races.results.stored_results(race)
