@@ -3,13 +3,17 @@
 The server keeps one document per tournament and pushes it whole at every
 change (``tournament``); the lobby lists short summaries of them
 (``tournaments``) and ``tournament_record`` carries one with the results of
-every closed race. The types here hold those maps. ``to_data`` gives exactly
-the maps the protocol describes, keys in the server's order; ``from_data``
-reads such a map or refuses it with :class:`~protocol.exceptions.InvalidField`
-naming the key (``tournament.stages[1].races[0].seed``).
+every closed race. The types here hold those maps, and they are the one
+model of a tournament on both ends: the server's rules
+(``server/rules/tournaments.py``) change these frozen values with
+``dataclasses.replace``, and its store keeps their ``to_data`` maps.
+``to_data`` gives exactly the maps the protocol describes, keys in the
+server's order; ``from_data`` reads such a map or refuses it with
+:class:`~protocol.exceptions.InvalidField` naming the key
+(``tournament.stages[1].races[0].seed``).
 
 Nothing here knows the scoring rules: places, points, bracket winners and
-the champion come from the server, and these types only carry them.
+the champion come from the server's rules, and these types only carry them.
 """
 
 from __future__ import annotations
@@ -401,6 +405,22 @@ class Tournament:
         """The variant bracket or rounds round ``number`` (from 1) plays."""
         return self.variants[(number - 1) % len(self.variants)]
 
+    def summary(self) -> TournamentSummary:
+        """The tournament as the lobby lists it: enough to choose one."""
+        return TournamentSummary(
+            id=self.id,
+            code=self.code,
+            name=self.name,
+            host=self.host,
+            format=self.format,
+            variants=self.variants,
+            status=self.status,
+            rounds=self.rounds,
+            best_of=self.best_of,
+            entrants=sum(1 for _ in self.active_entrants()),
+            stage=len(self.stages),
+        )
+
     def to_data(self) -> dict[str, object]:
         ranked = not self.knockout
         return {
@@ -419,8 +439,8 @@ class Tournament:
             "delay": self.delay,
             "break_seconds": self.break_seconds,
             "grace": self.grace,
-            "password": self.password,
             "winnable": self.winnable,
+            "password": self.password,
             "status": self.status.value,
             "created": self.created,
             "next_at": self.next_at,

@@ -15,7 +15,6 @@ from protocol.codec import encode
 from protocol.messages import TournamentInfo
 from server.fanout.client import Shared
 from server.rules.events import Event, TournamentChanged
-from server.rules.tournaments import entrant_names
 
 if TYPE_CHECKING:
     from server.fanout.client import Client
@@ -46,7 +45,7 @@ class TournamentWatch:
         count = await director.event_count(self.tournament)
         doc = await director.stored(self.tournament)
         if doc is not None:
-            self.conn.send(TournamentInfo(tournament=dict(doc)))
+            self.conn.send(TournamentInfo(tournament=doc))
         return count
 
     def deliver(self, topic: str, n: int, event: Event, shared: Shared) -> None:
@@ -55,7 +54,7 @@ class TournamentWatch:
         doc = event.doc
         frame = shared.frames.get("tournament")
         if frame is None:
-            frame = shared.frames["tournament"] = encode(TournamentInfo(tournament=dict(doc)))
+            frame = shared.frames["tournament"] = encode(TournamentInfo(tournament=doc))
         self.conn.send_frame(frame)
         if self.conn.player is not None:
-            self.entrant = self.conn.player in entrant_names(doc)
+            self.entrant = doc.entrant(self.conn.player) is not None

@@ -73,13 +73,13 @@ from protocol.messages import (
     WatchTournament,
     Welcome,
 )
+from protocol.tournaments import Tournament
 from protocol.version import PROTOCOL_VERSION
 from protocol.views import View
 from server.exceptions import RequestRefused, StateLost
 from server.fanout.feeds import Role
 from server.net.peer import Peer
 from server.rules.ratings import OVERALL
-from server.rules.tournaments import Document
 from server.services.boards import RacerBoard
 from server.services.matchmaking import Waiter
 from server.services.moves import MoveResult
@@ -374,30 +374,31 @@ async def on_ping(conn: Peer, msg: Ping) -> ServerMessage:
 # -- tournaments -------------------------------------------------------------
 
 
-async def _follow(conn: Peer, tournament: str) -> Document:
+async def _follow(conn: Peer, tournament: str) -> Tournament:
     """The tournament now, with every later change pushed to this connection."""
     director = conn.services.tournaments
     since = await director.event_count(tournament)
     doc = await director.info(tournament)
-    entrant = any(e["player"] == conn.player for e in doc["entrants"])
+    entrant = doc.entrant(conn.player) is not None
     await conn.follow_tournament(tournament, since, entrant=entrant)
     return doc
 
 
 async def on_create_tournament(conn: Peer, msg: CreateTournament) -> ServerMessage:
     doc = await conn.services.tournaments.create(_me(conn), conn.name or "", msg)
-    return TournamentInfo(id=msg.id, tournament=dict(await _follow(conn, doc["id"])))
+    return TournamentInfo(id=msg.id, tournament=await _follow(conn, doc.id))
 
 
 async def on_list_tournaments(conn: Peer, msg: ListTournaments) -> ServerMessage:
-    return Tournaments(id=msg.id, tournaments=await conn.services.tournaments.listed())
+    listed = await conn.services.tournaments.listed()
+    return Tournaments(id=msg.id, tournaments=listed)
 
 
 async def on_join_tournament(conn: Peer, msg: JoinTournament) -> ServerMessage:
     director = conn.services.tournaments
     tournament = await director.resolve(msg.tournament, msg.code)
     await director.join(_me(conn), conn.name or "", tournament, msg.password, conn.address)
-    return TournamentInfo(id=msg.id, tournament=dict(await _follow(conn, tournament)))
+    return TournamentInfo(id=msg.id, tournament=await _follow(conn, tournament))
 
 
 async def on_leave_tournament(conn: Peer, msg: LeaveTournament) -> ServerMessage:
@@ -405,7 +406,7 @@ async def on_leave_tournament(conn: Peer, msg: LeaveTournament) -> ServerMessage
     follower = conn.tournament_watch(msg.tournament)
     if follower is not None:
         follower.entrant = False
-    return TournamentInfo(id=msg.id, tournament=dict(doc))
+    return TournamentInfo(id=msg.id, tournament=doc)
 
 
 async def on_watch_tournament(conn: Peer, msg: WatchTournament) -> ServerMessage:
@@ -416,12 +417,12 @@ async def on_watch_tournament(conn: Peer, msg: WatchTournament) -> ServerMessage
     follower = conn.tournament_watch(tournament)
     if follower is not None and follower.entrant:
         await director.heartbeat({tournament: {_me(conn)}})
-    return TournamentInfo(id=msg.id, tournament=dict(doc))
+    return TournamentInfo(id=msg.id, tournament=doc)
 
 
 async def on_manage_tournament(conn: Peer, msg: ManageTournament) -> ServerMessage:
     doc = await conn.services.tournaments.manage(_me(conn), msg.tournament, msg.action, msg.player)
-    return TournamentInfo(id=msg.id, tournament=dict(doc))
+    return TournamentInfo(id=msg.id, tournament=doc)
 
 
 async def on_get_tournament_record(conn: Peer, msg: GetTournamentRecord) -> ServerMessage:

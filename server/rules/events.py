@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import NamedTuple
 
+from protocol.tournaments import Tournament
 from protocol.views import Progress
 from server.rules.results import RaceResults
-from server.rules.tournaments import Doc
 
 __all__ = [
     "Event",
@@ -124,7 +124,7 @@ class RematchOffered(NamedTuple):
 class TournamentChanged(NamedTuple):
     """A tournament's document after a change (on a tournament's channel)."""
 
-    doc: Doc
+    doc: Tournament
 
 
 RaceEvent = (

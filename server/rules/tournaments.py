@@ -1,10 +1,20 @@
 """A tournament's rules that need no I/O: seating, pairing, scoring, standings.
 
-A tournament is one plain map (msgpack-ready), the *document*, which the
-director keeps in Redis and pushes to every watcher whenever it changes. It
-holds nothing secret: seeds appear in it only once their race has revealed
-them. Everything here reads or changes a document and nothing else, so the
-director (``server/services/tournaments.py``) is left with locking, Redis and races.
+A tournament is one :class:`~protocol.tournaments.Tournament`, the value both
+ends hold: the director keeps its ``to_data`` map in Redis and pushes it to
+every watcher whenever it changes. It holds nothing secret: seeds appear in
+it only once their race has revealed them.
+
+The server works on the protocol's frozen values rather than a model of its
+own. One model means a field is named, typed and validated in one place,
+the server cannot push a map the clients would refuse, and there is nothing
+to keep in step. Being frozen, every function here takes a tournament and
+returns the changed one (``dataclasses.replace``): the rules stay pure and
+easy to test, and the director sees whether a step changed anything by
+comparing the value it loaded with the one it got back. Tournaments are
+small (at most 64 entrants) and change a few times a minute, so copying
+them costs nothing that matters. The director
+(``server/services/tournaments.py``) is left with locking, Redis and races.
 
 A tournament is played in *stages*: one stage is a set of races started
 together on one deal. In the rounds format a stage is a round, its entrants
@@ -30,226 +40,134 @@ Scoring, as docs/tournaments.md states it for players:
 
 from __future__ import annotations
 
-import enum
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from typing import NotRequired, TypedDict
+from dataclasses import dataclass, replace
 
-from protocol.results import Standing
+from protocol.results import DecidedBy, RacerStatus, Standing
+from protocol.tournaments import (
+    Entrant,
+    Match,
+    RankedBy,
+    Stage,
+    StageResult,
+    StageStatus,
+    Tournament,
+    TournamentStanding,
+    TournamentStatus,
+    TournamentTable,
+)
 from server.rules.ranking import rank, shared_points, tenths
 
 __all__ = [
-    "ACTIVE",
-    "Document",
-    "Entrant",
-    "Match",
     "Plan",
-    "Stage",
-    "StageRace",
-    "StageResult",
-    "Status",
     "Table",
-    "Totals",
-    "TournamentSettings",
-    "TournamentStanding",
-    "active_entrants",
+    "active_players",
     "bracket_order",
-    "entrant_names",
+    "cancel",
+    "finish",
     "first_bracket",
     "forfeit",
+    "forfeit_race",
     "knockout_tables",
     "needed_wins",
-    "new_document",
     "plan_stage",
     "record_knockout_stage",
     "record_rounds_stage",
+    "remove_entrant",
+    "reveal_seeds",
     "rounds_tables",
     "seat",
     "standings",
+    "with_entrant",
+    "without_entrant",
 ]
 
 
-class TournamentSettings(TypedDict):
-    """What the host chose (``create_tournament``); ``password``: whether one is asked."""
+@dataclass(frozen=True, slots=True)
+class Table:
+    """The players to seat at one table of a stage; ``match``: its index in the bracket round."""
 
-    name: str
-    format: str
-    variants: list[str]
-    rounds: int
-    best_of: int
-    table_size: int
-    time_limit: int
-    spectate: str
-    delay: int
-    break_seconds: int
-    grace: int
-    winnable: bool
-    password: bool
+    players: tuple[str, ...]
+    match: int | None = None
 
 
-class Entrant(TypedDict):
-    player: str
-    name: str
-    removed: bool
-
-
-class Match(TypedDict):
-    """A knockout match: its two sides (None: a bye), games won by each, the winner."""
-
-    a: str | None
-    b: str | None
-    wins: list[int]
-    winner: str | None
-    #: The side that forfeited (away past the grace, or removed), if one did.
-    forfeit: str | None
-
-
-class Table(TypedDict):
-    """The players seated at one table of a stage; ``match``: its index in the bracket round."""
-
-    players: list[str]
-    match: int | None
-
-
-class Plan(TypedDict):
+@dataclass(frozen=True, slots=True)
+class Plan:
     """The stage to play next: its number, round, game of the round, variant and tables."""
 
     n: int
     round: int
     game: int
     variant: str
-    tables: list[Table]
+    tables: tuple[Table, ...]
 
 
-class StageRace(TypedDict):
-    """The race of one table; its ``seed`` is filled in once the stage is over."""
-
-    race: str
-    table: int
-    players: list[str]
-    match: int | None
-    commitment: str
-    seed: int | None
-
-
-class StageResult(TypedDict):
-    """How a racer did in a stage, and the points it earned them."""
-
-    place: int
-    points: float
-    status: str
-    home: int
-    time: float
-    by: NotRequired[str | None]
-
-
-class Stage(TypedDict):
-    n: int
-    round: int
-    game: int
-    variant: str
-    status: str  # "running", then "done"
-    started: float
-    races: list[StageRace]
-    results: dict[str, StageResult]
-
-
-class Totals(TypedDict):
-    """An entrant's sums over the stages: points, cards home, time, games won, and the
-    last bracket round they reached."""
-
-    player: str
-    name: str
-    points: float
-    home: int
-    time: float
-    wins: int
-    round: int
-
-
-class TournamentStanding(Totals):
-    """A line of the tournament's table, best first (``by``: what decided the place)."""
-
-    place: int
-    removed: bool
-    by: str | None
-
-
-class Document(TournamentSettings):
-    """The tournament's one document, as stored and as every watcher is sent it."""
-
-    id: str
-    code: str
-    host: str
-    host_name: str
-    status: str
-    created: float
-    next_at: float | None
-    entrants: list[Entrant]
-    stages: list[Stage]
-    bracket: list[list[Match]]
-    standings: list[TournamentStanding]
-    champion: str | None
-
-
-Doc = Document
-
-
-class Status(enum.StrEnum):
-    OPEN = "open"  # entrants join
-    RUNNING = "running"
-    PAUSED = "paused"  # the stage under way ends; no new one starts
-    FINISHED = "finished"
-    CANCELLED = "cancelled"
-
-
-ACTIVE = frozenset({Status.RUNNING, Status.PAUSED})
-
-
-def new_document(
-    tournament: str,
-    code: str,
-    host: str,
-    host_name: str,
-    settings: TournamentSettings,
-    now: float,
-) -> Doc:
-    """An open tournament with no entrants yet: a host who wants to race joins too."""
-    return {
-        "id": tournament,
-        "code": code,
-        "host": host,
-        "host_name": host_name,
-        **settings,
-        "status": Status.OPEN.value,
-        "created": now,
-        "next_at": None,
-        "entrants": [],
-        "stages": [],
-        "bracket": [],
-        "standings": [],
-        "champion": None,
-    }
-
-
-def entrant_names(doc: Doc) -> dict[str, str]:
-    return {e["player"]: e["name"] for e in doc["entrants"]}
-
-
-def active_entrants(doc: Doc) -> list[str]:
+def active_players(tournament: Tournament) -> list[str]:
     """Entrants in seeding order (the order they joined), less those removed."""
-    return [e["player"] for e in doc["entrants"] if not e["removed"]]
+    return [entrant.player for entrant in tournament.active_entrants()]
 
 
-def variant_of_round(doc: Doc, round_number: int) -> str:
-    variants: list[str] = doc["variants"]
-    return variants[(round_number - 1) % len(variants)]
+def _removed(tournament: Tournament) -> set[str]:
+    return {entrant.player for entrant in tournament.entrants if entrant.removed}
+
+
+def _with_last_stage(tournament: Tournament, stage: Stage) -> Tournament:
+    return replace(tournament, stages=(*tournament.stages[:-1], stage))
+
+
+def _with_bracket_round(tournament: Tournament, matches: Sequence[Match]) -> Tournament:
+    return replace(tournament, bracket=(*tournament.bracket[:-1], tuple(matches)))
+
+
+# -- entrants and the host's controls ---------------------------------------
+
+
+def with_entrant(tournament: Tournament, player: str, name: str) -> Tournament:
+    """``player`` entered last, so seeded last."""
+    return replace(tournament, entrants=(*tournament.entrants, Entrant(player, name)))
+
+
+def without_entrant(tournament: Tournament, player: str) -> Tournament:
+    """``player`` gone from an open tournament, as if they had never entered."""
+    entrants = tuple(e for e in tournament.entrants if e.player != player)
+    return replace(tournament, entrants=entrants)
+
+
+def remove_entrant(tournament: Tournament, player: str) -> Tournament:
+    """``player`` taken out of a started tournament: kept, marked, ranked last.
+
+    Their knockout match in the stage under way is forfeited; in the rounds
+    format the director resigns their race, which scores it.
+    """
+    entrants = tournament.entrants
+    marked = tuple(replace(e, removed=True) if e.player == player else e for e in entrants)
+    changed = replace(tournament, entrants=marked)
+    table = changed.seat_of(player)
+    if table is not None:
+        changed = forfeit_race(changed, table.race, player)
+    return replace(changed, standings=standings(changed))
+
+
+def cancel(tournament: Tournament) -> Tournament:
+    """Cancelled by the host: no next stage, and the stage under way (if any) cancelled."""
+    changed = replace(tournament, status=TournamentStatus.CANCELLED, next_at=None)
+    stage = changed.running_stage
+    if stage is None:
+        return changed
+    return _with_last_stage(changed, replace(stage, status=StageStatus.CANCELLED))
+
+
+def finish(tournament: Tournament) -> Tournament:
+    """Over: no next stage, and the standings final."""
+    changed = replace(tournament, status=TournamentStatus.FINISHED, next_at=None)
+    return replace(changed, standings=standings(changed))
 
 
 # -- rounds ----------------------------------------------------------------
 
 
-def rounds_tables(players: list[str], table_size: int) -> list[Table]:
+def rounds_tables(players: Sequence[str], table_size: int) -> list[Table]:
     """Players split into as few tables as the size allows, as even as can be.
 
     Seats are dealt round-robin in seeding order, so 10 players at tables of
@@ -259,7 +177,7 @@ def rounds_tables(players: list[str], table_size: int) -> list[Table]:
     tables: list[list[str]] = [[] for _ in range(count)]
     for i, player in enumerate(players):
         tables[i % count].append(player)
-    return [{"players": table, "match": None} for table in tables if table]
+    return [Table(tuple(table)) for table in tables if table]
 
 
 #: What decides a round's places, in order: the parts of ``_round_key``.
@@ -271,36 +189,37 @@ def _round_key(result: Standing) -> tuple[bool, int, int]:
     return (not won, tenths(result.time) if won else 0, -result.home)
 
 
-def record_rounds_stage(doc: Doc, results: Iterable[Standing]) -> None:
+def record_rounds_stage(tournament: Tournament, results: Iterable[Standing]) -> Tournament:
     """Score a finished round from its races' standings rows (all tables together).
 
     Racers tied (the same cards home, and for winners the same time in
     tenths) share the place and split evenly the points of the places they fill.
     """
-    stage = doc["stages"][-1]
-    limit = float(doc["time_limit"])
+    stage = tournament.stages[-1]
+    limit = float(tournament.time_limit)
     placed = rank(results, _round_key, ROUND_CRITERIA)
     points = shared_points(placed, lambda position: len(placed) - position + 1)
-    scored: dict[str, StageResult] = {}
-    for entry, share in zip(placed, points, strict=True):
-        row = entry.item
-        scored[row.player] = {
-            "place": entry.place,
-            "points": share,
-            "status": row.status.value,
-            "home": row.home,
-            "time": row.time if row.won else limit,
-            "by": entry.decided_by,
-        }
-    stage["results"] = scored
-    stage["status"] = "done"
-    doc["standings"] = standings(doc)
+    scored = {
+        entry.item.player: StageResult(
+            place=entry.place,
+            points=share,
+            status=entry.item.status,
+            home=entry.item.home,
+            time=entry.item.time if entry.item.won else limit,
+            by=None if entry.decided_by is None else DecidedBy(entry.decided_by),
+        )
+        for entry, share in zip(placed, points, strict=True)
+    }
+    done = replace(stage, results=scored, status=StageStatus.DONE)
+    changed = _with_last_stage(tournament, done)
+    return replace(changed, standings=standings(changed))
 
 
 # -- knockout --------------------------------------------------------------
 
 
 def needed_wins(best_of: int) -> int:
+    """Games a side must win to take a best-of-``best_of`` match."""
     return best_of // 2 + 1
 
 
@@ -318,189 +237,227 @@ def bracket_order(size: int) -> list[int]:
 
 
 def _match(a: str | None, b: str | None) -> Match:
-    match: Match = {"a": a, "b": b, "wins": [0, 0], "winner": None, "forfeit": None}
-    if a is None or b is None:
-        match["winner"] = a if b is None else b  # a bye
-    return match
+    """A new match; a bye (one side None) is decided as it is made."""
+    winner = (a if b is None else b) if a is None or b is None else None
+    return Match(a, b, winner=winner)
 
 
-def first_bracket(players: list[str]) -> list[Match]:
+def first_bracket(players: Sequence[str]) -> tuple[Match, ...]:
     """Round one of a knockout: seeds in bracket order, byes to the top seeds."""
     size = 1
     while size < len(players):
         size *= 2
     size = max(size, 2)
     slots = [players[seed - 1] if seed <= len(players) else None for seed in bracket_order(size)]
-    return [_match(slots[i], slots[i + 1]) for i in range(0, size, 2)]
+    return tuple(_match(slots[i], slots[i + 1]) for i in range(0, size, 2))
 
 
-def knockout_tables(doc: Doc) -> list[Table]:
+def knockout_tables(tournament: Tournament) -> list[Table]:
     """One two-player table per undecided match of the bracket round under way."""
-    matches = doc["bracket"][-1]
+    matches = tournament.bracket[-1]
     # An undecided match has both its sides: a bye is decided when it is made.
-    return [
-        {"players": [p for p in (m["a"], m["b"]) if p is not None], "match": i}
-        for i, m in enumerate(matches)
-        if m["winner"] is None
-    ]
+    return [Table(m.players, i) for i, m in enumerate(matches) if m.winner is None]
 
 
-def forfeit(doc: Doc, match_index: int, loser: str) -> None:
+def forfeit(tournament: Tournament, match_index: int, loser: str) -> Tournament:
     """Decide a match of the current bracket round against ``loser``."""
-    match = doc["bracket"][-1][match_index]
-    if match["winner"] is None:
-        match["winner"] = match["b"] if loser == match["a"] else match["a"]
-        match["forfeit"] = loser
+    matches = list(tournament.bracket[-1])
+    match = matches[match_index]
+    if match.winner is not None:
+        return tournament
+    winner = match.b if loser == match.a else match.a
+    matches[match_index] = replace(match, winner=winner, forfeit=loser)
+    return _with_bracket_round(tournament, matches)
 
 
-def record_knockout_stage(doc: Doc, races: Mapping[int, Sequence[Standing]]) -> None:
+def forfeit_race(tournament: Tournament, race: str, loser: str) -> Tournament:
+    """In a knockout, ``loser`` forfeits the match that ``race`` of the last stage plays."""
+    if not tournament.knockout or not tournament.stages:
+        return tournament
+    table = tournament.stages[-1].table_of(race)
+    if table is None or table.match is None:
+        return tournament
+    return forfeit(tournament, table.match, loser)
+
+
+def record_knockout_stage(
+    tournament: Tournament, races: Mapping[int, Sequence[Standing]]
+) -> Tournament:
     """Count a finished game of each match, then open the next bracket round once
     every match of this one has a winner.
 
     ``races`` maps a match's index to its race's standings rows, best first;
     the first placed racer wins the game and scores a point.
     """
-    stage = doc["stages"][-1]
-    matches = doc["bracket"][-1]
-    need = needed_wins(int(doc["best_of"]))
+    stage = tournament.stages[-1]
+    results = dict(stage.results)
+    matches = list(tournament.bracket[-1])
+    need = needed_wins(tournament.best_of)
     for index, rows in races.items():
         for place, row in enumerate(rows, 1):
-            stage["results"][row.player] = {
-                "place": place,
-                "points": int(place == 1),
-                "status": row.status.value,
-                "home": row.home,
-                "time": row.time,
-            }
+            results[row.player] = StageResult(
+                place=place, points=int(place == 1), status=row.status, home=row.home, time=row.time
+            )
         match = matches[index]
-        if match["winner"] is not None or not rows:
+        if match.winner is not None or not rows:
             continue  # decided by a forfeit while the race ran
         winner = rows[0].player
-        side = 0 if winner == match["a"] else 1
-        match["wins"][side] += 1
-        if match["wins"][side] >= need:
-            match["winner"] = winner
-    stage["status"] = "done"
-    _advance_bracket(doc)
-    doc["standings"] = standings(doc)
+        side = 0 if winner == match.a else 1
+        wins = list(match.wins)
+        wins[side] += 1
+        decided = winner if wins[side] >= need else None
+        matches[index] = replace(match, wins=(wins[0], wins[1]), winner=decided)
+    done = replace(stage, results=results, status=StageStatus.DONE)
+    changed = _advance_bracket(_with_bracket_round(_with_last_stage(tournament, done), matches))
+    return replace(changed, standings=standings(changed))
 
 
-def _advance_bracket(doc: Doc) -> None:
+def _advance_bracket(tournament: Tournament) -> Tournament:
     """Open the next bracket round (or crown the champion) once this one is decided."""
-    while doc["bracket"] and doc["champion"] is None:
-        matches = doc["bracket"][-1]
-        if any(m["winner"] is None for m in matches):
-            return
-        winners = [m["winner"] for m in matches if m["winner"] is not None]
+    while tournament.bracket and tournament.champion is None:
+        matches = tournament.bracket[-1]
+        if any(m.winner is None for m in matches):
+            return tournament
+        winners = [m.winner for m in matches if m.winner is not None]
         if len(winners) == 1:
-            doc["champion"] = winners[0]
-            return
-        doc["bracket"].append(
-            [_match(winners[i], winners[i + 1]) for i in range(0, len(winners), 2)]
-        )
+            return replace(tournament, champion=winners[0])
+        following = tuple(_match(winners[i], winners[i + 1]) for i in range(0, len(winners), 2))
+        tournament = replace(tournament, bracket=(*tournament.bracket, following))
+    return tournament
+
+
+def _settle_bracket(tournament: Tournament, absent: set[str]) -> Tournament:
+    """The bracket ready for its next stage: made if new, matches of entrants gone
+    forfeited, rounds decided opened onto the next (or the champion crowned)."""
+    if not tournament.bracket:
+        tournament = replace(tournament, bracket=(first_bracket(active_players(tournament)),))
+    gone = absent | _removed(tournament)
+    while True:
+        tournament = _advance_bracket(tournament)
+        if tournament.champion is not None:
+            return replace(tournament, standings=standings(tournament))
+        missing = [
+            (index, p)
+            for t in knockout_tables(tournament)
+            if (index := t.match) is not None
+            for p in t.players
+            if p in gone
+        ]
+        if not missing:
+            return tournament
+        # The second of a pair goes first: if both are gone, the first advances.
+        for index, player in reversed(missing):
+            tournament = forfeit(tournament, index, player)
 
 
 # -- both ------------------------------------------------------------------
 
 
-def plan_stage(doc: Doc, absent: Iterable[str]) -> Plan | None:
-    """The stage to play next (number, round, game, variant, tables), or None at the end.
+def plan_stage(tournament: Tournament, absent: Iterable[str]) -> tuple[Tournament, Plan | None]:
+    """The stage to play next (number, round, game, variant, tables), or None at the end,
+    with the tournament as planning it left it.
 
-    Entrants ``absent`` past their grace period forfeit their knockout match
-    at once; in the rounds format they keep their seat and the director
-    resigns them, which scores the round as resigned.
+    Planning a knockout changes the tournament even when no stage follows:
+    it makes the bracket, decides rounds, crowns the champion. Entrants
+    ``absent`` past their grace period forfeit their knockout match at once;
+    in the rounds format they keep their seat and the director resigns them,
+    which scores the round as resigned.
     """
-    absent = set(absent)
-    number = len(doc["stages"]) + 1
-    if doc["format"] == "rounds":
-        if number > int(doc["rounds"]):
-            return None
-        round_number, game = number, 1
-        tables = rounds_tables(active_entrants(doc), int(doc["table_size"]))
-    else:
-        if not doc["bracket"]:
-            doc["bracket"].append(first_bracket(active_entrants(doc)))
-        gone = absent | {e["player"] for e in doc["entrants"] if e["removed"]}
-        while True:
-            _advance_bracket(doc)
-            if doc["champion"] is not None:
-                doc["standings"] = standings(doc)
-                return None
-            tables = knockout_tables(doc)
-            missing = [
-                (index, p)
-                for t in tables
-                if (index := t["match"]) is not None
-                for p in t["players"]
-                if p in gone
-            ]
-            if not missing:
-                break
-            # The second of a pair goes first: if both are gone, the first advances.
-            for index, player in reversed(missing):
-                forfeit(doc, index, player)
-        round_number = len(doc["bracket"])
-        last = doc["stages"][-1] if doc["stages"] else None
-        game = last["game"] + 1 if last and last["round"] == round_number else 1
-    return {
-        "n": number,
-        "round": round_number,
-        "game": game,
-        "variant": variant_of_round(doc, round_number),
-        "tables": tables,
-    }
+    number = len(tournament.stages) + 1
+    if not tournament.knockout:
+        if number > tournament.rounds:
+            return tournament, None
+        seats = rounds_tables(active_players(tournament), tournament.table_size)
+        plan = Plan(number, number, 1, tournament.variant_of_round(number), tuple(seats))
+        return tournament, plan
+    tournament = _settle_bracket(tournament, set(absent))
+    if tournament.champion is not None:
+        return tournament, None
+    round_number = len(tournament.bracket)
+    last = tournament.last_stage
+    game = last.game + 1 if last is not None and last.round == round_number else 1
+    tables = tuple(knockout_tables(tournament))
+    variant = tournament.variant_of_round(round_number)
+    return tournament, Plan(number, round_number, game, variant, tables)
 
 
-def seat(doc: Doc, plan: Plan, races: list[StageRace], now: float) -> None:
+def seat(
+    tournament: Tournament, plan: Plan, races: Sequence[TournamentTable], now: float
+) -> Tournament:
     """Record a started stage: its plan and the race made for each table."""
-    doc["stages"].append(
-        {
-            "n": plan["n"],
-            "round": plan["round"],
-            "game": plan["game"],
-            "variant": plan["variant"],
-            "status": "running",
-            "started": now,
-            "races": races,
-            "results": {},
-        }
+    stage = Stage(
+        n=plan.n,
+        round=plan.round,
+        game=plan.game,
+        variant=plan.variant,
+        status=StageStatus.RUNNING,
+        started=now,
+        races=tuple(races),
+        results={},
     )
-    doc["next_at"] = None
+    return replace(tournament, stages=(*tournament.stages, stage), next_at=None)
 
 
-def standings(doc: Doc) -> list[TournamentStanding]:
+def reveal_seeds(tournament: Tournament, seeds: Mapping[str, int]) -> Tournament:
+    """The last stage's races with their seeds, by race id, once those races have closed."""
+    stage = tournament.stages[-1]
+    races = tuple(replace(t, seed=seeds.get(t.race, t.seed)) for t in stage.races)
+    return _with_last_stage(tournament, replace(stage, races=races))
+
+
+@dataclass(slots=True)
+class _Totals:
+    """An entrant's sums over the stages: points, cards home, time, games won, and the
+    last bracket round they reached."""
+
+    player: str
+    name: str
+    points: float = 0
+    home: int = 0
+    time: float = 0.0
+    wins: int = 0
+    round: int = 0
+
+
+def standings(tournament: Tournament) -> tuple[TournamentStanding, ...]:
     """The table everyone sees, best first; removed entrants last."""
-    names = entrant_names(doc)
-    removed = {e["player"] for e in doc["entrants"] if e["removed"]}
-    totals: dict[str, Totals] = {
-        p: {"player": p, "name": n, "points": 0, "home": 0, "time": 0.0, "wins": 0, "round": 0}
-        for p, n in names.items()
-    }
-    for stage in doc["stages"]:
-        for player, result in stage["results"].items():
+    removed = _removed(tournament)
+    totals = {p: _Totals(p, n) for p, n in tournament.names.items()}
+    for stage in tournament.stages:
+        for player, result in stage.results.items():
             total = totals[player]
-            total["points"] += result["points"]
-            total["home"] += result["home"]
-            total["time"] += result["time"]
-            total["wins"] += result["status"] == "won"  # games solved
-    for round_number, matches in enumerate(doc["bracket"], 1):
+            total.points += result.points
+            total.home += result.home
+            total.time += result.time
+            total.wins += result.status is RacerStatus.WON  # games solved
+    for round_number, matches in enumerate(tournament.bracket, 1):
         for match in matches:
-            for side in (match["a"], match["b"]):
-                if side is not None:
-                    totals[side]["round"] = round_number
+            for side in match.players:
+                totals[side].round = round_number
 
-    def key(t: Totals) -> tuple[bool | float, ...]:
-        gone = t["player"] in removed
-        if doc["format"] == "rounds":
-            return (gone, -t["points"], -t["home"], tenths(t["time"]))
-        champion = t["player"] == doc["champion"]
-        return (gone, not champion, -t["round"], -t["points"], -t["home"], tenths(t["time"]))
+    def key(t: _Totals) -> tuple[bool | float, ...]:
+        gone = t.player in removed
+        if not tournament.knockout:
+            return (gone, -t.points, -t.home, tenths(t.time))
+        champion = t.player == tournament.champion
+        return (gone, not champion, -t.round, -t.points, -t.home, tenths(t.time))
 
-    criteria = ROUNDS_STANDING if doc["format"] == "rounds" else KNOCKOUT_STANDING
-    return [
-        {"place": p.place, **p.item, "removed": p.item["player"] in removed, "by": p.decided_by}
+    criteria = KNOCKOUT_STANDING if tournament.knockout else ROUNDS_STANDING
+    return tuple(
+        TournamentStanding(
+            place=p.place,
+            player=p.item.player,
+            name=p.item.name,
+            points=p.item.points,
+            home=p.item.home,
+            time=p.item.time,
+            wins=p.item.wins,
+            round=p.item.round,
+            removed=p.item.player in removed,
+            by=None if p.decided_by is None else RankedBy(p.decided_by),
+        )
         for p in rank(totals.values(), key, criteria)
-    ]
+    )
 
 
 #: What decides the standings' places, in order, by format.

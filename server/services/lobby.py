@@ -17,6 +17,7 @@ from server.rules.races import (
     commitment,
     phase_at,
 )
+from server.services.codes import id_or_code
 from server.services.refusals import refusal, variant_or_refusal
 from server.services.solving import SolverPool
 from server.settings import Settings
@@ -131,13 +132,7 @@ class Lobby:
 
     async def resolve(self, race: str | None, code: str | None) -> str:
         """A race id from an id or a join code."""
-        if code is not None:
-            found = await self.store.races.id_for_code(code)
-            if found is None:
-                raise RequestRefused(ErrorCode.NOT_FOUND, f"no race with code {code!r}")
-            return found
-        assert race is not None
-        return race
+        return await id_or_code(race, code, self.store.races.id_for_code, "race")
 
     async def info(self, race: str) -> RaceSummary:
         """What anyone may know about a race: never the seed before the results."""

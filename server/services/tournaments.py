@@ -18,17 +18,25 @@ import contextlib
 import logging
 import time
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from typing import NamedTuple
 
 from protocol.exceptions import ErrorCode
 from protocol.messages import CreateTournament, TournamentAction
-from protocol.tournament import seat_of
+from protocol.tournaments import (
+    Stage,
+    StageStatus,
+    Tournament,
+    TournamentStatus,
+    TournamentSummary,
+    TournamentTable,
+)
 from server.engine import DEAL_VERSION
 from server.exceptions import RequestRefused
 from server.rules import tournaments as rules
 from server.rules.races import RaceSettings, Spectate, commitment
 from server.rules.results import RaceResults
-from server.rules.tournaments import Doc, Status
+from server.services.codes import id_or_code
 from server.services.guesses import Guesses
 from server.services.races import RaceServices
 from server.services.refusals import variant_or_refusal
@@ -38,7 +46,7 @@ from server.storage.counters import RateCounters
 from server.storage.store import Store
 from server.storage.tournaments import TournamentStore
 
-__all__ = ["Director"]
+__all__ = ["Director", "TournamentExport"]
 
 log = logging.getLogger(__name__)
 
@@ -48,28 +56,35 @@ MAX_ENTRANTS = 64
 class TournamentExport(NamedTuple):
     """A tournament's whole record: its document and the results of its races over."""
 
-    tournament: Doc
+    tournament: Tournament
     races: dict[str, RaceResults]
 
     def to_data(self) -> dict[str, object]:
         """The ``tournament_record`` map (docs/tournaments.md)."""
         races = {race: results.to_data() for race, results in self.races.items()}
-        return {"tournament": dict(self.tournament), "races": races}
+        return {"tournament": self.tournament.to_data(), "races": races}
 
 
-def _summary(doc: Doc) -> dict[str, object]:
-    """A tournament as the lobby lists it."""
-    return {
-        "id": doc["id"], "code": doc["code"], "name": doc["name"], "host": doc["host"],
-        "format": doc["format"], "variants": doc["variants"], "status": doc["status"],
-        "rounds": doc["rounds"], "best_of": doc["best_of"],
-        "entrants": sum(not e["removed"] for e in doc["entrants"]),
-        "stage": len(doc["stages"]),
-    }  # fmt: skip
+class _Draft:
+    """The tournament being changed under its lock: each step puts back the value it made.
+
+    The values are frozen, so a step cannot change the loaded one by accident;
+    :meth:`Director._editing` stores the draft only if it differs from it.
+    """
+
+    __slots__ = ("tournament",)
+
+    def __init__(self, tournament: Tournament) -> None:
+        self.tournament = tournament
 
 
 def _not_found(tournament: str) -> RequestRefused:
     return RequestRefused(ErrorCode.NOT_FOUND, f"no tournament {tournament!r}")
+
+
+def _refuse_unless(status: TournamentStatus, wanted: TournamentStatus, why: str) -> None:
+    if status is not wanted:
+        raise RequestRefused(ErrorCode.NOT_ALLOWED, why)
 
 
 class Director:
@@ -92,51 +107,53 @@ class Director:
 
     # -- requests ----------------------------------------------------------
 
-    async def create(self, player: str, name: str, request: CreateTournament) -> Doc:
+    async def create(self, player: str, name: str, request: CreateTournament) -> Tournament:
+        """An open tournament hosted by ``player``, with no entrants yet (a host who wants
+        to race joins too)."""
         games = [variant_or_refusal(variant) for variant in request.variants]
         limit = self.settings.limits.open_tournaments_per_player
         if await self.tournaments.open_hosted_by(player) >= limit:
             raise RequestRefused(
                 ErrorCode.NOT_ALLOWED, f"you already host {limit} tournaments not yet started"
             )
-        settings: rules.TournamentSettings = {
-            "name": request.name,
-            "format": request.format.value,
-            "variants": [game.id for game in games],
-            "rounds": request.rounds,
-            "best_of": request.best_of,
-            "table_size": request.table_size,
-            "time_limit": request.time_limit,
-            "spectate": request.spectate.value,
-            "delay": request.spectate_delay,
-            "break_seconds": request.break_seconds,
-            "grace": request.grace,
-            "winnable": bool(request.winnable),
-            "password": request.password is not None,
-        }
         now = time.time()
-        return await self.tournaments.create(
-            player,
-            request.password,
-            lambda tid, code: rules.new_document(tid, code, player, name, settings, now),
-        )
+
+        def new(tournament: str, code: str) -> Tournament:
+            return Tournament(
+                id=tournament,
+                code=code,
+                host=player,
+                host_name=name,
+                name=request.name,
+                format=request.format,
+                variants=tuple(game.id for game in games),
+                rounds=request.rounds,
+                best_of=request.best_of,
+                table_size=request.table_size,
+                time_limit=request.time_limit,
+                spectate=request.spectate,
+                delay=request.spectate_delay,
+                break_seconds=request.break_seconds,
+                grace=request.grace,
+                winnable=bool(request.winnable),
+                password=request.password is not None,
+                status=TournamentStatus.OPEN,
+                created=now,
+            )
+
+        return await self.tournaments.create(player, request.password, new)
 
     async def resolve(self, tournament: str | None, code: str | None) -> str:
-        if code is not None:
-            found = await self.tournaments.id_for_code(code)
-            if found is None:
-                raise RequestRefused(ErrorCode.NOT_FOUND, f"no tournament with code {code!r}")
-            return found
-        assert tournament is not None
-        return tournament
+        """A tournament id from an id or a join code."""
+        return await id_or_code(tournament, code, self.tournaments.id_for_code, "tournament")
 
-    async def info(self, tournament: str) -> Doc:
+    async def info(self, tournament: str) -> Tournament:
         doc = await self.tournaments.load(tournament)
         if doc is None:
             raise _not_found(tournament)
         return doc
 
-    async def stored(self, tournament: str) -> Doc | None:
+    async def stored(self, tournament: str) -> Tournament | None:
         """The document as Redis holds it now (None: gone), for a follower who missed
         changes Redis lost."""
         return await self.tournaments.load(tournament)
@@ -145,26 +162,27 @@ class Director:
         """How many changes the tournament has had: where a new follower starts."""
         return await self.tournaments.event_count(tournament)
 
-    async def listed(self) -> list[dict[str, object]]:
+    async def listed(self) -> list[TournamentSummary]:
         """Summaries for the lobby: enough to choose one, not the whole document."""
-        return [_summary(doc) for doc in await self.tournaments.listed()]
+        return [doc.summary() for doc in await self.tournaments.listed()]
 
     async def join(
         self, player: str, name: str, tournament: str, password: str | None, address: str = "?"
-    ) -> Doc:
+    ) -> Tournament:
         """Enter ``player``; an entry password is checked as a throttled guess from ``address``."""
         if not await self._entry_password_matches(tournament, password, address):
             raise RequestRefused(ErrorCode.NOT_ALLOWED, "wrong or missing entry password")
-        async with self._editing(tournament) as doc:
-            if any(e["player"] == player for e in doc["entrants"]):
+        async with self._editing(tournament) as draft:
+            doc = draft.tournament
+            if doc.entrant(player) is not None:
                 return doc
-            if doc["status"] != Status.OPEN:
+            if doc.status is not TournamentStatus.OPEN:
                 raise RequestRefused(ErrorCode.RACE_NOT_OPEN, "the tournament has started")
-            if len(doc["entrants"]) >= MAX_ENTRANTS:
+            if len(doc.entrants) >= MAX_ENTRANTS:
                 raise RequestRefused(ErrorCode.RACE_FULL, "the tournament is full")
-            doc["entrants"].append({"player": player, "name": name, "removed": False})
+            draft.tournament = rules.with_entrant(doc, player, name)
             await self.tournaments.touch({tournament: {player}}, time.time())
-            return doc
+            return draft.tournament
 
     async def _entry_password_matches(
         self, tournament: str, password: str | None, address: str
@@ -182,78 +200,70 @@ class Director:
             "entry password",
         )
 
-    async def leave(self, player: str, tournament: str) -> Doc:
-        async with self._editing(tournament) as doc:
-            if doc["status"] != Status.OPEN:
+    async def leave(self, player: str, tournament: str) -> Tournament:
+        async with self._editing(tournament) as draft:
+            if draft.tournament.status is not TournamentStatus.OPEN:
                 raise RequestRefused(ErrorCode.RACE_NOT_OPEN, "the tournament has started")
-            doc["entrants"] = [e for e in doc["entrants"] if e["player"] != player]
-            return doc
+            draft.tournament = rules.without_entrant(draft.tournament, player)
+            return draft.tournament
 
     async def manage(
         self, player: str, tournament: str, action: TournamentAction, target: str | None
-    ) -> Doc:
+    ) -> Tournament:
         """The host's controls: start, pause, resume, cancel, remove an entrant."""
         now = time.time()
-        async with self._editing(tournament) as doc:
-            if player != doc["host"]:
+        async with self._editing(tournament) as draft:
+            doc = draft.tournament
+            if player != doc.host:
                 raise RequestRefused(ErrorCode.NOT_HOST, "only the host may do that")
-            status = Status(doc["status"])
+            status = doc.status
             if action is TournamentAction.START:
-                if status is not Status.OPEN:
+                if status is not TournamentStatus.OPEN:
                     raise RequestRefused(ErrorCode.RACE_NOT_OPEN, "the tournament has started")
-                if len(rules.active_entrants(doc)) < 2:
+                if len(rules.active_players(doc)) < 2:
                     raise RequestRefused(ErrorCode.NOT_ALLOWED, "a tournament needs two entrants")
-                doc["status"], doc["next_at"] = Status.RUNNING.value, now
+                draft.tournament = replace(doc, status=TournamentStatus.RUNNING, next_at=now)
                 await self.tournaments.set_active(tournament, True)
             elif action is TournamentAction.PAUSE:
-                self._require(status, Status.RUNNING, "only a running tournament pauses")
-                doc["status"] = Status.PAUSED.value
+                _refuse_unless(status, TournamentStatus.RUNNING, "only a running tournament pauses")
+                draft.tournament = replace(doc, status=TournamentStatus.PAUSED)
             elif action is TournamentAction.RESUME:
-                self._require(status, Status.PAUSED, "only a paused tournament resumes")
-                doc["status"] = Status.RUNNING.value
-                doc["next_at"] = now + float(doc["break_seconds"])
+                _refuse_unless(status, TournamentStatus.PAUSED, "only a paused tournament resumes")
+                next_at = now + float(doc.break_seconds)
+                draft.tournament = replace(doc, status=TournamentStatus.RUNNING, next_at=next_at)
             elif action is TournamentAction.CANCEL:
-                if status in (Status.FINISHED, Status.CANCELLED):
+                if status.over:
                     raise RequestRefused(ErrorCode.RACE_OVER, "the tournament is over")
-                await self._cancel(doc)
+                draft.tournament = await self._cancel(doc)
             else:
                 assert target is not None
-                await self._remove(doc, target)
+                draft.tournament = await self._remove(doc, target)
         if action is TournamentAction.START:
             await self.advance(tournament, now)
         return await self.info(tournament)
 
-    @staticmethod
-    def _require(status: Status, wanted: Status, why: str) -> None:
-        if status is not wanted:
-            raise RequestRefused(ErrorCode.NOT_ALLOWED, why)
+    async def _cancel(self, doc: Tournament) -> Tournament:
+        stage = doc.running_stage
+        cancelled = rules.cancel(doc)
+        if stage is not None:
+            for race in stage.races:
+                for player in race.players:
+                    await self._resign(race.race, player)
+                await self.races.results.close_if_done(race.race)
+                await self.races.results.announce_held_results(race.race)
+        await self.tournaments.set_active(doc.id, False)
+        await self._keep_for_a_while(cancelled)
+        return cancelled
 
-    async def _cancel(self, doc: Doc) -> None:
-        doc["status"], doc["next_at"] = Status.CANCELLED.value, None
-        if doc["stages"] and doc["stages"][-1]["status"] == "running":
-            stage = doc["stages"][-1]
-            stage["status"] = "cancelled"
-            for race in stage["races"]:
-                for player in race["players"]:
-                    await self._resign(race["race"], player)
-                await self.races.results.close_if_done(race["race"])
-                await self.races.results.announce_held_results(race["race"])
-        await self.tournaments.set_active(doc["id"], False)
-        await self._keep_for_a_while(doc)
-
-    async def _remove(self, doc: Doc, target: str) -> None:
-        entrant = next((e for e in doc["entrants"] if e["player"] == target), None)
-        if entrant is None:
+    async def _remove(self, doc: Tournament, target: str) -> Tournament:
+        if doc.entrant(target) is None:
             raise RequestRefused(ErrorCode.NOT_FOUND, f"{target!r} is not an entrant")
-        if doc["status"] == Status.OPEN:
-            doc["entrants"].remove(entrant)
-            return
-        entrant["removed"] = True
-        race = seat_of(doc, target)
-        if race is not None:
-            await self._resign(race, target)
-            self._forfeit_match(doc, race, target)
-        doc["standings"] = rules.standings(doc)
+        if doc.status is TournamentStatus.OPEN:
+            return rules.without_entrant(doc, target)
+        table = doc.seat_of(target)
+        if table is not None:
+            await self._resign(table.race, target)
+        return rules.remove_entrant(doc, target)
 
     async def record(self, tournament: str) -> TournamentExport:
         """The document and the results (seeds, logs) of every race of the stages over.
@@ -264,13 +274,13 @@ class Director:
         """
         doc = await self.info(tournament)
         races: dict[str, RaceResults] = {}
-        for stage in doc["stages"]:
-            if stage["status"] == "running":
+        for stage in doc.stages:
+            if stage.status is StageStatus.RUNNING:
                 continue
-            for race in stage["races"]:
-                results = await self.races.results.stored_results(race["race"])
+            for table in stage.races:
+                results = await self.races.results.stored_results(table.race)
                 if results is not None:
-                    races[race["race"]] = results
+                    races[table.race] = results
         return TournamentExport(doc, races)
 
     async def check_onlooker(self, race: str, player: str | None) -> None:
@@ -284,11 +294,10 @@ class Director:
         doc = None if not tournament else await self.tournaments.load(tournament)
         if doc is None or player is None:
             return
-        for stage in doc["stages"]:
-            tables = stage["races"]
-            if stage["status"] != "running" or all(r["race"] != race for r in tables):
+        for stage in doc.stages:
+            if stage.status is not StageStatus.RUNNING or stage.table_of(race) is None:
                 continue
-            if any(player in r["players"] for r in tables):
+            if stage.seat_of(player) is not None:
                 raise RequestRefused(
                     ErrorCode.NOT_ALLOWED, "entrants cannot watch their own stage's races"
                 )
@@ -304,91 +313,82 @@ class Director:
     async def advance(self, tournament: str, now: float, *, wait: float | None = 5.0) -> None:
         """Score the stage under way if its races are over; start the next when due."""
         try:
-            async with self._editing(tournament, wait=wait) as doc:
-                await self._advance(doc, now)
+            async with self._editing(tournament, wait=wait) as draft:
+                draft.tournament = await self._advance(draft.tournament, now)
         except _Busy:
             return  # another node holds the lock: it is doing this very work
 
-    async def _advance(self, doc: Doc, now: float) -> None:
-        status = Status(doc["status"])
-        if status not in rules.ACTIVE:
-            await self.tournaments.set_active(doc["id"], False)
-            return
-        stage = doc["stages"][-1] if doc["stages"] else None
-        if stage is not None and stage["status"] == "running":
-            await self._police(doc, stage, now)
-            await self._score_if_over(doc, stage, now)
-            return
-        if status is Status.PAUSED or doc["next_at"] is None or now < doc["next_at"]:
-            return
+    async def _advance(self, doc: Tournament, now: float) -> Tournament:
+        if not doc.status.active:
+            await self.tournaments.set_active(doc.id, False)
+            return doc
+        stage = doc.running_stage
+        if stage is not None:
+            doc = await self._police(doc, stage, now)
+            return await self._score_if_over(doc, stage, now)
+        if doc.status is TournamentStatus.PAUSED or doc.next_at is None or now < doc.next_at:
+            return doc
         absent = await self._absent(doc, now)
-        plan = rules.plan_stage(doc, absent)
+        doc, plan = rules.plan_stage(doc, absent)
         if plan is None:
-            await self._finish(doc)
-            return
-        await self._start_stage(doc, plan, absent, now)
+            return await self._finish(doc)
+        return await self._start_stage(doc, plan, absent, now)
 
-    async def _start_stage(self, doc: Doc, plan: rules.Plan, absent: set[str], now: float) -> None:
-        tournament = doc["id"]
-        variant = plan["variant"]
-        deal = await self._stage_deal(doc, plan["n"], variant)
+    async def _start_stage(
+        self, doc: Tournament, plan: rules.Plan, absent: set[str], now: float
+    ) -> Tournament:
+        deal = await self._stage_deal(doc, plan.n, plan.variant)
         if deal is None:
-            return  # a winnable deal is being looked for: a later tick starts the stage
+            return doc  # a winnable deal is being looked for: a later tick starts the stage
         seed, winnable, line = deal
-        names = rules.entrant_names(doc)
-        races: list[rules.StageRace] = []
-        for table, seats in enumerate(plan["tables"], 1):
-            race = f"{tournament.lower()}-{plan['n']}-{table}"
+        names = doc.names
+        races: list[TournamentTable] = []
+        for number, table in enumerate(plan.tables, 1):
+            race = f"{doc.id.lower()}-{plan.n}-{number}"
             settings = RaceSettings(
-                variant=variant,
+                variant=plan.variant,
                 seed=seed,
                 deal_version=DEAL_VERSION,
-                time_limit=int(doc["time_limit"]),
-                spectate=Spectate(doc["spectate"]),
-                delay=int(doc["delay"]),
-                grace=int(doc["grace"]),
-                tournament=tournament,
-                tournament_code=doc["code"],
-                host_name=doc["name"],
+                time_limit=doc.time_limit,
+                spectate=Spectate(doc.spectate.value),
+                delay=doc.delay,
+                grace=doc.grace,
+                tournament=doc.id,
+                tournament_code=doc.code,
+                host_name=doc.name,
                 # Tables racing one deal keep their results (and seed) to
                 # themselves until every table has finished.
-                hold_results=len(plan["tables"]) > 1,
+                hold_results=len(plan.tables) > 1,
                 # A round ranks games not won by cards home alone: so do its tables.
-                round_ranked=doc["format"] == "rounds",
+                round_ranked=not doc.knockout,
                 winnable=winnable,
                 line=tuple(line.split(",")) if line else (),
             )
-            players = seats["players"]
             await self.races.lobby.create_seated(
-                race, tournament, {p: names[p] for p in players}, settings
+                race, doc.id, {p: names[p] for p in table.players}, settings
             )
             with contextlib.suppress(RequestRefused):  # started already by an earlier try
-                await self.races.lobby.start(tournament, race)
-            races.append(
-                {
-                    "race": race,
-                    "table": table,
-                    "players": players,
-                    "match": seats["match"],
-                    "commitment": commitment(variant, DEAL_VERSION, seed, race),
-                    "seed": None,
-                }
-            )
-        rules.seat(doc, plan, races, now)
+                await self.races.lobby.start(doc.id, race)
+            proof = commitment(plan.variant, DEAL_VERSION, seed, race)
+            races.append(TournamentTable(race, number, table.players, proof, table.match))
+        doc = rules.seat(doc, plan, races, now)
         for entry in races:
-            for player in entry["players"]:
+            for player in entry.players:
                 if player in absent:
-                    await self._resign(entry["race"], player)
+                    await self._resign(entry.race, player)
+        return doc
 
-    async def _stage_deal(self, doc: Doc, stage: int, variant: str) -> tuple[int, str, str] | None:
+    async def _stage_deal(
+        self, doc: Tournament, stage: int, variant: str
+    ) -> tuple[int, str, str] | None:
         """The stage's (seed, winnable status, line); None while a winnable one is searched for.
 
         The search runs in the race service's solver pool without the
         tournament's lock (it takes seconds); the first node to find a deal
         keeps it in Redis, and every node then starts the stage with it.
         """
-        tournament = doc["id"]
-        if not doc.get("winnable"):
+        tournament = doc.id
+        if not doc.winnable:
             return await self.tournaments.stage_seed(tournament, stage), "", ""
         found = await self.tournaments.stage_deal(tournament, stage)
         if found is not None:
@@ -418,72 +418,65 @@ class Director:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
 
-    async def _police(self, doc: Doc, stage: rules.Stage, now: float) -> None:
+    async def _police(self, doc: Tournament, stage: Stage, now: float) -> Tournament:
         """Resign racers away past their grace period; a knockout match is forfeited."""
         absent = await self._absent(doc, now)
-        for race in stage["races"]:
-            for player in race["players"]:
+        for table in stage.races:
+            for player in table.players:
                 if player in absent:
-                    if await self.races.moves.is_playing(race["race"], player):
-                        log.info("resigning %s from %s: away too long", player, race["race"])
-                        await self._resign(race["race"], player)
-                    self._forfeit_match(doc, race["race"], player)
+                    if await self.races.moves.is_playing(table.race, player):
+                        log.info("resigning %s from %s: away too long", player, table.race)
+                        await self._resign(table.race, player)
+                    doc = rules.forfeit_race(doc, table.race, player)
+        return doc
 
-    async def _score_if_over(self, doc: Doc, stage: rules.Stage, now: float) -> None:
-        for race in stage["races"]:
+    async def _score_if_over(self, doc: Tournament, stage: Stage, now: float) -> Tournament:
+        for table in stage.races:
             # A race is closed here too, in case the node that should have died first.
-            if not await self.races.results.has_results(race["race"]) and not (
-                await self.races.results.close_if_done(race["race"])
+            if not await self.races.results.has_results(table.race) and not (
+                await self.races.results.close_if_done(table.race)
             ):
-                return
+                return doc
         results: dict[str, RaceResults] = {}
-        for race in stage["races"]:
-            stored = await self.races.results.stored_results(race["race"])
+        for table in stage.races:
+            stored = await self.races.results.stored_results(table.race)
             assert stored is not None  # results, once stored, stay
-            results[race["race"]] = stored
-        for race in stage["races"]:
-            race["seed"] = results[race["race"]].seed
-            await self.races.results.announce_held_results(race["race"])
-        if doc["format"] == "rounds":
-            rows = [row for r in results.values() for row in r.standings]
-            rules.record_rounds_stage(doc, rows)
-            over = len(doc["stages"]) >= int(doc["rounds"])
-        else:
+            results[table.race] = stored
+        for table in stage.races:
+            await self.races.results.announce_held_results(table.race)
+        doc = rules.reveal_seeds(doc, {race: closed.seed for race, closed in results.items()})
+        if doc.knockout:
             by_match = {
-                match: results[race["race"]].standings
-                for race in stage["races"]
-                if (match := race["match"]) is not None
+                match: results[table.race].standings
+                for table in stage.races
+                if (match := table.match) is not None
             }
-            rules.record_knockout_stage(doc, by_match)
-            over = doc["champion"] is not None
-        if over:
-            await self._finish(doc)
+            doc = rules.record_knockout_stage(doc, by_match)
+            over = doc.champion is not None
         else:
-            doc["next_at"] = now + float(doc["break_seconds"])
+            rows = [row for closed in results.values() for row in closed.standings]
+            doc = rules.record_rounds_stage(doc, rows)
+            over = len(doc.stages) >= doc.rounds
+        if over:
+            return await self._finish(doc)
+        return replace(doc, next_at=now + float(doc.break_seconds))
 
-    async def _finish(self, doc: Doc) -> None:
-        doc["status"], doc["next_at"] = Status.FINISHED.value, None
-        doc["standings"] = rules.standings(doc)
-        await self.tournaments.set_active(doc["id"], False)
-        await self._keep_for_a_while(doc)
+    async def _finish(self, doc: Tournament) -> Tournament:
+        finished = rules.finish(doc)
+        await self.tournaments.set_active(doc.id, False)
+        await self._keep_for_a_while(finished)
+        return finished
 
-    async def _keep_for_a_while(self, doc: Doc) -> None:
+    async def _keep_for_a_while(self, doc: Tournament) -> None:
         """A tournament that is over stays readable (and exportable) as long as its races."""
         keep = self.settings.timeouts.keep_finished
-        await self.tournaments.expire(doc["id"], doc["code"], keep)
+        await self.tournaments.expire(doc.id, doc.code, keep)
 
-    async def _absent(self, doc: Doc, now: float) -> set[str]:
+    async def _absent(self, doc: Tournament, now: float) -> set[str]:
         """Entrants not seen connected for longer than the grace period."""
-        seen = await self.tournaments.last_seen(doc["id"])
-        grace = float(doc["grace"])
-        return {p for p in rules.active_entrants(doc) if now - seen.get(p, 0.0) > grace}
-
-    def _forfeit_match(self, doc: Doc, race: str, loser: str) -> None:
-        if doc["format"] != "knockout":
-            return
-        for entry in doc["stages"][-1]["races"]:
-            if entry["race"] == race and entry["match"] is not None:
-                rules.forfeit(doc, entry["match"], loser)
+        seen = await self.tournaments.last_seen(doc.id)
+        grace = float(doc.grace)
+        return {p for p in rules.active_players(doc) if now - seen.get(p, 0.0) > grace}
 
     async def _resign(self, race: str, player: str) -> None:
         with contextlib.suppress(RequestRefused):  # finished already
@@ -496,7 +489,7 @@ class Director:
     # -- the lock ------------------------------------------------------------
 
     @contextlib.asynccontextmanager
-    async def _editing(self, tournament: str, *, wait: float | None = 5.0) -> AsyncIterator[Doc]:
+    async def _editing(self, tournament: str, *, wait: float | None = 5.0) -> AsyncIterator[_Draft]:
         """The document under the tournament's lock, stored and announced if changed."""
         lock = self.tournaments.lock(tournament, wait=wait)
         if not await lock.acquire():
@@ -504,13 +497,13 @@ class Director:
                 raise _Busy
             raise RequestRefused(ErrorCode.UNAVAILABLE, "the tournament is busy; try again")
         try:
-            doc = await self.tournaments.load(tournament)
-            if doc is None:
+            loaded = await self.tournaments.load(tournament)
+            if loaded is None:
                 raise _not_found(tournament)
-            before = repr(doc)
-            yield doc
-            if repr(doc) != before:
-                await self.tournaments.save(doc)
+            draft = _Draft(loaded)
+            yield draft
+            if draft.tournament != loaded:
+                await self.tournaments.save(draft.tournament)
         finally:
             with contextlib.suppress(Exception):
                 await lock.release()

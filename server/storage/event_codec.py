@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import msgpack
 
+from protocol.tournaments import Tournament
 from protocol.views import Progress
 from server.rules.events import (
     Event,
@@ -71,6 +72,8 @@ def encode_event(event: Event) -> bytes:
     elif isinstance(event, Resigned):
         data = {"k": "resigned", "player": event.player,
                 "progress": _progress_data(event.progress), "at": event.at}  # fmt: skip
+    elif isinstance(event, TournamentChanged):
+        data = {"k": "tournament", "doc": event.doc.to_data()}
     else:
         data = {"k": _KINDS[type(event)], **event._asdict()}
     return bytes(msgpack.packb(data, use_bin_type=True))
@@ -88,6 +91,8 @@ def decode_event(payload: bytes) -> Event:
         return Finished(RaceResults.from_data(data))
     if kind == "resigned":
         return Resigned(data["player"], Progress.from_data(data["progress"]), data["at"])
+    if kind == "tournament":
+        return TournamentChanged(Tournament.from_data(data["doc"]))
     if kind == "move":  # written by a node older than the packed move event
         progress = Progress.from_data(data["progress"])
         return MoveMade(data["player"], data["seq"], data["move"], progress, data["at"])
@@ -96,16 +101,7 @@ def decode_event(payload: bytes) -> Event:
 
 _BY_KIND: dict[
     str,
-    type[
-        Joined
-        | Left
-        | ReadySet
-        | Starting
-        | PresenceChanged
-        | SeatClaimed
-        | RematchOffered
-        | TournamentChanged
-    ],
+    type[Joined | Left | ReadySet | Starting | PresenceChanged | SeatClaimed | RematchOffered],
 ] = {
     "joined": Joined,
     "left": Left,
@@ -114,5 +110,4 @@ _BY_KIND: dict[
     "presence": PresenceChanged,
     "seat": SeatClaimed,
     "rematch": RematchOffered,
-    "tournament": TournamentChanged,
 }

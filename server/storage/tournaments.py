@@ -1,6 +1,8 @@
 """Tournaments kept in Redis: the document, its events, seeds, presence, the lock.
 
-A tournament's public state is one msgpack document in its meta hash; every
+A tournament's public state is one msgpack document in its meta hash (the
+``to_data`` map of :class:`~protocol.tournaments.Tournament`, read back
+through ``from_data``, so the store takes and gives typed values); every
 change stores the whole document and announces it as the tournament's next
 event (``tournament_save.lua``), so watchers on any node get it through the
 same hub as race events. Seeds of stages not yet revealed stay in the meta
@@ -18,8 +20,8 @@ from collections.abc import Callable
 
 from redis.asyncio.lock import Lock
 
+from protocol.tournaments import Tournament, TournamentStatus
 from server.rules.events import TournamentChanged
-from server.rules.tournaments import Document
 from server.storage import keys
 from server.storage.draws import draw_secret_seed, new_code
 from server.storage.event_codec import encode_event
@@ -69,8 +71,8 @@ class TournamentStore:
         self.redis = store.redis
 
     async def create(
-        self, host: str, password: str | None, make_doc: Callable[[str, str], Document]
-    ) -> Document:
+        self, host: str, password: str | None, make_doc: Callable[[str, str], Tournament]
+    ) -> Tournament:
         """Store a new tournament; ``make_doc(id, code)`` builds its document."""
         tournament = "T" + secrets.token_hex(5)
         code = new_code()
@@ -80,7 +82,7 @@ class TournamentStore:
         if password is not None:
             hashed = await asyncio.to_thread(hash_password, password, secrets.token_hex(8))
         async with self.redis.pipeline(transaction=self.store.atomic_across_slots) as pipe:
-            pipe.hset(meta, "doc", pack(doc))
+            pipe.hset(meta, "doc", pack(doc.to_data()))
             if hashed is not None:
                 pipe.hset(meta, "password", hashed)
             if not self.store.atomic_across_slots:
@@ -88,7 +90,7 @@ class TournamentStore:
                 # after the tournament, so a listing never finds one not there.
                 await pipe.execute()
             pipe.set(keys.tournament_code(code), tournament)
-            pipe.zadd(keys.TOURNAMENTS, {tournament: doc["created"]})
+            pipe.zadd(keys.TOURNAMENTS, {tournament: doc.created})
             pipe.sadd(keys.hosted_tournaments(host), tournament)
             await pipe.execute()
         return doc
@@ -100,7 +102,7 @@ class TournamentStore:
         still_open = 0
         for tournament in hosted:
             doc = await self.load(tournament)
-            if doc is not None and doc["status"] == "open":
+            if doc is not None and doc.status is TournamentStatus.OPEN:
                 still_open += 1
             else:
                 await self.redis.srem(key, tournament)
@@ -109,21 +111,24 @@ class TournamentStore:
     async def id_for_code(self, code: str) -> str | None:
         return optional_text(await self.redis.get(keys.tournament_code(code.upper())))
 
-    async def load(self, tournament: str) -> Document | None:
+    async def load(self, tournament: str) -> Tournament | None:
         data = await self.redis.hget(keys.tournament_meta(tournament), "doc")
         if data is None:
             return None
-        doc: Document = unpack(reply_bytes(data))  # stored by :meth:`save`, from a Document
-        return doc
+        return Tournament.from_data(unpack(reply_bytes(data)))
 
-    async def save(self, doc: Document) -> int:
+    async def save(self, doc: Tournament) -> int:
         """Store the document and announce it; returns its event number."""
-        tournament = doc["id"]
+        tournament = doc.id
         return int(
             await self.store.run(
                 "tournament_save",
                 [keys.tournament_meta(tournament), keys.events(tournament)],
-                [pack(doc), keys.channel(tournament), encode_event(TournamentChanged(doc))],
+                [
+                    pack(doc.to_data()),
+                    keys.channel(tournament),
+                    encode_event(TournamentChanged(doc)),
+                ],
             )
         )
 
@@ -142,7 +147,7 @@ class TournamentStore:
         hashed = await asyncio.to_thread(hash_password, password, salt)
         return hmac.compare_digest(hashed, reply_text(stored))
 
-    async def listed(self, limit: int = 50) -> list[Document]:
+    async def listed(self, limit: int = 50) -> list[Tournament]:
         """The newest tournaments' documents, newest first."""
         ids = [reply_text(t) for t in await self.redis.zrevrange(keys.TOURNAMENTS, 0, limit - 1)]
         if not ids:
@@ -154,7 +159,7 @@ class TournamentStore:
         gone = [t for t, doc in zip(ids, docs, strict=True) if doc is None]
         if gone:
             await self.redis.zrem(keys.TOURNAMENTS, *gone)  # expired since they ended
-        return [unpack(doc) for doc in docs if doc is not None]
+        return [Tournament.from_data(unpack(doc)) for doc in docs if doc is not None]
 
     async def expire(self, tournament: str, code: str, seconds: float) -> None:
         """Let Redis drop a tournament that is over after ``seconds``."""

@@ -8,13 +8,15 @@ all, without a server running.
 from __future__ import annotations
 
 import io
+from dataclasses import replace
 from typing import Any
 
 from rich.console import Console, RenderableType
 
 from client.widgets.tournament import bracket_text, my_line, standings_table, status_line
+from protocol.messages import SpectatePolicy, TournamentFormat
 from protocol.results import RacerStatus, Standing
-from protocol.tournaments import Tournament
+from protocol.tournaments import Entrant, Tournament, TournamentStatus, TournamentTable
 from server.rules import tournaments as rules
 
 __all__ = ["NAMES", "PANE", "drawn", "golden_texts", "knockout_doc", "rounds_doc"]
@@ -25,49 +27,30 @@ PANE = 40
 NAMES = ("Ann", "Bob", "Cat", "Dan", "Eve", "Fay")
 START = 1_700_000_000.0
 
-_SETTINGS: rules.TournamentSettings = {
-    "name": "Friday dance",
-    "format": "rounds",
-    "variants": ["gavotte", "quadrille"],
-    "rounds": 3,
-    "best_of": 1,
-    "table_size": 8,
-    "time_limit": 300,
-    "spectate": "live",
-    "delay": 0,
-    "break_seconds": 20,
-    "grace": 60,
-    "winnable": False,
-    "password": False,
-}
+
+def _new(format: str, entrants: int, *, best_of: int = 1, table_size: int = 8) -> Tournament:
+    return Tournament(
+        id="T1", code="K7QH2M", host="p1", host_name=NAMES[0], name="Friday dance",
+        format=TournamentFormat(format), variants=("gavotte", "quadrille"), rounds=3,
+        best_of=best_of, table_size=table_size, time_limit=300, spectate=SpectatePolicy.LIVE,
+        delay=0, break_seconds=20, grace=60, status=TournamentStatus.RUNNING, created=START,
+        entrants=tuple(Entrant(f"p{i}", name) for i, name in enumerate(NAMES[:entrants], 1)),
+    )  # fmt: skip
 
 
-def _new(format: str, entrants: int, *, best_of: int = 1, table_size: int = 8) -> rules.Document:
-    settings = _SETTINGS.copy()
-    settings["format"], settings["best_of"], settings["table_size"] = format, best_of, table_size
-    doc = rules.new_document("T1", "K7QH2M", "p1", NAMES[0], settings, START)
-    for i, name in enumerate(NAMES[:entrants], 1):
-        doc["entrants"].append({"player": f"p{i}", "name": name, "removed": False})
-    doc["status"] = "running"
-    return doc
-
-
-def _seat(doc: rules.Document, number: int) -> list[rules.StageRace]:
-    plan = rules.plan_stage(doc, [])
+def _seat(doc: Tournament, number: int) -> Tournament:
+    doc, plan = rules.plan_stage(doc, [])
     assert plan is not None
-    races: list[rules.StageRace] = [
-        {
-            "race": f"t1-{plan['n']}-{i}",
-            "table": i,
-            "players": table["players"],
-            "match": table["match"],
-            "commitment": "0" * 64,
-            "seed": None,
-        }
-        for i, table in enumerate(plan["tables"], 1)
+    races = [
+        TournamentTable(f"t1-{plan.n}-{i}", i, table.players, "0" * 64, table.match)
+        for i, table in enumerate(plan.tables, 1)
     ]
-    rules.seat(doc, plan, races, START + 600 * number)
-    return races
+    return rules.seat(doc, plan, races, START + 600 * number)
+
+
+def _reveal(doc: Tournament, seed: int) -> Tournament:
+    """The last stage's races with their seed, as the director shows them once closed."""
+    return rules.reveal_seeds(doc, {table.race: seed for table in doc.stages[-1].races})
 
 
 def _row(player: str, won: bool, home: int, time: float) -> Standing:
@@ -79,31 +62,30 @@ def knockout_doc() -> dict[str, Any]:
     """Six entrants, best of three: two byes, a match won 2–1, a forfeit, the semi-finals on."""
     doc = _new("knockout", 6, best_of=3)
 
-    def game(number: int, winners: dict[int, str]) -> None:
-        races = _seat(doc, number)
+    def game(doc: Tournament, number: int, winners: dict[int, str]) -> Tournament:
+        doc = _seat(doc, number)
         by_match: dict[int, list[Standing]] = {}
-        for race in races:
-            match = race["match"]
+        seeds: dict[str, int] = {}
+        for race in doc.stages[-1].races:
+            match = race.match
             winner = None if match is None else winners.get(match)
             if match is None or winner is None:
                 continue
-            loser = next(p for p in race["players"] if p != winner)
+            loser = next(p for p in race.players if p != winner)
             by_match[match] = [_row(winner, True, 52, 95.5), _row(loser, False, 31, 300)]
-            race["seed"] = 1000 + number
-        rules.record_knockout_stage(doc, by_match)
+            seeds[race.race] = 1000 + number
+        return rules.record_knockout_stage(rules.reveal_seeds(doc, seeds), by_match)
 
-    game(1, {1: "p4", 3: "p3"})  # Dan beats Eve, Cat beats Fay
-    races = _seat(doc, 2)  # Fay is taken out during game 2: her match is forfeited
-    next(e for e in doc["entrants"] if e["player"] == "p6")["removed"] = True
-    rules.forfeit(doc, 3, "p6")
-    rules.record_knockout_stage(
+    doc = game(doc, 1, {1: "p4", 3: "p3"})  # Dan beats Eve, Cat beats Fay
+    doc = _seat(doc, 2)  # Fay is taken out during game 2: her match is forfeited
+    doc = rules.remove_entrant(doc, "p6")
+    doc = rules.record_knockout_stage(
         doc, {1: [_row("p5", True, 52, 80.0), _row("p4", False, 40, 300)], 3: []}
     )
-    for race in races:
-        race["seed"] = 1002
-    game(3, {1: "p4"})  # Dan wins the decider: 2–1
-    _seat(doc, 4)  # the semi-finals' first games are under way
-    return dict(doc)
+    doc = _reveal(doc, 1002)
+    doc = game(doc, 3, {1: "p4"})  # Dan wins the decider: 2–1
+    doc = _seat(doc, 4)  # the semi-finals' first games are under way
+    return doc.to_data()
 
 
 def rounds_doc(finished: bool = False) -> dict[str, Any]:
@@ -118,15 +100,13 @@ def rounds_doc(finished: bool = False) -> dict[str, Any]:
          _row("p4", False, 51, 300)],
     ]  # fmt: skip
     for number, rows in enumerate(outcomes, 1):
-        races = _seat(doc, number)
+        doc = _seat(doc, number)
         if number == 3 and not finished:
             break
-        rules.record_rounds_stage(doc, rows)
-        for race in races:
-            race["seed"] = 2000 + number
+        doc = _reveal(rules.record_rounds_stage(doc, rows), 2000 + number)
     if finished:
-        doc["status"], doc["next_at"] = "finished", None
-    return dict(doc)
+        doc = replace(doc, status=TournamentStatus.FINISHED, next_at=None)
+    return doc.to_data()
 
 
 def drawn(renderable: RenderableType, width: int = PANE) -> str:

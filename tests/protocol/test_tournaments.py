@@ -6,70 +6,49 @@ stage by stage, so the types are checked against the maps the server really push
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
 from protocol.codec import pack_value
 from protocol.exceptions import InvalidField
-from protocol.messages import TournamentFormat
+from protocol.messages import SpectatePolicy, TournamentFormat
 from protocol.record import CSV_COLUMNS, to_csv
 from protocol.results import DecidedBy, RacerStatus, Standing
-from protocol.tournament import seat_of
 from protocol.tournaments import (
+    Entrant,
     Record,
     StageStatus,
     Tournament,
     TournamentStatus,
     TournamentSummary,
+    TournamentTable,
 )
 from server.rules import tournaments as rules
-
-#: The settings as the create_tournament handler stores them.
-SETTINGS: rules.TournamentSettings = {
-    "name": "Friday dance",
-    "format": "rounds",
-    "variants": ["gavotte", "quadrille"],
-    "rounds": 2,
-    "best_of": 1,
-    "table_size": 2,
-    "time_limit": 300,
-    "spectate": "delayed",
-    "delay": 30,
-    "break_seconds": 20,
-    "grace": 60,
-    "password": False,
-    "winnable": False,
-}
 
 PLAYERS = ["p1", "p2", "p3", "p4", "p5"]
 
 
-def document(fmt: str, *, best_of: int = 1, rounds: int = 2) -> rules.Document:
-    settings = SETTINGS.copy()
-    settings["format"], settings["best_of"], settings["rounds"] = fmt, best_of, rounds
-    doc = rules.new_document("T1", "K7QH2M", "p1", "Ann", settings, 1700000000.0)
-    doc["entrants"] = [{"player": p, "name": p.upper(), "removed": False} for p in PLAYERS]
-    doc["status"] = "running"
-    return doc
+def document(fmt: str, *, best_of: int = 1, rounds: int = 2) -> Tournament:
+    """A running tournament of five, with the settings the create_tournament handler stores."""
+    return Tournament(
+        id="T1", code="K7QH2M", host="p1", host_name="Ann", name="Friday dance",
+        format=TournamentFormat(fmt), variants=("gavotte", "quadrille"), rounds=rounds,
+        best_of=best_of, table_size=2, time_limit=300, spectate=SpectatePolicy.DELAYED,
+        delay=30, break_seconds=20, grace=60, status=TournamentStatus.RUNNING,
+        created=1700000000.0, entrants=tuple(Entrant(p, p.upper()) for p in PLAYERS),
+    )  # fmt: skip
 
 
-def start_stage(doc: rules.Document) -> list[rules.StageRace]:
-    plan = rules.plan_stage(doc, ())
+def start_stage(doc: Tournament) -> Tournament:
+    doc, plan = rules.plan_stage(doc, ())
     assert plan is not None
-    races: list[rules.StageRace] = [
-        {
-            "race": f"r{plan['n']}-{i}",
-            "table": i,
-            "players": table["players"],
-            "match": table["match"],
-            "commitment": "ab" * 32,
-            "seed": None,
-        }
-        for i, table in enumerate(plan["tables"], 1)
+    races = [
+        TournamentTable(f"r{plan.n}-{i}", i, table.players, "ab" * 32, table.match)
+        for i, table in enumerate(plan.tables, 1)
     ]
-    rules.seat(doc, plan, races, 1700000100.0)
-    return races
+    return rules.seat(doc, plan, races, 1700000100.0)
 
 
 def rows(players: list[str]) -> list[Standing]:
@@ -86,25 +65,24 @@ def rows(players: list[str]) -> list[Standing]:
 def rounds_document() -> dict[str, Any]:
     doc = document("rounds")
     for _ in range(2):
-        races = start_stage(doc)
-        rules.record_rounds_stage(doc, rows([p for race in races for p in race["players"]]))
-        for race in races:
-            race["seed"] = 12345
-    return dict(doc)
+        doc = start_stage(doc)
+        races = doc.stages[-1].races
+        doc = rules.record_rounds_stage(doc, rows([p for race in races for p in race.players]))
+        doc = rules.reveal_seeds(doc, dict.fromkeys((race.race for race in races), 12345))
+    return doc.to_data()
 
 
 def knockout_document() -> dict[str, Any]:
     doc = document("knockout", best_of=3, rounds=1)
     while True:
-        if rules.plan_stage(doc, ()) is None:
+        if rules.plan_stage(doc, ())[1] is None:
             break
-        races = start_stage(doc)
-        played = [(race["match"], race["players"]) for race in races]
-        rules.record_knockout_stage(
+        doc = start_stage(doc)
+        played = [(race.match, list(race.players)) for race in doc.stages[-1].races]
+        doc = rules.record_knockout_stage(
             doc, {match: rows(players) for match, players in played if match is not None}
         )
-    doc["status"] = "finished"
-    return dict(doc)
+    return replace(doc, status=TournamentStatus.FINISHED).to_data()
 
 
 def test_a_rounds_document_round_trips_to_the_same_bytes() -> None:
@@ -131,14 +109,32 @@ def test_a_knockout_document_round_trips_to_the_same_bytes() -> None:
 
 
 def test_the_running_stage_seats_players() -> None:
-    """seat_of finds a player's table in the stage under way, both from the value and the map."""
-    data = document("rounds")
-    races = start_stage(data)
-    doc = Tournament.from_data(data)
+    """seat_of finds a player's table in the stage under way, also once read back from its map."""
+    doc = Tournament.from_data(start_stage(document("rounds")).to_data())
     table = doc.seat_of("p2")
-    assert table is not None and table.race == races[1]["race"] and table.table == 2
-    assert seat_of(data, "p2") == table.race
-    assert seat_of(data, "nobody") is None and doc.seat_of("nobody") is None
+    assert table is not None and table.race == doc.stages[0].races[1].race and table.table == 2
+    assert doc.seat_of("nobody") is None
+
+
+def test_the_map_keeps_the_order_the_server_has_always_stored() -> None:
+    """The keys come in the order of the maps stored before the server held typed values
+    (settings as create_tournament listed them, ``winnable`` before ``password``), so a
+    stored document and a pushed frame are the same bytes as before."""
+    data = document("rounds").to_data()
+    keys = list(data)
+    assert keys[:17] == ["id", "code", "host", "host_name", "name", "format", "variants",
+                         "rounds", "best_of", "table_size", "time_limit", "spectate", "delay",
+                         "break_seconds", "grace", "winnable", "password"]  # fmt: skip
+    assert keys[17:] == ["status", "created", "next_at", "entrants", "stages", "bracket",
+                         "standings", "champion"]  # fmt: skip
+
+
+def test_the_summary_counts_entrants_not_removed_and_stages_played() -> None:
+    """A tournament's lobby line: its summary says how many still play and how far it is."""
+    doc = start_stage(rules.remove_entrant(document("rounds"), "p5"))
+    summary = doc.summary()
+    assert summary.entrants == 4 and summary.stage == 1
+    assert TournamentSummary.from_data(summary.to_data()) == summary
 
 
 @pytest.mark.parametrize(
@@ -154,7 +150,7 @@ def test_the_running_stage_seats_players() -> None:
 def test_a_bad_document_is_refused_naming_the_key(change: dict[str, Any], where: str) -> None:
     """A document of the wrong shape raises InvalidField with the path of the bad key."""
     with pytest.raises(InvalidField) as caught:
-        Tournament.from_data({**document("knockout"), **change})
+        Tournament.from_data({**document("knockout").to_data(), **change})
     assert caught.value.field == where
 
 

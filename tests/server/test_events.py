@@ -6,6 +6,8 @@ from __future__ import annotations
 import msgpack
 import pytest
 
+from protocol.messages import SpectatePolicy, TournamentFormat
+from protocol.tournaments import Tournament, TournamentStatus
 from protocol.views import Progress
 from server.rules.events import (
     Event,
@@ -20,7 +22,6 @@ from server.rules.events import (
     TournamentChanged,
 )
 from server.rules.results import RaceResults
-from server.rules.tournaments import new_document
 from server.storage.event_codec import decode_event, encode_event
 
 
@@ -66,27 +67,19 @@ def test_other_events_are_maps_as_given() -> None:
         PresenceChanged("p1", None),
         Finished(RaceResults((), 7, "ab" * 32, 1, "gavotte", {"p1": ["deal"]})),
         TournamentChanged(
-            new_document(
-                "T1",
-                "CODE",
-                "p1",
-                "Ann",
-                {
-                    "name": "Cup",
-                    "format": "rounds",
-                    "variants": ["gavotte"],
-                    "rounds": 1,
-                    "best_of": 1,
-                    "table_size": 8,
-                    "time_limit": 300,
-                    "spectate": "live",
-                    "delay": 0,
-                    "break_seconds": 20,
-                    "grace": 60,
-                    "winnable": False,
-                    "password": False,
-                },
-                5.0,
+            Tournament(
+                id="T1",
+                code="CODE",
+                host="p1",
+                host_name="Ann",
+                name="Cup",
+                format=TournamentFormat.ROUNDS,
+                variants=("gavotte",),
+                time_limit=300,
+                spectate=SpectatePolicy.LIVE,
+                delay=0,
+                status=TournamentStatus.OPEN,
+                created=5.0,
             )
         ),
     ],

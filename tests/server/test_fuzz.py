@@ -64,10 +64,10 @@ from protocol.messages import (
     TournamentFormat,
     TournamentInfo,
 )
+from protocol.tournaments import TournamentStatus
 from protocol.version import PROTOCOL_VERSION
 from server.engine import find_variant
 from server.rules.record import verify
-from server.rules.tournaments import Status
 from server.settings import Limits
 from server.storage.races import RaceMeta
 from server.storage.store import Store
@@ -406,7 +406,7 @@ def check_tournament(record: dict[str, Any], metas: dict[str, RaceMeta | None]) 
     """A tournament's document holds together, and its record verifies; returns the
     number of races it has. ``metas`` holds each of its races' meta from Redis."""
     doc = record["tournament"]
-    assert Status(doc["status"])
+    assert TournamentStatus(doc["status"])
     entrants = [e["player"] for e in doc["entrants"]]
     assert len(entrants) == len(set(entrants))
     if doc["standings"]:
