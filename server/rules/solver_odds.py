@@ -30,8 +30,9 @@ __all__ = [
 #: without knowledge of the stock, so they sit beside the greedy bot's rate
 #: (and the expert bot's, once measured) more than beside the solver's.
 PUBLISHED = {
-    "royal-parade": "about 1 in 30 (3.3%), Morehead & Mott-Smith, skilled play, stock unseen",
-    "virginia-reel": "about 1 in 4 (25%), Morehead & Mott-Smith, skilled play, stock unseen",
+    "quadrille": '"more than half" with no mistakes (quoted in the rules book, source unnamed)',
+    "royal-parade": "about 1 in 30 (3.3%) with good play (Morehead & Mott-Smith)",
+    "virginia-reel": "about 1 in 4 (25%) (Morehead & Mott-Smith)",
 }
 
 
