@@ -10,7 +10,7 @@ from protocol.lobby import RaceSummary, Winnable
 from protocol.messages import CreateRace
 from server.engine import DEAL_VERSION, find_variant
 from server.exceptions import RequestRefused
-from server.rules.events import Joined, Left, ReadySet, Starting
+from server.rules.events import Starting
 from server.rules.races import (
     Phase,
     RaceSettings,
@@ -22,7 +22,6 @@ from server.services.refusals import refusal, variant_or_refusal
 from server.services.solving import SolverPool
 from server.settings import Settings
 from server.storage.draws import draw_secret_seed
-from server.storage.event_codec import encode_event
 from server.storage.races import RaceMeta
 from server.storage.store import Store
 
@@ -172,22 +171,20 @@ class Lobby:
         return [info for info in infos if info.phase is not Phase.FINISHED]
 
     async def join(self, player: str, name: str, race: str) -> None:
-        payload = encode_event(Joined(player, name))
-        status, _ = await self.store.races.join(race, player, name, payload)
+        status, _ = await self.store.races.join(race, player, name)
         if status != "ok":
             raise refusal(status)
         await self.store.lobby.changed()
 
     async def leave(self, player: str, race: str) -> None:
-        status, _ = await self.store.races.leave(race, player, encode_event(Left(player)))
+        status, _ = await self.store.races.leave(race, player)
         if status != "ok":
             raise refusal(status)
         await self.store.lobby.changed()
 
     async def set_ready(self, player: str, race: str, ready: bool) -> None:
         """Say whether ``player`` is ready; the race starts once every racer is."""
-        payload = encode_event(ReadySet(player, ready))
-        status, _, everyone = await self.store.races.set_ready(race, player, ready, payload)
+        status, _, everyone = await self.store.races.set_ready(race, player, ready)
         if status != "ok":
             raise refusal(status)
         if everyone:
@@ -203,25 +200,17 @@ class Lobby:
         opening = game.deal(seed, deal_version)
         started_at = time.time() + self.settings.timeouts.countdown
         ends_at = started_at + meta.settings.time_limit
-        payload = encode_event(
-            Starting(
-                started_at=started_at,
-                ends_at=ends_at,
-                commitment=commitment(game.id, deal_version, seed, race),
-                deal_version=deal_version,
-                layout=game.layout.to_data(),
-                view=game.view(opening),
-                legal=game.legal_moves(opening).texts(),
-            )
-        )
-        status, _ = await self.store.races.start(
-            race,
-            player,
+        starting = Starting(
             started_at=started_at,
             ends_at=ends_at,
-            payload=payload,
-            force=force,
-            home=game.home(opening),
+            commitment=commitment(game.id, deal_version, seed, race),
+            deal_version=deal_version,
+            layout=game.layout.to_data(),
+            view=game.view(opening),
+            legal=game.legal_moves(opening).texts(),
+        )
+        status, _ = await self.store.races.start(
+            race, player, starting, force=force, home=game.home(opening)
         )
         if status != "ok" and force:
             raise refusal(status)

@@ -293,8 +293,8 @@ class Moves:
         started = await self.memory.started(race)
         _, _, state = await self.memory.board(race, player, fresh=True)
         progress = started.game.progress(state)._replace(resigned=True, left=how is StopReason.LEFT)
-        payload = encode_event(Resigned(player, progress, now))
-        status, _, left = await self.store.races.resign(race, player, now, payload, how=how.value)
+        resigned = Resigned(player, progress, now)
+        status, _, left = await self.store.races.resign(race, player, resigned, how=how.value)
         if status == "ok" and left == 0:
             self.results.close_soon(race)
         return status

@@ -11,11 +11,9 @@ from collections.abc import Iterable
 from protocol.exceptions import ErrorCode
 from protocol.results import StopReason
 from server.exceptions import RequestRefused
-from server.rules.events import PresenceChanged, SeatClaimed
 from server.services.lobby import DEFAULT_GRACE
 from server.services.moves import Moves
 from server.settings import Settings
-from server.storage.event_codec import encode_event
 from server.storage.presence import PresenceChange
 from server.storage.store import Store
 
@@ -47,9 +45,7 @@ class Presence:
         event number once the seat is ``holder``'s: a claim by another
         connection numbered above it takes the seat away (0: nothing to claim).
         """
-        _, latest = await self.store.presence.claim_seat(
-            race, player, holder, encode_event(SeatClaimed(player, holder))
-        )
+        _, latest = await self.store.presence.claim_seat(race, player, holder)
         return latest
 
     async def release_seat(self, race: str, player: str, holder: str) -> None:
@@ -100,5 +96,4 @@ class Presence:
     async def _presence(
         self, race: str, player: str, *, here: bool, since: float
     ) -> PresenceChange:
-        payload = encode_event(PresenceChanged(player, None if here else since))
-        return await self.store.presence.note(race, player, here=here, since=since, payload=payload)
+        return await self.store.presence.note(race, player, here=here, since=since)

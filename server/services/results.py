@@ -14,14 +14,12 @@ from protocol.moves import Move
 from protocol.results import DecidedBy, Standing
 from protocol.views import ViewMap
 from server.exceptions import RequestRefused
-from server.rules.events import Finished
 from server.rules.races import Phase, RacerResult, standings
 from server.rules.results import RaceResults
 from server.services.lobby import Lobby
 from server.services.race_memory import RaceMemory, StartedRace
 from server.settings import Settings
 from server.storage.closing import RaceEnd
-from server.storage.event_codec import encode_event
 from server.storage.store import Store
 
 if TYPE_CHECKING:
@@ -106,11 +104,8 @@ class Results:
         hold = end.meta.settings.hold_results
         if self.records is not None:  # rating changes go into the results, once
             results = await self.records.prepare(race, end.meta, results)
-        payload = encode_event(Finished(results))
         keep = self.settings.timeouts.keep_finished
-        stored = await self.store.closing.record(
-            race, results, payload, hold=hold, end=end, keep_for=keep
-        )
+        stored = await self.store.closing.record(race, results, hold=hold, end=end, keep_for=keep)
         if self.records is not None and results.records and stored is not None:
             # The stored results, not ours: another node may have stored its own first.
             await self.records.write(race, stored)

@@ -16,10 +16,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
+from server.rules.events import Finished
 from server.rules.results import RaceResults
 from server.storage import keys
 from server.storage.boards import RacerBoard, racer_boards
 from server.storage.cluster import RedisClient
+from server.storage.event_codec import encode_event
 from server.storage.exceptions import storage_edge
 from server.storage.packing import pack, unpack
 from server.storage.races import RaceMeta, RaceStatus, read_meta
@@ -107,18 +109,18 @@ class ClosingStore:
         self,
         race: str,
         results: RaceResults,
-        payload: bytes,
         *,
         hold: bool,
         end: RaceEnd,
         keep_for: float,
     ) -> RaceResults | None:
-        """Store the results once and announce them as the event ``payload`` (or, with
+        """Store the results once and announce them (:class:`Finished`) (or, with
         ``hold``, keep the announcement for :meth:`ResultStore.announce
         <server.storage.results.ResultStore.announce>`), let every key of the race
         expire after ``keep_for`` seconds, and return the results stored: ours, or
         another node's that were stored first. One round trip."""
         meta_key, ttl = keys.race_meta(race), max(1, int(keep_for))
+        payload = encode_event(Finished(results))
         stored = [pack(results.to_data()), keys.race_channel(race), payload, int(hold)]
 
         def write(pipe: Any) -> None:

@@ -15,8 +15,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
+from server.rules.events import PresenceChanged, SeatClaimed
 from server.storage import keys
 from server.storage.cluster import RedisClient
+from server.storage.event_codec import encode_event
 from server.storage.exceptions import storage_edge
 from server.storage.replies import reply_text
 from server.storage.scripts import ScriptRegistry
@@ -72,28 +74,27 @@ class PresenceStore:
         self.redis = client
         self._scripts = scripts
 
-    async def note(
-        self, race: str, player: str, *, here: bool, since: float, payload: bytes
-    ) -> PresenceChange:
+    async def note(self, race: str, player: str, *, here: bool, since: float) -> PresenceChange:
         """Note that a racer came back or went away (since ``since``), announcing
-        ``payload`` if that changed anything."""
+        it (:class:`PresenceChanged`) if that changed anything."""
+        event = PresenceChanged(player, None if here else since)
         changed, _, grace = await self._scripts.run(
             "presence",
             [keys.race_meta(race), keys.race_players(race), keys.race_events(race)],
-            [player, repr(since), int(here), keys.race_channel(race), payload],
+            [player, repr(since), int(here), keys.race_channel(race), encode_event(event)],
         )
         return PresenceChange(bool(changed), int(grace))
 
-    async def claim_seat(self, race: str, player: str, holder: str, payload: bytes) -> SeatClaim:
+    async def claim_seat(self, race: str, player: str, holder: str) -> SeatClaim:
         """The connection ``holder`` of ``player`` takes their seat in ``race``.
 
-        The claim is an event (``payload``) only when another connection held
+        The claim is an event (:class:`SeatClaimed`) only when another connection held
         the seat.
         """
         event, latest = await self._scripts.run(
             "seat_claim",
             [keys.race_meta(race), keys.race_players(race), keys.race_events(race)],
-            [player, holder, keys.race_channel(race), payload],
+            [player, holder, keys.race_channel(race), encode_event(SeatClaimed(player, holder))],
         )
         return SeatClaim(int(event), int(latest))
 

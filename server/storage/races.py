@@ -21,10 +21,12 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from server.rules.events import Joined, Left, ReadySet, Resigned, Starting
 from server.rules.races import RaceSettings, Spectate
 from server.storage import keys
 from server.storage.cluster import RedisClient
 from server.storage.draws import new_code
+from server.storage.event_codec import encode_event
 from server.storage.exceptions import storage_edge
 from server.storage.replies import optional_text, reply_text, reply_texts
 from server.storage.scripts import ScriptRegistry
@@ -211,69 +213,73 @@ class RaceStore:
             (read_meta(replies[i]), reply_texts(replies[i + 1])) for i in range(0, len(replies), 2)
         ]
 
-    async def join(self, race: str, player: str, name: str, payload: bytes) -> tuple[str, int]:
-        status, event = await self._scripts.run(
+    async def join(self, race: str, player: str, name: str) -> tuple[str, int]:
+        """Seat ``player`` in an open race with room, announcing it (:class:`Joined`)."""
+        status, number = await self._scripts.run(
             "join",
             [keys.race_meta(race), keys.race_players(race), keys.race_events(race)],
-            [race, player, name, keys.race_channel(race), payload],
+            [race, player, name, keys.race_channel(race), encode_event(Joined(player, name))],
         )
-        return reply_text(status), int(event)
+        return reply_text(status), int(number)
 
-    async def leave(self, race: str, player: str, payload: bytes) -> tuple[str, int]:
-        status, event, closed = await self._scripts.run(
+    async def leave(self, race: str, player: str) -> tuple[str, int]:
+        """Take ``player`` out of an open race, announcing it (:class:`Left`); the last
+        one out closes it."""
+        status, number, closed = await self._scripts.run(
             "leave",
             [keys.race_meta(race), keys.race_players(race), keys.race_events(race)],
-            [race, player, keys.race_channel(race), payload],
+            [race, player, keys.race_channel(race), encode_event(Left(player))],
         )
         if int(closed):
             await self.redis.zrem(keys.OPEN_RACES, race)
-        return reply_text(status), int(event)
+        return reply_text(status), int(number)
 
-    async def set_ready(
-        self, race: str, player: str, ready: bool, payload: bytes
-    ) -> tuple[str, int, bool]:
-        status, event, everyone = await self._scripts.run(
+    async def set_ready(self, race: str, player: str, ready: bool) -> tuple[str, int, bool]:
+        """Note whether ``player`` is ready, announcing it (:class:`ReadySet`); the third
+        value says whether every racer is now."""
+        status, number, everyone = await self._scripts.run(
             "ready",
             [keys.race_meta(race), keys.race_players(race), keys.race_events(race)],
-            [player, int(ready), keys.race_channel(race), payload],
+            [player, int(ready), keys.race_channel(race), encode_event(ReadySet(player, ready))],
         )
-        return reply_text(status), int(event), bool(everyone)
+        return reply_text(status), int(number), bool(everyone)
 
     async def start(
         self,
         race: str,
         requester: str,
+        event: Starting,
         *,
-        started_at: float,
-        ends_at: float,
-        payload: bytes,
         force: bool,
         home: int = 0,
     ) -> tuple[str, int]:
-        status, event = await self._scripts.run(
+        """Start the race's countdown and clock as ``event`` says (the host's ``force``,
+        or everyone ready), every racer's board at ``home`` cards home."""
+        started_at, ends_at = event.started_at, event.ends_at
+        status, number = await self._scripts.run(
             "start",
             [keys.race_meta(race), keys.race_players(race), keys.race_events(race),
              keys.race_boards(race)],
             [race, requester, repr(started_at), repr(ends_at),
-             keys.race_channel(race), payload, int(force), home],
+             keys.race_channel(race), encode_event(event), int(force), home],
         )  # fmt: skip
         if reply_text(status) == "ok":
             # Listed as live before it is no longer listed as open: a node
             # lost between the two leaves it in both lists, never in neither.
             await self.redis.zadd(keys.LIVE_RACES, {race: ends_at})
             await self.redis.zrem(keys.OPEN_RACES, race)
-        return reply_text(status), int(event)
+        return reply_text(status), int(number)
 
     async def resign(
-        self, race: str, player: str, now: float, payload: bytes, *, how: str = "resigned"
+        self, race: str, player: str, event: Resigned, *, how: str = "resigned"
     ) -> tuple[str, int, int]:
         """End a racer's game: ``resigned``, or ``left`` if away past the race's grace."""
-        status, event, left = await self._scripts.run(
+        status, number, left = await self._scripts.run(
             "resign",
             [keys.race_meta(race), keys.race_boards(race), keys.race_events(race)],
-            [player, repr(now), keys.race_channel(race), payload, how],
+            [player, repr(event.at), keys.race_channel(race), encode_event(event), how],
         )
-        return reply_text(status), int(event), int(left)
+        return reply_text(status), int(number), int(left)
 
     async def finish(self, race: str, now: float) -> bool:
         """Close the race if it is done; True for the one caller that closed it."""

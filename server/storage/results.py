@@ -9,15 +9,22 @@ they are public only once announced.
 
 from __future__ import annotations
 
+from server.rules.events import Finished
 from server.rules.results import RaceResults
 from server.storage import keys
 from server.storage.cluster import RedisClient
+from server.storage.event_codec import encode_event
 from server.storage.exceptions import storage_edge
 from server.storage.packing import pack, unpack
 from server.storage.replies import reply_bytes
 from server.storage.scripts import ScriptRegistry
 
 __all__ = ["ResultStore"]
+
+
+def _finished(results: RaceResults) -> bytes:
+    """The event that announces ``results``, encoded."""
+    return encode_event(Finished(results))
 
 
 @storage_edge
@@ -28,16 +35,14 @@ class ResultStore:
         self.redis = client
         self._scripts = scripts
 
-    async def record(
-        self, race: str, results: RaceResults, payload: bytes, *, hold: bool = False
-    ) -> int:
-        """Store results once and announce them as the event ``payload`` (or, with
+    async def record(self, race: str, results: RaceResults, *, hold: bool = False) -> int:
+        """Store results once and announce them (:class:`Finished`) (or, with
         ``hold``, keep the announcement for :meth:`announce`); 0 if nothing was announced."""
         return int(
             await self._scripts.run(
                 "results",
                 [keys.race_meta(race), keys.race_events(race)],
-                [pack(results.to_data()), keys.race_channel(race), payload, int(hold)],
+                [pack(results.to_data()), keys.race_channel(race), _finished(results), int(hold)],
             )
         )
 

@@ -6,14 +6,15 @@ import asyncio
 import time
 
 from protocol.results import RacerStatus
+from protocol.views import Progress
 from server.engine import find_variant
 from server.engine.state import State
+from server.rules.events import Resigned, Starting
 from server.rules.races import RaceSettings, Spectate
 from server.rules.results import RaceResults
 from server.storage import keys
 from server.storage.commits import CommitReply, MoveCommit
 from server.storage.exceptions import StoreUnavailable
-from server.storage.packing import pack
 from server.storage.races import RaceStatus
 from server.storage.store import Store
 
@@ -26,14 +27,19 @@ async def _open_race(store: Store, max_players: int = 2) -> str:
     return await store.races.create("host", "Hana", settings)
 
 
+def _starting(started_at: float, ends_at: float) -> Starting:
+    return Starting(started_at, ends_at, "commitment", 1, {}, {}, [])
+
+
+def _resigned(player: str) -> Resigned:
+    return Resigned(player, Progress(0, 52, 0, won=False, over=True, resigned=True), time.time())
+
+
 async def _started_race(store: Store) -> str:
     race = await _open_race(store)
-    assert (await store.races.join(race, "p2", "Pat", pack({"k": "joined"})))[0] == "ok"
+    assert (await store.races.join(race, "p2", "Pat"))[0] == "ok"
     now = time.time()
-    status, _ = await store.races.start(
-        race, "host", started_at=now - 1, ends_at=now + 600,
-        payload=pack({"k": "start"}), force=True,
-    )  # fmt: skip
+    status, _ = await store.races.start(race, "host", _starting(now - 1, now + 600), force=True)
     assert status == "ok"
     return race
 
@@ -47,8 +53,8 @@ def _commit(
 async def test_join_refuses_a_full_race(store: Store) -> None:
     """A race never holds more players than its limit."""
     race = await _open_race(store, max_players=2)
-    assert (await store.races.join(race, "p2", "Pat", b"e"))[0] == "ok"
-    assert (await store.races.join(race, "p3", "Quin", b"e"))[0] == "race_full"
+    assert (await store.races.join(race, "p2", "Pat"))[0] == "ok"
+    assert (await store.races.join(race, "p3", "Quin"))[0] == "race_full"
     assert set(await store.races.players(race)) == {"host", "p2"}
 
 
@@ -65,14 +71,14 @@ async def test_a_race_reads_back_typed(store: Store) -> None:
 async def test_start_needs_the_host_or_everyone_ready(store: Store) -> None:
     """Only the host forces a start; otherwise all players must be ready."""
     race = await _open_race(store)
-    await store.races.join(race, "p2", "Pat", b"e")
-    args = {"started_at": 0.0, "ends_at": 1.0, "payload": b"e"}
-    assert (await store.races.start(race, "p2", force=True, **args))[0] == "not_host"
-    assert (await store.races.start(race, "p2", force=False, **args))[0] == "race_not_open"
-    await store.races.set_ready(race, "host", True, b"e")
-    _, _, everyone = await store.races.set_ready(race, "p2", True, b"e")
+    await store.races.join(race, "p2", "Pat")
+    starting = _starting(0.0, 1.0)
+    assert (await store.races.start(race, "p2", starting, force=True))[0] == "not_host"
+    assert (await store.races.start(race, "p2", starting, force=False))[0] == "race_not_open"
+    await store.races.set_ready(race, "host", True)
+    _, _, everyone = await store.races.set_ready(race, "p2", True)
     assert everyone
-    assert (await store.races.start(race, "p2", force=False, **args))[0] == "ok"
+    assert (await store.races.start(race, "p2", starting, force=False))[0] == "ok"
 
 
 async def test_a_sequence_number_is_applied_once(store: Store) -> None:
@@ -123,12 +129,12 @@ async def test_finish_closes_once(store: Store) -> None:
     race = await _started_race(store)
     assert not await store.races.finish(race, time.time())
     await store.batcher.send(_commit(race, "host", 0, status="won"))
-    assert (await store.races.resign(race, "p2", time.time(), b"e"))[2] == 0
+    assert (await store.races.resign(race, "p2", _resigned("p2")))[2] == 0
     closed = await asyncio.gather(*(store.races.finish(race, time.time()) for _ in range(5)))
     assert closed.count(True) == 1
     results = RaceResults((), 1, "c", 1, "klondike", {})
-    assert await store.results.record(race, results, b"e") > 0
-    assert await store.results.record(race, results, b"e") == 0
+    assert await store.results.record(race, results) > 0
+    assert await store.results.record(race, results) == 0
     assert await store.results.load(race) == results
 
 
@@ -147,7 +153,7 @@ async def test_scripts_survive_a_script_flush(store: Store) -> None:
     await store.redis.script_flush()
     assert (await store.batcher.send(_commit(race, "host", 0)))[0] == "ok"
     await store.redis.script_flush()
-    assert (await store.races.resign(race, "p2", time.time(), b"e"))[0] == "ok"
+    assert (await store.races.resign(race, "p2", _resigned("p2")))[0] == "ok"
 
 
 async def test_commits_go_on_after_their_connection_is_dropped(store: Store) -> None:

@@ -4,7 +4,7 @@ cards always, and each racer's board from every other racer.
 Every frame the node sends to any client is recorded at the server's end of
 the socket (``Connection.send_frame``), with the player it went to, on one
 clock with the moment each race's results were announced
-(``ResultStore.record``, or ``ResultStore.announce`` when held back), so that
+(``ClosingStore.record``, or ``ResultStore.announce`` when held back), so that
 "before the stage was over" means exactly that. All tables of a stage race
 one deal, so a stage's seed is its races' seed.
 """
@@ -96,7 +96,6 @@ class Recorder:
             store: ClosingStore,
             race: str,
             results: RaceResults,
-            payload: bytes,
             *,
             hold: bool,
             end: RaceEnd,
@@ -105,9 +104,7 @@ class Recorder:
             # Noted before the results are announced: the seed is public from then on.
             if not hold:
                 self.closed.setdefault(race, next(self._clock))
-            return await record_results(
-                store, race, results, payload, hold=hold, end=end, keep_for=keep_for
-            )
+            return await record_results(store, race, results, hold=hold, end=end, keep_for=keep_for)
 
         async def spy_announce(store: ResultStore, race: str) -> int:
             self.closed.setdefault(race, next(self._clock))
