@@ -100,6 +100,7 @@ def _workers(text: str) -> int:
 def _tournament_verify(args: argparse.Namespace) -> int:
     import json
 
+    from protocol.exceptions import InvalidField
     from server.rules.record import verify
 
     try:
@@ -111,15 +112,15 @@ def _tournament_verify(args: argparse.Namespace) -> int:
             f"ballroom tournament verify: cannot read {args.file}: {exc.strerror}", file=sys.stderr
         )
         return 1
-    except ValueError as exc:  # JSONDecodeError is one
-        print(f"ballroom tournament verify: {args.file} is not JSON: {exc}", file=sys.stderr)
-        return 1
-    except (KeyError, TypeError, AttributeError) as exc:
+    except InvalidField as exc:  # before ValueError, of which it is one
         print(
             f"ballroom tournament verify: {args.file} is not a tournament record "
-            f"(ballroom tournament export writes one): missing or wrong {exc}",
+            f"(ballroom tournament export writes one): {exc.field}: {exc.reason}",
             file=sys.stderr,
         )
+        return 1
+    except ValueError as exc:  # JSONDecodeError is one
+        print(f"ballroom tournament verify: {args.file} is not JSON: {exc}", file=sys.stderr)
         return 1
     for problem in problems:
         print(problem)

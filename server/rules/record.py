@@ -10,54 +10,61 @@ replay on that deal to the cards home and move count the standings claim.
 
 from __future__ import annotations
 
-from typing import Any
-
 from protocol.messages import deal_commitment
 from protocol.moves import Move, MoveSyntaxError
+from protocol.results import RacerStatus
+from protocol.tournaments import ClosedRace, Record, TournamentTable
 from server.engine import IllegalMoveError, find_variant
 from server.engine.exceptions import UnknownVariantError
 
 __all__ = ["verify"]
 
 
-def verify(record: dict[str, Any]) -> list[str]:
-    """Every way the record fails to prove itself; empty when it all checks out."""
+def verify(record: object) -> list[str]:
+    """Every way the record fails to prove itself; empty when it all checks out.
+
+    ``record`` is the map ``tournament_record`` carries (or an export's JSON),
+    read as a :class:`~protocol.tournaments.Record`.
+
+    Raises:
+        InvalidField: ``record`` is not a tournament record; the error names
+            the first key that is missing or of the wrong kind.
+    """
+    read = Record.from_data(record)
     problems: list[str] = []
-    doc = record["tournament"]
-    for stage in doc["stages"]:
-        for race in stage["races"]:
-            results = record["races"].get(race["race"])
-            if results is None:
-                continue
-            problems.extend(_verify_race(race, results))
+    for stage in read.tournament.stages:
+        for table in stage.races:
+            closed = read.races.get(table.race)
+            if closed is not None:
+                problems.extend(_verify_race(table, closed))
     return problems
 
 
-def _verify_race(race: dict[str, Any], results: dict[str, Any]) -> list[str]:
-    name = race["race"]
-    variant, version, seed = results["variant"], results["deal_version"], results["seed"]
+def _verify_race(table: TournamentTable, closed: ClosedRace) -> list[str]:
+    name = table.race
+    variant, version, seed = closed.variant, closed.deal_version, closed.seed
     proof = deal_commitment(variant, version, seed, name)
-    if proof != results["commitment"] or proof != race["commitment"]:
+    if proof != closed.commitment or proof != table.commitment:
         return [f"{name}: seed {seed} does not match the commitment published at the start"]
     try:
         game = find_variant(variant)
     except UnknownVariantError:
         return [f"{name}: unknown variant {variant!r}"]
     problems = []
-    for row in results["standings"]:
-        log = results["logs"].get(row["player"], [])
+    for row in closed.standings:
+        log = closed.logs.get(row.player, ())
         try:
             state = game.deal(seed, version)
             for text in log:
                 state = game.apply(state, Move.parse(text))
         except (IllegalMoveError, MoveSyntaxError) as exc:
-            problems.append(f"{name}: {row['name']}'s log does not replay: {exc}")
+            problems.append(f"{name}: {row.name}'s log does not replay: {exc}")
             continue
-        if game.home(state) != row["home"] or len(log) != row["moves"]:
+        if game.home(state) != row.home or len(log) != row.moves:
             problems.append(
-                f"{name}: {row['name']} claims {row['home']} home in {row['moves']} moves; "
+                f"{name}: {row.name} claims {row.home} home in {row.moves} moves; "
                 f"the log gives {game.home(state)} in {len(log)}"
             )
-        if (row["status"] == "won") != game.is_won(state):
-            problems.append(f"{name}: {row['name']}'s status {row['status']!r} is wrong")
+        if (row.status is RacerStatus.WON) != game.is_won(state):
+            problems.append(f"{name}: {row.name}'s status {row.status.value!r} is wrong")
     return problems
