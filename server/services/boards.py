@@ -20,7 +20,6 @@ from server.rules.events import Finished, MoveMade, Starting
 from server.rules.races import Phase, Spectate
 from server.services.lobby import Lobby, public_info
 from server.services.race_memory import RaceMemory
-from server.storage.event_codec import decode_event
 from server.storage.store import Store
 
 __all__ = ["Boards", "RacerBoard", "RacerSnapshot", "SpectatorSnapshot"]
@@ -108,9 +107,9 @@ class Boards:
 
     async def start_event(self, race: str) -> int | None:
         """The number of the race's start (``countdown``'s), or None before the start."""
-        for n, payload in await self.store.events.since(race, 0):
-            if isinstance(decode_event(payload), Starting):
-                return n
+        for stored in await self.store.events.since(race, 0):
+            if isinstance(stored.event(), Starting):
+                return stored.number
         return None
 
     async def racer_snapshot(self, race: str, player: str) -> RacerSnapshot:
@@ -199,10 +198,10 @@ class Boards:
         game = started.game
         states: dict[str, State] = {}
         last = 0
-        for n, payload in await self.store.events.since(race, 0):
-            if upto is not None and n > upto:
+        for stored in await self.store.events.since(race, 0):
+            if upto is not None and stored.number > upto:
                 break
-            event = decode_event(payload)
+            n, event = stored.number, stored.event()
             if isinstance(event, Starting):
                 if hidden_until_the_end or not opening_shown:
                     break

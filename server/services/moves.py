@@ -21,7 +21,7 @@ from server.services.race_memory import CachedBoard, RaceMemory, StartedRace
 from server.services.refusals import refusal
 from server.services.results import Results
 from server.storage.commits import CommitReply, MoveCommit
-from server.storage.event_codec import decode_event, encode_event
+from server.storage.event_codec import encode_event
 from server.storage.store import Store
 
 __all__ = ["MoveResult", "Moves", "OwnEvents"]
@@ -264,16 +264,16 @@ class Moves:
         before: int | None = None
         while True:
             page = await self.store.events.before(race, before, self.EVENTS_PAGE)
-            for n, payload in page:
-                event = decode_event(payload)
+            for stored in page:
+                event = stored.event()
                 if type(event) is MoveMade and event.player == player:
                     if event.seq == seq:
-                        return n
+                        return stored.number
                     if event.seq < seq:
                         return None  # a rewind took it: the stream no longer has it
             if len(page) < self.EVENTS_PAGE:
                 return None
-            before = page[-1][0]
+            before = page[-1].number
 
     # -- the end of a racer's game -------------------------------------------
 

@@ -5,7 +5,7 @@ of one Redis stream; the scripts that change a race append to it and announce
 the same payload on the race's channel. A watcher that missed some (a node's
 feed dropped, or a client resumes) reads them here by number. A payload stays
 as stored: a node hands it on byte for byte and decodes it only when it must
-(:mod:`server.storage.event_codec`).
+(:meth:`StoredEvent.event`, :mod:`server.storage.event_codec`).
 """
 
 from __future__ import annotations
@@ -13,8 +13,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
+from server.rules.events import Event
 from server.storage import keys
 from server.storage.cluster import RedisClient
+from server.storage.event_codec import decode_event
 from server.storage.exceptions import storage_edge
 from server.storage.replies import reply_bytes, reply_text
 
@@ -26,6 +28,10 @@ class StoredEvent(NamedTuple):
 
     number: int
     payload: bytes
+
+    def event(self) -> Event:
+        """The event the payload encodes."""
+        return decode_event(self.payload)
 
 
 def _stored(entry_id: object, fields: Mapping[bytes, object]) -> StoredEvent:
