@@ -6,6 +6,7 @@ stage by stage, so the types are checked against the maps the server really push
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import replace
 from typing import Any
 
@@ -114,6 +115,22 @@ def test_the_running_stage_seats_players() -> None:
     table = doc.seat_of("p2")
     assert table is not None and table.race == doc.stages[0].races[1].race and table.table == 2
     assert doc.seat_of("nobody") is None
+
+
+#: sha256 of the packed documents, as the server's map-based rules made them on 6add19d
+#: (before the rules took typed values), with the settings in create_tournament's order.
+GOLDEN_SHA256 = {
+    "rounds": "758da10c9ea4f4e2946323de3ed14b97f40d32e9404a0616d41306ca9478a32a",
+    "knockout": "c01f213d611c582a84d1bf4e3f305293651365ee28e0c607c96db9951d2788cd",
+}
+
+
+@pytest.mark.parametrize("fmt", sorted(GOLDEN_SHA256))
+def test_the_stored_and_pushed_bytes_are_those_of_the_map_based_rules(fmt: str) -> None:
+    """Scored stage by stage with the typed rules, a tournament packs to the very bytes
+    the old map-based rules stored and pushed: the wire format did not move."""
+    data = rounds_document() if fmt == "rounds" else knockout_document()
+    assert hashlib.sha256(pack_value(data)).hexdigest() == GOLDEN_SHA256[fmt]
 
 
 def test_the_map_keeps_the_order_the_server_has_always_stored() -> None:
