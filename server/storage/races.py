@@ -20,6 +20,7 @@ import secrets
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from server.rules.events import Joined, Left, ReadySet, Resigned, Starting
 from server.rules.races import RaceSettings, Spectate
@@ -31,7 +32,15 @@ from server.storage.exceptions import storage_edge
 from server.storage.replies import optional_text, reply_text, reply_texts
 from server.storage.scripts import ScriptRegistry
 
-__all__ = ["RaceMeta", "RaceStatus", "RaceStore", "read_meta"]
+__all__ = [
+    "RaceChange",
+    "RaceMeta",
+    "RaceStatus",
+    "RaceStore",
+    "ReadyChange",
+    "Resignation",
+    "read_meta",
+]
 
 #: Fields of a race's meta hash that hold msgpack, not text: the results and
 #: their announcement while it is held back (:mod:`server.storage.results`).
@@ -44,6 +53,30 @@ class RaceStatus(enum.StrEnum):
     OPEN = "open"
     STARTED = "started"
     FINISHED = "finished"
+
+
+class RaceChange(NamedTuple):
+    """A race script's answer: ``ok`` or why it changed nothing (``race_full``,
+    ``not_host``, …), and the number of the event it announced (0: none)."""
+
+    status: str
+    event: int
+
+
+class ReadyChange(NamedTuple):
+    """A racer's readiness noted: as :class:`RaceChange`, and whether every racer is ready."""
+
+    status: str
+    event: int
+    everyone: bool
+
+
+class Resignation(NamedTuple):
+    """A racer's game ended: as :class:`RaceChange`, and how many racers still play."""
+
+    status: str
+    event: int
+    left: int
 
 
 def _optional_int(value: str | None) -> int | None:
@@ -213,16 +246,16 @@ class RaceStore:
             (read_meta(replies[i]), reply_texts(replies[i + 1])) for i in range(0, len(replies), 2)
         ]
 
-    async def join(self, race: str, player: str, name: str) -> tuple[str, int]:
+    async def join(self, race: str, player: str, name: str) -> RaceChange:
         """Seat ``player`` in an open race with room, announcing it (:class:`Joined`)."""
         status, number = await self._scripts.run(
             "join",
             [keys.race_meta(race), keys.race_players(race), keys.race_events(race)],
             [race, player, name, keys.race_channel(race), encode_event(Joined(player, name))],
         )
-        return reply_text(status), int(number)
+        return RaceChange(reply_text(status), int(number))
 
-    async def leave(self, race: str, player: str) -> tuple[str, int]:
+    async def leave(self, race: str, player: str) -> RaceChange:
         """Take ``player`` out of an open race, announcing it (:class:`Left`); the last
         one out closes it."""
         status, number, closed = await self._scripts.run(
@@ -232,9 +265,9 @@ class RaceStore:
         )
         if int(closed):
             await self.redis.zrem(keys.OPEN_RACES, race)
-        return reply_text(status), int(number)
+        return RaceChange(reply_text(status), int(number))
 
-    async def set_ready(self, race: str, player: str, ready: bool) -> tuple[str, int, bool]:
+    async def set_ready(self, race: str, player: str, ready: bool) -> ReadyChange:
         """Note whether ``player`` is ready, announcing it (:class:`ReadySet`); the third
         value says whether every racer is now."""
         status, number, everyone = await self._scripts.run(
@@ -242,7 +275,7 @@ class RaceStore:
             [keys.race_meta(race), keys.race_players(race), keys.race_events(race)],
             [player, int(ready), keys.race_channel(race), encode_event(ReadySet(player, ready))],
         )
-        return reply_text(status), int(number), bool(everyone)
+        return ReadyChange(reply_text(status), int(number), bool(everyone))
 
     async def start(
         self,
@@ -252,7 +285,7 @@ class RaceStore:
         *,
         force: bool,
         home: int = 0,
-    ) -> tuple[str, int]:
+    ) -> RaceChange:
         """Start the race's countdown and clock as ``event`` says (the host's ``force``,
         or everyone ready), every racer's board at ``home`` cards home."""
         started_at, ends_at = event.started_at, event.ends_at
@@ -268,18 +301,18 @@ class RaceStore:
             # lost between the two leaves it in both lists, never in neither.
             await self.redis.zadd(keys.LIVE_RACES, {race: ends_at})
             await self.redis.zrem(keys.OPEN_RACES, race)
-        return reply_text(status), int(number)
+        return RaceChange(reply_text(status), int(number))
 
     async def resign(
         self, race: str, player: str, event: Resigned, *, how: str = "resigned"
-    ) -> tuple[str, int, int]:
+    ) -> Resignation:
         """End a racer's game: ``resigned``, or ``left`` if away past the race's grace."""
         status, number, left = await self._scripts.run(
             "resign",
             [keys.race_meta(race), keys.race_boards(race), keys.race_events(race)],
             [player, repr(event.at), keys.race_channel(race), encode_event(event), how],
         )
-        return reply_text(status), int(number), int(left)
+        return Resignation(reply_text(status), int(number), int(left))
 
     async def finish(self, race: str, now: float) -> bool:
         """Close the race if it is done; True for the one caller that closed it."""
