@@ -85,6 +85,13 @@ class Int:
             raise ValueError(f"must be in {self.lo}..{self.hi}, not {value}")
         return int(value)
 
+    def all_pass(self, values: list[object] | tuple[object, ...]) -> bool:
+        """Whether every one of ``values`` passes as it is (a board's cards: checked at once)."""
+        lo, hi = self.lo, self.hi
+        return all(
+            type(v) is int and (lo is None or v >= lo) and (hi is None or v <= hi) for v in values
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class Float:
@@ -137,6 +144,12 @@ class Str:
         if self.stripped and value.strip() != value:
             raise ValueError("must not start or end with white space")
         return str(value)
+
+    def all_pass(self, values: list[object] | tuple[object, ...]) -> bool:
+        """Whether every one of ``values`` passes as it is (a move log: checked at once)."""
+        if self.lo or self.hi is not None or self.printable or self.stripped:
+            return False
+        return all(type(v) is str for v in values)
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,6 +206,9 @@ class ListOf(Generic[T]):
             raise ValueError(f"must be an array, not {kind(value)}")
         if self.most is not None and len(value) > self.most:
             raise ValueError(f"must have at most {self.most} items, not {len(value)}")
+        all_pass = getattr(self.item, "all_pass", None)
+        if all_pass is not None and all_pass(value):
+            return tuple(value)  # each item passed unchanged
         checked: list[T] = []
         for i, item in enumerate(value):
             try:
