@@ -65,3 +65,14 @@ def test_a_typed_field_is_refused_as_the_peers_fault_or_ours() -> None:
         Board(race="r7", player="p1", seq=0, event=1, view={"piles": {}})  # type: ignore[arg-type]
     board: ServerMessage = server_from_wire({**wire, "view": VIEW})
     assert isinstance(board, Board) and board.view == View.from_data(VIEW)
+
+
+def test_an_array_checked_in_one_sweep_still_names_the_item_that_fails() -> None:
+    """The sweep for plain integers and texts falls back to item by item on any doubt."""
+    assert ListOf(Int(0, 3))([0, 3]) == (0, 3) and ListOf(Str())(["a", ""]) == ("a", "")
+    with pytest.raises(ValueError, match=r"^item 1: must be in 0\.\.3, not 5$"):
+        ListOf(Int(0, 3))([1, 5])
+    with pytest.raises(ValueError, match=r"^item 1: must be an integer, not a boolean$"):
+        ListOf(Int())([1, True])
+    with pytest.raises(ValueError, match=r"^item 0: must be 1\.\.2 characters long, not 0$"):
+        ListOf(Str(1, 2))([""])
