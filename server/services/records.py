@@ -26,7 +26,7 @@ from collections.abc import Awaitable, Callable, Mapping
 
 from protocol.accounts import is_guest
 from protocol.exceptions import ErrorCode
-from protocol.profiles import LeaderboardEntry, PlayerProfile, Rating, RecentRace, Tally
+from protocol.profiles import LeaderboardEntry, PlayerProfile, Rating, RecentRace
 from protocol.results import RacerStatus
 from server.exceptions import RequestRefused
 from server.rules.daily import daily_score
@@ -166,24 +166,11 @@ class Records:
         if account is None:
             raise RequestRefused(ErrorCode.NOT_FOUND, "no account with that id")
         stats = await self.store.stats(player)
-        ratings: dict[str, Skill] = {}
-        counts: dict[str, Tally] = {}
-        for field, value in stats.items():
-            kind, scope = field.split(":", 1)
-            held = counts.get(scope, Tally(0, 0))
-            if kind == "played":
-                counts[scope] = dataclasses.replace(held, played=int(value))
-            elif kind == "won":
-                counts[scope] = dataclasses.replace(held, won=int(value))
-            elif kind == "best":
-                counts[scope] = dataclasses.replace(held, best=float(value))
-            elif kind == "mu":
-                ratings[scope] = Skill(
-                    float(value), float(stats[f"sigma:{scope}"]), int(stats.get(f"n:{scope}", 0))
-                )
         recent = await self.store.history(player)
-        shown = {scope: Rating(s.display, s.provisional, s.races) for scope, s in ratings.items()}
-        return PlayerProfile(player, account.name, shown, counts, tuple(recent))
+        shown = {
+            scope: Rating(s.display, s.provisional, s.races) for scope, s in stats.skills.items()
+        }
+        return PlayerProfile(player, account.name, shown, stats.counts, tuple(recent))
 
     async def leaderboard(self, scope: str) -> list[LeaderboardEntry]:
         """The top :data:`LEADERBOARD_SIZE` non-provisional ratings of a variant (or overall)."""

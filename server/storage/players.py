@@ -10,10 +10,12 @@ password is an argon2 hash, and a session token is kept only as its SHA-256.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import dataclasses
+from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
-from protocol.profiles import RecentRace
+from protocol.profiles import RecentRace, Tally
+from server.rules.ratings import Skill
 from server.rules.results import RatingChange
 from server.storage import keys
 from server.storage.cluster import RedisClient
@@ -22,7 +24,15 @@ from server.storage.packing import pack, unpack
 from server.storage.replies import optional_text, reply_bytes, reply_text
 from server.storage.store import Store
 
-__all__ = ["AccountRace", "BoardRating", "FastWin", "MovedSkill", "PlayerStore", "StoredAccount"]
+__all__ = [
+    "AccountRace",
+    "AccountStats",
+    "BoardRating",
+    "FastWin",
+    "MovedSkill",
+    "PlayerStore",
+    "StoredAccount",
+]
 
 #: A rating a race moved, as it now stands: (scope, mu, sigma, rated races).
 MovedSkill = tuple[str, float, float, int]
@@ -61,6 +71,34 @@ class FastWin(NamedTuple):
     variant: str
     player: str
     seconds: float
+
+
+class AccountStats(NamedTuple):
+    """An account's stats hash (``lua/player_race.lua``), read: per scope, its races
+    played and won with its fastest win, and its rating."""
+
+    counts: dict[str, Tally]
+    skills: dict[str, Skill]
+
+    @classmethod
+    def from_fields(cls, fields: Mapping[str, str]) -> AccountStats:
+        """The stats from the hash's fields (``played:S``, ``won:S``, ``best:S``, ``mu:S``,
+        ``sigma:S``, ``n:S``)."""
+        counts: dict[str, Tally] = {}
+        skills: dict[str, Skill] = {}
+        for field, value in fields.items():
+            kind, scope = field.split(":", 1)
+            held = counts.get(scope, Tally(0, 0))
+            if kind == "played":
+                counts[scope] = dataclasses.replace(held, played=int(value))
+            elif kind == "won":
+                counts[scope] = dataclasses.replace(held, won=int(value))
+            elif kind == "best":
+                counts[scope] = dataclasses.replace(held, best=float(value))
+            elif kind == "mu":
+                sigma, races = float(fields[f"sigma:{scope}"]), int(fields.get(f"n:{scope}", 0))
+                skills[scope] = Skill(float(value), sigma, races)
+        return cls(counts, skills)
 
 
 @storage_edge
@@ -203,9 +241,10 @@ class PlayerStore:
                 pipe.hget(keys.account(player), "name")
             return [optional_text(name) for name in await pipe.execute()]
 
-    async def stats(self, player: str) -> dict[str, str]:
+    async def stats(self, player: str) -> AccountStats:
+        """The account's races counted and its ratings, by scope (a variant, or overall)."""
         raw = await self.redis.hgetall(keys.account_stats(player))
-        return {reply_text(k): reply_text(v) for k, v in raw.items()}
+        return AccountStats.from_fields({reply_text(k): reply_text(v) for k, v in raw.items()})
 
     async def history(self, player: str, count: int = 50) -> list[RecentRace]:
         """The account's latest races, newest first."""
