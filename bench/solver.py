@@ -12,7 +12,9 @@ the positions searched over the seconds the solves themselves took, whatever
 the number of jobs. ``--nodes N`` limits each deal to N positions instead of
 a time: the unknown share is then the same on any machine and under any
 load, which makes a before/after comparison on a shared machine fair.
-``--out`` writes one line per deal (variant, seed, outcome, positions,
+``--cpu`` times each solve (and its limit) by its process's CPU time: on a
+machine shared with other work, the figures are then those of a core of
+one's own. ``--out`` writes one line per deal (variant, seed, outcome, positions,
 seconds) for a closer look.
 """
 
@@ -58,11 +60,12 @@ class SolverBench:
         return self.unknown / self.deals if self.deals else 0.0
 
 
-def solve_one(variant: str, seed: int, limit: float | None, node_limit: int | None) -> DealRun:
-    """Solve one deal (a worker's job)."""
-    solution = solve_deal(
-        find_variant(variant), seed, seconds=limit, nodes=node_limit, clock=time.perf_counter
-    )
+def solve_one(
+    variant: str, seed: int, limit: float | None, node_limit: int | None, cpu: bool = False
+) -> DealRun:
+    """Solve one deal (a worker's job), timed by the wall clock or by ``cpu`` time."""
+    clock = time.process_time if cpu else time.perf_counter
+    solution = solve_deal(find_variant(variant), seed, seconds=limit, nodes=node_limit, clock=clock)
     return DealRun(variant, seed, solution.outcome, solution.nodes, solution.elapsed)
 
 
@@ -98,13 +101,14 @@ def bench_variant(
     seed_base: int = 0,
     node_limit: int | None = None,
     pool: ProcessPoolExecutor | None = None,
+    cpu: bool = False,
 ) -> list[DealRun]:
     """Every deal's answer, in seed order."""
     seeds = range(seed_base, seed_base + deals)
     if pool is None:
-        return [solve_one(variant, seed, limit, node_limit) for seed in seeds]
+        return [solve_one(variant, seed, limit, node_limit, cpu) for seed in seeds]
     n = len(seeds)
-    return list(pool.map(solve_one, [variant] * n, seeds, [limit] * n, [node_limit] * n))
+    return list(pool.map(solve_one, [variant] * n, seeds, [limit] * n, [node_limit] * n, [cpu] * n))
 
 
 HEADER = (
@@ -135,16 +139,25 @@ def main() -> None:
     parser.add_argument("--seed-base", type=int, default=0)
     parser.add_argument("--jobs", type=int, default=1, help="processes (default 1)")
     parser.add_argument("--out", default=None, help="write every deal's answer to this file")
+    parser.add_argument(
+        "--cpu",
+        action="store_true",
+        help="time each solve by its process's CPU time, not the wall clock (a shared machine)",
+    )
     args = parser.parse_args()
     limit = None if args.nodes is not None else args.limit
     per_deal = f"{args.nodes} positions" if limit is None else f"{limit:g} s"
+    if args.cpu:
+        per_deal += ", seconds of CPU time"
     print(f"{args.deals} deals per rule set from seed {args.seed_base}, limit {per_deal} per deal")
     print(HEADER, flush=True)
     pool = ProcessPoolExecutor(args.jobs) if args.jobs > 1 else None
     out = open(args.out, "w", encoding="utf-8") if args.out else None  # noqa: SIM115
     try:
         for variant in args.variants:
-            runs = bench_variant(variant, args.deals, limit, args.seed_base, args.nodes, pool)
+            runs = bench_variant(
+                variant, args.deals, limit, args.seed_base, args.nodes, pool, args.cpu
+            )
             if out is not None:
                 for run in runs:
                     out.write(
