@@ -12,7 +12,15 @@ from dataclasses import dataclass
 
 from protocol.validation import Shape
 
-__all__ = ["DecidedBy", "RacerStatus", "Standing", "StopReason"]
+__all__ = [
+    "DecidedBy",
+    "RaceAnalysis",
+    "RacerAnalysis",
+    "RacerStatus",
+    "Standing",
+    "StopReason",
+    "Winnability",
+]
 
 
 class RacerStatus(enum.StrEnum):
@@ -124,4 +132,89 @@ class Standing:
             rating=shape.optional_integer("rating"),
             change=shape.optional_integer("change"),
             provisional=shape.optional_flag("provisional"),
+        )
+
+
+class Winnability(enum.StrEnum):
+    """What the post-race analysis found of one racer's game (``docs/protocol.md``)."""
+
+    WON = "won"  # they won: the deal stayed winnable to the end
+    KEPT = "winnable"  # not won, but still winnable after their last move
+    LOST = "lost"  # winnable at the start; ``move`` made it unwinnable
+    NEVER = "unwinnable"  # the deal was not winnable from the start
+    UNKNOWN = "unknown"  # the solver could not decide in the analysis's time
+
+
+@dataclass(frozen=True, slots=True)
+class RacerAnalysis:
+    """One racer's game after the race: whether and where the deal stopped being winnable.
+
+    ``move`` (1-based) and ``text`` name the first move after which the racer's
+    board was no longer winnable; both are None unless ``verdict`` is ``lost``.
+    """
+
+    player: str
+    verdict: Winnability
+    move: int | None = None
+    text: str | None = None
+
+    def to_data(self) -> dict[str, object]:
+        data: dict[str, object] = {"player": self.player, "verdict": self.verdict.value}
+        if self.move is not None:
+            data["move"], data["text"] = self.move, self.text
+        return data
+
+    @classmethod
+    def from_data(cls, data: object) -> RacerAnalysis:
+        shape = Shape(data, "analysis")
+        return cls(
+            player=shape.text("player"),
+            verdict=shape.choice("verdict", Winnability),
+            move=shape.optional_integer("move"),
+            text=shape.optional_text("text"),
+        )
+
+    def describe(self, par: int | None) -> str:
+        """The analysis in words, e.g. ``winnable until move 23 (p3>p7); par 61 moves``."""
+        verdict = self.verdict
+        if verdict is Winnability.LOST:
+            words = f"winnable until move {self.move} ({self.text})"
+        elif verdict is Winnability.WON:
+            words = "won: winnable throughout"
+        elif verdict is Winnability.KEPT:
+            words = "still winnable after the last move"
+        elif verdict is Winnability.NEVER:
+            words = "the deal was not winnable"
+        else:
+            words = "winnability unknown (the solver ran out of time)"
+        return words if par is None else f"{words}; par {par} moves"
+
+
+@dataclass(frozen=True, slots=True)
+class RaceAnalysis:
+    """The post-race analysis of every racer, sent after the results.
+
+    ``par`` is the length of the winning line the solver found from the
+    opening (not a proved shortest line), None when it found none.
+    """
+
+    par: int | None
+    racers: tuple[RacerAnalysis, ...]
+
+    def of(self, player: str) -> RacerAnalysis | None:
+        """The analysis of ``player``'s game, if they raced."""
+        return next((racer for racer in self.racers if racer.player == player), None)
+
+    def to_data(self) -> dict[str, object]:
+        return {"par": self.par, "racers": [racer.to_data() for racer in self.racers]}
+
+    @classmethod
+    def from_data(cls, data: object) -> RaceAnalysis:
+        shape = Shape(data, "analysis")
+        racers = shape.value("racers")
+        if not isinstance(racers, list):
+            raise shape.invalid("racers", "must be a list")
+        return cls(
+            par=shape.optional_integer("par"),
+            racers=tuple(RacerAnalysis.from_data(racer) for racer in racers),
         )

@@ -47,6 +47,7 @@ Server to client::
     account      Account        queue        Queued         matched      Matched
     profile      Profile        leaderboard  Leaderboard
     rematch_state RematchState  rematch_offer RematchOffer  daily  Daily
+    race_analysis RaceAnalysed
 
 Optional fields default to ``None`` (``spectate`` to ``delayed``); a missing optional
 field and an explicit nil mean the same, and :meth:`Message.to_wire` leaves
@@ -106,6 +107,7 @@ from protocol.messages.replies import (
     Profile,
     Progress,
     Queued,
+    RaceAnalysed,
     RaceFinished,
     RaceInfo,
     Races,
@@ -211,6 +213,7 @@ __all__ = [
     "Progress",
     "Queued",
     "QuickRace",
+    "RaceAnalysed",
     "RaceFinished",
     "RaceInfo",
     "RaceStarted",

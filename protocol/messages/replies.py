@@ -32,7 +32,7 @@ from protocol.messages.fields import (
     Version,
 )
 from protocol.profiles import DailyDeal, LeaderboardEntry, PlayerProfile
-from protocol.results import Standing
+from protocol.results import RaceAnalysis, Standing
 from protocol.tournaments import Tournament, TournamentSummary
 from protocol.validation import AnyMap, Bool, Choice, Float, Int, ListOf, MapOf, Opt, Str, Typed
 from protocol.views import Progress as RacerProgress
@@ -248,6 +248,19 @@ class RaceFinished(ServerMessage):
     #: A winnable deal's winning line, found by the solver, and its length.
     line: Annotated[Sequence[str] | None, Opt(ListOf(Str(1, 40), MAX_SEQ + 1))] = None
     par: Annotated[int | None, Opt(Int(0, MAX_SEQ))] = None
+    #: The post-race analysis, once done (it follows the results: :class:`RaceAnalysed`).
+    analysis: Annotated[RaceAnalysis | None, Opt(Typed(RaceAnalysis))] = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RaceAnalysed(ServerMessage):
+    """The post-race analysis of a race whose results were sent without it: pushed to
+    its racers once the solver has looked at every racer's game."""
+
+    t: ClassVar[str] = "race_analysis"
+    race: RaceId
+    analysis: Annotated[RaceAnalysis, Typed(RaceAnalysis)]
+    event: PushedEvent = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

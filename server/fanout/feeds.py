@@ -49,9 +49,10 @@ from server.exceptions import RequestRefused
 from server.fanout.client import Shared
 from server.fanout.line import Line, Place
 from server.fanout.owed import Owed
-from server.fanout.rematch_feed import offer_frame, tells
+from server.fanout.rematch_feed import analysis_frame, offer_frame, tells
 from server.fanout.throttle import Throttle
 from server.rules.events import (
+    Analysed,
     Event,
     Finished,
     Joined,
@@ -81,6 +82,10 @@ log = logging.getLogger(__name__)
 
 #: Events after which a race's lobby is shown again, with its info read once per node.
 LOBBY_EVENTS = (Joined, Left, ReadySet)
+
+#: Seconds a spectator's watch waits after the results for the post-race analysis
+#: (it normally comes within the solver's bound: Solving.analysis per racer).
+ANALYSIS_WAIT = 120.0
 
 
 def _shared_frame(shared: Shared, kind: str, build: Callable[[], bytes]) -> bytes:
@@ -172,6 +177,8 @@ class RaceWatch:
         # Whether this watch passed the results on: later offers of a rematch
         # reach the racer through the connection's rematch watch instead.
         self._over = False
+        # Set once the post-race analysis went out: a spectator's watch waits for it.
+        self._analysed = asyncio.Event()
         # The other racers' newest moves waiting for the next progress frames (at most
         # one batch per progress_every, on the loop's clock), and the timer that sends them.
         self._progress_waiting: Throttle[tuple[MoveMade, Shared]] = Throttle(progress_every)
@@ -254,7 +261,12 @@ class RaceWatch:
                 self._stop_following()  # nothing follows the results but rematch offers
                 self._spawn(self.conn.hear_rematches(race, n))
             else:
-                self._spawn(self._finish_spectating(results_frame))
+                self._spawn(self._finish_spectating(results_frame, results.analysis is None))
+        elif isinstance(event, Analysed) and (self.role is not Role.RACER or not self._over):
+            # After the results: a spectator's watch waits for it; a racer who resumed
+            # the finished race hears it here (else through the rematch watch).
+            self._emit(analysis_frame(race, n, event, shared))
+            self._analysed.set()
         elif (
             isinstance(event, RematchOffered)
             and self.role is Role.RACER
@@ -482,15 +494,21 @@ class RaceWatch:
             self._owed_timer = None
         self._owed.clear()
 
-    async def _finish_spectating(self, results: bytes) -> None:
+    async def _finish_spectating(self, results: bytes, analysis_follows: bool) -> None:
         """The results, after the opening boards and every frame still owed: the race
-        is over, so nothing is secret any more and nothing need wait for the delay."""
+        is over, so nothing is secret any more and nothing need wait for the delay.
+        The watch ends then, or once the post-race analysis that follows went out
+        (:data:`ANALYSIS_WAIT` at most)."""
         self._hurry.set()
         opening = self._opening
         if opening is not None:
             await asyncio.wait([opening])
         self._pay(everything=True)
         self._emit(results)
+        if analysis_follows:
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(ANALYSIS_WAIT):
+                    await self._analysed.wait()
         await self.conn.unwatch(self.race, self)
 
     def _show(self, n: int, frame: bytes) -> None:

@@ -1,4 +1,5 @@
-"""What a racer hears of a finished race: the other racers' rematch offers.
+"""What a racer hears of a finished race: the other racers' rematch offers, and
+the post-race analysis that follows the results.
 
 A racer's watch of a race ends with the results; the race's stream goes on
 only with ``rematch`` events (``lua/rematch.lua``: a racer accepted a
@@ -13,14 +14,23 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from protocol.codec import encode
-from protocol.messages import RematchOffer
-from server.rules.events import Event, RematchOffered
+from protocol.messages import RaceAnalysed, RematchOffer
+from server.rules.events import Analysed, Event, RematchOffered
 
 if TYPE_CHECKING:
     from server.fanout.client import Client, Shared
     from server.storage.store import Store
 
-__all__ = ["RematchWatch", "offer_frame", "tells"]
+__all__ = ["RematchWatch", "analysis_frame", "offer_frame", "tells"]
+
+
+def analysis_frame(race: str, n: int, event: Analysed, shared: Shared) -> bytes:
+    """The ``race_analysis`` of event ``n``, encoded once per event for every watcher here."""
+    frame = shared.frames.get("analysis")
+    if frame is None:
+        analysed = RaceAnalysed(race=race, analysis=event.analysis, event=n)
+        frame = shared.frames["analysis"] = encode(analysed)
+    return frame
 
 
 def offer_frame(race: str, n: int, event: RematchOffered, shared: Shared) -> bytes:
@@ -57,6 +67,8 @@ class RematchWatch:
     def deliver(self, race: str, n: int, event: Event, shared: Shared) -> None:
         if isinstance(event, RematchOffered) and tells(self.conn, event):
             self.conn.send_frame(offer_frame(race, n, event, shared))
+        elif isinstance(event, Analysed):
+            self.conn.send_frame(analysis_frame(race, n, event, shared))
 
     def claim(self) -> None:
         """Nothing to claim: this watcher was told no moves."""

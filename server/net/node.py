@@ -133,6 +133,7 @@ class Node:
         await self.health.close()
         await self.hub.close()
         await self.director.close()
+        await self.races.results.analyst.close()
         await self.races.solver.close()
         self.accounts.close()
 

@@ -11,11 +11,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import NamedTuple
 
+from protocol.results import RaceAnalysis
 from protocol.tournaments import Tournament
 from protocol.views import Progress
 from server.rules.results import RaceResults
 
 __all__ = [
+    "Analysed",
     "Event",
     "Finished",
     "Joined",
@@ -110,6 +112,12 @@ class Finished(NamedTuple):
     results: RaceResults
 
 
+class Analysed(NamedTuple):
+    """The post-race analysis of a race whose results were announced without it."""
+
+    analysis: RaceAnalysis
+
+
 class RematchOffered(NamedTuple):
     """A racer of the finished race accepted a rematch (``lua/rematch.lua``): the first
     acceptance of each racer is told to the others, with the new race once all accepted."""
@@ -129,6 +137,6 @@ class TournamentChanged(NamedTuple):
 
 RaceEvent = (
     Joined | Left | ReadySet | Starting | MoveMade | Resigned | PresenceChanged | Finished
-    | RematchOffered | SeatClaimed
+    | RematchOffered | SeatClaimed | Analysed
 )  # fmt: skip
 Event = RaceEvent | TournamentChanged

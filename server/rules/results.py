@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from protocol.profiles import RecentRace
-from protocol.results import Standing
+from protocol.results import RaceAnalysis, Standing
 from protocol.validation import Shape
 
 __all__ = ["AccountRecord", "RaceResults", "RatingChange"]
@@ -67,6 +67,8 @@ class RaceResults:
     #: ``day:variant`` of a daily race: its board gets the racers' scores.
     daily: str | None = None
     records: Mapping[str, AccountRecord] = field(default_factory=dict)
+    #: The post-race analysis, stored after the results (``analysis`` in the meta hash).
+    analysis: RaceAnalysis | None = None
 
     @property
     def par(self) -> int | None:
@@ -88,6 +90,8 @@ class RaceResults:
             data["daily"] = self.daily
         if self.records:
             data["records"] = {p: record.to_data() for p, record in self.records.items()}
+        if self.analysis is not None:
+            data["analysis"] = self.analysis.to_data()
         return data
 
     @classmethod
@@ -99,6 +103,7 @@ class RaceResults:
         assert isinstance(standings, list) and isinstance(logs, dict)  # the server's own
         assert isinstance(records, dict)
         line = shape.value("line", None)
+        analysis = shape.value("analysis", None)
         return cls(
             standings=tuple(Standing.from_data(row) for row in standings),
             seed=shape.integer("seed"),
@@ -109,4 +114,5 @@ class RaceResults:
             line=tuple(line) if isinstance(line, list) else (),
             daily=shape.optional_text("daily"),
             records={str(p): AccountRecord.from_data(r) for p, r in records.items()},
+            analysis=None if analysis is None else RaceAnalysis.from_data(analysis),
         )

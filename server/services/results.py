@@ -16,6 +16,7 @@ from protocol.views import ViewMap
 from server.exceptions import RequestRefused
 from server.rules.races import Phase, RacerResult, standings
 from server.rules.results import RaceResults
+from server.services.analysis import Analyst
 from server.services.lobby import Lobby
 from server.services.race_memory import RaceMemory, StartedRace
 from server.settings import Settings
@@ -45,6 +46,7 @@ def race_finished(
         logs=dict(results.logs),
         line=list(results.line) if results.line else None,
         par=results.par,
+        analysis=results.analysis,
         event=event,
     )
 
@@ -68,6 +70,8 @@ class Results:
         self.records = records
         self._closing: set[str] = set()
         self._closers: set[asyncio.Task[None]] = set()
+        #: The post-race analysis, run after the results went out (never before).
+        self.analyst = Analyst(store, lobby.solver)
 
     # -- closing -------------------------------------------------------------
 
@@ -106,6 +110,8 @@ class Results:
             results = await self.records.prepare(race, end.meta, results)
         keep = self.settings.timeouts.keep_finished
         stored = await self.store.closing.record(race, results, hold=hold, end=end, keep_for=keep)
+        if stored is not None:  # announced (or held) now: the analysis follows them
+            self.analyst.analyse_soon(race, stored)
         if self.records is not None and results.records and stored is not None:
             # The stored results, not ours: another node may have stored its own first.
             await self.records.write(race, stored)

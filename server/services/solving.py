@@ -162,6 +162,11 @@ class SolverPool:
             self._executor = None
             return None
 
+    async def run(self, seconds: float, work: Callable[..., T], *args: Any) -> T | None:
+        """``work(*args)`` (a module-level function of plain values) in a worker: None if
+        no answer came within ``seconds`` and the grace (as for every solve here)."""
+        return await self._run(seconds, work, *args)
+
     async def winnable_deal(self, game: Game, deal_version: int) -> DealChoice:
         """A secret seed proved winnable, or (past the time bound) a plain secret seed."""
         solving = self.solving

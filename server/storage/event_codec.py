@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import msgpack
 
+from protocol.results import RaceAnalysis
 from protocol.tournaments import Tournament
 from protocol.views import Progress
 from server.rules.events import (
+    Analysed,
     Event,
     Finished,
     Joined,
@@ -49,6 +51,7 @@ _KINDS: dict[type[Event], str] = {
     PresenceChanged: "presence",
     SeatClaimed: "seat",
     Finished: "results",
+    Analysed: "analysis",
     RematchOffered: "rematch",
     TournamentChanged: "tournament",
 }
@@ -74,6 +77,8 @@ def encode_event(event: Event) -> bytes:
                 "progress": _progress_data(event.progress), "at": event.at}  # fmt: skip
     elif isinstance(event, TournamentChanged):
         data = {"k": "tournament", "doc": event.doc.to_data()}
+    elif isinstance(event, Analysed):
+        data = {"k": "analysis", "analysis": event.analysis.to_data()}
     else:
         data = {"k": _KINDS[type(event)], **event._asdict()}
     return bytes(msgpack.packb(data, use_bin_type=True))
@@ -93,6 +98,8 @@ def decode_event(payload: bytes) -> Event:
         return Resigned(data["player"], Progress.from_data(data["progress"]), data["at"])
     if kind == "tournament":
         return TournamentChanged(Tournament.from_data(data["doc"]))
+    if kind == "analysis":
+        return Analysed(RaceAnalysis.from_data(data["analysis"]))
     if kind == "move":  # written by a node older than the packed move event
         progress = Progress.from_data(data["progress"])
         return MoveMade(data["player"], data["seq"], data["move"], progress, data["at"])

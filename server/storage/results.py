@@ -9,7 +9,11 @@ they are public only once announced.
 
 from __future__ import annotations
 
-from server.rules.events import Finished
+import dataclasses
+import json
+
+from protocol.results import RaceAnalysis
+from server.rules.events import Analysed, Finished
 from server.rules.results import RaceResults
 from server.storage import keys
 from server.storage.cluster import RedisClient
@@ -70,6 +74,32 @@ class ResultStore:
         return bool(await self.redis.hexists(keys.race_meta(race), "results"))
 
     async def load(self, race: str) -> RaceResults | None:
-        """The results as stored, seed included, or None before the race closed."""
-        value = await self.redis.hget(keys.race_meta(race), "results")
-        return None if value is None else RaceResults.from_data(unpack(reply_bytes(value)))
+        """The results as stored, seed included, and their analysis once it is stored;
+        None before the race closed."""
+        value, analysis = await self.redis.hmget(keys.race_meta(race), ["results", "analysis"])
+        if value is None:
+            return None
+        results = RaceResults.from_data(unpack(reply_bytes(value)))
+        if analysis is None:
+            return results
+        found = RaceAnalysis.from_data(json.loads(reply_bytes(analysis)))
+        return dataclasses.replace(results, analysis=found)
+
+    async def record_analysis(self, race: str, results: RaceResults) -> int:
+        """Store ``results.analysis`` once beside the stored results and announce it
+        (:class:`Analysed`); results still held back are announced with it later. 0 if
+        nothing was announced (held, stored already, or the race's keys expired).
+
+        The analysis is kept as JSON text, so the meta hash's readers that take
+        every other field as text need not know of it."""
+        analysis = results.analysis
+        assert analysis is not None
+        text = json.dumps(analysis.to_data(), separators=(",", ":"))
+        payload = encode_event(Analysed(analysis))
+        return int(
+            await self._scripts.run(
+                "analysis",
+                [keys.race_meta(race), keys.race_events(race)],
+                [text, keys.race_channel(race), payload, _finished(results)],
+            )
+        )

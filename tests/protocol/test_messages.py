@@ -48,6 +48,7 @@ from protocol import (
     Pong,
     Presence,
     Progress,
+    RaceAnalysed,
     RaceFinished,
     RaceInfo,
     Races,
@@ -108,7 +109,7 @@ from protocol.messages import (
     RematchState,
 )
 from protocol.profiles import DailyDeal, DailyEntry, LeaderboardEntry, PlayerProfile, Rating, Tally
-from protocol.results import Standing
+from protocol.results import RaceAnalysis, RacerAnalysis, Standing, Winnability
 from protocol.tournaments import Entrant, Tournament, TournamentStatus, TournamentSummary
 from protocol.views import View
 from tests.protocol.samples import LAYOUT, PROGRESS, RACE, VIEW
@@ -223,6 +224,17 @@ SAMPLES: list[Message] = [
         commitment=DIGEST,
         deal_version=1,
         logs={"p1": ["w>f3", "deal"], "p2": []},
+    ),
+    RaceAnalysed(
+        race="r7",
+        analysis=RaceAnalysis(
+            61,
+            (
+                RacerAnalysis("p1", Winnability.LOST, 23, "p3>p7"),
+                RacerAnalysis("p2", Winnability.UNKNOWN),
+            ),
+        ),
+        event=14,
     ),
     Pong(id=0),
     ErrorMessage(code=ErrorCode.BAD_SEQUENCE, message="expected move 4, got 6", id=8),
