@@ -18,7 +18,14 @@ from pathlib import Path
 from typing import Any
 
 import msgpack
-from playwright.async_api import Browser, ConsoleMessage, Page, WebSocket, async_playwright
+from playwright.async_api import (
+    Browser,
+    BrowserContext,
+    ConsoleMessage,
+    Page,
+    WebSocket,
+    async_playwright,
+)
 
 __all__ = ["ARTIFACTS", "Watcher", "chromium_path", "launched"]
 
@@ -63,7 +70,17 @@ class Watcher:
 
     @classmethod
     async def open(cls, browser: Browser, width: int = 1440, height: int = 900) -> Watcher:
-        page = await browser.new_page(viewport={"width": width, "height": height})
+        return cls._watch(await browser.new_page(viewport={"width": width, "height": height}))
+
+    @classmethod
+    async def open_in(cls, context: BrowserContext, width: int, height: int) -> Watcher:
+        """A tab of ``context``: tabs of one context share storage, as one person's tabs do."""
+        page = await context.new_page()
+        await page.set_viewport_size({"width": width, "height": height})
+        return cls._watch(page)
+
+    @classmethod
+    def _watch(cls, page: Page) -> Watcher:
         watcher = cls(page)
         page.on("websocket", watcher._record)
         page.on("pageerror", lambda error: watcher.errors.append(str(error)))

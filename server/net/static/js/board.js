@@ -21,9 +21,13 @@ export function cardFace(id) {
   };
 }
 
-function card(id) {
+function card(id, index) {
   const face = cardFace(id);
-  return h("span", { class: face.red ? "card red" : "card black", title: face.words }, face.text);
+  return h(
+    "span",
+    { class: face.red ? "card red" : "card black", title: face.words, "data-index": index },
+    face.text,
+  );
 }
 
 function back(count) {
@@ -34,23 +38,45 @@ function back(count) {
   );
 }
 
-function pile(spec, cards, hidden) {
+/** The classes a racer's own board adds to a pile: where moves start, where the picked card may go. */
+function markClasses(marks, id) {
+  if (!marks) return "";
+  const classes = [];
+  if (marks.sources?.has(id)) classes.push("source");
+  if (marks.targets?.has(id)) classes.push("target");
+  if (marks.picked?.pile === id) classes.push("picked");
+  if (marks.pending?.includes(id)) classes.push("pending");
+  return classes.length ? ` ${classes.join(" ")}` : "";
+}
+
+function pile(spec, cards, hidden, marks) {
   const shown = spec.fan === "none" ? cards.slice(-1) : cards;
   const parts = [];
   if (hidden > 0) parts.push(back(hidden));
-  for (const id of shown) parts.push(card(id));
+  const first = cards.length - shown.length;
+  shown.forEach((id, i) => {
+    const drawn = card(id, first + i);
+    const index = marks?.picked?.pile === spec.id ? marks.picked.index : null;
+    if (index === first + i) drawn.classList.add("chosen");
+    parts.push(drawn);
+  });
   if (!parts.length) parts.push(h("span", { class: "card empty" }));
   if (spec.fan === "none" && cards.length > 1) {
     parts.push(h("span", { class: "badge", title: `${cards.length} cards` }, `×${cards.length}`));
   }
   const labelled = spec.role === "foundation" || spec.role === "stock" || spec.role === "waste";
+  const top = cards.length ? cardFace(cards[cards.length - 1]).words : "empty";
   return h(
     "div",
     {
-      class: `pile fan-${spec.fan} role-${spec.role}`,
+      class: `pile fan-${spec.fan} role-${spec.role}${markClasses(marks, spec.id)}`,
       style: { "grid-row": spec.row + 1, "grid-column": spec.col + 1 },
       title: `${spec.label} (${spec.id})`,
       "data-pile": spec.id,
+      // A racer's own piles are buttons: Tab reaches them, Enter or Space picks and drops.
+      tabindex: marks ? 0 : null,
+      role: marks ? "button" : null,
+      "aria-label": marks ? `${spec.label} ${spec.id}: ${top}` : null,
     },
     h("div", { class: "cards" }, parts),
     labelled ? h("div", { class: "label" }, spec.label) : null,
@@ -72,16 +98,21 @@ export function progressText(view) {
   return `${view.home}/${view.target} home · ${view.moves} moves · ${status}`;
 }
 
-/** The whole board of one racer: a grid of piles, with its name and progress above. */
-export function drawBoard(layout, view, title, lastMove) {
+/**
+ * The whole board of one racer: a grid of piles, with its name and progress
+ * above. `marks` (a racer's own board only) says which piles moves start
+ * from (`sources`), where the picked card may go (`targets`), the `picked`
+ * {pile, index} and the piles of a move sent and not yet answered (`pending`).
+ */
+export function drawBoard(layout, view, title, lastMove, marks = null) {
   const columns = Math.max(...layout.piles.map((p) => p.col)) + 1;
   const piles = layout.piles.map((spec) =>
-    pile(spec, view.piles[spec.id] ?? [], Number(view.hidden?.[spec.id] ?? 0)),
+    pile(spec, view.piles[spec.id] ?? [], Number(view.hidden?.[spec.id] ?? 0), marks),
   );
   const share = view.target ? Math.round((100 * view.home) / view.target) : 0;
   return h(
     "section",
-    { class: "board", "aria-label": `${title}'s board` },
+    { class: marks ? "board mine" : "board", "aria-label": `${title}'s board` },
     h(
       "header",
       {},

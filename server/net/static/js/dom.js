@@ -73,3 +73,9 @@ export function tournamentLink(info) {
     info.host_name || String(info.tournament_code),
   );
 }
+
+/** Opens another of the page's addresses without reloading (main.js shows it). */
+export function go(path) {
+  if (path !== location.pathname) history.pushState(null, "", path);
+  window.dispatchEvent(new PopStateEvent("popstate"));
+}

@@ -34,7 +34,17 @@ function clockText(info, now) {
   return `${clock(Number(info.ends_at) - now)} left`;
 }
 
+/** A rated racer's rating after the race and its change: "1512 (+12)", "1512? (−3)". */
+function ratingText(s) {
+  if (s.rating === undefined || s.rating === null) return "";
+  const change = Number(s.change ?? 0);
+  const signed = change > 0 ? `+${change}` : change < 0 ? `−${-change}` : "±0";
+  return `${Number(s.rating)}${s.provisional ? "?" : ""} (${signed})`;
+}
+
 export function standingsTable(standings, replayOf) {
+  // Ratings show only in a rated race (accounts' entries carry them).
+  const rated = standings.some((s) => s.rating !== undefined && s.rating !== null);
   const table = h(
     "table",
     { class: "standings" },
@@ -44,9 +54,9 @@ export function standingsTable(standings, replayOf) {
       h(
         "tr",
         {},
-        ["#", "racer", "status", "home", "moves", "time", ""].map((c) =>
-          h("th", { scope: "col" }, c),
-        ),
+        ["#", "racer", "status", "home", "moves", "time", rated ? "rating" : null, ""]
+          .filter((c) => c !== null)
+          .map((c) => h("th", { scope: "col" }, c)),
       ),
     ),
     h(
@@ -62,6 +72,7 @@ export function standingsTable(standings, replayOf) {
           h("td", {}, String(s.home)),
           h("td", {}, String(s.moves)),
           h("td", {}, clock(Number(s.time))),
+          rated ? h("td", { class: "rating" }, ratingText(s)) : null,
           h("td", {}, replayOf ? h("a", { href: replayOf(s.player) }, "replay") : null),
         ),
       ),
@@ -70,7 +81,7 @@ export function standingsTable(standings, replayOf) {
   return h("div", { class: "table-wrap" }, table);
 }
 
-async function resultsBlock(info, results) {
+export async function resultsBlock(info, results) {
   // The commitment to hold the seed to is the one published at the start.
   const published = info.commitment ?? results.commitment;
   const check = await checkCommitment(

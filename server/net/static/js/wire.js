@@ -1,6 +1,7 @@
 // The page's one connection to the node: the documented msgpack protocol
 // (docs/protocol.md) over the websocket of the page's own origin, as an
-// anonymous spectator. Requests get an id and a promise; pushed messages go
+// anonymous spectator, or as a racer when `open` is given a name and a
+// token (identity.js). Requests get an id and a promise; pushed messages go
 // to whoever listens for their type.
 
 import { decode, encode } from "/assets/vendor/msgpack/index.mjs";
@@ -28,19 +29,30 @@ export class Wire {
     this.ready = null;
   }
 
-  /** Connects (once) and says hello; resolves with the welcome. */
-  open() {
+  /**
+   * Connects (once) and says hello; resolves with the welcome. `hello` adds
+   * `name` and `token` (a racer's session); left out, the page is an anonymous
+   * spectator named "Browser".
+   */
+  open(hello = {}) {
     if (this.ready) return this.ready;
     this.ready = new Promise((resolve, reject) => {
       const socket = new WebSocket(this.url);
       socket.binaryType = "arraybuffer";
       this.socket = socket;
       socket.addEventListener("open", () => {
-        this.request({ t: "hello", v: PROTOCOL_VERSION, name: NAME }).then(resolve, reject);
+        const said = { t: "hello", v: PROTOCOL_VERSION, name: hello.name || NAME };
+        if (hello.token) said.token = hello.token;
+        this.request(said).then((welcome) => {
+          this.welcome = welcome;
+          resolve(welcome);
+        }, reject);
       });
       socket.addEventListener("message", (event) => this.receive(event.data));
       socket.addEventListener("close", (event) => {
-        const failure = new Refused("closed", `connection closed (${event.code})`);
+        const why = event.reason ? `: ${event.reason}` : "";
+        const failure = new Refused("closed", `connection closed (${event.code}${why})`);
+        this.closeCode = event.code;
         for (const { reject: fail } of this.pending.values()) fail(failure);
         this.pending.clear();
         this.ready = null;
