@@ -78,8 +78,8 @@ class ParadeFamily(Family):
         suit, which wait for it.
         """
         piles = state.piles
-        if not any(piles[d] for d in self.depots):
-            return False
+        if all(len(piles[d]) < 2 for d in self.depots):
+            return False  # no card covers another (see :func:`.stuck`)
         heights = [0] * len(self.sequences)
         ready = set(bytes(piles[self.stock]).translate(KIND))
         for founds, spots in self.rows:
