@@ -16,6 +16,20 @@ from collections.abc import AsyncIterator
 import pytest
 from playwright.async_api import Browser, BrowserContext, Page, expect
 
+from client.session import ClientSession
+from protocol.messages import (
+    Account,
+    JoinRace,
+    Matched,
+    Queued,
+    QuickRace,
+    RaceFinished,
+    RaceInfo,
+    RaceStarted,
+    Ready,
+    Register,
+    Resign,
+)
 from tests.server.browser import Watcher, chromium_path, launched
 from tests.server.conftest import TIMEOUT, NodeFactory
 from tests.server.hosting import FAST
@@ -72,7 +86,7 @@ async def as_guest(watcher: Watcher, node: str, name: str) -> Page:
 
 async def practice(page: Page, level: str = "greedy") -> str:
     """Starts a practice race against the page's bot; the race id."""
-    await page.get_by_label("Bot").select_option(level)
+    await page.locator('select[name="level"]').select_option(level)
     await page.get_by_role("button", name="Practice vs bot").click()
     await page.wait_for_url(re.compile("/play/[^/]+$"))
     await page.locator(".board.mine .pile.source").first.wait_for()
@@ -158,6 +172,26 @@ async def test_keys_deal_and_finish(node: str, context: BrowserContext) -> None:
     assert_clean(watcher)
 
 
+async def test_a_practice_ends_in_checked_results(node: str, context: BrowserContext) -> None:
+    """Against the solver bot: resign (x twice), end the practice, and the results come with
+    the commitment checked and a replay link for each racer."""
+    watcher = await Watcher.open_in(context, *LAPTOP)
+    page = await as_guest(watcher, node, "Sol")
+    race = await practice(page, "solver")
+    await page.keyboard.press("x")
+    await expect(page.locator(".notice")).to_contain_text("again to resign")
+    await page.keyboard.press("x")
+    await expect(page.locator(".notice")).to_contain_text("You resigned")
+    await page.get_by_role("button", name="End the practice: the bot resigns").click()
+    await expect(page.locator('.commit-check[data-ok="true"]')).to_have_count(1)
+    await expect(page.locator(".results .standings tbody tr")).to_have_count(2)
+    await expect(page.locator(f'.results a[href^="/replay/{race}/"]')).to_have_count(2)
+    await expect(page.locator(".clock")).to_have_text("The race is over.")
+    for width, height in (LAPTOP, PHONE):
+        await watcher.screenshot("play-results", width, height)
+    assert_clean(watcher)
+
+
 async def test_a_second_tab_takes_the_seat_and_the_first_is_told(
     node: str, context: BrowserContext
 ) -> None:
@@ -201,4 +235,78 @@ async def test_register_log_out_and_log_in(node: str, context: BrowserContext) -
     await page.get_by_role("button", name="Log in").click()
     await expect(page.locator(".who")).to_contain_text("Regina (account)")
     await watcher.screenshot("play-account", *PHONE)
+    assert_clean(watcher)
+
+
+def rating_text(rating: int, change: int, provisional: bool) -> str:
+    """A rating as the page writes it: 1512 (+12), 1488? (−12)."""
+    signed = f"+{change}" if change > 0 else f"−{-change}" if change < 0 else "±0"
+    return f"{rating}{'?' if provisional else ''} ({signed})"
+
+
+async def test_a_browser_and_a_terminal_racer_on_two_nodes_finish_a_quick_race(
+    make_node: NodeFactory, context: BrowserContext
+) -> None:
+    """An account in the page (node A) and an account on the terminal protocol (node B) queue
+    for a quick race, are matched, race, resign, and see the same results and rating changes."""
+    async with make_node(timeouts=FAST) as node_a, make_node(timeouts=FAST) as node_b:
+        watcher = await Watcher.open_in(context, *LAPTOP)
+        page = watcher.page
+        await page.goto(page_url(node_a, "/play"))
+        await page.get_by_label("Name").fill("Bea")
+        await page.get_by_label("Password").fill("browser racer")
+        await page.get_by_role("button", name="Register").click()
+        await expect(page.locator(".who")).to_contain_text("Bea (account)")
+        tom = await ClientSession.connect(node_b, "Tom")
+        try:
+            await tom.request(Register(name="Tom", password="terminal racer"), Account)
+            await page.get_by_role("button", name="Quick race").click()
+            await expect(page.locator(".queued")).to_contain_text("Waiting for a quick race")
+            await tom.request(QuickRace(variant="royal-cotillion"), Queued)
+            matched = await tom.next(Matched, timeout=TIMEOUT)
+            await page.wait_for_url(re.compile(f"/play/{matched.race}$"))
+            await page.locator(".board.mine .pile").first.wait_for()
+            await tom.next(RaceStarted, timeout=TIMEOUT)
+            await page.keyboard.press("x")
+            await page.keyboard.press("x")
+            await expect(page.locator(".notice")).to_contain_text("You resigned")
+            await tom.request(Resign(race=matched.race), RaceInfo)
+            results = await tom.next(RaceFinished, timeout=TIMEOUT)
+        finally:
+            await tom.close()
+        await expect(page.locator('.commit-check[data-ok="true"]')).to_have_count(1)
+        rows = page.locator(".results .standings tbody tr")
+        await expect(rows).to_have_count(2)
+        for standing, row in zip(results.standings, await rows.all(), strict=True):
+            assert standing.rating is not None and standing.change is not None
+            shown = rating_text(standing.rating, standing.change, bool(standing.provisional))
+            await expect(row.locator("td.rating")).to_have_text(shown)
+            await expect(row.locator("td").nth(1)).to_have_text(standing.name)
+        for width, height in (LAPTOP, PHONE):
+            await watcher.screenshot("play-quick-results", width, height)
+        assert_clean(watcher)
+
+
+async def test_a_race_made_in_the_page_is_joined_by_its_code(
+    node: str, context: BrowserContext
+) -> None:
+    """The page creates a race and shows its code; a terminal racer joins by it and says ready;
+    the page's host sees them and starts, and both get their boards."""
+    watcher = await Watcher.open_in(context, *PHONE)
+    page = await as_guest(watcher, node, "Hana")
+    await page.get_by_role("button", name="Create race").click()
+    await page.wait_for_url(re.compile("/play/[^/]+$"))
+    code = (await page.locator("h1 .code").inner_text()).strip()
+    await expect(page.locator(".play-controls")).to_contain_text(f"Others join with code {code}")
+    joe = await ClientSession.connect(node, "Joe")
+    try:
+        joined = await joe.request(JoinRace(code=code), RaceInfo)
+        await joe.request(Ready(race=joined.race.id, ready=True), RaceInfo)
+        await expect(page.locator(".status")).to_contain_text("Joe ✓")
+        await watcher.screenshot("play-lobby", *PHONE)
+        await page.get_by_role("button", name="Start").click()
+        await page.locator(".board.mine .pile").first.wait_for()
+        await joe.next(RaceStarted, timeout=TIMEOUT)
+    finally:
+        await joe.close()
     assert_clean(watcher)

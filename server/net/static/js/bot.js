@@ -15,6 +15,9 @@ import { Wire, nodeUrl } from "/assets/js/wire.js";
 
 export const LEVELS = ["greedy", "random", "solver"];
 
+/** Moves a second the page's bot may make (the server's own pace limit is far above). */
+export const SPEEDS = [0.5, 1, 1.5, 3, 6];
+
 const SCORE = { swap: 90, discard: 80, space: 70, home: 50, deal: 2, "deal-reversed": 1, redeal: 0 };
 
 /** How much the greedy level likes `text` on `view` (only the order matters). */
@@ -90,6 +93,16 @@ export class PageBot {
         const board = await this.wire.request({ t: "resume", race: this.race, since: 0 });
         ({ view, legal } = board);
       }
+    }
+  }
+
+  /** Resigns (the person ended the practice): the results come at once. */
+  async resign() {
+    this.stopped = true;
+    try {
+      await this.wire.request({ t: "resign", race: this.race });
+    } catch {
+      // Its game was over already: nothing to resign.
     }
   }
 

@@ -98,6 +98,10 @@ export async function showGame(wire, main, stop, id) {
       if (info.code) parts.push(h("span", { class: "quiet" }, `Others join with code ${info.code}`));
     } else if (state.view && !state.finished) {
       const over = !state.picker?.moves.length;
+      if (over && bots.has(id)) {
+        // A practice is the person's: once their game is over, the results need not wait.
+        parts.push(button("End the practice: the bot resigns", "end-practice", endPractice));
+      }
       if (!over) {
         parts.push(button("Deal (d)", "deal", () => deal()));
         parts.push(button("Finish (f)", "finish", () => finish()));
@@ -322,11 +326,17 @@ export async function showGame(wire, main, stop, id) {
     try {
       await wire.request({ t: "resign", race: id });
       state.picker = new MovePicker(state.layout, []);
+      state.view = { ...state.view, resigned: true };
       say("You resigned. The results follow.");
       drawAll();
     } catch (error) {
       refused(null, error);
     }
+  };
+
+  const endPractice = async () => {
+    say("The bot resigns; the results follow.");
+    await bots.get(id)?.resign();
   };
 
   const lobbyRequest = async (message) => {
@@ -419,7 +429,19 @@ export async function showGame(wire, main, stop, id) {
       state.pending = null;
       bots.get(id)?.stop();
       bots.delete(id);
-      say("The race is over.");
+      state.info = { ...state.info, phase: "finished" };
+      // A resignation or the clock ends a game without a move: the standings say how.
+      const mine = m.standings.find((s) => s.player === me);
+      if (mine && state.view)
+        state.view = {
+          ...state.view,
+          resigned: mine.status === "resigned",
+          timeout: mine.status === "timeout",
+        };
+      for (const s of m.standings)
+        if (state.others[s.player])
+          state.others[s.player] = { ...state.others[s.player], resigned: s.status === "resigned" };
+      say("The race is over: the results are below.");
       drawAll();
       tick();
       fill(results, await resultsBlock(state.info, m));

@@ -3,7 +3,7 @@
 // quick race. Every choice is a request the server answers; the page keeps
 // nothing but the session token (identity.js).
 
-import { bots, LEVELS, PageBot } from "/assets/js/bot.js";
+import { bots, LEVELS, PageBot, SPEEDS } from "/assets/js/bot.js";
 import { fill, go, h } from "/assets/js/dom.js";
 import { forgetIdentity, loadIdentity, saveIdentity } from "/assets/js/identity.js";
 import { VARIANTS } from "/assets/js/variants.js";
@@ -121,7 +121,7 @@ function identityPanel(wire, identity, say) {
   );
 }
 
-async function practice(wire, variant, level) {
+async function practice(wire, variant, level, speed) {
   const request = {
     t: "create_race",
     variant,
@@ -135,7 +135,7 @@ async function practice(wire, variant, level) {
   if (level === "solver") request.winnable = true;
   const created = await wire.request(request);
   const race = created.race;
-  const bot = new PageBot(level);
+  const bot = new PageBot(level, speed);
   bots.set(race.id, bot);
   await bot.join(race.code);
   await wire.request({ t: "start_race", race: race.id });
@@ -150,6 +150,12 @@ function racePanel(wire, say) {
     "level",
     LEVELS.map((l) => [l, l]),
     "greedy",
+  );
+  const speed = choice(
+    "Bot speed",
+    "speed",
+    SPEEDS.map((n) => [String(n), `${n} moves/s`]),
+    "1.5",
   );
   const racers = choice(
     "Racers",
@@ -169,7 +175,7 @@ function racePanel(wire, say) {
     leaveQueue.hidden = !state.queued;
   };
   wireUp(practiceButton, [], say, () =>
-    practice(wire, variant.select.value, level.select.value),
+    practice(wire, variant.select.value, level.select.value, Number(speed.select.value)),
   );
   wireUp(create, [], say, async () => {
     const made = await wire.request({
@@ -194,7 +200,7 @@ function racePanel(wire, say) {
       "section",
       { class: "start panel" },
       h("h2", {}, "Race"),
-      h("div", { class: "fields" }, variant.row, level.row, practiceButton),
+      h("div", { class: "fields" }, variant.row, level.row, speed.row, practiceButton),
       h("div", { class: "fields" }, racers.row, create),
       h("div", { class: "fields" }, code.row, join),
       h("div", { class: "fields" }, quick, leaveQueue),
