@@ -59,6 +59,7 @@ __all__ = [
     "Profile",
     "Progress",
     "Queued",
+    "RaceAnalysed",
     "RaceFinished",
     "RaceInfo",
     "RaceStarted",
