@@ -16,16 +16,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
-from server.rules.events import Finished
 from server.rules.results import RaceResults
 from server.storage import keys
 from server.storage.boards import RacerBoard, racer_boards
 from server.storage.cluster import RedisClient
-from server.storage.event_codec import encode_event
 from server.storage.exceptions import storage_edge
 from server.storage.packing import pack, unpack
 from server.storage.races import RaceMeta, RaceStatus, read_meta
 from server.storage.replies import reply_bytes, reply_text, reply_texts
+from server.storage.results import finished_event
 from server.storage.scripts import ScriptRegistry
 
 __all__ = ["ClosingStore", "RaceEnd", "race_keys"]
@@ -120,7 +119,7 @@ class ClosingStore:
         expire after ``keep_for`` seconds, and return the results stored: ours, or
         another node's that were stored first. One round trip."""
         meta_key, ttl = keys.race_meta(race), max(1, int(keep_for))
-        payload = encode_event(Finished(results))
+        payload = finished_event(results)
         stored = [pack(results.to_data()), keys.race_channel(race), payload, int(hold)]
 
         def write(pipe: Any) -> None:

@@ -313,18 +313,3 @@ class RaceStore:
             [player, repr(event.at), keys.race_channel(race), encode_event(event), how],
         )
         return Resignation(reply_text(status), int(number), int(left))
-
-    async def finish(self, race: str, now: float) -> bool:
-        """Close the race if it is done; True for the one caller that closed it."""
-        result = reply_text(
-            await self._scripts.run(
-                "finish",
-                [keys.race_meta(race), keys.race_boards(race), keys.race_players(race)],
-                [race, repr(now)],
-            )
-        )
-        if result in ("closed", "not_started"):
-            # Not live (any more): also mends the list after a node was lost
-            # between a race's close and this step.
-            await self.redis.zrem(keys.LIVE_RACES, race)
-        return result == "closed"

@@ -19,15 +19,17 @@ from server.storage import keys
 from server.storage.cluster import RedisClient
 from server.storage.event_codec import encode_event
 from server.storage.exceptions import storage_edge
-from server.storage.packing import pack, unpack
+from server.storage.packing import unpack
 from server.storage.replies import reply_bytes
 from server.storage.scripts import ScriptRegistry
 
-__all__ = ["ResultStore"]
+__all__ = ["ResultStore", "finished_event"]
 
 
-def _finished(results: RaceResults) -> bytes:
-    """The event that announces ``results``, encoded."""
+def finished_event(results: RaceResults) -> bytes:
+    """The event that announces ``results``, encoded: stored with them when the race
+    closes (:meth:`ClosingStore.record <server.storage.closing.ClosingStore.record>`),
+    and again with their analysis while they are held back."""
     return encode_event(Finished(results))
 
 
@@ -39,19 +41,9 @@ class ResultStore:
         self.redis = client
         self._scripts = scripts
 
-    async def record(self, race: str, results: RaceResults, *, hold: bool = False) -> int:
-        """Store results once and announce them (:class:`Finished`) (or, with
-        ``hold``, keep the announcement for :meth:`announce`); 0 if nothing was announced."""
-        return int(
-            await self._scripts.run(
-                "results",
-                [keys.race_meta(race), keys.race_events(race)],
-                [pack(results.to_data()), keys.race_channel(race), _finished(results), int(hold)],
-            )
-        )
-
     async def announce(self, race: str) -> int:
-        """Announce results held back by :meth:`record`, once."""
+        """Announce results held back when they were stored
+        (:meth:`ClosingStore.record <server.storage.closing.ClosingStore.record>`), once."""
         return int(
             await self._scripts.run(
                 "announce",
@@ -100,6 +92,6 @@ class ResultStore:
             await self._scripts.run(
                 "analysis",
                 [keys.race_meta(race), keys.race_events(race)],
-                [text, keys.race_channel(race), payload, _finished(results)],
+                [text, keys.race_channel(race), payload, finished_event(results)],
             )
         )

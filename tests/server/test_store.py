@@ -125,23 +125,29 @@ async def test_events_are_numbered_and_resumable(store: Store) -> None:
 
 
 async def test_finish_closes_once(store: Store) -> None:
-    """A race is closed by exactly one caller once every racer is done."""
+    """A race is closed by exactly one caller once every racer is done, and its results
+    are stored and announced once: a second caller gets the first one's back."""
     race = await _started_race(store)
-    assert not await store.races.finish(race, time.time())
+    assert await store.closing.close(race, time.time()) is None
     await store.batcher.send(_commit(race, "host", 0, status="won"))
     assert (await store.races.resign(race, "p2", _resigned("p2")))[2] == 0
-    closed = await asyncio.gather(*(store.races.finish(race, time.time()) for _ in range(5)))
-    assert closed.count(True) == 1
-    results = RaceResults((), 1, "c", 1, "klondike", {})
-    assert await store.results.record(race, results) > 0
-    assert await store.results.record(race, results) == 0
+    ends = await asyncio.gather(*(store.closing.close(race, time.time()) for _ in range(5)))
+    assert [end.closed for end in ends if end is not None].count(True) == 1
+    end = next(end for end in ends if end is not None and end.closed)
+    results, other = (RaceResults((), seed, "c", 1, "klondike", {}) for seed in (1, 2))
+    assert await store.closing.record(race, results, hold=False, end=end, keep_for=60) == results
+    announced = len(await store.events.since(race, 0))
+    assert await store.closing.record(race, other, hold=False, end=end, keep_for=60) == results
+    assert len(await store.events.since(race, 0)) == announced
     assert await store.results.load(race) == results
+    assert await store.closing.close(race, time.time()) is None
 
 
 async def test_deadline_marks_unfinished_racers(store: Store) -> None:
     """At the deadline, racers still playing are recorded as timed out."""
     race = await _started_race(store)
-    assert await store.races.finish(race, time.time() + 10_000)
+    end = await store.closing.close(race, time.time() + 10_000)
+    assert end is not None and end.closed
     boards = await store.boards.racers(race)
     assert boards["host"].status is RacerStatus.TIMEOUT
     assert await store.redis.zscore(keys.LIVE_RACES, race) is None
@@ -199,7 +205,7 @@ async def test_refusals_name_what_is_wrong(store: Store) -> None:
     )
     await store.batcher.send(_commit(race, "host", 0, status="won"))
     assert (await store.batcher.send(_commit(race, "host", 1)))[0] == "race_over"
-    assert await store.races.finish(race, time.time() + 10_000)
+    assert await store.closing.close(race, time.time() + 10_000) is not None
     assert (await store.batcher.send(_commit(race, "p2", 0)))[0] == "race_over"
     assert await store.boards.log(race, "p2") == []
 
