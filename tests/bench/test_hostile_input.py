@@ -42,6 +42,8 @@ from tests.server.conftest import (
     ServerProcess,
 )
 
+pytestmark = pytest.mark.slow
+
 #: The node's own limits, not the test suite's raised ones (tests/server/conftest.py's NODE_ENV).
 DEFAULTS = {"BALLROOM_RATE": str(Limits().rate), "BALLROOM_BURST": str(Limits().burst)}
 #: MiB the node's RSS may grow by during an attack (before: 18 to 700 MiB in seconds).

@@ -12,6 +12,8 @@ import pytest
 
 from tests.server.cluster import need_cluster_server
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -45,6 +47,7 @@ def test_scale_bench_measures_each_k_briefly(tmp_path: Path, shape: list[str], c
     assert "efficiency" in output
 
 
+@pytest.mark.cluster
 def test_scale_bench_runs_on_a_cluster(tmp_path: Path) -> None:
     """With ``--shards 3`` the node's moves go to a real three-primary cluster, and each
     shard's share of a core and µs per move is measured from its own INFO cpu."""

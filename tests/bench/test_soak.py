@@ -19,6 +19,8 @@ from server.services.moves import Moves
 from server.storage.keys import BoardField
 from server.storage.packing import pack, unpack
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from textual.widgets import DataTable, Input
 
 from client.app import BallroomApp
@@ -38,6 +39,8 @@ from protocol.messages import (
 from protocol.views import View
 from server.engine import find_variant
 from tests.client.screen import on_screen, until
+
+pytestmark = pytest.mark.slow
 
 NOWHERE = "ws://127.0.0.1:9/"  # nothing listens here
 

@@ -35,6 +35,8 @@ from server.engine import find_variant
 from tests.processes import ROOT
 from tests.server.conftest import NODES, TIMEOUT
 
+pytestmark = pytest.mark.slow
+
 DEAL = 4711
 
 

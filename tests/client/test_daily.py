@@ -25,6 +25,8 @@ from tests.client.scenes import NOW, frozen, race_started
 from tests.client.screen import on_screen, screen_text, until
 from tests.client.values import race_summary
 
+pytestmark = pytest.mark.slow
+
 PASSWORD = "a long enough password"
 
 

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import pytest
+
 from client.app import BallroomApp
 from client.net import LinkState
 from client.widgets.status import TopBar
 from server.storage.embedded import EmbeddedRedis
 from tests.client.screen import until
 from tests.server.faults import own_redis, restart, serve
+
+pytestmark = pytest.mark.slow
 
 __all__ = ["own_redis"]
 

@@ -21,6 +21,8 @@ from tests.client.play import solo_race
 from tests.client.screen import on_screen, until
 from tests.client.values import race_summary
 
+pytestmark = pytest.mark.slow
+
 NOWHERE = "ws://127.0.0.1:9/"
 
 

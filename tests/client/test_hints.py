@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 
+import pytest
 from rich.console import Console
 from textual.widgets import OptionList
 
@@ -18,6 +19,8 @@ from protocol.results import RacerStatus, Standing
 from tests.client.play import solo_race
 from tests.client.screen import on_screen, until
 from tests.client.values import race_summary
+
+pytestmark = pytest.mark.slow
 
 
 async def test_h_shows_a_winning_move_in_a_practice_race_and_enter_plays_it(node: str) -> None:

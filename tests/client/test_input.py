@@ -20,6 +20,8 @@ from protocol.messages import CreateRace, CreateTournament, SpectatePolicy, Tour
 from tests.client.play import solo_race
 from tests.client.screen import on_screen, until
 
+pytestmark = pytest.mark.slow
+
 #: Examples that each start an app: few, and fixtures shared between them.
 PILOT = settings(
     max_examples=5,

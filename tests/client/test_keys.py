@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
 from textual.widgets import Input
 
 from client.app import BallroomApp
@@ -18,6 +19,8 @@ from client.screens.game import GameScreen
 from protocol.messages import ClientMessage, ServerMessage
 from tests.client.play import solo_race
 from tests.client.screen import on_screen, until
+
+pytestmark = pytest.mark.slow
 
 
 def hold_requests(link: ServerLink) -> asyncio.Event:

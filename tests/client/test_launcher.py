@@ -26,7 +26,10 @@ from protocol.messages import CreateRace, RaceInfo, SpectatePolicy
 from tests.processes import alive, children, descendants, kill_left, wait_gone
 from tests.server.conftest import TIMEOUT
 
-pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+pytestmark = [
+    pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc"),
+    pytest.mark.slow,
+]
 
 
 def _local_servers() -> dict[int, list[str]]:

@@ -22,6 +22,8 @@ from tests.client.play import solo_race
 from tests.client.screen import on_screen, until
 from tests.server.conftest import TIMEOUT
 
+pytestmark = pytest.mark.slow
+
 NOWHERE = "ws://127.0.0.1:9/"
 
 

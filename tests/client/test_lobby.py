@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from textual.widgets import Select
 
 from client.app import BallroomApp
@@ -13,6 +14,8 @@ from client.screens.room import RoomScreen
 from client.session import ClientSession
 from protocol.messages import CreateRace, RaceInfo, SpectatePolicy
 from tests.client.screen import on_screen, screen_text, until
+
+pytestmark = pytest.mark.slow
 
 
 async def test_the_lobby_names_its_server_and_help_repeats_it(node: str) -> None:

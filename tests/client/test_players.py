@@ -8,6 +8,7 @@ import stat
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input
 
@@ -22,6 +23,8 @@ from protocol.accounts import is_guest
 from protocol.messages import Matched, Queued, QuickRace, RaceStarted
 from protocol.profiles import LeaderboardEntry, PlayerProfile
 from tests.client.screen import on_screen, until
+
+pytestmark = pytest.mark.slow
 
 PASSWORD = "a long enough password"
 

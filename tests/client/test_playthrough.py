@@ -11,6 +11,7 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.pilot import Pilot
 from textual.widgets import Button, Footer, Input, Static
 
@@ -50,6 +51,8 @@ from tests.client.play import race_with_bob, solo_race
 from tests.client.screen import on_screen, screen_text, until
 from tests.server.conftest import TIMEOUT, NodeFactory
 from tests.server.hosting import QUICK
+
+pytestmark = pytest.mark.slow
 
 SIZE = (80, 24)
 PASSWORD = "a long enough password"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from client.app import BallroomApp
 from client.models.racers import RacerLine, progress_summary
 from client.session import ClientSession
@@ -11,6 +13,8 @@ from tests.client.play import race_with_bob
 from tests.client.screen import on_screen, until
 from tests.client.values import race_summary
 from tests.server.conftest import NodeFactory
+
+pytestmark = pytest.mark.slow
 
 
 def test_the_summary_line_says_who_is_away_and_for_how_long() -> None:

@@ -12,6 +12,8 @@ from client.screens.game import GameScreen
 from tests.client.scenes import FIVE, NOW, NOWHERE, five_racers
 from tests.client.screen import on_screen
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(autouse=True)
 def _fixed_clock(monkeypatch: pytest.MonkeyPatch) -> None:

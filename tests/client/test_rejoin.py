@@ -6,6 +6,8 @@ import json
 import stat
 from pathlib import Path
 
+import pytest
+
 from client.app import BallroomApp
 from client.models.saved import FILE_NAME, SavedRace, SavedSession, SessionFile
 from client.screens.game import GameScreen
@@ -13,6 +15,8 @@ from client.screens.results import ResultsScreen
 from tests.client.play import solo_race
 from tests.client.screen import on_screen, until
 from tests.client.values import race_summary
+
+pytestmark = pytest.mark.slow
 
 
 def test_the_session_file_keeps_tokens_and_races_per_server_and_login(tmp_path: Path) -> None:

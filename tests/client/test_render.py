@@ -34,6 +34,8 @@ from tests.client.make_golden import GOLDEN_DIR, TERMINALS, golden_text, positio
 from tests.client.screen import on_screen
 from tests.client.values import race_summary
 
+pytestmark = pytest.mark.slow
+
 #: A URL nothing listens on: these tests need no server.
 NOWHERE = "ws://127.0.0.1:9/"
 

@@ -23,6 +23,8 @@ from protocol.views import Progress
 from tests.client.scenes import NAMES, NOW, NOWHERE, five_racers, frozen, race_started
 from tests.client.values import race_summary
 
+pytestmark = pytest.mark.slow
+
 SIZE = (80, 24)
 
 

@@ -3,6 +3,8 @@ with its real phase; so does watching your own finished race."""
 
 from __future__ import annotations
 
+import pytest
+
 from client.app import BallroomApp
 from client.screens.lobby import LobbyScreen
 from client.screens.replay import ReplayScreen
@@ -22,6 +24,8 @@ from protocol.messages import (
 )
 from tests.client.play import race_with_bob, solo_race
 from tests.client.screen import on_screen, screen_text, until
+
+pytestmark = pytest.mark.slow
 
 
 async def test_watching_a_finished_race_opens_its_results_then_its_replay(node: str) -> None:

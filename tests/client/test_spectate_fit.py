@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import pytest
+
 from client.app import BallroomApp
 from client.screens.spectate import SpectateScreen
 from client.session import ClientSession
 from protocol.messages import CreateRace, JoinRace, RaceInfo, SpectatePolicy, StartRace
 from tests.client.screen import on_screen, until
+
+pytestmark = pytest.mark.slow
 
 
 async def test_a_spectator_sees_a_whole_royal_cotillion_board_at_80_by_24(node: str) -> None:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from client.app import BallroomApp
 from client.screens.game import GameScreen
 from client.screens.results import ResultsScreen
@@ -31,6 +33,8 @@ from protocol.tournaments import RankedBy, Tournament, TournamentStanding, Tourn
 from tests.client.screen import on_screen, until
 from tests.server.conftest import NodeFactory
 from tests.server.hosting import FAST
+
+pytestmark = pytest.mark.slow
 
 
 async def test_a_tournament_race_stopped_on_equal_cards_home_is_a_shared_first_place(

@@ -14,6 +14,8 @@ from tests.client.scenes import NOW, NOWHERE, frozen, race_started
 from tests.client.screen import on_screen
 from tests.client.values import race_summary
 
+pytestmark = pytest.mark.slow
+
 LABEL = "Friday night grand dance · round 2 of 3, table 1"
 
 

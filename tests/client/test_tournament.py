@@ -53,6 +53,8 @@ from tests.client.tournament_docs import golden_texts, knockout_doc, rounds_doc
 from tests.server.conftest import TIMEOUT, NodeFactory
 from tests.server.hosting import FAST, QUICK
 
+pytestmark = pytest.mark.slow
+
 
 async def _until_final_results(pilot: Pilot[Any], what: str) -> None:
     """Let the app run until it shows a tournament's final results with their record."""

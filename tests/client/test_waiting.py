@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from client.app import BallroomApp
 from client.screens.lobby import LobbyScreen
 from client.screens.results import ResultsScreen
@@ -9,6 +11,8 @@ from client.screens.waiting import WaitingScreen
 from protocol.messages import Moved, RaceInfo, Resign, SubmitMove
 from tests.client.play import race_with_bob
 from tests.client.screen import on_screen, until
+
+pytestmark = pytest.mark.slow
 
 
 async def test_after_resigning_esc_shows_live_standings_then_the_results(node: str) -> None:

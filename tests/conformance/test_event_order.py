@@ -17,9 +17,13 @@ import asyncio
 import functools
 from collections.abc import Sequence
 
+import pytest
+
 from tests.conformance.racers import DEAL, VARIANT, Racer, hello
 from tests.conformance.wire import Frame, Peer
 from tests.server.conftest import TIMEOUT, ProcessFactory
+
+pytestmark = pytest.mark.slow
 
 
 def _in_order(frames: Sequence[Frame]) -> None:

@@ -11,9 +11,13 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from tests.conformance.racers import DEAL, VARIANT, hello
 from tests.conformance.wire import Peer
 from tests.server.conftest import TIMEOUT, ProcessFactory
+
+pytestmark = pytest.mark.slow
 
 #: Races filled, and the seats each has besides its host's.
 RACES, JOINERS = 4, 7

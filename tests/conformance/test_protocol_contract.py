@@ -13,9 +13,13 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+import pytest
+
 from tests.conformance.racers import DEAL, VARIANT, Racer, hello, two_nodes
 from tests.conformance.wire import Frame, Peer, commitment_of, event_is
 from tests.server.conftest import ProcessFactory
+
+pytestmark = pytest.mark.slow
 
 
 def _check_told(told: list[Frame], made: list[Frame]) -> None:

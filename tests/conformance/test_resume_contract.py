@@ -13,9 +13,13 @@ import asyncio
 import itertools
 from dataclasses import dataclass
 
+import pytest
+
 from tests.conformance.racers import DEAL, VARIANT, Racer, hello, two_nodes
 from tests.conformance.wire import Frame, Peer, event_is
 from tests.server.conftest import TIMEOUT, ProcessFactory
+
+pytestmark = pytest.mark.slow
 
 #: Resumes made at once while the race moves, and how many each makes.
 RESUMERS, ROUNDS = 8, 5

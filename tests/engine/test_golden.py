@@ -32,6 +32,8 @@ from tests.engine.make_golden import (
     shuffled_pack,
 )
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN: dict[str, Any] = json.loads(GOLDEN_PATH.read_text(encoding="utf-8"))
 REGENERATE = "new variant? run `python -m tests.engine.make_golden` and review the diff"

@@ -27,6 +27,8 @@ from protocol.moves import DISCARD_PILE, Move, MoveKind
 from server.engine import VARIANTS, Game, IllegalMoveError, State, find_variant
 from server.engine.prng import MAX_SEED
 
+pytestmark = pytest.mark.slow
+
 VARIANT_IDS = sorted(VARIANTS)
 #: Random play must end before this many moves in every variant.
 MOVE_BOUND = 2000

@@ -48,6 +48,7 @@ def assert_replays_to_a_win(game: Game, state: State, solution: Solution) -> Non
 # Agreement with the plain search.
 
 
+@pytest.mark.slow
 @settings(max_examples=120, deadline=None)
 @given(st.sampled_from(sorted(VARIANTS)), st.integers(0, 2**32 - 1), st.integers(3, 9))
 def test_solver_agrees_with_a_plain_search(variant_id: str, seed: int, out: int) -> None:

@@ -343,6 +343,7 @@ msgpack_values = st.recursive(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=2000, deadline=None)
 @given(st.binary(max_size=200))
 def test_arbitrary_bytes_raise_only_remote_errors(frame: bytes) -> None:
@@ -351,6 +352,7 @@ def test_arbitrary_bytes_raise_only_remote_errors(frame: bytes) -> None:
         decode_client(frame)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(
     st.sampled_from(["move", "hello", "create_race", "join_race", "ping", "welcome", "x"]),

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import pytest
+
 from client.session import ClientSession
 from protocol.messages import (
     CreateRace,
@@ -24,6 +26,8 @@ from server.settings import Timeouts
 from server.storage.event_codec import decode_event
 from server.storage.store import Store
 from tests.server.conftest import TIMEOUT, Clients, NodeFactory
+
+pytestmark = pytest.mark.slow
 
 #: Sweeps often, so that a grace of a second ends about a second later.
 QUICK = Timeouts(countdown=0.0, sweep=0.05)

@@ -59,7 +59,7 @@ from server.storage.store import Store
 from tests.server.conftest import NODES, TIMEOUT, Clients, NodeFactory
 from tests.server.refusals import DEAL, VARIANT, Race, alive, close_code, lobby, refused, unchanged
 
-pytestmark = pytest.mark.usefixtures("no_errors_logged")
+pytestmark = [pytest.mark.usefixtures("no_errors_logged"), pytest.mark.slow]
 
 CLOSE_TOO_BIG = 1009
 

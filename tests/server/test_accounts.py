@@ -35,7 +35,7 @@ from server.storage.store import Store
 from tests.server.conftest import NODES, TIMEOUT, Clients, NodeFactory
 from tests.server.refusals import DEAL, VARIANT, alive, close_code, refused
 
-pytestmark = pytest.mark.usefixtures("no_errors_logged")
+pytestmark = [pytest.mark.usefixtures("no_errors_logged"), pytest.mark.slow]
 
 PASSWORD = "correct horse battery"
 

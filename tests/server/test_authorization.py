@@ -98,7 +98,7 @@ from server.storage.store import Store
 from tests.server.conftest import TIMEOUT, Clients, NodeFactory
 from tests.server.refusals import DEAL, VARIANT, alive, refused, unchanged
 
-pytestmark = pytest.mark.usefixtures("no_errors_logged")
+pytestmark = [pytest.mark.usefixtures("no_errors_logged"), pytest.mark.slow]
 
 ROLES = ("anonymous", "host", "racer", "other_racer", "rival", "spectator", "non_host")
 ANON, HOST, RACER, OTHER, RIVAL, SPECTATOR, NON_HOST = ROLES

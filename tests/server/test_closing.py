@@ -17,6 +17,8 @@ from server.storage import keys
 from server.storage.players import PlayerStore
 from server.storage.store import Store
 
+pytestmark = pytest.mark.slow
+
 #: Round trips closing a rated race of two accounts may take: finish and read the race;
 #: its logs; the accounts' skills; mark it pending; store the results and let the race
 #: expire; record the accounts; their leaderboards; clear the mark.

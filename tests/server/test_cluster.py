@@ -40,6 +40,8 @@ from tests.server.faults import Racer, assert_logs_replay_to_snapshots
 from tests.server.hosting import FAST, host_tournament, run_bots
 from tests.server.shards import race_on_each_shard
 
+pytestmark = [pytest.mark.cluster, pytest.mark.slow]
+
 
 @pytest.fixture(scope="module")
 def redis_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:

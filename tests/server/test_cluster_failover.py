@@ -29,6 +29,8 @@ from tests.server.faults import Racer, assert_logs_replay_to_snapshots, eventual
 from tests.server.replication import QUICK_HEALTH, caught_up, cut_link, in_step
 from tests.server.shards import race_on_each_shard
 
+pytestmark = [pytest.mark.cluster, pytest.mark.slow]
+
 
 @pytest.fixture
 def redis_cluster(tmp_path: Path) -> Iterator[LocalCluster]:

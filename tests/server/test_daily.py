@@ -41,7 +41,7 @@ from tests.server.conftest import NODES, TIMEOUT, Clients
 from tests.server.days import tomorrow
 from tests.server.refusals import refused
 
-pytestmark = pytest.mark.usefixtures("no_errors_logged")
+pytestmark = [pytest.mark.usefixtures("no_errors_logged"), pytest.mark.slow]
 
 #: Royal Cotillion deals eight cards home: a game resigned at once has some home.
 VARIANT = "royal-cotillion"

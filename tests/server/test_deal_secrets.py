@@ -59,7 +59,7 @@ from tests.server.conftest import NODES, TIMEOUT, Clients, NodeFactory
 from tests.server.days import tomorrow
 from tests.server.secrecy import carries_seed, logs_in, views_in, wire_map
 
-pytestmark = pytest.mark.usefixtures("no_errors_logged")
+pytestmark = [pytest.mark.usefixtures("no_errors_logged"), pytest.mark.slow]
 
 VARIANT = "royal-cotillion"
 

@@ -22,6 +22,8 @@ from server.storage.embedded import EmbeddedRedis
 from tests.server.conftest import Clients
 from tests.server.faults import Racer, own_redis, restart, serve, start_race
 
+pytestmark = pytest.mark.slow
+
 __all__ = ["own_redis"]
 
 

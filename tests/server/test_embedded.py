@@ -9,6 +9,8 @@ import redis
 
 from server.storage.embedded import EmbeddedRedis
 
+pytestmark = pytest.mark.slow
+
 
 def test_a_relative_data_dir_works(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The default `--data-dir var/redis` is relative: redis must still start and write there."""

@@ -18,6 +18,8 @@ from tests.processes import ROOT
 from tests.server.conftest import TIMEOUT, ProcessFactory
 from tests.server.nodes import check_log, connect, open_race, start
 
+pytestmark = pytest.mark.slow
+
 
 def _has_uvloop() -> bool:
     try:

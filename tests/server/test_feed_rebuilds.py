@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import functools
 
+import pytest
 import redis.asyncio as aioredis
 
 from client.session import ClientSession
@@ -37,6 +38,8 @@ from protocol.messages import (
 from server.rules.races import Spectate as Policy
 from tests.server.conftest import TIMEOUT, Clients, NodeFactory
 from tests.server.faults import Racer, eventually
+
+pytestmark = pytest.mark.slow
 
 #: Moves each racer makes, and ready changes each guest makes, while the feeds are cut.
 MOVES, LOBBY_CHANGES = 30, 10

@@ -75,6 +75,8 @@ from tests.server.conftest import NODES, TIMEOUT, Clients, NodeFactory
 from tests.server.faults import assert_snapshot_replays
 from tests.server.refusals import VARIANT, alive, lobby
 
+pytestmark = pytest.mark.slow
+
 SENTINEL = MAX_ID  # the id of the ping that closes each connection's stream
 EXAMPLES, PER_EXAMPLE = 200, 50  # hypothesis-made frames: 10,000
 PASSWORD = "waltz"  # the open tournament's

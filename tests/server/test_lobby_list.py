@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 from protocol.messages import (
     CreateRace,
     JoinRace,
@@ -19,6 +21,8 @@ from server.settings import Timeouts
 from server.storage import keys
 from server.storage.store import Store
 from tests.server.conftest import TIMEOUT, Clients, NodeFactory
+
+pytestmark = pytest.mark.slow
 
 
 def _ids(message: Races) -> list[str]:

@@ -19,6 +19,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import pytest
 from websockets.exceptions import WebSocketException
 
 from client.session import ClientSession, RequestFailed
@@ -40,6 +41,8 @@ from server.storage import keys
 from server.storage.races import RaceStatus
 from server.storage.store import Store
 from tests.server.conftest import NODE_ENV, TIMEOUT, ServerProcess
+
+pytestmark = pytest.mark.slow
 
 PLAYERS, ACCOUNTS = 100, 30
 KILLS = 20

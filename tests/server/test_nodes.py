@@ -9,6 +9,8 @@ from __future__ import annotations
 import asyncio
 from dataclasses import replace
 
+import pytest
+
 from client.session import ClientSession, RequestFailed
 from protocol.exceptions import ErrorCode
 from protocol.messages import (
@@ -28,6 +30,8 @@ from server.storage.store import Store
 from tests.server.conftest import TIMEOUT, ProcessFactory
 from tests.server.nodes import DEAL, VARIANT, check_log, connect, move_events, open_race, start
 from tests.server.secrecy import as_received
+
+pytestmark = pytest.mark.slow
 
 
 async def _close(*sessions: ClientSession) -> None:

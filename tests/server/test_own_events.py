@@ -24,6 +24,8 @@ from server.settings import Timeouts
 from server.storage import event_codec
 from tests.server.conftest import TIMEOUT, NodeFactory
 
+pytestmark = pytest.mark.slow
+
 
 async def _play(session: ClientSession, race: str, started: RaceStarted, moves: int) -> int:
     legal, seq = started.legal, 0

@@ -22,6 +22,8 @@ from protocol.messages import (
 from server.settings import Settings, Timeouts
 from tests.server.conftest import TIMEOUT, NodeFactory
 
+pytestmark = pytest.mark.slow
+
 
 async def _race(url: str) -> tuple[ClientSession, ClientSession, str, RaceStarted]:
     """Ann and Bo racing on ``url``; Ann's start."""

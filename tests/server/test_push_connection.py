@@ -44,7 +44,7 @@ from tests.server.faults import eventually, start_race
 
 CLOSE_INVALID_DATA = 1007
 
-pytestmark = pytest.mark.usefixtures("no_errors_logged")
+pytestmark = [pytest.mark.usefixtures("no_errors_logged"), pytest.mark.slow]
 
 
 @pytest.fixture

@@ -44,7 +44,7 @@ from tests.server.conftest import NODES, TIMEOUT, Clients, NodeFactory, ProcessF
 from tests.server.refusals import VARIANT, refused
 from tests.server.secrecy import carries_seed
 
-pytestmark = pytest.mark.usefixtures("no_errors_logged")
+pytestmark = [pytest.mark.usefixtures("no_errors_logged"), pytest.mark.slow]
 
 
 async def queued(session: ClientSession, size: int = 2) -> Queued:

@@ -35,6 +35,8 @@ from server.storage import keys
 from server.storage.store import Store
 from tests.server.conftest import NodeFactory
 
+pytestmark = pytest.mark.slow
+
 
 async def test_two_players_race_and_results_verify(node: str) -> None:
     """Two racers play the same public deal; results reveal a seed that replays both logs."""

@@ -29,7 +29,7 @@ from server.engine.solver import Outcome, solve, solve_deal
 from server.settings import Solving
 from tests.server.conftest import TIMEOUT, Clients, NodeFactory
 
-pytestmark = pytest.mark.usefixtures("no_errors_logged")
+pytestmark = [pytest.mark.usefixtures("no_errors_logged"), pytest.mark.slow]
 
 #: Quadrille deals are decided in well under a second.
 DEAL = 1

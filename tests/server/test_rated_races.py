@@ -32,6 +32,8 @@ from tests.server.accounts import account, race_to_the_end, recorded
 from tests.server.conftest import NODES, TIMEOUT, Clients
 from tests.server.refusals import VARIANT, refused
 
+pytestmark = pytest.mark.slow
+
 
 def _by_player(finished: RaceFinished) -> dict[str, Standing]:
     return {s.player: s for s in finished.standings}

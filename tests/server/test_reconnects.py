@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from client.session import ClientSession
 from protocol.messages import (
     CreateRace,
@@ -16,6 +18,8 @@ from protocol.messages import (
 from server.engine import find_variant
 from server.storage.store import Store
 from tests.server.conftest import Clients
+
+pytestmark = pytest.mark.slow
 
 DROPS = 40
 

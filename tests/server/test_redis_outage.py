@@ -22,6 +22,8 @@ from server.net.node import running_node
 from server.settings import Limits, Settings, Timeouts
 from server.storage.embedded import EmbeddedRedis, free_port
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture
 async def own_redis(tmp_path: Path) -> AsyncIterator[EmbeddedRedis]:

@@ -48,6 +48,8 @@ from tests.server.faults import (
     told,
 )
 
+pytestmark = pytest.mark.slow
+
 __all__ = ["own_redis"]
 
 LOST_WARNING = "redis lost the latest writes"

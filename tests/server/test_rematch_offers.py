@@ -16,7 +16,7 @@ from protocol.messages import (
 from tests.server.accounts import race_to_the_end
 from tests.server.conftest import TIMEOUT, Clients, ProcessFactory
 
-pytestmark = pytest.mark.usefixtures("no_errors_logged")
+pytestmark = [pytest.mark.usefixtures("no_errors_logged"), pytest.mark.slow]
 
 
 async def test_an_offer_is_pushed_to_the_other_racer_on_another_node(

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from protocol.messages import Board, RaceFinished, Resume, Spectate, Spectating
 from protocol.moves import Move
 from protocol.views import View
@@ -19,6 +21,8 @@ from server.storage.packing import pack, unpack
 from server.storage.store import Store
 from tests.server.conftest import TIMEOUT, ProcessFactory
 from tests.server.nodes import VARIANT, connect, open_race, start
+
+pytestmark = pytest.mark.slow
 
 
 def _views_by_move(

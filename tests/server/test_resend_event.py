@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+
 from protocol.messages import CreateRace, Moved, RaceInfo, RaceStarted, StartRace, SubmitMove
 from server.services.moves import Moves
 from tests.server.conftest import TIMEOUT, Clients, NodeFactory
+
+pytestmark = pytest.mark.slow
 
 
 async def test_a_resend_is_answered_with_its_moves_event(

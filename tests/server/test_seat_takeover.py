@@ -25,6 +25,8 @@ from server.storage.event_codec import decode_event
 from server.storage.store import Store
 from tests.server.conftest import NodeFactory
 
+pytestmark = pytest.mark.slow
+
 
 async def _solo_race(ann: ClientSession) -> tuple[str, RaceStarted]:
     info = await ann.request(

@@ -25,6 +25,8 @@ from server.storage.embedded import free_port
 from tests.processes import ROOT, children, descendants, kill_left, servers, wait_gone
 from tests.server.conftest import TIMEOUT, ServerProcess
 
+pytestmark = pytest.mark.slow
+
 
 def _redis_children(pid: int) -> list[int]:
     """The redis-server processes whose parent is ``pid``."""

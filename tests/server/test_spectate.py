@@ -34,6 +34,8 @@ from server.settings import Timeouts
 from tests.server.conftest import TIMEOUT, NodeFactory
 from tests.server.secrecy import as_received, face_down, positions, shown
 
+pytestmark = pytest.mark.slow
+
 DEAL = 4711
 
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
+import pytest
+
 from protocol.messages import (
     Board,
     CreateRace,
@@ -27,6 +29,8 @@ from server.fanout.hub import Hub
 from server.rules.events import Event, MoveMade, Starting
 from server.storage.event_codec import decode_event
 from tests.server.conftest import NODES, Clients, NodeFactory
+
+pytestmark = pytest.mark.slow
 
 #: How late the lagging node hears of each kind of event, in seconds.
 LAG: dict[type[Event], float] = {Starting: 0.2, MoveMade: 0.6}

@@ -17,6 +17,8 @@ from server.storage.embedded import free_port
 from server.storage.exceptions import StoreUnavailable
 from server.storage.store import Store
 
+pytestmark = pytest.mark.slow
+
 #: Classes of storage with public coroutines that only storage itself calls, and that
 #: convert (or deliberately pass on) redis-py's errors where they use them.
 _INSIDE = {

@@ -27,6 +27,8 @@ from tests.processes import ROOT
 from tests.server.conftest import TIMEOUT, NodeFactory, ProcessFactory
 from tests.server.hosting import FAST, QUICK, host_tournament, run_bots
 
+pytestmark = pytest.mark.slow
+
 
 async def test_rounds_tournament_with_ten_bots_on_two_nodes(make_node: NodeFactory) -> None:
     """Ten entrants, two rounds at tables of at most 8: standings, tie-breaks, seeds verify."""

@@ -37,6 +37,8 @@ from server.storage.store import Store
 from tests.server.conftest import NODES, TIMEOUT, NodeFactory
 from tests.server.hosting import FAST, QUICK, host_tournament, host_tournament_as
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture
 async def url(make_node: NodeFactory) -> AsyncIterator[str]:

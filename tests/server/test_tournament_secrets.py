@@ -59,7 +59,7 @@ from tests.server.conftest import TIMEOUT, NodeFactory
 from tests.server.hosting import FAST, QUICK, host_tournament
 from tests.server.secrecy import as_received, carries_seed, face_down, positions, shown
 
-pytestmark = pytest.mark.usefixtures("no_errors_logged")
+pytestmark = [pytest.mark.usefixtures("no_errors_logged"), pytest.mark.slow]
 
 SPEED = 60.0  # moves a second: slow enough for the watcher to see boards
 OVER = ("finished", "cancelled")

@@ -25,6 +25,8 @@ from server.net.web import (
 from server.serve import page_url
 from tests.server.conftest import TIMEOUT, NodeFactory, ProcessFactory
 
+pytestmark = pytest.mark.slow
+
 SITE = Site.load()
 HOST = ("Host", "127.0.0.1:8765")
 UPGRADE = [HOST, ("Upgrade", "websocket"), ("Connection", "Upgrade")]

@@ -45,6 +45,8 @@ from tests.server.conftest import TIMEOUT, NodeFactory
 from tests.server.hosting import FAST, QUICK, host_tournament
 from tests.server.secrecy import carries_seed
 
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
 WAIT_MS = TIMEOUT * 1000
 PHONE = (390, 844)
 WIDE = (1440, 900)

@@ -34,6 +34,8 @@ from tests.server.browser import Watcher, chromium_path, launched
 from tests.server.conftest import TIMEOUT, NodeFactory
 from tests.server.hosting import FAST
 
+pytestmark = pytest.mark.slow
+
 WAIT_MS = TIMEOUT * 1000
 PHONE = (390, 844)
 LAPTOP = (1280, 800)

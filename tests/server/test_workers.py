@@ -25,6 +25,8 @@ from tests.processes import children, descendants, kill_left, servers, wait_gone
 from tests.server.conftest import NODE_ENV, TIMEOUT, ServerProcess
 from tests.server.nodes import check_log, open_race, start
 
+pytestmark = pytest.mark.slow
+
 ServeFactory = Callable[..., ServerProcess]
 
 #: How a connection fails while a worker is starting or has just died.
