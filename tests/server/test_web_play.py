@@ -34,7 +34,7 @@ from tests.server.browser import Watcher, chromium_path, launched
 from tests.server.conftest import TIMEOUT, NodeFactory
 from tests.server.hosting import FAST
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
 WAIT_MS = TIMEOUT * 1000
 PHONE = (390, 844)
