@@ -103,7 +103,7 @@ async def connect(url: str, *, max_connections: int = 64) -> Store:
     else:
         raise StoreUnavailable(f"redis at {url} did not answer")
     store = Store(client)
-    await store.load_scripts()
+    await store.scripts.load()
     return store
 
 
@@ -126,13 +126,6 @@ class Store:
         self.boards = BoardStore(client, self.scripts)
         self.races = RaceStore(client, self.scripts, atomic_across_slots=self.atomic_across_slots)
         self.closing = ClosingStore(client, self.scripts)
-
-    async def load_scripts(self) -> None:
-        await self.scripts.load()
-
-    async def run(self, name: str, keys_: list[str], args: list[Any]) -> Any:
-        """Run a registered script, reloading it once if Redis forgot it (restart)."""
-        return await self.scripts.run(name, keys_, args)
 
     async def close(self) -> None:
         self.batcher.close()

@@ -67,8 +67,10 @@ class TournamentStore:
     """Typed operations on the Redis model of tournaments."""
 
     def __init__(self, store: Store) -> None:
-        self.store = store
         self.redis = store.redis
+        self._scripts = store.scripts
+        #: One Redis runs a MULTI over any keys; a cluster only over one slot's.
+        self.atomic_across_slots = store.atomic_across_slots
 
     async def create(
         self, host: str, password: str | None, make_doc: Callable[[str, str], Tournament]
@@ -81,11 +83,11 @@ class TournamentStore:
         hashed = None
         if password is not None:
             hashed = await asyncio.to_thread(hash_password, password, secrets.token_hex(8))
-        async with self.redis.pipeline(transaction=self.store.atomic_across_slots) as pipe:
+        async with self.redis.pipeline(transaction=self.atomic_across_slots) as pipe:
             pipe.hset(meta, "doc", pack(doc.to_data()))
             if hashed is not None:
                 pipe.hset(meta, "password", hashed)
-            if not self.store.atomic_across_slots:
+            if not self.atomic_across_slots:
                 # A cluster: the code and the lists lie in other slots, written
                 # after the tournament, so a listing never finds one not there.
                 await pipe.execute()
@@ -121,7 +123,7 @@ class TournamentStore:
         """Store the document and announce it; returns its event number."""
         tournament = doc.id
         return int(
-            await self.store.run(
+            await self._scripts.run(
                 "tournament_save",
                 [keys.tournament_meta(tournament), keys.events(tournament)],
                 [
