@@ -21,21 +21,19 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import tempfile
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import redis.asyncio as aioredis
 from redis.asyncio.connection import AbstractConnection
 
+from bench.harness import fresh_store
 from protocol.messages import CreateRace, SpectatePolicy
 from server.services.races import RaceServices
 from server.services.records import Records
 from server.settings import Settings, Timeouts
-from server.storage.embedded import EmbeddedRedis
 from server.storage.players import PlayerStore
-from server.storage.store import Store, connect
+from server.storage.store import Store
 
 #: The commands the counting starts and ends with: MONITOR shows what came between.
 START, END = "closing-path-start", "closing-path-end"
@@ -123,17 +121,8 @@ async def count(store: Store, racers: int, show: bool) -> None:
 
 
 async def measure(racers: int, show: bool) -> None:
-    with tempfile.TemporaryDirectory(prefix="ballroom-closing-") as data:
-        redis = EmbeddedRedis(Path(data))
-        redis.start()
-        try:
-            store = await connect(redis.url)
-            try:
-                await count(store, racers, show)
-            finally:
-                await store.close()
-        finally:
-            redis.stop()
+    async with fresh_store("ballroom-closing-") as store:
+        await count(store, racers, show)
 
 
 def main() -> None:

@@ -15,7 +15,8 @@ import os
 import platform
 import resource
 import sys
-from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+import tempfile
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from importlib import metadata
 from pathlib import Path
 from typing import Any, TypeVar
@@ -23,7 +24,8 @@ from typing import Any, TypeVar
 from bench.lean_client import LIBRARY, LeanClient, Wire, connect
 from protocol.messages import CreateRace, JoinRace, Spectate, StartRace
 from protocol.processes import Child
-from server.storage.embedded import free_port
+from server.storage import store as storage
+from server.storage.embedded import EmbeddedRedis, free_port
 
 #: The repository root: where ``python -m server.cli`` finds the packages.
 ROOT = Path(__file__).resolve().parent.parent
@@ -35,6 +37,7 @@ __all__ = [
     "close_all",
     "connect_many",
     "cpu_seconds",
+    "fresh_store",
     "gather_limited",
     "load_average",
     "machine",
@@ -138,6 +141,18 @@ def child(
         raise
     finally:
         proc.stop()
+
+
+@contextlib.asynccontextmanager
+async def fresh_store(prefix: str) -> AsyncIterator[storage.Store]:
+    """A store on a redis-server of its own, in a temporary folder named from ``prefix``:
+    what a bench that measures Redis itself starts from; stopped and removed after."""
+    with tempfile.TemporaryDirectory(prefix=prefix) as data, EmbeddedRedis(Path(data)) as redis:
+        store = await storage.connect(redis.url)
+        try:
+            yield store
+        finally:
+            await store.close()
 
 
 def server_argv(redis_url: str | None, profile: Path | None = None) -> list[str]:

@@ -22,19 +22,17 @@ from __future__ import annotations
 import argparse
 import asyncio
 import re
-import tempfile
 import time
 from collections import Counter
-from pathlib import Path
 
+from bench.harness import fresh_store
 from protocol.layout import Layout
 from protocol.messages import CreateRace, SpectatePolicy
 from protocol.moves import Move
 from protocol.policy import make_policy
 from server.services.races import RaceServices
 from server.settings import Settings, Timeouts
-from server.storage.embedded import EmbeddedRedis
-from server.storage.store import Store, connect
+from server.storage.store import Store
 
 #: Keys of a race, grouped by what they hold (the race id is between braces).
 KINDS = re.compile(r"race:\{[^}]+\}:(\w+)")
@@ -71,17 +69,8 @@ async def play_race(races: RaceServices, variant: str, deal: int, racers: int) -
 
 
 async def measure(variant: str, races: int, racers: int, together: int) -> None:
-    with tempfile.TemporaryDirectory(prefix="ballroom-memory-") as data:
-        redis = EmbeddedRedis(Path(data))
-        redis.start()
-        try:
-            store = await connect(redis.url)
-            try:
-                await report(store, variant, races, racers, together)
-            finally:
-                await store.close()
-        finally:
-            redis.stop()
+    async with fresh_store("ballroom-memory-") as store:
+        await report(store, variant, races, racers, together)
 
 
 async def report(store: Store, variant: str, races: int, racers: int, together: int) -> None:
