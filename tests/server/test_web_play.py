@@ -28,6 +28,9 @@ from protocol.messages import (
     RaceStarted,
     Ready,
     Register,
+    Rematch,
+    RematchOffer,
+    RematchState,
     Resign,
 )
 from tests.server.browser import Watcher, chromium_path, launched
@@ -274,19 +277,37 @@ async def test_a_browser_and_a_terminal_racer_on_two_nodes_finish_a_quick_race(
             await expect(page.locator(".notice")).to_contain_text("You resigned")
             await tom.request(Resign(race=matched.race), RaceInfo)
             results = await tom.next(RaceFinished, timeout=TIMEOUT)
+            await results_then_rematch(watcher, tom, results, matched)
         finally:
             await tom.close()
-        await expect(page.locator('.commit-check[data-ok="true"]')).to_have_count(1)
-        rows = page.locator(".results .standings tbody tr")
-        await expect(rows).to_have_count(2)
-        for standing, row in zip(results.standings, await rows.all(), strict=True):
-            assert standing.rating is not None and standing.change is not None
-            shown = rating_text(standing.rating, standing.change, bool(standing.provisional))
-            await expect(row.locator("td.rating")).to_have_text(shown)
-            await expect(row.locator("td").nth(1)).to_have_text(standing.name)
-        for width, height in (LAPTOP, PHONE):
-            await watcher.screenshot("play-quick-results", width, height)
-        assert_clean(watcher)
+
+
+async def results_then_rematch(
+    watcher: Watcher, tom: ClientSession, results: RaceFinished, matched: Matched
+) -> None:
+    """The page's results match the terminal racer's; then a rematch offered in the page."""
+    page = watcher.page
+    await expect(page.locator('.commit-check[data-ok="true"]')).to_have_count(1)
+    rows = page.locator(".results .standings tbody tr")
+    await expect(rows).to_have_count(2)
+    for standing, row in zip(results.standings, await rows.all(), strict=True):
+        assert standing.rating is not None and standing.change is not None
+        shown = rating_text(standing.rating, standing.change, bool(standing.provisional))
+        await expect(row.locator("td.rating")).to_have_text(shown)
+        await expect(row.locator("td").nth(1)).to_have_text(standing.name)
+    for width, height in (LAPTOP, PHONE):
+        await watcher.screenshot("play-quick-results", width, height)
+
+    # A rematch: the page offers, the terminal racer hears it and accepts, both go on.
+    await page.get_by_role("button", name="Rematch").click()
+    await expect(page.get_by_role("button", name="Rematch: 1/2 accepted")).to_have_count(1)
+    offer = await tom.next(RematchOffer, timeout=TIMEOUT)
+    assert offer.name == "Bea"
+    await tom.request(Rematch(race=matched.race), RematchState)
+    again = await tom.next(Matched, timeout=TIMEOUT)
+    await page.wait_for_url(re.compile(f"/play/{again.race}$"))
+    await page.locator(".board.mine .pile.source").first.wait_for()
+    assert_clean(watcher)
 
 
 async def test_a_race_made_in_the_page_is_joined_by_its_code(
@@ -311,4 +332,20 @@ async def test_a_race_made_in_the_page_is_joined_by_its_code(
         await joe.next(RaceStarted, timeout=TIMEOUT)
     finally:
         await joe.close()
+    assert_clean(watcher)
+
+
+async def test_an_account_plays_the_daily_deal(node: str, context: BrowserContext) -> None:
+    """The daily deal is for accounts: a guest is offered none; an account gets its board."""
+    watcher = await Watcher.open_in(context, *PHONE)
+    page = await as_guest(watcher, node, "Dee")
+    assert not await page.get_by_role("button", name="Daily deal").count()
+    await page.get_by_label("Name").fill("Daisy")
+    await page.get_by_label("Password").fill("one deal a day")
+    await page.get_by_role("button", name="Register").click()
+    await expect(page.locator(".who")).to_contain_text("Daisy (account)")
+    await page.get_by_role("button", name="Daily deal").click()
+    await page.wait_for_url(re.compile("/play/[^/]+$"))
+    await page.locator(".board.mine .pile.source").first.wait_for()
+    await expect(page.locator("h1 .kind")).to_have_text("daily deal")
     assert_clean(watcher)

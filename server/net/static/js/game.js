@@ -21,6 +21,22 @@ import { clock, fill, go, h, nameOf, raceName } from "/assets/js/dom.js";
 import { MovePicker, parseMove } from "/assets/js/picker.js";
 import { resultsBlock } from "/assets/js/race.js";
 
+/** Race infos the page was given with a `matched` (a quick race, a rematch, the daily deal). */
+export const knownRaces = new Map();
+
+/** The race's info when the `resume` reply (a board) carries none: known, listed, or bare. */
+async function infoOf(wire, id, me, variant) {
+  if (knownRaces.has(id)) return knownRaces.get(id);
+  try {
+    const listed = await wire.request({ t: "list_races" });
+    const found = listed.races.find((r) => r.id === id);
+    if (found) return found;
+  } catch {
+    // The bare info below will do until a push says more.
+  }
+  return { id, variant, players: [me], names: {}, phase: "running" };
+}
+
 /** The piles a move joins (for marking it pending or highlighted). */
 function pilesOf(picker, text) {
   const move = parseMove(text);
@@ -43,6 +59,7 @@ export async function showGame(wire, main, stop, id) {
     finishing: false,
     seatLost: false,
     resignArmed: false,
+    rematch: null, // how many accepted a rematch, in words
     others: {}, // player id -> progress
     since: 0, // the highest event heard about this race, `moved` aside
     endsAt: null,
@@ -111,6 +128,15 @@ export async function showGame(wire, main, stop, id) {
         );
       }
     } else if (state.finished) {
+      // A rematch needs every racer; the page's bot is gone once a practice ends.
+      if (!info.practice && !info.tournament && info.host !== "daily")
+        parts.push(
+          button(
+            state.rematch ? `Rematch: ${state.rematch}` : "Rematch",
+            "rematch",
+            () => rematch(),
+          ),
+        );
       parts.push(h("a", { href: "/play" }, "Race again"));
     }
     fill(controls, parts);
@@ -184,10 +210,15 @@ export async function showGame(wire, main, stop, id) {
     state.picked = null;
     state.highlight = null;
     if (!state.picker.moves.length && !state.finished) {
+      // A daily deal's results open only once the day is revealed (docs/protocol.md).
+      const then =
+        state.info?.host === "daily"
+          ? "The results open when the day's deal is revealed, after the next UTC midnight."
+          : "The results follow.";
       say(
         view.won
-          ? `You won: all ${view.target} cards home. The results follow.`
-          : `No legal move left, with ${view.home}/${view.target} home. The results follow.`,
+          ? `You won: all ${view.target} cards home. ${then}`
+          : `No legal move left, with ${view.home}/${view.target} home. ${then}`,
       );
     }
     drawAll();
@@ -339,6 +370,16 @@ export async function showGame(wire, main, stop, id) {
     await bots.get(id)?.resign();
   };
 
+  const rematch = async () => {
+    try {
+      const said = await wire.request({ t: "rematch", race: id });
+      state.rematch = `${Number(said.accepted)}/${Number(said.racers)} accepted`;
+      drawControls();
+    } catch (error) {
+      refused(null, error);
+    }
+  };
+
   const lobbyRequest = async (message) => {
     try {
       state.info = (await wire.request(message)).race;
@@ -354,9 +395,9 @@ export async function showGame(wire, main, stop, id) {
     go("/play");
   };
 
-  const takeReply = (reply) => {
+  const takeReply = async (reply) => {
     if (reply.t === "race_started") {
-      state.info = state.info ?? { id, variant: reply.layout.variant, players: [me] };
+      state.info = state.info ?? (await infoOf(wire, id, me, reply.layout.variant));
       started(reply);
     } else if (reply.t === "race") {
       state.info = reply.race;
@@ -366,7 +407,7 @@ export async function showGame(wire, main, stop, id) {
 
   const resync = async () => {
     try {
-      takeReply(await wire.request({ t: "resume", race: id, since: state.since }));
+      await takeReply(await wire.request({ t: "resume", race: id, since: state.since }));
     } catch (error) {
       refused(null, error);
     }
@@ -381,7 +422,9 @@ export async function showGame(wire, main, stop, id) {
   };
 
   // -- the server's pushes ---------------------------------------------------
-  const ours = (m) => (typeof m.race === "string" ? m.race : m.race?.id) === id;
+  // Pushes before the reply to the first `resume` are left out: it repeats every event.
+  let resumed = false;
+  const ours = (m) => resumed && (typeof m.race === "string" ? m.race : m.race?.id) === id;
   stop.push(
     wire.on("race_state", (m) => {
       if (!ours(m)) return;
@@ -422,6 +465,18 @@ export async function showGame(wire, main, stop, id) {
       state.since = Number(m.event);
       if (m.view && m.legal) setPosition(m.view, m.legal);
       say("✗ The server lost the latest moves; play on from here.");
+    }),
+    wire.on("rematch_offer", (m) => {
+      if (!ours(m)) return;
+      heard(m);
+      state.rematch = `${Number(m.accepted)}/${Number(m.racers)} accepted`;
+      say(`${m.name} offers a rematch: Rematch accepts it.`);
+      drawControls();
+    }),
+    // A rematch every racer accepted: on to the new race, on this connection.
+    wire.on("matched", (m) => {
+      knownRaces.set(m.race, m.info);
+      go(`/play/${encodeURIComponent(m.race)}`);
     }),
     wire.on("race_finished", async (m) => {
       if (!ours(m)) return;
@@ -485,7 +540,12 @@ export async function showGame(wire, main, stop, id) {
   // -- in: this connection takes the seat (a second tab's takes it from the first)
   let reply;
   try {
-    reply = await wire.request({ t: "resume", race: id, since: 0 });
+    const asked = wire.request({ t: "resume", race: id, since: 0 });
+    // The reply comes before the events it repeats: listen from the reply on.
+    reply = await asked.then((said) => {
+      resumed = true;
+      return said;
+    });
   } catch (error) {
     fill(
       main,
@@ -500,6 +560,6 @@ export async function showGame(wire, main, stop, id) {
     go(`/race/${encodeURIComponent(id)}`); // not one of its racers: watch it instead
     return;
   }
-  takeReply(reply);
+  await takeReply(reply);
   tick();
 }

@@ -5,6 +5,7 @@
 
 import { bots, LEVELS, PageBot, SPEEDS } from "/assets/js/bot.js";
 import { fill, go, h } from "/assets/js/dom.js";
+import { knownRaces } from "/assets/js/game.js";
 import { forgetIdentity, loadIdentity, saveIdentity } from "/assets/js/identity.js";
 import { VARIANTS } from "/assets/js/variants.js";
 import { Wire, nodeUrl } from "/assets/js/wire.js";
@@ -142,7 +143,7 @@ async function practice(wire, variant, level, speed) {
   go(`/play/${race.id}`);
 }
 
-function racePanel(wire, say) {
+function racePanel(wire, say, account) {
   const variants = VARIANTS.map((v) => [v.id, v.title]);
   const variant = choice("Game", "variant", variants, "royal-cotillion");
   const level = choice(
@@ -168,6 +169,8 @@ function racePanel(wire, say) {
   const create = h("button", { type: "button", class: "create" }, "Create race");
   const join = h("button", { type: "button", class: "join" }, "Join");
   const quick = h("button", { type: "button", class: "quick" }, "Quick race");
+  // The day's deal is the same for every account: accounts only, once a day.
+  const daily = account ? h("button", { type: "button", class: "daily" }, "Daily deal") : null;
   const leaveQueue = h("button", { type: "button", class: "leave-queue", hidden: true }, "Leave");
   const queued = h("p", { class: "queued", role: "status" });
   const showQueue = (state) => {
@@ -194,6 +197,12 @@ function racePanel(wire, say) {
     showQueue(await wire.request({ t: "quick_race", variant: variant.select.value })),
   );
   wireUp(leaveQueue, [], say, async () => showQueue(await wire.request({ t: "leave_queue" })));
+  if (daily)
+    wireUp(daily, [], say, async () => {
+      const found = await wire.request({ t: "play_daily", variant: variant.select.value });
+      knownRaces.set(found.race, found.info);
+      go(`/play/${found.race}`);
+    });
   return {
     showQueue,
     panel: h(
@@ -203,7 +212,7 @@ function racePanel(wire, say) {
       h("div", { class: "fields" }, variant.row, level.row, speed.row, practiceButton),
       h("div", { class: "fields" }, racers.row, create),
       h("div", { class: "fields" }, code.row, join),
-      h("div", { class: "fields" }, quick, leaveQueue),
+      h("div", { class: "fields" }, quick, leaveQueue, daily),
       queued,
     ),
   };
@@ -216,12 +225,15 @@ export async function showPlay(wire, main, stop) {
   const say = (text) => fill(notice, text);
   const parts = [h("h1", {}, "Ballroom: race"), notice, identityPanel(wire, identity, say)];
   if (identity) {
-    const { panel, showQueue } = racePanel(wire, say);
+    const { panel, showQueue } = racePanel(wire, say, !identity.guest);
     parts.push(panel);
     stop.push(
       wire.on("queue", showQueue),
       // A quick race found (now, or while this browser was away): to its board.
-      wire.on("matched", (m) => go(`/play/${m.race}`)),
+      wire.on("matched", (m) => {
+        knownRaces.set(m.race, m.info);
+        go(`/play/${m.race}`);
+      }),
     );
   }
   fill(main, parts);
