@@ -13,9 +13,10 @@ import time
 
 from protocol.cli import Commands, main
 from protocol.text import render_view
-from server import solve_command
+from server import solve_command, winnable_command
 from server.engine import DEAL_VERSION, VARIANTS, find_variant
 from server.engine.prng import MAX_SEED
+from server.rules.expert import ExpertBudget
 from server.rules.odds import measure_odds
 from server.settings import EventLoop
 
@@ -53,7 +54,12 @@ def _odds(args: argparse.Namespace) -> int:
         return solve_command.run_odds(args, names)
     for name in names:
         result = measure_odds(
-            find_variant(name), args.n, args.seed_base, args.strategy, clock=time.perf_counter
+            find_variant(name),
+            args.n,
+            args.seed_base,
+            args.strategy,
+            clock=time.perf_counter,
+            budget=ExpertBudget(samples=args.samples, nodes=args.nodes or 0),
         )
         print(result.summary(), flush=True)
     return 0
@@ -146,10 +152,18 @@ def register(commands: Commands) -> None:
     odds.add_argument("variant", choices=[*variants, "all"])
     odds.add_argument("-n", type=int, default=1000, help="number of deals (default 1000)")
     odds.add_argument("--seed-base", type=_seed, default=0, help="first seed (default 0)")
-    odds.add_argument("--strategy", choices=["greedy", "random"], default="greedy")
+    odds.add_argument("--strategy", choices=["greedy", "random", "expert"], default="greedy")
+    odds.add_argument(
+        "--samples",
+        type=int,
+        default=ExpertBudget().samples,
+        help="expert: deals of the unseen cards per choice (with --nodes N, a solver call of N "
+        "positions per sample before its greedy play-out)",
+    )
     solve_command.add_odds_options(odds)
     odds.set_defaults(run=_odds)
     solve_command.add_parser(commands.top)
+    winnable_command.add_parser(commands.top)
 
     serve = commands.top.add_parser("serve", help="run a server node")
     serve.add_argument("--host", default="127.0.0.1")

@@ -7,11 +7,13 @@ wire, so the rates measure what a client-side bot can achieve.
 from __future__ import annotations
 
 import math
+import random
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from protocol.policy import make_policy
 from server.engine import Game
+from server.rules.expert import ExpertBudget, ExpertPolicy
 
 __all__ = ["OddsResult", "measure_odds", "play_out", "wilson_interval"]
 
@@ -56,8 +58,16 @@ def wilson_interval(wins: int, games: int, z: float = 1.96) -> tuple[float, floa
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
-def play_out(game: Game, seed: int, strategy: str = "greedy") -> tuple[bool, int]:
-    """Play one deal to its end; returns (won, moves made)."""
+def play_out(
+    game: Game, seed: int, strategy: str = "greedy", budget: ExpertBudget | None = None
+) -> tuple[bool, int]:
+    """Play one deal to its end; returns (won, moves made).
+
+    ``expert`` is :mod:`server.rules.expert` (which masks the face-down cards
+    itself; its samples are drawn from ``random.Random(seed)``, so a run repeats).
+    """
+    if strategy == "expert":
+        return _expert_play_out(game, seed, budget)
     policy = make_policy(strategy, game.layout, seed)
     state = game.deal(seed)
     for _ in range(MOVE_LIMIT):
@@ -70,6 +80,20 @@ def play_out(game: Game, seed: int, strategy: str = "greedy") -> tuple[bool, int
     return game.is_won(state), state.moves
 
 
+def _expert_play_out(game: Game, seed: int, budget: ExpertBudget | None) -> tuple[bool, int]:
+    expert = ExpertPolicy(game, budget)
+    rng = random.Random(seed)
+    state = game.deal(seed)
+    for _ in range(MOVE_LIMIT):
+        move = expert.choose(state, rng)
+        if move is None:
+            break
+        state = game.apply(state, move)
+    else:
+        raise RuntimeError(f"{game.id} seed {seed} did not end within {MOVE_LIMIT} moves")
+    return game.is_won(state), state.moves
+
+
 def measure_odds(
     game: Game,
     games: int,
@@ -77,6 +101,7 @@ def measure_odds(
     strategy: str = "greedy",
     *,
     clock: Callable[[], float],
+    budget: ExpertBudget | None = None,
 ) -> OddsResult:
     """Play ``games`` deals with seeds ``seed_base``, ``seed_base + 1``, …
 
@@ -86,7 +111,7 @@ def measure_odds(
     start = clock()
     wins = moves = 0
     for seed in range(seed_base, seed_base + games):
-        won, made = play_out(game, seed, strategy)
+        won, made = play_out(game, seed, strategy, budget)
         wins += won
         moves += made
     return OddsResult(game.id, games, wins, clock() - start, moves)

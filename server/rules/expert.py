@@ -1,0 +1,233 @@
+"""The expert bot: strong play that never looks at a face-down card.
+
+A bot that plays a race must know no more than a person at the table: the
+face-up piles, how many cards each face-down pile holds, and the cards of
+the pack (two decks, less any taken out). The solver cannot be used as it
+is, since a winning line depends on the stock's order. What the player does
+know is the *multiset* of unseen cards: the pack less every card in view.
+
+So the expert plays **determinized search** (perfect-information Monte
+Carlo): it deals the unseen cards at random into the face-down piles, each
+keeping its size, several times over ("samples"); it plays every candidate
+move in each sample and finishes the sample with a cheap full-knowledge
+player; the move that wins most samples is played. Why this and not
+something cleverer:
+
+* it is exactly as well informed as a player: the only inputs are the
+  visible piles, the face-down piles' sizes and the unseen multiset, so the
+  answer cannot depend on where the hidden cards really are
+  (:func:`masked` replaces them by a fixed order before anything else looks
+  at the position, and the tests permute them to prove it);
+* patience games have no opponent, so the classic weakness of
+  determinization (an opponent exploiting "strategy fusion") costs little:
+  the stock's order is revealed one card per deal, whatever one plays;
+* every candidate is judged on the *same* samples, so a difference between
+  two moves is a difference between the moves and not between the deals.
+
+How a sample is finished is the cost lever: by default the greedy policy
+(:mod:`protocol.policy`) plays it out (a few milliseconds), optionally
+after a small node-bounded solver call (``nodes``) that answers winnable or
+lost outright in the easy cases; the measured trade-off is in docs/odds.md.
+Work is only spent at real choices: a position with one legal move, or
+with a move the solver's family proves safe (a card to the last place of
+its kind), is played at once; the candidates are the greedy policy's best
+few moves plus the stock action, so that dealing early is always weighed.
+
+Pure and deterministic: randomness comes from the :class:`random.Random`
+passed in, limits from the budget (no clock), as for all of server/rules.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from protocol.moves import Move, MoveKind
+from protocol.policy import GreedyPolicy
+from server.engine import Game
+from server.engine.solver import Outcome, family_of, solve
+from server.engine.state import State
+
+__all__ = ["ExpertBudget", "ExpertPolicy", "determinize", "expert_move", "masked", "unseen_cards"]
+
+#: No dance game needs anywhere near this many moves; a guard for rollouts.
+ROLLOUT_LIMIT = 5000
+
+
+@dataclass(frozen=True, slots=True)
+class ExpertBudget:
+    """How hard the expert thinks at each real choice.
+
+    ``samples``: deals of the unseen cards each candidate is tried on;
+    ``candidates``: how many of the greedy policy's best card moves are
+    weighed (the stock actions always are); ``nodes``: a solver call of at
+    most this many positions per sample before the greedy play-out (0: none);
+    ``margin``: how many more samples a move must win than the greedy
+    policy's choice to be played instead.
+    """
+
+    samples: int = 10
+    candidates: int = 3
+    nodes: int = 0
+    margin: int = 2
+
+
+def unseen_cards(game: Game, state: State) -> list[int]:
+    """The cards a player cannot see, ascending: the whole pack less every card in view.
+
+    Computed from the visible piles only (never from the face-down ones), so
+    it holds exactly what a player can work out. Cards taken out before the
+    deal (Royal Parade's aces) are not in play, seen or not.
+    """
+    hidden = game.hidden(state)
+    seen: Counter[int] = Counter()
+    for i, pile in enumerate(state.piles):
+        if i not in hidden:
+            seen.update(pile)
+    full = Counter(range(52 * game.decks))
+    # Taken-out cards are either in view (laid on the foundations) or out of play.
+    gone = seen | Counter(game.taken_out)
+    return sorted((full - gone).elements())
+
+
+def _fill(game: Game, state: State, cards: Sequence[int]) -> State:
+    """``state`` with its face-down piles refilled from ``cards`` in order, sizes kept."""
+    hidden = sorted(game.hidden(state))
+    if sum(len(state.piles[i]) for i in hidden) != len(cards):
+        raise ValueError("the unseen cards do not fill the face-down piles")
+    piles = list(state.piles)
+    at = 0
+    for i in hidden:
+        size = len(piles[i])
+        piles[i] = tuple(cards[at : at + size])
+        at += size
+    return State(state.variant, tuple(piles), state.passes, state.moves, state.deals)
+
+
+def masked(game: Game, state: State) -> State:
+    """``state`` as a player knows it: the face-down piles hold the unseen cards in a fixed order.
+
+    Two positions that differ only in where the face-down cards lie mask to
+    the same value; the expert reads nothing else.
+    """
+    return _fill(game, state, unseen_cards(game, state))
+
+
+def determinize(game: Game, state: State, rng: random.Random) -> State:
+    """One guess at the hidden cards: the unseen cards shuffled into the face-down piles.
+
+    The visible piles, the face-down piles' sizes and the multiset of all
+    cards are kept; only what a player cannot know is drawn.
+    """
+    cards = unseen_cards(game, state)
+    rng.shuffle(cards)
+    return _fill(game, state, cards)
+
+
+class ExpertPolicy:
+    """Determinized search for one variant (see the module docstring)."""
+
+    def __init__(self, game: Game, budget: ExpertBudget | None = None) -> None:
+        self.game = game
+        self.budget = budget or ExpertBudget()
+        self.greedy = GreedyPolicy(game.layout)
+        self.family = family_of(game)
+
+    def choose(self, state: State, rng: random.Random) -> Move | None:
+        """The move to play from ``state`` (None when none is legal).
+
+        ``state`` may be the true position: it is masked first, and only the
+        mask and the samples drawn from it are read.
+        """
+        known = masked(self.game, state)
+        game = self.game
+        legal = game.legal_moves(known)
+        if len(legal) <= 1:
+            return legal[0] if legal else None
+        self.family.begin(known)
+        safe = self.family.safe_move(known, legal)
+        if safe is not None:
+            return safe
+        candidates = self.candidates(known, legal)
+        if len(candidates) == 1:
+            return candidates[0]
+        samples = [determinize(game, known, rng) for _ in range(self.budget.samples)]
+        # The greedy policy's own choice stands unless another move wins clearly
+        # more of the same samples: with a few samples a tie or a one-sample lead
+        # is noise, and every needless departure from a sound default costs.
+        # Greedy play-outs are memoryless, so each sample keeps the ends of the
+        # positions its play-outs went through: a candidate that joins an earlier
+        # play-out (two cards home in either order) is answered at once.
+        ends: list[dict[State, bool]] = [{} for _ in samples]
+        best, best_wins = candidates[0], self.wins(candidates[0], samples, ends)
+        for move in candidates[1:]:
+            wins = self.wins(move, samples, ends)
+            if wins >= best_wins + self.budget.margin:
+                best, best_wins = move, wins
+        return best
+
+    def wins(self, move: Move, samples: Sequence[State], ends: Sequence[dict[State, bool]]) -> int:
+        """How many of ``samples`` are won when ``move`` is played first."""
+        game = self.game
+        return sum(
+            self.finish(_step(game, sample, move), known)
+            for sample, known in zip(samples, ends, strict=True)
+        )
+
+    def candidates(self, known: State, legal: Sequence[Move]) -> list[Move]:
+        """The greedy policy's best few card moves, and every stock action."""
+        view = self.game.view(known)
+        cards = [move for move in legal if move.kind in (MoveKind.MOVE, MoveKind.SWAP)]
+        cards.sort(key=lambda move: -self.greedy.score(view, move))
+        actions = [move for move in legal if move.kind not in (MoveKind.MOVE, MoveKind.SWAP)]
+        return cards[: self.budget.candidates] + actions
+
+    def finish(self, state: State, ends: dict[State, bool] | None = None) -> bool:
+        """Whether a sample is won: by the solver when it answers quickly, else played greedy.
+
+        ``ends`` maps positions of earlier greedy play-outs of this sample to
+        whether they were won; this play-out's positions are added to it.
+        """
+        game = self.game
+        if self.budget.nodes:
+            answer = solve(game, state, nodes=self.budget.nodes)
+            if answer.outcome is not Outcome.UNKNOWN:
+                return answer.won
+        ends = {} if ends is None else ends
+        path: list[State] = []
+        won: bool | None = None
+        pile_ids = game.pile_ids
+        choose = self.greedy.choose
+        for _ in range(ROLLOUT_LIMIT):
+            won = ends.get(state)
+            if won is not None:
+                break
+            path.append(state)
+            legal = game.legal_moves(state)
+            if not legal:
+                break
+            # The greedy policy reads only the piles' sizes: no whole view per move,
+            # and no legality check of a move taken from the legal list.
+            move = choose({"piles": dict(zip(pile_ids, state.piles, strict=True))}, legal)
+            state = _step(game, state, move)
+        if won is None:
+            won = game.is_won(state)
+        for position in path:
+            ends[position] = won
+        return won
+
+
+def _step(game: Game, state: State, move: Move) -> State:
+    """The position after a legal ``move``, as ``Game.apply`` makes it, less the check."""
+    after = game.perform(state, move)
+    deals = state.deals + (move.kind in (MoveKind.DEAL, MoveKind.DEAL_REVERSED))
+    return State(after.variant, after.piles, after.passes, state.moves + 1, deals)
+
+
+def expert_move(
+    game: Game, state: State, rng: random.Random, budget: ExpertBudget | None = None
+) -> Move | None:
+    """The expert's move from ``state``, reading only what its player may see."""
+    return ExpertPolicy(game, budget).choose(state, rng)
