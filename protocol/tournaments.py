@@ -22,9 +22,9 @@ import enum
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
-from protocol.messages import SpectatePolicy, TournamentFormat
+from protocol.messages.enums import SpectatePolicy, TournamentFormat
 from protocol.results import DecidedBy, RacerStatus, Standing
-from protocol.shapes import Shape
+from protocol.validation import Shape
 
 __all__ = [
     "ClosedRace",
