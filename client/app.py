@@ -46,8 +46,9 @@ __all__ = ["BOT_LEVELS", "BOT_SPEEDS", "BallroomApp"]
 
 #: The practice bot's speeds a player can choose (``b``), in moves per second.
 BOT_SPEEDS: dict[str, float] = {"slow": 1.0, "normal": 2.0, "fast": 5.0}
-#: The practice bot's levels (``l``): today's greedy play, or the server's winning line.
-BOT_LEVELS = ("greedy", "solver")
+#: The practice bot's levels (``l``): greedy play, the server's winning line (which
+#: sees the stock), or the expert's search from the bot's own view.
+BOT_LEVELS = ("greedy", "solver", "expert")
 
 
 class BallroomApp(App[None]):

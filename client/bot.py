@@ -27,7 +27,11 @@ A game with no legal move left is over for this racer (the server records it
 as won or stuck); the bot then waits for ``race_finished``. It never resigns
 unless :meth:`Bot.resign` asks it to.
 
-Levels: ``greedy`` and ``random`` choose from the view alone. ``solver``
+Levels: ``greedy`` and ``random`` choose from the view alone. ``expert`` asks
+the server for an expert ``hint`` before each move: a determinized search
+from the bot's own view (the server masks the face-down cards before it
+thinks), given in practice races and to guests, which every bot is; if no
+answer comes in time it plays greedy for that move. ``solver``
 plays a winning line when one exists, but a bot sees no more than a person
 does, and a winning line depends on the face-down stock's order: so it asks
 the server, which alone knows it, for a ``hint`` before each move. The
@@ -54,6 +58,7 @@ from protocol.messages import (
     ClientMessage,
     GetHint,
     Hinted,
+    HintLevel,
     HintOutcome,
     JoinRace,
     Moved,
@@ -178,7 +183,8 @@ class Bot:
         self._rng = random.Random(seed)
         self._policy: Policy | None = None
         #: Solver level: ask for hints until this move number (None: never again).
-        self._hint_from: int | None = 0 if strategy == "solver" else None
+        self._hint_from: int | None = 0 if strategy in ("solver", "expert") else None
+        self._level = HintLevel.EXPERT if strategy == "expert" else None
         self._view: View | None = None
         self._legal: list[str] = []
         self._seq = 0
@@ -389,7 +395,7 @@ class Bot:
 
     def _take_board(self, started: RaceStarted) -> None:
         if self._policy is None:
-            policy = "greedy" if self.strategy == "solver" else self.strategy
+            policy = "greedy" if self.strategy in ("solver", "expert") else self.strategy
             self._policy = make_policy(policy, started.layout, self.seed)
         self._take_view(started.view, started.legal)
         self._started_at, self._ends_at = started.started_at, started.ends_at
@@ -445,12 +451,13 @@ class Bot:
             )
 
     async def _hinted(self) -> str | None:
-        """The server's hint for this move, at the solver level while hints help; else None."""
+        """The server's hint for this move, at the solver and expert levels while hints
+        help; else None."""
         if self._hint_from is None or self._seq < self._hint_from:
             return None
         assert self.race is not None
         try:
-            hint = await self._call(GetHint(race=self.race), Hinted)
+            hint = await self._call(GetHint(race=self.race, level=self._level), Hinted)
         except RequestFailed as exc:
             if exc.code is ErrorCode.NOT_ALLOWED:
                 log.warning("bot %s: no hints in this race (%s); playing greedy", self.name, exc)
@@ -459,7 +466,7 @@ class Bot:
         if hint.outcome is HintOutcome.LOST:
             log.info("bot %s: no win from here; playing greedy", self.name)
             self._hint_from = None
-        elif hint.outcome is HintOutcome.UNKNOWN:
+        elif hint.outcome is HintOutcome.UNKNOWN and self._level is None:
             self._hint_from = self._seq + UNKNOWN_PAUSE
         if hint.seq != self._seq or hint.move not in self._legal:
             return None

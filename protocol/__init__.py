@@ -68,6 +68,7 @@ from protocol.messages.commitment import (
     deal_commitment,
 )
 from protocol.messages.enums import (
+    HintLevel,
     HintOutcome,
     ServiceState,
     SpectatePolicy,
@@ -180,6 +181,7 @@ __all__ = [
     "GetReplay",
     "GetTournamentRecord",
     "Hello",
+    "HintLevel",
     "HintOutcome",
     "Hinted",
     "InvalidField",

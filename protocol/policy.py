@@ -37,9 +37,11 @@ __all__ = ["STRATEGIES", "GreedyPolicy", "Policy", "RandomPolicy", "Shown", "mak
 #: What a policy is shown: a parsed view, or a view map as the engine or the wire has it.
 Shown = View | Mapping[str, object]
 
-#: A bot's levels: the policies here, and ``solver``, which plays the server's
-#: hints (a winning line needs the stock's order, which only the server knows).
-STRATEGIES = ("greedy", "random", "solver")
+#: A bot's levels: the policies here; ``expert``, which plays the server's expert
+#: hints (determinized search from the bot's own view: server/rules/expert.py);
+#: and ``solver``, which plays the server's solver hints (a winning line needs
+#: the stock's order, which only the server knows: practice races only).
+STRATEGIES = ("greedy", "random", "expert", "solver")
 
 
 class Policy(Protocol):

@@ -243,10 +243,12 @@ class LobbyScreen(ServerScreen):
         self.say(f"Practice bot: {name} ({self.ballroom.bot_speed_text}); b changes it.")
 
     def action_bot_level(self) -> None:
-        """Greedy or solver: how well the practice bot plays (the solver plays a winning line)."""
+        """Greedy, solver or expert: how well the practice bot plays (the solver plays a
+        winning line; the expert searches from its own view)."""
         level = self.ballroom.next_bot_level()
         why = {
             "greedy": "plays what looks best on the table",
+            "expert": "weighs its moves on guesses at the unseen cards; never peeks",
             "solver": "plays a winning line the server finds, when there is one",
         }[level]
         self.say(f"Practice bot: {level} ({why}); o changes it.")

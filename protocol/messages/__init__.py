@@ -67,6 +67,7 @@ from protocol.messages.commitment import (
 )
 from protocol.messages.enums import (
     DEFAULT_DELAY,
+    HintLevel,
     HintOutcome,
     ServiceState,
     SpectatePolicy,
@@ -188,6 +189,7 @@ __all__ = [
     "GetResults",
     "GetTournamentRecord",
     "Hello",
+    "HintLevel",
     "HintOutcome",
     "Hinted",
     "JoinRace",

@@ -11,6 +11,7 @@ import enum
 
 __all__ = [
     "DEFAULT_DELAY",
+    "HintLevel",
     "HintOutcome",
     "ServiceState",
     "SpectatePolicy",
@@ -51,6 +52,13 @@ class HintOutcome(enum.StrEnum):
     WINNABLE = "winnable"  # ``move`` is the next move of a winning line
     LOST = "lost"  # no line wins from here (proved)
     UNKNOWN = "unknown"  # the solver found no win within its time
+
+
+class HintLevel(enum.StrEnum):
+    """Who works out a ``hint``: the solver, or the expert that reads only the racer's view."""
+
+    SOLVER = "solver"  # full knowledge of the stock: practice races only
+    EXPERT = "expert"  # determinized search from what the racer sees; never peeks
 
 
 class ServiceState(enum.StrEnum):

@@ -10,6 +10,7 @@ from typing import Annotated, ClassVar
 from protocol.exceptions import UnsupportedVersion
 from protocol.messages.base import ClientMessage, Message
 from protocol.messages.enums import (
+    HintLevel,
     SpectatePolicy,
     TournamentAction,
     TournamentFormat,
@@ -226,10 +227,15 @@ class GetReplay(ClientMessage):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class GetHint(ClientMessage):
-    """In a practice race: the next move of a winning line from the sender's board."""
+    """In a practice race: the next move of a winning line from the sender's board.
+
+    ``level`` expert (None means solver): the move the expert bot would play,
+    worked out from the sender's view alone (``server.rules.expert``).
+    """
 
     t: ClassVar[str] = "hint"
     race: RaceId
+    level: Annotated[HintLevel | None, Opt(Choice(HintLevel))] = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

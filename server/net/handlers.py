@@ -363,7 +363,7 @@ async def on_replay(conn: Peer, msg: GetReplay) -> ServerMessage:
 
 async def on_hint(conn: Peer, msg: GetHint) -> ServerMessage:
     """The next move of a winning line, for a racer in a practice race."""
-    hint = await conn.services.hints.hint(_me(conn), msg.race)
+    hint = await conn.services.hints.hint(_me(conn), msg.race, msg.level)
     return Hinted(id=msg.id, race=msg.race, seq=hint.seq, outcome=hint.outcome, move=hint.move)
 
 

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import random
 import time
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
+from protocol.accounts import is_guest
 from protocol.exceptions import ErrorCode
-from protocol.messages import HintOutcome
+from protocol.messages import HintLevel, HintOutcome
+from server.engine import Game, State, find_variant
 from server.engine.solver import Outcome
 from server.exceptions import RequestRefused
-from server.services.race_memory import RaceMemory
+from server.rules.expert import ExpertPolicy, masked
+from server.services.race_memory import RaceMemory, StartedRace
 from server.services.solving import LineCache, SolverPool
 
 __all__ = ["Hint", "Hints"]
@@ -41,7 +45,7 @@ class Hints:
         self.solver = solver
         self._lines = LineCache()
 
-    async def hint(self, player: str, race: str) -> Hint:
+    async def hint(self, player: str, race: str, level: HintLevel | None = None) -> Hint:
         """The next move of a winning line from the racer's board: practice races only,
         which are never rated.
 
@@ -50,6 +54,8 @@ class Hints:
         Following a hint costs no new solve (:class:`LineCache`).
         """
         started = await self.memory.started(race)
+        if level is HintLevel.EXPERT:
+            return await self._expert(player, race, started)
         # Practice races, and no others, are never rated (server/rules/ratings.py,
         # may_be_rated): so no hint ever helps a rated race.
         if not started.practice:
@@ -73,3 +79,41 @@ class Hints:
             return Hint(seq, _HINT_OUTCOMES[answer.outcome], None)
         self._lines.remember(race, player, seq, state, answer.line)
         return Hint(seq, HintOutcome.WINNABLE, answer.line[0])
+
+    async def _expert(self, player: str, race: str, started: StartedRace) -> Hint:
+        """The expert bot's move from the racer's board, worked out from its view alone.
+
+        The worker is sent the board *masked* (:func:`server.rules.expert.masked`:
+        the face-down piles refilled with the unseen cards in a fixed order), so
+        nothing it computes can depend on the stock's real order. Given in
+        practice races, and to guests anywhere: a guest is never ranked (bots are
+        guests), and what it learns a player could work out from the same view.
+        The answer's outcome is always ``unknown``: the expert proves nothing.
+        """
+        if not (started.practice or is_guest(player)):
+            raise RequestRefused(
+                ErrorCode.NOT_ALLOWED,
+                "expert hints are only given in practice races, or to guests (never ranked)",
+            )
+        started.check_phase("hint", time.time())
+        seq, _, state = await self.memory.board(race, player, fresh=True)
+        game = started.game
+        if game.is_over(state):
+            return Hint(seq, HintOutcome.WINNABLE if game.is_won(state) else HintOutcome.LOST, None)
+        seed = f"{race}/{player}/{seq}"
+        known = masked(game, state).to_data()
+        seconds = max(EXPERT_SECONDS, self.solver.solving.hint)
+        move = await self.solver.run(seconds, expert_hint, game.id, known, seed)
+        return Hint(seq, HintOutcome.UNKNOWN, move)
+
+
+#: The longest an expert hint may wait for its worker (the search is bounded by its
+#: budget, a few tenths of a second on a free core; more if the hint setting says so).
+EXPERT_SECONDS = 5.0
+
+
+def expert_hint(variant: str, data: dict[str, Any], seed: str) -> str | None:
+    """In a solver worker: the expert's move from a masked board, samples drawn from ``seed``."""
+    game: Game = find_variant(variant)
+    move = ExpertPolicy(game).choose(State.from_data(data), random.Random(seed))
+    return None if move is None else move.text()
