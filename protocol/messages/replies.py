@@ -249,6 +249,9 @@ class RaceFinished(ServerMessage):
     #: A winnable deal's winning line, found by the solver, and its length.
     line: Annotated[Sequence[str] | None, Opt(ListOf(Str(1, 40), MAX_SEQ + 1))] = None
     par: Annotated[int | None, Opt(Int(0, MAX_SEQ))] = None
+    #: A winnable deal's draw and the number of its candidate dealt (docs/protocol.md).
+    draw: Annotated[int | None, Opt(Int(0, MAX_SEED))] = None
+    pick: Annotated[int | None, Opt(Int(0, 1000))] = None
     #: The post-race analysis, once done (it follows the results: :class:`RaceAnalysed`).
     analysis: Annotated[RaceAnalysis | None, Opt(Typed(RaceAnalysis))] = None
 

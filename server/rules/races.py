@@ -151,6 +151,10 @@ class RaceSettings:
     winnable: str = ""
     #: The solver's winning line of a winnable deal (secret, like the seed).
     line: tuple[str, ...] = ()
+    #: A winnable deal's draw and the number of the candidate dealt (server/rules/winnable.py):
+    #: secret, like the seed, until the results reveal them.
+    draw: int | None = None
+    pick: int | None = None
     practice: bool = False
     unrated: bool = False
     #: A tournament's table: its tournament, code and name.
@@ -180,6 +184,8 @@ class RaceSettings:
             "grace": self.grace,
             "winnable": self.winnable or None,
             "line": ",".join(self.line) or None,
+            "draw": self.draw,
+            "pick": self.pick,
             "practice": 1 if self.practice else None,
             "unrated": 1 if self.unrated else None,
             "tournament": self.tournament,

@@ -64,6 +64,9 @@ class RaceResults:
     logs: Mapping[str, list[str]]
     #: The solver's winning line of a winnable deal (empty for other deals).
     line: tuple[str, ...] = ()
+    #: A winnable deal's draw and the number of the candidate dealt (server/rules/winnable.py).
+    draw: int | None = None
+    pick: int | None = None
     #: ``day:variant`` of a daily race: its board gets the racers' scores.
     daily: str | None = None
     records: Mapping[str, AccountRecord] = field(default_factory=dict)
@@ -86,6 +89,8 @@ class RaceResults:
         }
         if self.line:
             data["line"], data["par"] = list(self.line), len(self.line)
+        if self.draw is not None:
+            data["draw"], data["pick"] = self.draw, self.pick
         if self.daily is not None:
             data["daily"] = self.daily
         if self.records:
@@ -112,6 +117,8 @@ class RaceResults:
             variant=shape.text("variant"),
             logs={str(player): list(log) for player, log in logs.items()},
             line=tuple(line) if isinstance(line, list) else (),
+            draw=shape.optional_integer("draw"),
+            pick=shape.optional_integer("pick"),
             daily=shape.optional_text("daily"),
             records={str(p): AccountRecord.from_data(r) for p, r in records.items()},
             analysis=None if analysis is None else RaceAnalysis.from_data(analysis),

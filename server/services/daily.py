@@ -14,7 +14,9 @@ all day.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import dataclasses
 import hashlib
 import time
 from collections.abc import Callable
@@ -23,15 +25,16 @@ from protocol.accounts import is_guest
 from protocol.exceptions import ErrorCode
 from protocol.messages import deal_commitment
 from protocol.profiles import DailyDeal, DailyEntry, RevealedDeal
-from server.engine import DEAL_VERSION
+from server.engine import DEAL_VERSION, Game
 from server.exceptions import RequestRefused
 from server.rules.daily import DAY, TIME_LIMIT, DailyScore, day_of, revealed
 from server.rules.races import RaceSettings, Spectate
+from server.rules.winnable import WinnableChoice
 from server.services.lobby import Lobby
 from server.services.refusals import variant_or_refusal
 from server.services.results import Results
+from server.services.winnable_deals import winnable_choice
 from server.storage.daily import DailyStore
-from server.storage.draws import draw_secret_seed
 from server.storage.players import PlayerStore
 
 __all__ = ["DAILY_HOST", "DailyDeals"]
@@ -64,6 +67,8 @@ class DailyDeals:
         self.lobby = lobby
         self.results = results
         self.clock = clock
+        #: The searches for a day's winnable deal under way on this node, by (day, variant).
+        self._searches: dict[tuple[str, str], asyncio.Future[WinnableChoice]] = {}
 
     async def play(self, player: str, name: str, variant: str) -> str:
         """The account's race on today's deal of ``variant``: made and started, or refused if
@@ -74,13 +79,18 @@ class DailyDeals:
             )
         game = variant_or_refusal(variant)
         day = day_of(self.clock())
-        seed = await self.store.seed(day, game.id, draw_secret_seed())
+        seed, choice = await self._deal(day, game)
         tag = hashlib.sha256(f"{game.id}|{player}".encode()).hexdigest()[:16]
         race = f"d{day.replace('-', '')}-{tag}"
         settings = RaceSettings(
             variant=game.id, seed=seed, deal_version=DEAL_VERSION, time_limit=TIME_LIMIT,
             spectate=Spectate.AFTER, hold_results=True, unrated=True, daily=f"{day}:{game.id}",
         )  # fmt: skip
+        if choice is not None:  # the results reveal how the deal was chosen, as any race's
+            settings = dataclasses.replace(
+                settings, winnable="proved" if choice.proved else "fallback", line=choice.line,
+                draw=choice.draw, pick=choice.pick,
+            )  # fmt: skip
         if await self.lobby.create_seated(race, DAILY_HOST, {player: name}, settings):
             await self.store.add_race(day, game.id, race)
         elif await self.results.has_results(race):
@@ -96,7 +106,7 @@ class DailyDeals:
         game = variant_or_refusal(variant)
         now = self.clock()
         today, yesterday = day_of(now), day_of(now - DAY)
-        seed = await self.store.seed(today, game.id, draw_secret_seed())
+        seed, _ = await self._deal(today, game)
         board = await self.store.board(today, game.id)
         names = await self.players.names([player for player, _ in board])
         entries = tuple(
@@ -118,6 +128,21 @@ class DailyDeals:
             board=entries,
             yesterday=reveal,
         )
+
+    async def _deal(self, day: str, game: Game) -> tuple[int, WinnableChoice | None]:
+        """The day's seed of ``game`` and the winnable choice it came from: chosen by the
+        day's first request, on any node (the first one stored stands), as a race that asks
+        for a winnable deal chooses one (docs/protocol.md, "Winnable deals")."""
+        known = await self.store.chosen(day, game.id)
+        if known is not None:
+            return known
+        key = (day, game.id)
+        search = self._searches.get(key)
+        if search is None:  # one search per node, however many ask at once
+            search = asyncio.ensure_future(winnable_choice(self.lobby.solver, game, DEAL_VERSION))
+            self._searches[key] = search
+            search.add_done_callback(lambda _: self._searches.pop(key, None))
+        return await self.store.choose(day, game.id, await asyncio.shield(search))
 
     async def tick(self) -> None:
         """Announce the results of every earlier day's races, once the day is revealed

@@ -20,6 +20,7 @@ from server.rules.races import (
 from server.services.codes import id_or_code
 from server.services.refusals import refusal, variant_or_refusal
 from server.services.solving import SolverPool
+from server.services.winnable_deals import winnable_choice
 from server.settings import Settings
 from server.storage.draws import draw_secret_seed
 from server.storage.races import RaceMeta
@@ -98,11 +99,12 @@ class Lobby:
             )
         deal = request.deal
         seed = draw_secret_seed() if deal is None else deal
-        winnable, line = "", tuple[str, ...]()
+        winnable, line, draw, pick = "", tuple[str, ...](), None, None
         if request.winnable and deal is None:
-            choice = await self.solver.winnable_deal(game, DEAL_VERSION)
+            # The first winnable candidate of a secret draw (docs/protocol.md, "Winnable deals").
+            choice = await winnable_choice(self.solver, game, DEAL_VERSION)
             seed, winnable = choice.seed, "proved" if choice.proved else "fallback"
-            line = tuple(choice.line or ())
+            line, draw, pick = choice.line, choice.draw, choice.pick
         settings = RaceSettings(
             variant=game.id,
             deal=deal,
@@ -115,6 +117,8 @@ class Lobby:
             grace=request.grace or DEFAULT_GRACE,
             winnable=winnable,
             line=line,
+            draw=draw,
+            pick=pick,
             practice=bool(request.practice),
             unrated=bool(request.unrated),
         )

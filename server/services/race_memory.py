@@ -41,6 +41,9 @@ class StartedRace:
     commitment: str
     #: The solver's winning line of a winnable deal (empty for other deals).
     line: tuple[str, ...] = ()
+    #: A winnable deal's draw and candidate number (server/rules/winnable.py), else None.
+    draw: int | None = None
+    pick: int | None = None
     #: Racers may ask for hints (a practice race).
     practice: bool = False
 
@@ -123,6 +126,8 @@ class RaceMemory:
             delay=float(settings.delay),
             commitment=commitment(game.id, version, seed, race),
             line=settings.line,
+            draw=settings.draw,
+            pick=settings.pick,
             practice=settings.practice,
         )
         self._started[race] = started

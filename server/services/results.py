@@ -46,6 +46,8 @@ def race_finished(
         logs=dict(results.logs),
         line=list(results.line) if results.line else None,
         par=results.par,
+        draw=results.draw,
+        pick=results.pick,
         analysis=results.analysis,
         event=event,
     )
@@ -217,4 +219,6 @@ def _race_results(started: StartedRace, end: RaceEnd, *, table: bool) -> RaceRes
         logs=end.logs,
         # The proof of a winnable deal; its length is the par.
         line=started.line,
+        draw=started.draw,
+        pick=started.pick,
     )

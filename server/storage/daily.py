@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from server.rules.winnable import WinnableChoice
 from server.storage import keys
 from server.storage.cluster import RedisClient
 from server.storage.exceptions import storage_edge
@@ -16,6 +17,21 @@ __all__ = ["DailyStore"]
 
 #: How long a day's seeds, races and board are kept: a month of history.
 KEEP_SECONDS = 31 * 24 * 3600
+
+
+def _choice_fields(variant: str) -> list[str]:
+    return [f"seed:{variant}", f"draw:{variant}", f"pick:{variant}", f"line:{variant}"]
+
+
+def _chosen(values: list[Any]) -> tuple[int, WinnableChoice | None] | None:
+    """A day's (seed, choice) from its four fields' values; None before its seed was set."""
+    seed, draw, pick, line = (None if v is None else reply_text(v) for v in values)
+    if seed is None:
+        return None
+    if draw is None or pick is None:  # chosen before deals were (a plain secret seed)
+        return int(seed), None
+    moves = tuple(line.split(",")) if line else ()
+    return int(seed), WinnableChoice(int(draw), int(pick), int(seed), moves)
 
 
 @storage_edge
@@ -34,6 +50,28 @@ class DailyStore:
             pipe.expire(key, KEEP_SECONDS)
             _, seed, _ = await pipe.execute()
         return int(seed)
+
+    async def choose(
+        self, day: str, variant: str, choice: WinnableChoice
+    ) -> tuple[int, WinnableChoice | None]:
+        """The day's seed for ``variant``, and the winnable choice it was dealt from: ``choice``
+        if none was stored yet (once, any node: all four fields in one transaction). A
+        day begun before deals were chosen so has a seed and no choice."""
+        key = keys.daily(day)
+        values = [choice.seed, choice.draw, choice.pick, ",".join(choice.line)]
+        async with self.redis.pipeline(transaction=True) as pipe:
+            for field, value in zip(_choice_fields(variant), values, strict=True):
+                pipe.hsetnx(key, field, str(value))
+            pipe.hmget(key, _choice_fields(variant))
+            pipe.expire(key, KEEP_SECONDS)
+            replies = await pipe.execute()
+        chosen = _chosen(replies[-2])
+        assert chosen is not None  # set just now, or before
+        return chosen
+
+    async def chosen(self, day: str, variant: str) -> tuple[int, WinnableChoice | None] | None:
+        """The day's seed and winnable choice as :meth:`choose` stored them; None before."""
+        return _chosen(await self.redis.hmget(keys.daily(day), _choice_fields(variant)))
 
     async def known_seed(self, day: str, variant: str) -> int | None:
         seed = await self.redis.hget(keys.daily(day), f"seed:{variant}")

@@ -98,6 +98,8 @@ def _settings(fields: Mapping[str, str]) -> RaceSettings:
         grace=_optional_int(fields.get("grace")),
         winnable=fields.get("winnable", ""),
         line=tuple(line.split(",")) if line else (),
+        draw=_optional_int(fields.get("draw")),
+        pick=_optional_int(fields.get("pick")),
         practice=fields.get("practice") == "1",
         unrated=fields.get("unrated") == "1",
         tournament=fields.get("tournament") or None,

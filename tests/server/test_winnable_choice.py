@@ -1,0 +1,150 @@
+"""Winnable deals a third party can check: the first winnable candidate of a revealed draw."""
+
+from __future__ import annotations
+
+import asyncio
+import calendar
+import hashlib
+import subprocess
+import sys
+import time
+
+import pytest
+
+from protocol.messages import (
+    CreateRace,
+    Daily,
+    GetDaily,
+    Matched,
+    PlayDaily,
+    RaceFinished,
+    RaceInfo,
+    RaceStarted,
+    Resign,
+    SpectatePolicy,
+    StartRace,
+    deal_commitment,
+)
+from server.engine import DEAL_VERSION, find_variant
+from server.engine.solver import solve_deal
+from server.rules.races import commitment
+from server.rules.winnable import NODES as SOLVER_NODES
+from server.rules.winnable import candidate_seed, check_choice, choose_winnable
+from server.settings import Solving
+from tests.server.accounts import account
+from tests.server.conftest import NODES, TIMEOUT, Clients, NodeFactory
+from tests.server.days import tomorrow
+
+QUADRILLE = find_variant("quadrille")
+
+
+def test_a_candidate_is_the_documented_hash_of_the_draw() -> None:
+    """Candidate k: the first 8 bytes of SHA-256 of the documented text, big-endian."""
+    digest = hashlib.sha256(b"ballroom-winnable/v1/quadrille/1/42/0").digest()
+    assert candidate_seed("quadrille", 1, 42, 0) == int.from_bytes(digest[:8], "big")
+    assert candidate_seed("quadrille", 1, 42, 0) == 6520596977819580406  # golden
+    assert candidate_seed("quadrille", 1, 42, 1) == 13849531534153749382
+
+
+def test_the_choice_is_the_first_winnable_candidate_and_reproducible() -> None:
+    """The same draw gives the same deal; every candidate before it is not proved winnable."""
+    choice = choose_winnable(QUADRILLE, 1, DEAL_VERSION)
+    assert choice == choose_winnable(QUADRILLE, 1, DEAL_VERSION)
+    assert choice.proved and choice.pick == 1  # draw 1: candidate 0 is not winnable
+    assert choice.seed == candidate_seed("quadrille", DEAL_VERSION, 1, choice.pick)
+    first = solve_deal(
+        QUADRILLE, candidate_seed("quadrille", DEAL_VERSION, 1, 0), nodes=SOLVER_NODES
+    )
+    assert not first.won
+    assert (
+        check_choice(
+            QUADRILLE, DEAL_VERSION, draw=1, pick=choice.pick, seed=choice.seed, line=choice.line
+        )
+        == []
+    )
+
+
+def test_a_later_candidate_or_a_foreign_seed_is_caught() -> None:
+    """Skipping a winnable candidate, or dealing a seed the draw does not give, is reported."""
+    first = choose_winnable(QUADRILLE, 3, DEAL_VERSION)
+    assert first.pick == 0  # draw 3: candidate 0 is winnable
+    later = candidate_seed("quadrille", DEAL_VERSION, 3, 1)
+    line = solve_deal(QUADRILLE, later, nodes=SOLVER_NODES).line
+    assert line  # candidate 1 is winnable too: dealing it skips candidate 0
+    skipped = check_choice(QUADRILLE, DEAL_VERSION, draw=3, pick=1, seed=later, line=line)
+    assert skipped == [f"candidate 0 (seed {first.seed}) is winnable too, and comes first"]
+    seed, line = first.seed, first.line
+    foreign = check_choice(QUADRILLE, DEAL_VERSION, draw=4, pick=0, seed=seed, line=line)
+    assert foreign == [f"seed {first.seed} is not candidate 0 of draw 4"]
+
+
+@pytest.mark.usefixtures("no_errors_logged")
+async def test_a_winnable_race_reveals_a_draw_that_checks_out(
+    make_node: NodeFactory, clients: Clients
+) -> None:
+    """The results reveal the draw and the candidate; ballroom winnable checks them."""
+    solving = Solving(workers=1, winnable=TIMEOUT, per_deal=2.0, hint=1.0)
+    async with make_node(solving=solving) as url:
+        alice = await clients.hello(url, "Alice")
+        created = await alice.request(
+            CreateRace(
+                variant="quadrille", max_players=1, time_limit=600, winnable=True,
+                spectate=SpectatePolicy.AFTER,
+            ),
+            RaceInfo,
+        )  # fmt: skip
+        info = created.race
+        assert info.winnable == "proved"
+        assert "draw" not in info.to_data()  # secret until the results
+        race = str(info.id)
+        await alice.request(StartRace(race=race), RaceInfo)
+        await alice.next(RaceStarted)
+        await alice.request(Resign(race=race), RaceInfo)
+        results = await alice.next(RaceFinished, timeout=TIMEOUT)
+
+    assert commitment("quadrille", results.deal_version, results.seed, race) == info.commitment
+    assert results.draw is not None and results.pick is not None and results.line
+    draw, pick = results.draw, results.pick
+    assert results.seed == candidate_seed("quadrille", results.deal_version, draw, pick)
+    checked = subprocess.run(
+        [
+            sys.executable, "-m", "server.cli", "winnable", "quadrille", "--draw", str(draw),
+            "--pick", str(pick), "--seed", str(results.seed),
+            "--deal-version", str(results.deal_version), "--line", ", ".join(results.line),
+        ],
+        capture_output=True, text=True, timeout=TIMEOUT, check=False,
+    )  # fmt: skip
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert checked.stdout.startswith("✓ the first winnable candidate")
+
+
+@pytest.mark.usefixtures("no_errors_logged")
+async def test_the_daily_deal_is_its_draws_first_winnable_deal(
+    make_node: NodeFactory, clients: Clients
+) -> None:
+    """The day's deal is chosen as a winnable race's is; its results, once revealed, say how."""
+    solving = Solving(workers=1, winnable=TIMEOUT, per_deal=2.0, hint=1.0)
+    async with make_node(solving=solving) as url:
+        ann = await account(clients, url, "Ann")
+        today = (await ann.request(GetDaily(variant="quadrille"), Daily)).daily
+        matched = await ann.request(PlayDaily(variant="quadrille"), Matched)
+        await ann.next(RaceStarted, timeout=TIMEOUT)
+        await ann.request(Resign(race=matched.race), RaceInfo)
+        results = NODES[url].races.results
+        async with asyncio.timeout(TIMEOUT):
+            while not await results.has_results(matched.race):  # polled: closed just after
+                await asyncio.sleep(0.02)
+        daily = NODES[url].daily
+        midnight = calendar.timegm(time.strptime(today.day, "%Y-%m-%d")) + 24 * 3600
+        daily.clock = lambda: tomorrow(midnight - 1)  # the day is revealed
+        await daily.tick()
+        finished = await ann.next(RaceFinished, timeout=TIMEOUT)
+
+    assert today.commitment == deal_commitment(
+        "quadrille", finished.deal_version, finished.seed, f"daily-{today.day}"
+    )
+    assert finished.draw is not None and finished.pick is not None and finished.line
+    assert check_choice(
+        QUADRILLE, finished.deal_version, draw=finished.draw, pick=finished.pick,
+        seed=finished.seed, line=finished.line,
+    ) == []  # fmt: skip
