@@ -15,7 +15,7 @@ from client.models.racers import RacerLine, racer_line
 from protocol.layout import Layout
 from protocol.lobby import RacePhase, RaceSummary
 from protocol.messages import RaceFinished, deal_commitment
-from protocol.results import RacerStatus, Standing
+from protocol.results import RaceAnalysis, RacerStatus, Standing
 from protocol.views import Progress, View
 
 __all__ = ["DAILY_HOST", "RaceRecord", "Verdict"]
@@ -153,6 +153,16 @@ class RaceRecord:
         if self.finished is None:
             return ()
         return tuple(self.finished.standings)
+
+    def analysed(self, analysis: RaceAnalysis) -> None:
+        """The post-race analysis came (it follows the results): kept with them."""
+        if self.finished is not None:
+            self.finished = replace(self.finished, analysis=analysis)
+
+    @property
+    def analysis(self) -> RaceAnalysis | None:
+        """The post-race analysis, once the server sent it."""
+        return None if self.finished is None else self.finished.analysis
 
     def finish(self, finished: RaceFinished) -> None:
         """The race is over: its results, and how each racer ended, from the standings

@@ -24,7 +24,8 @@ from client.screens.base import ServerScreen
 from client.session import RequestFailed
 from client.widgets.board import BoardView
 from client.widgets.status import TopBar
-from protocol.messages import GetReplay, Replay
+from protocol.messages import GetReplay, RaceAnalysed, Replay, ServerMessage
+from protocol.results import Winnability
 
 __all__ = ["ReplayScreen", "step_ranges"]
 
@@ -76,6 +77,7 @@ class ReplayScreen(ServerScreen):
         yield BoardView(id="board")
         yield Static("", id="missing")
         yield Static("", id="notice")
+        yield Static("", id="analysis")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -121,6 +123,9 @@ class ReplayScreen(ServerScreen):
         done = "the deal" if step == 0 else f"after move {step}: {log[step - 1]}"
         coming = f"   next: {log[step]}" if step < len(log) else "   (the end)"
         self.query_one("#notice", Static).update(f"Position {done}{coming}")
+        analysis = self.query_one("#analysis", Static)
+        analysis.update(self._analysis(step))
+        analysis.display = self.record.analysis is not None
         if view is None:
             known = step_ranges(list(record.views.get(player, {})) or [0])
             self.query_one("#missing", Static).update(
@@ -129,6 +134,23 @@ class ReplayScreen(ServerScreen):
                 "(your own after each of your moves, every racer's while you watched, "
                 f"and the opening deal).\nSteps shown for {record.name(player)}: {known}."
             )
+
+    def _analysis(self, step: int) -> str:
+        """The shown racer's post-race analysis (once it came)."""
+        analysis = self.record.analysis
+        racer = None if analysis is None else analysis.of(self.player)
+        if analysis is None or racer is None:
+            return ""
+        lost = racer.verdict is Winnability.LOST and racer.move is not None and step >= racer.move
+        return f"Analysis: {racer.describe(analysis.par)}" + (
+            "   (this position is lost)" if lost else ""
+        )
+
+    def server_message(self, message: ServerMessage) -> None:
+        """The post-race analysis came: the notice shows it."""
+        if isinstance(message, RaceAnalysed) and message.race == self.record.race:
+            self.record.analysed(message.analysis)
+            self._redraw()
 
     watch_step = watch_racer = _redraw
 

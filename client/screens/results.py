@@ -20,10 +20,22 @@ from client.models.record import RaceRecord
 from client.screens.base import ServerScreen
 from client.widgets.status import TopBar
 from protocol.accounts import is_guest
-from protocol.messages import RematchOffer, ServerMessage
+from protocol.messages import RaceAnalysed, RematchOffer, ServerMessage
 from protocol.results import DecidedBy
 
-__all__ = ["ResultsScreen", "rematch_offer_text", "results_text"]
+__all__ = ["ResultsScreen", "analysis_text", "rematch_offer_text", "results_text"]
+
+
+def analysis_text(record: RaceRecord) -> Text:
+    """The post-race analysis, a line per racer; empty until the server sent it."""
+    analysis = record.analysis
+    text = Text()
+    if analysis is None:
+        return text
+    text.append("\nAnalysis (the solver, knowing the stock):", "bold")
+    for racer in analysis.racers:
+        text.append(f"\n  {record.name(racer.player)}: {racer.describe(analysis.par)}")
+    return text
 
 
 def results_text(record: RaceRecord) -> Group:
@@ -90,7 +102,9 @@ def results_text(record: RaceRecord) -> Group:
             "it found, not a proved shortest one). Check it with ballroom solve --verify:\n"
         )
         proof.append(", ".join(finished.line), "dim")
-    return Group(table, proof)
+    if record.analysis is None:
+        return Group(table, proof)
+    return Group(table, analysis_text(record), proof)
 
 
 def rematch_offer_text(offer: RematchOffer) -> Text:
@@ -128,9 +142,14 @@ class ResultsScreen(ServerScreen):
         yield Footer()
 
     def server_message(self, message: ServerMessage) -> None:
-        """Another racer offered a rematch of this race: say so, and how to accept."""
+        """Another racer offered a rematch of this race: say so, and how to accept; the
+        post-race analysis came: show it."""
         if isinstance(message, RematchOffer) and message.race == self.record.race and self.composed:
             self.query_one("#offer", Static).update(rematch_offer_text(message))
+        elif isinstance(message, RaceAnalysed) and message.race == self.record.race:
+            self.record.analysed(message.analysis)
+            if self.composed:
+                self.query_one("#results", Static).update(results_text(self.record))
 
     def tournament_says(self, races: Collection[str], text: str) -> None:
         """Under the results of a tournament's race, what comes next in the tournament."""

@@ -177,7 +177,9 @@ class RaceWatch:
         # Whether this watch passed the results on: later offers of a rematch
         # reach the racer through the connection's rematch watch instead.
         self._over = False
-        # Set once the post-race analysis went out: a spectator's watch waits for it.
+        # Set once the results went out to a spectator, and once the post-race
+        # analysis that follows them did: the watch ends after both.
+        self._results_sent = asyncio.Event()
         self._analysed = asyncio.Event()
         # The other racers' newest moves waiting for the next progress frames (at most
         # one batch per progress_every, on the loop's clock), and the timer that sends them.
@@ -262,11 +264,14 @@ class RaceWatch:
                 self._spawn(self.conn.hear_rematches(race, n))
             else:
                 self._spawn(self._finish_spectating(results_frame, results.analysis is None))
-        elif isinstance(event, Analysed) and (self.role is not Role.RACER or not self._over):
-            # After the results: a spectator's watch waits for it; a racer who resumed
-            # the finished race hears it here (else through the rematch watch).
-            self._emit(analysis_frame(race, n, event, shared))
-            self._analysed.set()
+        elif isinstance(event, Analysed):
+            # After the results: a spectator's watch waits for it; a racer hears it
+            # through the rematch watch, or here if this watch has not passed results on.
+            frame = analysis_frame(race, n, event, shared)
+            if self.role is not Role.RACER:
+                self._spawn(self._analysis_after_results(frame))
+            elif not self._over:
+                self._emit(frame)
         elif (
             isinstance(event, RematchOffered)
             and self.role is Role.RACER
@@ -505,11 +510,18 @@ class RaceWatch:
             await asyncio.wait([opening])
         self._pay(everything=True)
         self._emit(results)
+        self._results_sent.set()
         if analysis_follows:
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(ANALYSIS_WAIT):
                     await self._analysed.wait()
         await self.conn.unwatch(self.race, self)
+
+    async def _analysis_after_results(self, frame: bytes) -> None:
+        """The post-race analysis to a spectator, never before the results it follows."""
+        await self._results_sent.wait()
+        self._emit(frame)
+        self._analysed.set()
 
     def _show(self, n: int, frame: bytes) -> None:
         """Send board ``n`` now, or hold it while the opening boards are being read."""

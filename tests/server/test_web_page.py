@@ -474,3 +474,41 @@ async def test_a_tournament_table_is_titled_by_its_tournament_and_links_it(
         await back.click()
         await page.wait_for_url(re.compile(f"/tournament/{doc.code}$"), timeout=WAIT_MS)
         assert_clean(watcher)
+
+
+async def test_the_post_race_analysis_follows_the_results_and_shows_in_the_replay(
+    node: str, browser: Browser
+) -> None:
+    """A watcher sees the results, then each racer's analysis under them (pushed after);
+    the replay says it beside the positions."""
+    host = await ClientSession.connect(node, "Ann")
+    try:
+        created = await host.request(
+            CreateRace(
+                variant="quadrille", max_players=1, time_limit=600, deal=1,
+                spectate=SpectatePolicy.LIVE,
+            ),
+            RaceInfo,
+        )  # fmt: skip
+        race = created.race.id
+        watcher = await Watcher.open(browser)
+        page = watcher.page
+        await page.goto(page_url(node, f"/race/{race}"))
+        await host.request(StartRace(race=race), RaceInfo)
+        started = await host.next(RaceStarted, timeout=TIMEOUT)
+        await host.request(SubmitMove(race=race, seq=0, move=started.legal[0]), Moved)
+        await host.request(Resign(race=race), RaceInfo)
+        await page.locator(".commit-check").wait_for(timeout=WAIT_MS)
+        # Quadrille deal 1 is won by the solver at once: one move loses nothing.
+        await expect(page.locator(".analysis li")).to_have_text(
+            re.compile(r"^Ann: still winnable after the last move; par \d+ moves$")
+        )
+        kinds = [m["t"] for m in watcher.messages()]
+        assert kinds.index("race_finished") < kinds.index("race_analysis")
+        await page.goto(page_url(node, f"/replay/{race}/{host.player}"))
+        await expect(page.locator("p.analysis")).to_contain_text(
+            "Analysis: still winnable after the last move; par"
+        )
+        assert_clean(watcher)
+    finally:
+        await host.close()

@@ -1,6 +1,7 @@
 // One race, watched as any spectator watches it: the `spectating` snapshot,
 // then `board` pushes as racers move, under the race's own policy (live,
-// delayed, after), then `race_finished` with the seed, checked here.
+// delayed, after), then `race_finished` with the seed, checked here, and the
+// post-race analysis (`race_analysis`) that follows it.
 
 import { drawBoard } from "/assets/js/board.js";
 import { checkCommitment } from "/assets/js/commit.js";
@@ -81,6 +82,33 @@ export function standingsTable(standings, replayOf) {
   return h("div", { class: "table-wrap" }, table);
 }
 
+/** One racer's post-race analysis in words, as the terminal client says it. */
+export function analysisText(racer, par) {
+  const words = {
+    lost: `winnable until move ${racer.move} (${racer.text})`,
+    won: "won: winnable throughout",
+    winnable: "still winnable after the last move",
+    unwinnable: "the deal was not winnable",
+  }[racer.verdict] ?? "winnability unknown (the solver ran out of time)";
+  return par == null ? words : `${words}; par ${par} moves`;
+}
+
+/** The post-race analysis (`race_analysis`, or `analysis` in the results): a line per racer. */
+export function analysisBlock(info, analysis) {
+  return h(
+    "section",
+    { class: "analysis", "aria-live": "polite" },
+    h("h3", {}, "Analysis (the solver, knowing the stock)"),
+    h(
+      "ul",
+      {},
+      analysis.racers.map((r) =>
+        h("li", {}, `${nameOf(info, r.player)}: ${analysisText(r, analysis.par)}`),
+      ),
+    ),
+  );
+}
+
 export async function resultsBlock(info, results) {
   // The commitment to hold the seed to is the one published at the start.
   const published = info.commitment ?? results.commitment;
@@ -100,6 +128,7 @@ export async function resultsBlock(info, results) {
     { class: "results", "aria-live": "polite" },
     h("h2", {}, "Results"),
     standingsTable(results.standings, (player) => `/replay/${info.id}/${player}`),
+    results.analysis ? analysisBlock(info, results.analysis) : null,
     h(
       "dl",
       { class: "fair" },
@@ -208,7 +237,14 @@ export async function showRace(wire, main, stop, key) {
         };
       drawHeader();
       drawBoards();
-      fill(results, await resultsBlock(state.info, m));
+      // The analysis may have come with the results (read later) or come after them.
+      state.results = { ...m, analysis: m.analysis ?? state.results?.analysis };
+      fill(results, await resultsBlock(state.info, state.results));
+    }),
+    wire.on("race_analysis", async (m) => {
+      if (m.race !== id || !state.info) return;
+      state.results = { ...state.results, analysis: m.analysis };
+      if (state.results.standings) fill(results, await resultsBlock(state.info, state.results));
     }),
   );
   take(await wire.request({ t: "spectate", race: id }));

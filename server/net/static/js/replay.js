@@ -4,6 +4,7 @@
 
 import { drawBoard } from "/assets/js/board.js";
 import { fill, h, nameOf } from "/assets/js/dom.js";
+import { analysisText } from "/assets/js/race.js";
 
 const SPEEDS = [0.5, 1, 2, 4, 8, 16]; // moves per second
 
@@ -11,12 +12,19 @@ export async function showReplay(wire, main, stop, raceId, player) {
   // The results follow the snapshot of a finished race: they say how a game
   // that ended without a move (resigned, out of time) ended.
   let final = null;
+  let analysis = null; // the post-race analysis, once it came
   let redraw = () => {};
   stop.push(
     wire.on("race_finished", (m) => {
       const standing = m.race === raceId && m.standings.find((s) => s.player === player);
       if (!standing) return;
       final = { resigned: standing.status === "resigned", timeout: standing.status === "timeout" };
+      analysis = m.analysis ?? analysis;
+      redraw();
+    }),
+    wire.on("race_analysis", (m) => {
+      if (m.race !== raceId) return;
+      analysis = m.analysis;
       redraw();
     }),
   );
@@ -30,6 +38,7 @@ export async function showReplay(wire, main, stop, raceId, player) {
 
   const boardSlot = h("div", { class: "boards single" });
   const where = h("p", { class: "where", "aria-live": "polite" });
+  const verdict = h("p", { class: "analysis" });
   const slider = h("input", {
     type: "range",
     min: 0,
@@ -44,6 +53,9 @@ export async function showReplay(wire, main, stop, raceId, player) {
     slider.value = String(at);
     const move = at ? replay.moves[at - 1] : "the deal";
     fill(where, `Move ${at} of ${last}: ${move}`);
+    const mine = analysis?.racers.find((r) => r.player === player);
+    const lost = mine?.verdict === "lost" && at >= mine.move ? "   (this position is lost)" : "";
+    fill(verdict, mine ? `Analysis: ${analysisText(mine, analysis.par)}${lost}` : "");
     const view = at === last && final ? { ...replay.views[at], ...final } : replay.views[at];
     fill(boardSlot, drawBoard(snapshot.layout, view, nameOf(info, player)));
     if (at === last) pause();
@@ -123,6 +135,7 @@ export async function showReplay(wire, main, stop, raceId, player) {
       slider,
     ),
     where,
+    verdict,
     boardSlot,
   );
   show(0);
