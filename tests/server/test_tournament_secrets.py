@@ -15,6 +15,7 @@ import asyncio
 import dataclasses
 import itertools
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -51,7 +52,7 @@ from server.engine.state import State
 from server.net.connection import Connection
 from server.rules.results import RaceResults
 from server.storage import keys
-from server.storage.closing import ClosingStore, RaceEnd
+from server.storage.closing import ClosingStore
 from server.storage.results import ResultStore
 from server.storage.store import Store
 from server.storage.tournaments import TournamentStore
@@ -93,18 +94,12 @@ class Recorder:
             send_frame(conn, frame)
 
         async def spy_results(
-            store: ClosingStore,
-            race: str,
-            results: RaceResults,
-            *,
-            hold: bool,
-            end: RaceEnd,
-            keep_for: float,
+            store: ClosingStore, race: str, results: RaceResults, *, hold: bool, **rest: Any
         ) -> RaceResults | None:
             # Noted before the results are announced: the seed is public from then on.
             if not hold:
                 self.closed.setdefault(race, next(self._clock))
-            return await record_results(store, race, results, hold=hold, end=end, keep_for=keep_for)
+            return await record_results(store, race, results, hold=hold, **rest)
 
         async def spy_announce(store: ResultStore, race: str) -> int:
             self.closed.setdefault(race, next(self._clock))
