@@ -10,6 +10,7 @@ race takes the seat, which the first is told. Screenshots at 1280×800 and
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import AsyncIterator
 
@@ -17,9 +18,11 @@ import pytest
 from playwright.async_api import Browser, BrowserContext, Page, expect
 
 from client.session import ClientSession
+from client.tournament_bot import TournamentBot
 from protocol.messages import (
     Account,
     JoinRace,
+    ManageTournament,
     Matched,
     Queued,
     QuickRace,
@@ -32,10 +35,12 @@ from protocol.messages import (
     RematchOffer,
     RematchState,
     Resign,
+    TournamentAction,
+    TournamentInfo,
 )
 from tests.server.browser import Watcher, chromium_path, launched
 from tests.server.conftest import TIMEOUT, NodeFactory
-from tests.server.hosting import FAST
+from tests.server.hosting import FAST, QUICK, host_tournament
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
@@ -83,7 +88,7 @@ def assert_clean(watcher: Watcher) -> None:
 async def as_guest(watcher: Watcher, node: str, name: str) -> Page:
     page = watcher.page
     await page.goto(page_url(node, "/play"))
-    await page.get_by_label("Name").fill(name)
+    await page.get_by_label("Name", exact=True).fill(name)
     await page.get_by_role("button", name="Play as guest").click()
     await expect(page.locator(".who strong")).to_have_text(name)
     return page
@@ -223,8 +228,8 @@ async def test_register_log_out_and_log_in(node: str, context: BrowserContext) -
     watcher = await Watcher.open_in(context, *PHONE)
     page = watcher.page
     await page.goto(page_url(node, "/play"))
-    await page.get_by_label("Name").fill("Regina")
-    await page.get_by_label("Password").fill("correct horse")
+    await page.get_by_label("Name", exact=True).fill("Regina")
+    await page.get_by_label("Password", exact=True).fill("correct horse")
     await page.get_by_role("button", name="Register").click()
     await expect(page.locator(".who")).to_contain_text("Regina (account)")
     token = await page.evaluate("JSON.parse(localStorage.getItem('ballroom.session')).token")
@@ -232,11 +237,11 @@ async def test_register_log_out_and_log_in(node: str, context: BrowserContext) -
     await page.get_by_role("button", name="Log out").click()
     await expect(page.locator(".who")).to_contain_text("Pick a name")
     assert await page.evaluate("localStorage.getItem('ballroom.session')") is None
-    await page.get_by_label("Name").fill("regina")
-    await page.get_by_label("Password").fill("wrong password")
+    await page.get_by_label("Name", exact=True).fill("regina")
+    await page.get_by_label("Password", exact=True).fill("wrong password")
     await page.get_by_role("button", name="Log in").click()
     await expect(page.locator(".notice")).to_contain_text("✗")
-    await page.get_by_label("Password").fill("correct horse")
+    await page.get_by_label("Password", exact=True).fill("correct horse")
     await page.get_by_role("button", name="Log in").click()
     await expect(page.locator(".who")).to_contain_text("Regina (account)")
     await watcher.screenshot("play-account", *PHONE)
@@ -258,8 +263,8 @@ async def test_a_browser_and_a_terminal_racer_on_two_nodes_finish_a_quick_race(
         watcher = await Watcher.open_in(context, *LAPTOP)
         page = watcher.page
         await page.goto(page_url(node_a, "/play"))
-        await page.get_by_label("Name").fill("Bea")
-        await page.get_by_label("Password").fill("browser racer")
+        await page.get_by_label("Name", exact=True).fill("Bea")
+        await page.get_by_label("Password", exact=True).fill("browser racer")
         await page.get_by_role("button", name="Register").click()
         await expect(page.locator(".who")).to_contain_text("Bea (account)")
         tom = await ClientSession.connect(node_b, "Tom")
@@ -340,8 +345,8 @@ async def test_an_account_plays_the_daily_deal(node: str, context: BrowserContex
     watcher = await Watcher.open_in(context, *PHONE)
     page = await as_guest(watcher, node, "Dee")
     assert not await page.get_by_role("button", name="Daily deal").count()
-    await page.get_by_label("Name").fill("Daisy")
-    await page.get_by_label("Password").fill("one deal a day")
+    await page.get_by_label("Name", exact=True).fill("Daisy")
+    await page.get_by_label("Password", exact=True).fill("one deal a day")
     await page.get_by_role("button", name="Register").click()
     await expect(page.locator(".who")).to_contain_text("Daisy (account)")
     await page.get_by_role("button", name="Daily deal").click()
@@ -349,3 +354,41 @@ async def test_an_account_plays_the_daily_deal(node: str, context: BrowserContex
     await page.locator(".board.mine .pile.source").first.wait_for()
     await expect(page.locator("h1 .kind")).to_have_text("daily deal")
     assert_clean(watcher)
+
+
+async def test_an_entrant_is_taken_to_each_table_of_a_tournament(
+    node: str, context: BrowserContext
+) -> None:
+    """Entered by its code, the page goes to the entrant's table when round one starts,
+    and on to the next table when round two does."""
+    host, doc = await host_tournament(node, format="rounds", variants=["gavotte"], rounds=2)
+    bot = TournamentBot(node, name="Bot 0", speed=0, seed=0, patience=QUICK)
+    task = asyncio.create_task(bot.run(code=doc.code))
+    try:
+        watcher = await Watcher.open_in(context, *LAPTOP)
+        page = await as_guest(watcher, node, "Tess")
+        await page.get_by_label("Tournament code").fill(doc.code)
+        await page.get_by_role("button", name="Enter tournament").click()
+        await page.wait_for_url(re.compile(f"/play/tournament/{doc.code}$"))
+        await expect(page.locator(".entrants li")).to_have_count(2)
+        await watcher.screenshot("play-tournament", *LAPTOP)
+        await host.request(
+            ManageTournament(tournament=doc.id, action=TournamentAction.START), TournamentInfo
+        )
+        tables = []
+        for _ in range(2):
+            await page.wait_for_url(re.compile(r"/play/(?!tournament)[^/]+$"))
+            tables.append(page.url.rsplit("/", 1)[1])
+            await page.locator(".board.mine .pile").first.wait_for()
+            await page.keyboard.press("x")
+            await page.keyboard.press("x")
+            await expect(page.locator(".notice")).to_contain_text("You resigned")
+            if len(tables) == 1:
+                first = tables[0]
+                await page.wait_for_url(re.compile(f"/play/(?!tournament)(?!{first})[^/]+$"))
+        assert len(set(tables)) == 2
+        assert_clean(watcher)
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        await host.close()

@@ -18,23 +18,22 @@
 import { bots } from "/assets/js/bot.js";
 import { drawBoard, progressText } from "/assets/js/board.js";
 import { clock, fill, go, h, nameOf, raceName } from "/assets/js/dom.js";
+import { followTables } from "/assets/js/entrant.js";
 import { MovePicker, parseMove } from "/assets/js/picker.js";
 import { resultsBlock } from "/assets/js/race.js";
 
 /** Race infos the page was given with a `matched` (a quick race, a rematch, the daily deal). */
 export const knownRaces = new Map();
 
-/** The race's info when the `resume` reply (a board) carries none: known, listed, or bare. */
-async function infoOf(wire, id, me, variant) {
+/** The race's info, which a `resume` reply with a board lacks: known, listed, or null. */
+async function infoOf(wire, id) {
   if (knownRaces.has(id)) return knownRaces.get(id);
   try {
     const listed = await wire.request({ t: "list_races" });
-    const found = listed.races.find((r) => r.id === id);
-    if (found) return found;
+    return listed.races.find((r) => r.id === id) ?? null;
   } catch {
-    // The bare info below will do until a push says more.
+    return null; // a bare info will do until a push says more
   }
-  return { id, variant, players: [me], names: {}, phase: "running" };
 }
 
 /** The piles a move joins (for marking it pending or highlighted). */
@@ -137,7 +136,15 @@ export async function showGame(wire, main, stop, id) {
             () => rematch(),
           ),
         );
-      parts.push(h("a", { href: "/play" }, "Race again"));
+      if (info.tournament_code)
+        parts.push(
+          h(
+            "a",
+            { href: `/play/tournament/${encodeURIComponent(info.tournament_code)}` },
+            "Back to the tournament",
+          ),
+        );
+      else parts.push(h("a", { href: "/play" }, "Race again"));
     }
     fill(controls, parts);
   };
@@ -186,7 +193,7 @@ export async function showGame(wire, main, stop, id) {
   };
 
   const drawAll = () => {
-    if (!state.info) return;
+    if (!state.info?.players) return;
     drawHeader();
     drawControls();
     drawBoardNow();
@@ -395,9 +402,10 @@ export async function showGame(wire, main, stop, id) {
     go("/play");
   };
 
-  const takeReply = async (reply) => {
+  const takeReply = (reply) => {
     if (reply.t === "race_started") {
-      state.info = state.info ?? (await infoOf(wire, id, me, reply.layout.variant));
+      const bare = { id, variant: reply.layout.variant, players: [me], names: {} };
+      if (!state.info?.players) state.info = { ...bare, ...state.info };
       started(reply);
     } else if (reply.t === "race") {
       state.info = reply.race;
@@ -407,7 +415,7 @@ export async function showGame(wire, main, stop, id) {
 
   const resync = async () => {
     try {
-      await takeReply(await wire.request({ t: "resume", race: id, since: state.since }));
+      takeReply(await wire.request({ t: "resume", race: id, since: state.since }));
     } catch (error) {
       refused(null, error);
     }
@@ -503,6 +511,9 @@ export async function showGame(wire, main, stop, id) {
     }),
   );
 
+  // A tournament's next stage seats this entrant elsewhere: on to that table.
+  stop.push(followTables(wire, me, id, (race) => go(`/play/${encodeURIComponent(race)}`)));
+
   // -- pointer and keys --------------------------------------------------------
   board.addEventListener("click", (event) => {
     const pile = event.target.closest(".pile");
@@ -538,6 +549,7 @@ export async function showGame(wire, main, stop, id) {
   stop.push(() => clearInterval(timer));
 
   // -- in: this connection takes the seat (a second tab's takes it from the first)
+  state.info = await infoOf(wire, id);
   let reply;
   try {
     const asked = wire.request({ t: "resume", race: id, since: 0 });
@@ -560,6 +572,6 @@ export async function showGame(wire, main, stop, id) {
     go(`/race/${encodeURIComponent(id)}`); // not one of its racers: watch it instead
     return;
   }
-  await takeReply(reply);
+  takeReply(reply);
   tick();
 }

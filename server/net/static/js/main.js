@@ -6,6 +6,7 @@
 // share one connection, so a queue place or a seat survives moving between them.
 
 import { h, fill } from "/assets/js/dom.js";
+import { showEntrant } from "/assets/js/entrant.js";
 import { showGame } from "/assets/js/game.js";
 import { forgetIdentity, loadIdentity, onIdentityChange } from "/assets/js/identity.js";
 import { showLobby } from "/assets/js/lobby.js";
@@ -28,6 +29,8 @@ function route(path) {
   const parts = path.split("/").filter(Boolean).map(decodeURIComponent);
   if (parts[0] === "play" && parts.length === 1) return showPlay;
   if (parts[0] === "play" && parts.length === 2) return (w, m, s) => showGame(w, m, s, parts[1]);
+  if (parts[0] === "play" && parts[1] === "tournament" && parts.length === 3)
+    return (w, m, s) => showEntrant(w, m, s, parts[2]);
   if (parts[0] === "race" && parts.length === 2) return (w, m, s) => showRace(w, m, s, parts[1]);
   if (parts[0] === "tournament" && parts.length === 2)
     return (w, m, s) => showTournament(w, m, s, parts[1]);

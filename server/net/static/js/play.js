@@ -165,6 +165,18 @@ function racePanel(wire, say, account) {
     "2",
   );
   const code = field("Join code", { name: "code", maxlength: 12, autocomplete: "off" });
+  const tournament = field("Tournament code", {
+    name: "tournament",
+    maxlength: 12,
+    autocomplete: "off",
+  });
+  const entry = field("Entry password (if any)", {
+    name: "entry",
+    type: "password",
+    maxlength: 64,
+    autocomplete: "off",
+  });
+  const enter = h("button", { type: "button", class: "enter" }, "Enter tournament");
   const practiceButton = h("button", { type: "button", class: "practice" }, "Practice vs bot");
   const create = h("button", { type: "button", class: "create" }, "Create race");
   const join = h("button", { type: "button", class: "join" }, "Join");
@@ -196,6 +208,12 @@ function racePanel(wire, say, account) {
   wireUp(quick, [], say, async () =>
     showQueue(await wire.request({ t: "quick_race", variant: variant.select.value })),
   );
+  wireUp(enter, [tournament.input, entry.input], say, async () => {
+    const request = { t: "join_tournament", code: tournament.input.value.trim() };
+    if (entry.input.value) request.password = entry.input.value;
+    const joined = await wire.request(request);
+    go(`/play/tournament/${encodeURIComponent(joined.tournament.code)}`);
+  });
   wireUp(leaveQueue, [], say, async () => showQueue(await wire.request({ t: "leave_queue" })));
   if (daily)
     wireUp(daily, [], say, async () => {
@@ -213,6 +231,7 @@ function racePanel(wire, say, account) {
       h("div", { class: "fields" }, racers.row, create),
       h("div", { class: "fields" }, code.row, join),
       h("div", { class: "fields" }, quick, leaveQueue, daily),
+      h("div", { class: "fields" }, tournament.row, entry.row, enter),
       queued,
     ),
   };
