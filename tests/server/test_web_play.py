@@ -11,11 +11,13 @@ race takes the seat, which the first is told. Screenshots at 1280×800 and
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 from collections.abc import AsyncIterator
 
+import msgpack
 import pytest
-from playwright.async_api import Browser, BrowserContext, Page, expect
+from playwright.async_api import Browser, BrowserContext, Page, WebSocketRoute, expect
 
 from client.session import ClientSession
 from client.tournament_bot import TournamentBot
@@ -392,3 +394,76 @@ async def test_an_entrant_is_taken_to_each_table_of_a_tournament(
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
         await host.close()
+
+
+async def test_a_move_is_pending_until_the_server_answers(
+    node: str, context: BrowserContext
+) -> None:
+    """The server's answers held back on the way: the move shows pending and the board stays
+    as it was; let through, the board is the server's."""
+    watcher = await Watcher.open_in(context, *LAPTOP)
+    page = watcher.page
+    held: list[tuple[WebSocketRoute, bytes | str]] = []
+    holding = asyncio.Event()
+
+    def between(socket: WebSocketRoute) -> None:
+        server = socket.connect_to_server()
+
+        def forward(frame: bytes | str) -> None:
+            if holding.is_set() and isinstance(frame, bytes):
+                with contextlib.suppress(Exception):
+                    if msgpack.unpackb(frame, raw=False).get("t") == "moved":
+                        held.append((socket, frame))
+                        return
+            socket.send(frame)
+
+        server.on_message(forward)
+
+    await page.route_web_socket(re.compile(".*"), between)
+    page = await as_guest(watcher, node, "Pat")
+    await practice(page, "random")
+    before = await moves_made(page)
+    holding.set()
+    await page.keyboard.press("n")
+    await page.keyboard.press("Enter")
+    mine = page.locator(".board.mine")
+    await expect(mine.locator(".pile.pending").first).to_be_visible()
+    await expect(page.locator(".notice")).to_contain_text("…")
+    assert await moves_made(page) == before  # not drawn as done
+    await page.keyboard.press("d")  # a second move waits for the first's answer
+    await expect(page.locator(".notice")).to_contain_text("Waiting for the server")
+    holding.clear()
+    for socket, frame in held:
+        socket.send(frame)
+    await expect(page.locator(".notice")).to_contain_text("✓")
+    await expect(mine.locator(".pile.pending")).to_have_count(0)
+    assert await moves_made(page) == before + 1
+    assert_clean(watcher)
+
+
+async def test_a_card_dragged_onto_a_legal_pile_moves(node: str, context: BrowserContext) -> None:
+    """Drag and drop does what two clicks do: the card goes where the server allows."""
+    watcher = await Watcher.open_in(context, *LAPTOP)
+    page = await as_guest(watcher, node, "Dru")
+    await practice(page, "random")
+    mine = page.locator(".board.mine")
+    before = await moves_made(page)
+    for _ in range(30):  # deal until some card can move
+        sources = await mine.locator(".pile.source:not(.role-stock)").all()
+        for pile in [await p.get_attribute("data-pile") for p in sources]:
+            await mine.locator(f'.pile[data-pile="{pile}"]').click()
+            targets = await mine.locator(".pile.target").all()
+            target = await targets[0].get_attribute("data-pile") if targets else None
+            await page.keyboard.press("Escape")
+            if target is None:
+                continue
+            card = mine.locator(f'.pile[data-pile="{pile}"] .card[data-index]').last
+            await card.drag_to(mine.locator(f'.pile[data-pile="{target}"]'))
+            await expect(page.locator(".notice")).to_contain_text("✓")
+            assert await moves_made(page) == before + 1
+            assert_clean(watcher)
+            return
+        await page.keyboard.press("d")
+        await expect(mine.locator(".progress-text")).to_contain_text(f"{before + 1} moves")
+        before += 1
+    pytest.fail("no card could move in 30 deals")

@@ -56,6 +56,7 @@ function pile(spec, cards, hidden, marks) {
   const first = cards.length - shown.length;
   shown.forEach((id, i) => {
     const drawn = card(id, first + i);
+    if (marks) drawn.setAttribute("draggable", "true");
     const index = marks?.picked?.pile === spec.id ? marks.picked.index : null;
     if (index === first + i) drawn.classList.add("chosen");
     parts.push(drawn);

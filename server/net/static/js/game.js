@@ -286,7 +286,7 @@ export async function showGame(wire, main, stop, id) {
     }
   };
 
-  const choose = (pile, index) => {
+  const choose = (pile, index, redraw = drawAll) => {
     if (state.seatLost) return seatTaken();
     if (state.pending || !state.picker?.moves.length || state.finished) return;
     state.highlight = null;
@@ -301,7 +301,7 @@ export async function showGame(wire, main, stop, id) {
           ? `${pile}: ${count} legal move${count === 1 ? "" : "s"}; pick where it goes`
           : `${pile}: no legal move from here now; drop it on a pile to hear why`,
       );
-      drawAll();
+      redraw();
       return;
     }
     const { pile: source, index: sourceIndex } = state.picked;
@@ -520,6 +520,35 @@ export async function showGame(wire, main, stop, id) {
     if (!pile) return;
     const card = event.target.closest(".card[data-index]");
     choose(pile.dataset.pile, card ? Number(card.dataset.index) : null);
+  });
+  // Drag and drop: picking up a card picks it, dropping it on a pile drops it there.
+  board.addEventListener("dragstart", (event) => {
+    const pile = event.target.closest?.(".pile");
+    if (!pile || state.pending || state.seatLost) return event.preventDefault();
+    const card = event.target.closest(".card[data-index]");
+    state.picked = null;
+    // Drawn a moment later: redrawing now would take the dragged card away.
+    choose(pile.dataset.pile, card ? Number(card.dataset.index) : null, () =>
+      setTimeout(drawAll, 0),
+    );
+    if (!state.picked) return event.preventDefault(); // the stock deals instead
+    event.dataTransfer.effectAllowed = "move";
+    event.dataTransfer.setData("text/plain", pile.dataset.pile);
+  });
+  board.addEventListener("dragover", (event) => {
+    if (state.picked && event.target.closest?.(".pile")) event.preventDefault();
+  });
+  board.addEventListener("drop", (event) => {
+    const pile = event.target.closest?.(".pile");
+    if (!pile || !state.picked) return;
+    event.preventDefault();
+    choose(pile.dataset.pile, null);
+  });
+  board.addEventListener("dragend", () => {
+    if (state.picked && !state.pending) {
+      state.picked = null;
+      drawAll();
+    }
   });
   const keys = (event) => {
     if (event.target.closest?.("input, select, textarea") || event.ctrlKey || event.metaKey)
