@@ -469,3 +469,45 @@ async def test_a_card_dragged_onto_a_legal_pile_moves(node: str, context: Browse
         await expect(mine.locator(".progress-text")).to_contain_text(f"{before + 1} moves")
         before += 1
     pytest.fail("no card could move in 30 deals")
+
+
+async def test_a_lost_connection_comes_back_to_the_same_board(
+    node: str, context: BrowserContext
+) -> None:
+    """The page's connection dropped mid-race: it says so, connects again with its token,
+    resumes the race, and the board is where it was, still playable."""
+    watcher = await Watcher.open_in(context, *LAPTOP)
+    page = watcher.page
+    mine: list[WebSocketRoute] = []  # the sockets that said hello as the racer
+
+    def between(socket: WebSocketRoute) -> None:
+        server = socket.connect_to_server()
+
+        def forward(frame: bytes | str) -> None:
+            if isinstance(frame, bytes):
+                with contextlib.suppress(Exception):
+                    said = msgpack.unpackb(frame, raw=False)
+                    if said.get("t") == "welcome" and said.get("name") == "Rae":
+                        mine.append(socket)
+            socket.send(frame)
+
+        server.on_message(forward)
+
+    await page.route_web_socket(re.compile(".*"), between)
+    page = await as_guest(watcher, node, "Rae")
+    race = await practice(page, "random")
+    await page.keyboard.press("n")
+    await page.keyboard.press("Enter")
+    await expect(page.locator(".notice")).to_contain_text("✓")
+    made = await moves_made(page)
+    await mine[-1].close(code=1011, reason="test")
+    await expect(page.locator("#connection")).to_contain_text("connection lost")
+    await expect(page.locator("#connection")).to_have_text("connected")
+    await page.locator(".board.mine .pile.source").first.wait_for()
+    assert page.url.endswith(f"/play/{race}")
+    assert await moves_made(page) == made
+    await page.keyboard.press("n")
+    await page.keyboard.press("Enter")
+    await expect(page.locator(".notice")).to_contain_text("✓")
+    assert await moves_made(page) == made + 1
+    assert_clean(watcher)
