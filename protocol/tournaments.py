@@ -555,7 +555,8 @@ class ClosedRace:
     """A closed race of the record: its results and the seed that proves its deal.
 
     ``logs`` holds every racer's moves as text; ``line`` and ``par`` are a
-    winnable deal's winning line, when the solver found one.
+    winnable deal's winning line, when the solver found one; ``draw`` and
+    ``pick`` say how that deal was chosen (docs/protocol.md, "Winnable deals").
     """
 
     variant: str
@@ -566,6 +567,8 @@ class ClosedRace:
     logs: Mapping[str, tuple[str, ...]]
     line: tuple[str, ...] | None = None
     par: int | None = None
+    draw: int | None = None
+    pick: int | None = None
 
     @classmethod
     def read(cls, shape: Shape) -> ClosedRace:
@@ -581,6 +584,8 @@ class ClosedRace:
             logs={player: logs.texts(player) for player in shape.mapping("logs")},
             line=None if shape.value("line", None) is None else shape.texts("line"),
             par=shape.optional_integer("par"),
+            draw=shape.optional_integer("draw"),
+            pick=shape.optional_integer("pick"),
         )
 
 

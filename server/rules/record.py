@@ -5,7 +5,8 @@ document and, for every race that has closed, its results (standings,
 revealed seed, commitment, deal version, every racer's move log).
 :func:`verify` checks it without trusting the server: each seed must hash to
 the commitment published at the race's start, and each racer's log must
-replay on that deal to the cards home and move count the standings claim.
+replay on that deal to the cards home and move count the standings claim;
+a winnable deal must be the first winnable candidate of its revealed draw.
 """
 
 from __future__ import annotations
@@ -14,8 +15,9 @@ from protocol.messages import deal_commitment
 from protocol.moves import Move, MoveSyntaxError
 from protocol.results import RacerStatus
 from protocol.tournaments import ClosedRace, Record, TournamentTable
-from server.engine import IllegalMoveError, find_variant
+from server.engine import Game, IllegalMoveError, find_variant
 from server.engine.exceptions import UnknownVariantError
+from server.rules.winnable import candidate_seed, check_choice
 
 __all__ = ["verify"]
 
@@ -67,4 +69,18 @@ def _verify_race(table: TournamentTable, closed: ClosedRace) -> list[str]:
             )
         if (row.status is RacerStatus.WON) != game.is_won(state):
             problems.append(f"{name}: {row.name}'s status {row.status.value!r} is wrong")
-    return problems
+    return problems + _verify_choice(name, game, closed)
+
+
+def _verify_choice(name: str, game: Game, closed: ClosedRace) -> list[str]:
+    """A winnable deal's choice: its draw's first candidate the solver proves winnable
+    (docs/protocol.md, "Winnable deals"), or candidate 0 for the fallback."""
+    draw, pick, version = closed.draw, closed.pick, closed.deal_version
+    if draw is None or pick is None:
+        return []
+    if not closed.line:  # the fallback: candidate 0, claimed winnable by nobody
+        if pick == 0 and candidate_seed(game.id, version, draw, 0) == closed.seed:
+            return []
+        return [f"{name}: seed {closed.seed} is not the fallback of draw {draw}"]
+    found = check_choice(game, version, draw=draw, pick=pick, seed=closed.seed, line=closed.line)
+    return [f"{name}: {problem}" for problem in found]

@@ -40,6 +40,7 @@ from server.services.codes import id_or_code
 from server.services.guesses import Guesses
 from server.services.races import RaceServices
 from server.services.refusals import variant_or_refusal
+from server.services.winnable_deals import winnable_choice
 from server.settings import Settings
 from server.storage import keys
 from server.storage.counters import RateCounters
@@ -340,7 +341,7 @@ class Director:
         deal = await self._stage_deal(doc, plan.n, plan.variant)
         if deal is None:
             return doc  # a winnable deal is being looked for: a later tick starts the stage
-        seed, winnable, line = deal
+        seed, winnable, line, draw, pick = deal
         names = doc.names
         races: list[TournamentTable] = []
         for number, table in enumerate(plan.tables, 1):
@@ -362,7 +363,9 @@ class Director:
                 # A round ranks games not won by cards home alone: so do its tables.
                 round_ranked=not doc.knockout,
                 winnable=winnable,
-                line=tuple(line.split(",")) if line else (),
+                line=line,
+                draw=draw,
+                pick=pick,
             )
             await self.races.lobby.create_seated(
                 race, doc.id, {p: names[p] for p in table.players}, settings
@@ -380,8 +383,9 @@ class Director:
 
     async def _stage_deal(
         self, doc: Tournament, stage: int, variant: str
-    ) -> tuple[int, str, str] | None:
-        """The stage's (seed, winnable status, line); None while a winnable one is searched for.
+    ) -> tuple[int, str, tuple[str, ...], int | None, int | None] | None:
+        """The stage's (seed, winnable status, line, draw, pick); None while a winnable one is
+        searched for (docs/protocol.md, "Winnable deals": any table's results reveal it).
 
         The search runs in the race service's solver pool without the
         tournament's lock (it takes seconds); the first node to find a deal
@@ -389,10 +393,11 @@ class Director:
         """
         tournament = doc.id
         if not doc.winnable:
-            return await self.tournaments.stage_seed(tournament, stage), "", ""
+            return await self.tournaments.stage_seed(tournament, stage), "", (), None, None
         found = await self.tournaments.stage_deal(tournament, stage)
         if found is not None:
-            return found
+            status = "proved" if found.proved else "fallback"
+            return found.seed, status, found.line, found.draw, found.pick
         key = (tournament, stage)
         if key not in self._searches:
             task = asyncio.get_running_loop().create_task(self._search(tournament, stage, variant))
@@ -402,12 +407,9 @@ class Director:
 
     async def _search(self, tournament: str, stage: int, variant: str) -> None:
         try:
-            choice = await self.races.solver.winnable_deal(
-                variant_or_refusal(variant), DEAL_VERSION
-            )
-            status = "proved" if choice.proved else "fallback"
-            line = ",".join(choice.line or ())
-            await self.tournaments.offer_stage_deal(tournament, stage, choice.seed, status, line)
+            game = variant_or_refusal(variant)
+            choice = await winnable_choice(self.races.solver, game, DEAL_VERSION)
+            await self.tournaments.offer_stage_deal(tournament, stage, choice)
         except Exception:
             log.exception("the search for a winnable deal of %s failed", tournament)
 

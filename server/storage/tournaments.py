@@ -22,6 +22,7 @@ from redis.asyncio.lock import Lock
 
 from protocol.tournaments import Tournament, TournamentStatus
 from server.rules.events import TournamentChanged
+from server.rules.winnable import WinnableChoice
 from server.storage import keys
 from server.storage.draws import draw_secret_seed, new_code
 from server.storage.event_codec import encode_event
@@ -189,20 +190,22 @@ class TournamentStore:
         await self.redis.hsetnx(meta, f"seed:{stage}", draw_secret_seed())
         return int(reply_text(await self.redis.hget(meta, f"seed:{stage}")))
 
-    async def stage_deal(self, tournament: str, stage: int) -> tuple[int, str, str] | None:
-        """A winnable stage's (seed, "proved" or "fallback", line), once a node has found one."""
+    async def stage_deal(self, tournament: str, stage: int) -> WinnableChoice | None:
+        """A winnable stage's deal and how it was chosen, once a node has found one."""
         found = await self.redis.hget(keys.tournament_meta(tournament), f"deal:{stage}")
         if found is None:
             return None
-        seed, status, line = reply_text(found).split("|", 2)
-        return int(seed), status, line
+        seed, draw, pick, line = reply_text(found).split("|", 3)
+        moves = tuple(line.split(",")) if line else ()
+        return WinnableChoice(int(draw), int(pick), int(seed), moves)
 
-    async def offer_stage_deal(
-        self, tournament: str, stage: int, seed: int, status: str, line: str
-    ) -> None:
+    async def offer_stage_deal(self, tournament: str, stage: int, choice: WinnableChoice) -> None:
         """Keep a winnable stage's deal, unless another node's search got there first."""
+        line = ",".join(choice.line)
         await self.redis.hsetnx(
-            keys.tournament_meta(tournament), f"deal:{stage}", f"{seed}|{status}|{line}"
+            keys.tournament_meta(tournament),
+            f"deal:{stage}",
+            f"{choice.seed}|{choice.draw}|{choice.pick}|{line}",
         )
 
     async def touch(self, seen: dict[str, set[str]], now: float) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import calendar
+import copy
 import hashlib
 import subprocess
 import sys
@@ -15,6 +16,7 @@ from protocol.messages import (
     CreateRace,
     Daily,
     GetDaily,
+    GetTournamentRecord,
     Matched,
     PlayDaily,
     RaceFinished,
@@ -23,17 +25,20 @@ from protocol.messages import (
     Resign,
     SpectatePolicy,
     StartRace,
+    TournamentRecord,
     deal_commitment,
 )
 from server.engine import DEAL_VERSION, find_variant
 from server.engine.solver import solve_deal
 from server.rules.races import commitment
+from server.rules.record import verify
 from server.rules.winnable import NODES as SOLVER_NODES
 from server.rules.winnable import candidate_seed, check_choice, choose_winnable
 from server.settings import Solving
 from tests.server.accounts import account
 from tests.server.conftest import NODES, TIMEOUT, Clients, NodeFactory
 from tests.server.days import tomorrow
+from tests.server.hosting import FAST, host_tournament, run_bots
 
 QUADRILLE = find_variant("quadrille")
 
@@ -148,3 +153,24 @@ async def test_the_daily_deal_is_its_draws_first_winnable_deal(
         QUADRILLE, finished.deal_version, draw=finished.draw, pick=finished.pick,
         seed=finished.seed, line=finished.line,
     ) == []  # fmt: skip
+
+
+async def test_a_winnable_tournament_record_proves_each_deal_was_the_first_winnable(
+    make_node: NodeFactory,
+) -> None:
+    """tournament verify checks each table's draw and pick; a wrong draw is caught."""
+    solving = Solving(workers=1, winnable=TIMEOUT, per_deal=2.0, hint=1.0)
+    async with make_node(timeouts=FAST, solving=solving) as url:
+        host, doc = await host_tournament(
+            url, format="rounds", variants=["quadrille"], rounds=1, winnable=True
+        )
+        await run_bots([url], doc.code, 2, host, doc.id)
+        record = await host.request(GetTournamentRecord(code=doc.code), TournamentRecord)
+        await host.close()
+    assert verify(record.record) == []
+    [(race, closed)] = record.record["races"].items()
+    assert isinstance(closed["draw"], int) and isinstance(closed["pick"], int)
+    tampered = copy.deepcopy(record.record)
+    tampered["races"][race]["draw"] = closed["draw"] + 1
+    [problem] = verify(tampered)
+    assert problem.startswith(f"{race}: seed {closed['seed']} is not candidate")
