@@ -173,7 +173,8 @@ async def _wait_for_error(watcher: Watcher) -> list[dict[str, object]]:
 
 
 async def test_keys_deal_and_finish(node: str, context: BrowserContext) -> None:
-    """The keyboard alone: n shows a legal move, Enter plays it, f plays cards home."""
+    """The keyboard alone: n shows a legal move and Enter plays it, d deals, f plays every
+    card it can home, h asks for a hint (a practice race)."""
     watcher = await Watcher.open_in(context, *PHONE)
     page = await as_guest(watcher, node, "Kay")
     await practice(page, "random")
@@ -183,6 +184,43 @@ async def test_keys_deal_and_finish(node: str, context: BrowserContext) -> None:
     await page.keyboard.press("Enter")
     await expect(page.locator(".notice")).to_contain_text("✓")
     assert await moves_made(page) == before + 1
+    await page.keyboard.press("d")
+    await expect(page.locator(".board.mine .progress-text")).to_contain_text(f"{before + 2} moves")
+    await page.keyboard.press("f")
+    await expect(page.locator(".notice")).to_contain_text("no other card can go home now")
+    await page.keyboard.press("h")
+    await expect(page.locator(".notice")).to_contain_text("Hint")
+    assert_clean(watcher)
+
+
+async def no_sideways_scroll(page: Page) -> None:
+    """The page fits its width: nothing makes a phone scroll sideways."""
+    width = await page.evaluate("document.documentElement.scrollWidth")
+    assert page.viewport_size is not None and width <= page.viewport_size["width"], width
+
+
+@pytest.mark.parametrize("size", [LAPTOP, PHONE], ids=["1280x800", "390x844"])
+async def test_every_racing_screen_fits(
+    node: str, context: BrowserContext, size: tuple[int, int]
+) -> None:
+    """/play before and after choosing a name, a race's lobby and a race under way, at a
+    laptop's size and a phone's: no sideways scroll, no error, no CSP violation."""
+    watcher = await Watcher.open_in(context, *size)
+    page = watcher.page
+    await page.goto(page_url(node, "/play"))
+    await expect(page.locator(".who")).to_contain_text("Pick a name")
+    await no_sideways_scroll(page)
+    await watcher.screenshot("play-nobody", *size)
+    await as_guest(watcher, node, "Fitz")
+    await no_sideways_scroll(page)
+    await page.get_by_role("button", name="Create race").click()
+    await expect(page.locator(".play-controls")).to_contain_text("Others join with code")
+    await no_sideways_scroll(page)
+    await watcher.screenshot("play-lobby", *size)
+    await page.get_by_role("button", name="Leave").click()
+    await page.wait_for_url(re.compile("/play$"))
+    await practice(page, "greedy")
+    await no_sideways_scroll(page)
     assert_clean(watcher)
 
 
