@@ -102,6 +102,16 @@ def results_text(record: RaceRecord) -> Group:
             "it found, not a proved shortest one). Check it with ballroom solve --verify:\n"
         )
         proof.append(", ".join(finished.line), "dim")
+    if finished.draw is not None and finished.pick is not None:
+        chosen = (
+            f"its candidate {finished.pick}, the first the solver proves winnable"
+            if finished.line
+            else "its candidate 0, a plain deal (none was proved winnable in time)"
+        )
+        proof.append(
+            f"\nChosen from the secret draw {finished.draw} as {chosen}: "
+            "check it with ballroom winnable."
+        )
     if record.analysis is None:
         return Group(table, proof)
     return Group(table, analysis_text(record), proof)

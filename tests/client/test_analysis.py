@@ -51,3 +51,18 @@ async def test_the_analysis_follows_the_results_and_shows_in_the_replay(node: st
         await on_screen(pilot, "Ann: still winnable after the last move; par 139 moves")
         await pilot.press("r")
         await on_screen(pilot, "Analysis: still winnable after the last move; par")
+
+
+def test_results_say_which_candidate_of_the_draw_was_dealt() -> None:
+    """A winnable deal's results name its draw and candidate, and the command to check them."""
+    record = RaceRecord("r1", race_summary(), me="me")
+    record.finished = RaceFinished(
+        race="r1", standings=[], seed=5, commitment="0" * 64, deal_version=1, logs={},
+        line=["deal"], par=1, draw=77, pick=2,
+    )  # fmt: skip
+    console = Console(width=200, record=True, file=io.StringIO())
+    console.print(results_text(record))
+    assert (
+        "Chosen from the secret draw 77 as its candidate 2, the first the solver proves "
+        "winnable: check it with ballroom winnable." in console.export_text()
+    )

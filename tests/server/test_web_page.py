@@ -512,3 +512,32 @@ async def test_the_post_race_analysis_follows_the_results_and_shows_in_the_repla
         assert_clean(watcher)
     finally:
         await host.close()
+
+
+async def test_a_winnable_deal_says_which_candidate_of_its_draw_it_is(
+    node: str, browser: Browser
+) -> None:
+    """The results of a race on a winnable deal name its draw and candidate."""
+    host = await ClientSession.connect(node, "Ann")
+    try:
+        created = await host.request(
+            CreateRace(
+                variant="quadrille", max_players=1, time_limit=600, winnable=True,
+                spectate=SpectatePolicy.LIVE,
+            ),
+            RaceInfo,
+        )  # fmt: skip
+        race = created.race.id
+        await host.request(StartRace(race=race), RaceInfo)
+        await host.next(RaceStarted, timeout=TIMEOUT)
+        await host.request(Resign(race=race), RaceInfo)
+        finished = await host.next(RaceFinished, timeout=TIMEOUT)
+        watcher = await Watcher.open(browser)
+        await watcher.page.goto(page_url(node, f"/race/{race}"))
+        await expect(watcher.page.locator(".draw")).to_have_text(
+            f"candidate {finished.pick} of the draw {finished.draw}: the first the solver "
+            "proves winnable (check it with ballroom winnable)"
+        )
+        assert_clean(watcher)
+    finally:
+        await host.close()

@@ -137,7 +137,10 @@ async def test_the_daily_deal_is_its_draws_first_winnable_deal(
         await ann.request(Resign(race=matched.race), RaceInfo)
         results = NODES[url].races.results
         async with asyncio.timeout(TIMEOUT):
-            while not await results.has_results(matched.race):  # polled: closed just after
+            # Polled: closed just after, and analysed after that (the results still held).
+            while (stored := await results.stored_results(matched.race)) is None or (
+                stored.analysis is None
+            ):
                 await asyncio.sleep(0.02)
         daily = NODES[url].daily
         midnight = calendar.timegm(time.strptime(today.day, "%Y-%m-%d")) + 24 * 3600
@@ -149,6 +152,8 @@ async def test_the_daily_deal_is_its_draws_first_winnable_deal(
         "quadrille", finished.deal_version, finished.seed, f"daily-{today.day}"
     )
     assert finished.draw is not None and finished.pick is not None and finished.line
+    # The analysis done while the results were held is announced with them.
+    assert finished.analysis is not None and finished.analysis.par == len(finished.line)
     assert check_choice(
         QUADRILLE, finished.deal_version, draw=finished.draw, pick=finished.pick,
         seed=finished.seed, line=finished.line,

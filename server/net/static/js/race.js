@@ -144,6 +144,17 @@ export async function resultsBlock(info, results) {
       ),
       h("dt", {}, "how"),
       h("dd", { class: "quiet" }, `SHA-256 of “${check.text}”, computed by ${check.by}`),
+      results.draw == null ? null : h("dt", {}, "winnable"),
+      results.draw == null
+        ? null
+        : h(
+            "dd",
+            { class: "draw" },
+            results.line
+              ? `candidate ${results.pick} of the draw ${results.draw}: the first the solver ` +
+                  "proves winnable (check it with ballroom winnable)"
+              : `candidate 0 of the draw ${results.draw}: a plain deal, none proved winnable in time`,
+          ),
     ),
   );
 }
