@@ -177,7 +177,7 @@ async def test_keys_deal_and_finish(node: str, context: BrowserContext) -> None:
     card it can home, h asks for a hint (a practice race)."""
     watcher = await Watcher.open_in(context, *PHONE)
     page = await as_guest(watcher, node, "Kay")
-    await practice(page, "random")
+    await practice(page, "solver")
     before = await moves_made(page)
     await page.keyboard.press("n")
     await expect(page.locator(".notice")).to_contain_text("Enter plays it")
@@ -225,11 +225,11 @@ async def test_every_racing_screen_fits(
 
 
 async def test_a_practice_ends_in_checked_results(node: str, context: BrowserContext) -> None:
-    """Against the solver bot: resign (x twice), end the practice, and the results come with
-    the commitment checked and a replay link for each racer."""
+    """Against the random bot: resign (x twice), end the practice, and the results come with
+    the commitment checked and a replay link for each racer; then the same practice again."""
     watcher = await Watcher.open_in(context, *LAPTOP)
     page = await as_guest(watcher, node, "Sol")
-    race = await practice(page, "solver")
+    race = await practice(page, "random")
     await page.keyboard.press("x")
     await expect(page.locator(".notice")).to_contain_text("again to resign")
     await page.keyboard.press("x")
@@ -241,6 +241,10 @@ async def test_a_practice_ends_in_checked_results(node: str, context: BrowserCon
     await expect(page.locator(".clock")).to_have_text("The race is over.")
     for width, height in (LAPTOP, PHONE):
         await watcher.screenshot("play-results", width, height)
+    await page.get_by_role("button", name="Practice again").click()  # the same bot, a new deal
+    await page.wait_for_url(re.compile(f"/play/(?!{race})[^/]+$"))
+    await page.locator(".board.mine .pile.source").first.wait_for()
+    await expect(page.locator(".status")).to_contain_text("Bot · random")
     assert_clean(watcher)
 
 

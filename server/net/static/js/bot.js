@@ -10,6 +10,7 @@
 // The bot lives as long as the page: closing the tab leaves it away, and the
 // server resigns it after the race's grace.
 
+import { go } from "/assets/js/dom.js";
 import { parseMove } from "/assets/js/picker.js";
 import { Wire, nodeUrl } from "/assets/js/wire.js";
 
@@ -41,6 +42,7 @@ export class PageBot {
   /** A bot of `level` making `speed` moves a second. */
   constructor(level, speed = 1.5) {
     this.level = LEVELS.includes(level) ? level : "greedy";
+    this.speed = speed;
     this.pause = 1000 / speed;
     this.wire = new Wire(nodeUrl(location));
     this.stopped = false;
@@ -114,3 +116,25 @@ export class PageBot {
 
 /** The page's bots by race id: they outlive the view that started them. */
 export const bots = new Map();
+
+/** Creates a practice race against a new bot of `level`, starts it, and opens its board. */
+export async function practice(wire, variant, level, speed) {
+  const request = {
+    t: "create_race",
+    variant,
+    max_players: 2,
+    time_limit: 600,
+    spectate: "delayed", // never live by default: it shows the deal
+    delay: 30,
+    practice: true, // hints for the solver bot; never rated
+  };
+  // The solver bot shows its worth on a deal it can win.
+  if (level === "solver") request.winnable = true;
+  const created = await wire.request(request);
+  const race = created.race;
+  const bot = new PageBot(level, speed);
+  bots.set(race.id, bot);
+  await bot.join(race.code);
+  await wire.request({ t: "start_race", race: race.id });
+  go(`/play/${race.id}`);
+}

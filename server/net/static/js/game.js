@@ -15,7 +15,7 @@
 // card it can home, n shows the next legal move and Enter plays it, Escape
 // lets go, x twice resigns, h asks for a hint in a practice race.
 
-import { bots } from "/assets/js/bot.js";
+import { bots, practice } from "/assets/js/bot.js";
 import { drawBoard, progressText } from "/assets/js/board.js";
 import { clock, fill, go, h, nameOf, raceName } from "/assets/js/dom.js";
 import { followTables } from "/assets/js/entrant.js";
@@ -144,7 +144,15 @@ export async function showGame(wire, main, stop, id) {
             "Back to the tournament",
           ),
         );
-      else parts.push(h("a", { href: "/play" }, "Race again"));
+      else if (state.again) {
+        const { variant, level, speed } = state.again;
+        parts.push(
+          button("Practice again", "again", () =>
+            practice(wire, variant, level, speed).catch((error) => refused(null, error)),
+          ),
+        );
+        parts.push(h("a", { href: "/play" }, "Other races"));
+      } else parts.push(h("a", { href: "/play" }, "Race again"));
     }
     fill(controls, parts);
   };
@@ -490,8 +498,13 @@ export async function showGame(wire, main, stop, id) {
       if (!ours(m)) return;
       state.finished = true;
       state.pending = null;
-      bots.get(id)?.stop();
-      bots.delete(id);
+      const bot = bots.get(id);
+      if (bot) {
+        // The same practice again, one click away.
+        state.again = { variant: state.info.variant, level: bot.level, speed: bot.speed };
+        bot.stop();
+        bots.delete(id);
+      }
       state.info = { ...state.info, phase: "finished" };
       // A resignation or the clock ends a game without a move: the standings say how.
       const mine = m.standings.find((s) => s.player === me);

@@ -3,7 +3,7 @@
 // quick race. Every choice is a request the server answers; the page keeps
 // nothing but the session token (identity.js).
 
-import { bots, LEVELS, PageBot, SPEEDS } from "/assets/js/bot.js";
+import { LEVELS, practice, SPEEDS } from "/assets/js/bot.js";
 import { fill, go, h } from "/assets/js/dom.js";
 import { knownRaces } from "/assets/js/game.js";
 import { forgetIdentity, loadIdentity, saveIdentity } from "/assets/js/identity.js";
@@ -120,27 +120,6 @@ function identityPanel(wire, identity, say) {
         "a race opened in a second tab continues there.",
     ),
   );
-}
-
-async function practice(wire, variant, level, speed) {
-  const request = {
-    t: "create_race",
-    variant,
-    max_players: 2,
-    time_limit: 600,
-    spectate: "delayed", // never live by default: it shows the deal
-    delay: 30,
-    practice: true, // hints for the solver bot; never rated
-  };
-  // The solver bot shows its worth on a deal it can win.
-  if (level === "solver") request.winnable = true;
-  const created = await wire.request(request);
-  const race = created.race;
-  const bot = new PageBot(level, speed);
-  bots.set(race.id, bot);
-  await bot.join(race.code);
-  await wire.request({ t: "start_race", race: race.id });
-  go(`/play/${race.id}`);
 }
 
 function racePanel(wire, say, account) {
