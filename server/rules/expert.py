@@ -68,7 +68,7 @@ class ExpertBudget:
     policy's choice to be played instead.
     """
 
-    samples: int = 10
+    samples: int = 8
     candidates: int = 3
     nodes: int = 0
     margin: int = 2
