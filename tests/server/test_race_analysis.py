@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import random
 import time
 
@@ -27,7 +28,7 @@ from protocol.results import Winnability
 from server.engine import find_variant
 from server.engine.solver import Outcome, solve, solve_deal
 from server.settings import Solving
-from tests.server.conftest import TIMEOUT, Clients, NodeFactory
+from tests.server.conftest import NODES, TIMEOUT, Clients, NodeFactory
 
 pytestmark = [pytest.mark.usefixtures("no_errors_logged"), pytest.mark.slow]
 
@@ -121,3 +122,23 @@ async def test_undecided_analysis_is_unknown(make_node: NodeFactory, clients: Cl
     assert pushed.race == race
     racer = pushed.analysis.of(alice.player)
     assert racer is not None and racer.verdict is Winnability.UNKNOWN
+
+
+async def test_results_do_not_wait_for_a_busy_solver(
+    make_node: NodeFactory, clients: Clients
+) -> None:
+    """With the node's only solver worker busy, the results go out at once; the analysis
+    comes after the worker is free."""
+    async with make_node(solving=QUICK) as url:
+        pool = NODES[url].races.solver
+        alice = await clients.hello(url, "Alice")
+        race = await open_race(alice)
+        busy = asyncio.create_task(pool.run(TIMEOUT, time.sleep, TIMEOUT / 4))  # the only worker
+        await play_and_resign(alice, race, losing_moves(DEAL)[:2])
+        results = await alice.next(RaceFinished, timeout=TIMEOUT)
+        stored = await NODES[url].races.results.stored_results(race)
+        assert stored is not None and stored.analysis is None  # still waiting for the worker
+        assert not busy.done()
+        pushed = await alice.next(RaceAnalysed, timeout=TIMEOUT)
+        await busy
+    assert results.analysis is None and pushed.race == race
