@@ -14,14 +14,14 @@ guessed at). Pure: time enters through the clock given.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Sequence
 
 from protocol.moves import Move
-from protocol.results import RaceAnalysis, RacerAnalysis, Winnability
+from protocol.results import RacerAnalysis, Winnability
 from server.engine import Game, State
 from server.engine.solver import Outcome, solve
 
-__all__ = ["analyse_race", "analyse_racer"]
+__all__ = ["analyse_opening", "analyse_racer"]
 
 
 def _outcome(game: Game, state: State, deadline: float, clock: Callable[[], float]) -> Outcome:
@@ -75,40 +75,20 @@ def analyse_racer(
     return RacerAnalysis(player, Winnability.LOST, lost, moves[lost - 1])
 
 
-def analyse_race(
+def analyse_opening(
     game: Game,
     opening: State,
-    logs: Mapping[str, Sequence[str]],
-    winners: Collection[str],
     *,
     line: Sequence[str] = (),
     seconds: float,
     clock: Callable[[], float],
-) -> RaceAnalysis:
-    """Every racer's analysis, ``seconds`` each, and the par.
+) -> tuple[Outcome, int | None]:
+    """What the solver says of the deal, and the par (the length of the line it found).
 
     ``line`` is a winning line already known from the opening (a winnable
-    deal's proof): it spares the opening's solve and gives the par; else the
-    opening is solved first, in the first racer's time.
+    deal's proof): it spares the solve.
     """
-    par: int | None
     if line:
-        opening_outcome, par = Outcome.WINNABLE, len(line)
-    else:
-        solution = solve(game, opening, seconds=seconds, clock=clock)
-        opening_outcome = solution.outcome
-        par = len(solution.line) if solution.won else None
-    racers = tuple(
-        analyse_racer(
-            game,
-            opening,
-            moves,
-            player=player,
-            won=player in winners,
-            opening_outcome=opening_outcome,
-            seconds=seconds,
-            clock=clock,
-        )
-        for player, moves in logs.items()
-    )
-    return RaceAnalysis(par, racers)
+        return Outcome.WINNABLE, len(line)
+    solution = solve(game, opening, seconds=seconds, clock=clock)
+    return solution.outcome, len(solution.line) if solution.won else None

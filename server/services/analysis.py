@@ -1,13 +1,18 @@
 """Post-race analysis, after the results: where each racer's deal stopped being winnable.
 
-The results go out first, untouched; then one solve job per race runs in the
-node's solver pool (:class:`~server.services.solving.SolverPool`), bounded by
-:attr:`~server.settings.Solving.analysis` seconds per racer (and as much
-again for the opening), and its answer is stored beside the results and
-announced (:meth:`~server.storage.results.ResultStore.record_analysis`), so
-``get_results`` and later readers find it too. When the pool gives no answer
-in time, every racer's analysis is ``unknown``: the racers are never left
+The results go out first, untouched; then the analysis runs in the node's
+solver pool (:class:`~server.services.solving.SolverPool`), one job for the
+opening and one per racer, each bounded by
+:attr:`~server.settings.Solving.analysis` seconds, and its answer is stored
+beside the results and announced
+(:meth:`~server.storage.results.ResultStore.record_analysis`), so
+``get_results`` and later readers find it too. A job that gives no answer in
+time makes that racer's analysis ``unknown``: the racers are never left
 waiting for one.
+
+The pool also answers hints within a second, so analyses take turns: one
+job at a time from all of a node's analyses, short ones, so that a hint
+never waits behind more than one of them.
 """
 
 from __future__ import annotations
@@ -16,35 +21,47 @@ import asyncio
 import dataclasses
 import logging
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 from protocol.results import RaceAnalysis, RacerAnalysis, Winnability
 from server.engine import find_variant
-from server.rules.analysis import analyse_race
+from server.engine.solver import Outcome
+from server.rules.analysis import analyse_opening, analyse_racer
 from server.rules.results import RaceResults
 from server.services.solving import SolverPool
 from server.storage.store import Store
 
-__all__ = ["Analyst", "analyse_in_worker"]
+__all__ = ["Analyst", "opening_in_worker", "racer_in_worker"]
 
 log = logging.getLogger(__name__)
 
 
-def analyse_in_worker(
+def opening_in_worker(
+    variant: str, seed: int, deal_version: int, line: Sequence[str], seconds: float
+) -> tuple[str, int | None]:
+    """What a solver worker runs first: the deal's outcome (its value) and the par."""
+    game = find_variant(variant)
+    outcome, par = analyse_opening(
+        game, game.deal(seed, deal_version), line=line, seconds=seconds, clock=time.monotonic
+    )
+    return outcome.value, par
+
+
+def racer_in_worker(
     variant: str,
     seed: int,
     deal_version: int,
-    logs: Mapping[str, Sequence[str]],
-    winners: Sequence[str],
-    line: Sequence[str],
+    player: str,
+    moves: Sequence[str],
+    opening: str,
     seconds: float,
 ) -> dict[str, object]:
-    """What a solver worker runs: the race's analysis as its map (plain values cross)."""
+    """What a solver worker runs for one racer who did not win: their analysis's map."""
     game = find_variant(variant)
-    opening = game.deal(seed, deal_version)
-    analysis = analyse_race(
-        game, opening, logs, set(winners), line=line, seconds=seconds, clock=time.monotonic
-    )
+    analysis = analyse_racer(
+        game, game.deal(seed, deal_version), moves, player=player, won=False,
+        opening_outcome=Outcome(opening), seconds=seconds, clock=time.monotonic,
+    )  # fmt: skip
     return analysis.to_data()
 
 
@@ -64,6 +81,8 @@ class Analyst:
         self.store = store
         self.solver = solver
         self._tasks: set[asyncio.Task[None]] = set()
+        #: One analysis job in the pool at a time, whichever race it is for.
+        self._turn = asyncio.Lock()
 
     def analyse_soon(self, race: str, results: RaceResults) -> None:
         """Analyse ``race``'s stored ``results`` in the background, then store and announce it."""
@@ -72,17 +91,35 @@ class Analyst:
         task.add_done_callback(self._tasks.discard)
 
     async def analyse(self, results: RaceResults) -> RaceAnalysis:
-        """The analysis of ``results``: the solver's, or unknown past its time bound."""
-        per_racer = self.solver.solving.analysis
-        seconds = per_racer * (len(results.logs) + 1)
-        winners = [standing.player for standing in results.standings if standing.won]
-        found = await self.solver.run(
-            seconds, analyse_in_worker, results.variant, results.seed, results.deal_version,
-            dict(results.logs), winners, results.line, per_racer,
-        )  # fmt: skip
-        if found is None:
+        """The analysis of ``results``: the solver's, unknown where it ran out of time."""
+        seconds = self.solver.solving.analysis
+        deal = (results.variant, results.seed, results.deal_version)
+        async with self._turn:
+            opening = await self.solver.run(
+                seconds, opening_in_worker, *deal, results.line, seconds
+            )
+        if opening is None:
             return unknown_analysis(results)
-        return RaceAnalysis.from_data(found)
+        outcome, par = opening
+        racers: list[RacerAnalysis] = []
+        for standing in results.standings:
+            player = standing.player
+            if standing.won:
+                racers.append(RacerAnalysis(player, Winnability.WON))
+                continue
+            if outcome != Outcome.WINNABLE.value:  # nothing to search: never, or unknown
+                never = outcome == Outcome.UNWINNABLE.value
+                verdict = Winnability.NEVER if never else Winnability.UNKNOWN
+                racers.append(RacerAnalysis(player, verdict))
+                continue
+            moves = list(results.logs.get(player, ()))
+            async with self._turn:
+                found = await self.solver.run(
+                    seconds, racer_in_worker, *deal, player, moves, outcome, seconds
+                )
+            unknown = RacerAnalysis(player, Winnability.UNKNOWN)
+            racers.append(unknown if found is None else RacerAnalysis.from_data(found))
+        return RaceAnalysis(par, tuple(racers))
 
     async def _analyse(self, race: str, results: RaceResults) -> None:
         try:
