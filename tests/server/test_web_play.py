@@ -190,6 +190,23 @@ async def test_keys_deal_and_finish(node: str, context: BrowserContext) -> None:
     await expect(page.locator(".notice")).to_contain_text("no other card can go home now")
     await page.keyboard.press("h")
     await expect(page.locator(".notice")).to_contain_text("Hint")
+    await page.keyboard.press("Escape")
+    # Piles are buttons: focus one, Enter picks (the focus stays), Space drops elsewhere.
+    mine = page.locator(".board.mine")
+    made = await moves_made(page)
+    sources = await mine.locator(".pile.source:not(.role-stock)").all()
+    for pile in [await p.get_attribute("data-pile") for p in sources]:
+        await mine.locator(f'.pile[data-pile="{pile}"]').focus()
+        await page.keyboard.press("Enter")
+        focused = "document.activeElement.dataset.pile"
+        assert await page.evaluate(focused) == pile
+        targets = mine.locator(".pile.target")
+        if await targets.count():
+            await targets.first.focus()
+            await page.keyboard.press(" ")
+            await expect(mine.locator(".progress-text")).to_contain_text(f"{made + 1} moves")
+            break
+        await page.keyboard.press("Escape")
     assert_clean(watcher)
 
 

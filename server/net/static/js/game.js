@@ -185,7 +185,10 @@ export async function showGame(wire, main, stop, id) {
     };
     const drawn = drawBoard(state.layout, state.view, "Your board", null, marks);
     if (state.pending) drawn.classList.add("waiting-server");
+    // Redrawing must not take the keyboard's place away: the same pile keeps the focus.
+    const focused = document.activeElement?.closest?.(".board.mine .pile")?.dataset.pile;
     fill(board, drawn);
+    if (focused) board.querySelector(`.pile[data-pile="${CSS.escape(focused)}"]`)?.focus();
   };
 
   const drawRacers = () => {
@@ -566,6 +569,8 @@ export async function showGame(wire, main, stop, id) {
   const keys = (event) => {
     if (event.target.closest?.("input, select, textarea") || event.ctrlKey || event.metaKey)
       return;
+    // Before the start, after the end, or with the seat elsewhere, no key moves.
+    if (!state.view || !state.picker || state.finished || state.seatLost) return;
     const onPile = event.target.closest?.(".pile");
     if ((event.key === "Enter" || event.key === " ") && state.highlight) {
       send(state.highlight);
