@@ -14,6 +14,8 @@ import random
 import pytest
 
 from client.bot import start_bot
+from client.session import RequestFailed
+from protocol.exceptions import ErrorCode
 from protocol.messages import (
     CreateRace,
     GetHint,
@@ -33,6 +35,7 @@ from protocol.policy import GreedyPolicy
 from server.engine import Game, State, find_variant
 from server.rules.expert import ExpertPolicy
 from server.settings import Solving
+from tests.server.accounts import account
 from tests.server.conftest import TIMEOUT, Clients, NodeFactory
 
 pytestmark = [pytest.mark.usefixtures("no_errors_logged"), pytest.mark.slow]
@@ -125,3 +128,24 @@ async def test_the_expert_bot_plays_the_experts_game(
         assert expected is not None and text == expected.text()
         state = game.apply(state, Move.parse(text))
     assert game.is_over(state)
+
+
+async def test_an_account_gets_no_expert_hint_in_a_race_that_may_be_rated(
+    make_node: NodeFactory, clients: Clients
+) -> None:
+    """An account racing a secret deal, not practice: the hint could help a rated race."""
+    async with make_node(solving=SOLVING) as url:
+        ann = await account(clients, url, "Ann")
+        created = await ann.request(
+            CreateRace(
+                variant="quadrille", max_players=1, time_limit=600, spectate=SpectatePolicy.AFTER
+            ),
+            RaceInfo,
+        )
+        race = str(created.race.id)
+        await ann.request(StartRace(race=race), RaceInfo)
+        await ann.next(RaceStarted)
+        with pytest.raises(RequestFailed) as refused:
+            await ann.request(GetHint(race=race, level=HintLevel.EXPERT), Hinted)
+        await ann.request(Resign(race=race), RaceInfo)
+    assert refused.value.code is ErrorCode.NOT_ALLOWED
