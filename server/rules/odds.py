@@ -44,7 +44,7 @@ class OddsResult:
         return (
             f"{self.variant}: won {self.wins} of {self.games} = {100 * self.rate:.1f}% "
             f"(95% CI {100 * low:.1f}-{100 * high:.1f}%, {one_in}); "
-            f"{per_second:.0f} games/s, {self.moves / max(self.seconds, 1e-9):.0f} moves/s"
+            f"{per_second:.3g} games/s, {self.moves / max(self.seconds, 1e-9):.0f} moves/s"
         )
 
 
