@@ -784,7 +784,7 @@ class GameScreen(ServerScreen):
             self.notice = "The board moved on: h asks again."
         elif hinted.outcome is HintOutcome.LOST:
             self.notice = "No win from here."
-        elif hinted.outcome is HintOutcome.UNKNOWN or hinted.move is None:
+        elif hinted.move is None:
             self.notice = (
                 "No winning line found in the time allowed: play on (Tab shows the legal "
                 "moves), and ask again with h a few moves later, when less is left to search."
@@ -792,7 +792,11 @@ class GameScreen(ServerScreen):
         else:
             self.picked = None
             self.highlight = hinted.move if hinted.move in self.picker.texts else None
-            self.notice = f"Hint: {hinted.move} (Enter plays it)"
+            if hinted.outcome is HintOutcome.UNKNOWN:
+                # No line was proved in time: the server's most promising move instead.
+                self.notice = f"No winning line found yet; most promising: {hinted.move} (Enter)"
+            else:
+                self.notice = f"Hint: {hinted.move} (Enter plays it)"
 
 
 class DailyGameScreen(GameScreen):

@@ -185,7 +185,10 @@ class SolverPool:
         seconds = self.solving.hint
         found = await self._run(seconds, solve_position, game.id, state.to_data(), seconds)
         if found is None:
-            return PositionAnswer(Outcome.UNKNOWN, ())
+            # No worker answered in time (a busy machine, a pool still starting): the
+            # hint still offers the move the search would try first, which is cheap.
+            move = first_choice(game, state)
+            return PositionAnswer(Outcome.UNKNOWN, (), None if move is None else move.text())
         outcome, line, suggestion = found
         return PositionAnswer(Outcome(outcome), line, suggestion)
 
