@@ -19,7 +19,15 @@ export const LEVELS = ["greedy", "random", "solver"];
 /** Moves a second the page's bot may make (the server's own pace limit is far above). */
 export const SPEEDS = [0.5, 1, 1.5, 3, 6];
 
-const SCORE = { swap: 90, discard: 80, space: 70, home: 50, deal: 2, "deal-reversed": 1, redeal: 0 };
+const SCORE = {
+  swap: 90,
+  discard: 80,
+  space: 70,
+  home: 50,
+  deal: 2,
+  "deal-reversed": 1,
+  redeal: 0,
+};
 
 /** How much the greedy level likes `text` on `view` (only the order matters). */
 function greedyScore(roles, view, text) {

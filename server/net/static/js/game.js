@@ -111,7 +111,8 @@ export async function showGame(wire, main, stop, id) {
       if (info.host === me) parts.push(button("Start", "start", startRace));
       parts.push(button(ready ? "Not ready" : "Ready", "ready", () => setReady(!ready)));
       parts.push(button("Leave", "leave", leaveRace));
-      if (info.code) parts.push(h("span", { class: "quiet" }, `Others join with code ${info.code}`));
+      if (info.code)
+        parts.push(h("span", { class: "quiet" }, `Others join with code ${info.code}`));
     } else if (state.view && !state.finished) {
       const over = !state.picker?.moves.length;
       if (over && bots.has(id)) {
@@ -130,10 +131,8 @@ export async function showGame(wire, main, stop, id) {
       // A rematch needs every racer; the page's bot is gone once a practice ends.
       if (!info.practice && !info.tournament && info.host !== "daily")
         parts.push(
-          button(
-            state.rematch ? `Rematch: ${state.rematch}` : "Rematch",
-            "rematch",
-            () => rematch(),
+          button(state.rematch ? `Rematch: ${state.rematch}` : "Rematch", "rematch", () =>
+            rematch(),
           ),
         );
       if (info.tournament_code)
@@ -347,7 +346,9 @@ export async function showGame(wire, main, stop, id) {
     if (!choices.length) return say("No legal move.");
     const at = choices.findIndex((m) => m.text === state.highlight);
     state.highlight = choices[(at + 1) % choices.length].text;
-    say(`Move ${(at + 1) % choices.length + 1}/${choices.length}: ${state.highlight} (Enter plays it)`);
+    say(
+      `Move ${((at + 1) % choices.length) + 1}/${choices.length}: ${state.highlight} (Enter plays it)`,
+    );
     drawAll();
   };
 
@@ -567,8 +568,7 @@ export async function showGame(wire, main, stop, id) {
     }
   });
   const keys = (event) => {
-    if (event.target.closest?.("input, select, textarea") || event.ctrlKey || event.metaKey)
-      return;
+    if (event.target.closest?.("input, select, textarea") || event.ctrlKey || event.metaKey) return;
     // Before the start, after the end, or with the seat elsewhere, no key moves.
     if (!state.view || !state.picker || state.finished || state.seatLost) return;
     const onPile = event.target.closest?.(".pile");

@@ -74,7 +74,11 @@ function identityPanel(wire, identity, say) {
     go(location.pathname);
   });
   const account = (type) => async () => {
-    const said = await wire.request({ t: type, name: chosenName(), password: password.input.value });
+    const said = await wire.request({
+      t: type,
+      name: chosenName(),
+      password: password.input.value,
+    });
     saveIdentity(said);
     go(location.pathname);
   };
