@@ -53,6 +53,8 @@ def analyse_racer(
         return RacerAnalysis(player, Winnability.NEVER)
     if opening_outcome is Outcome.UNKNOWN:
         return RacerAnalysis(player, Winnability.UNKNOWN)
+    if not moves:  # their board is the opening, which is winnable
+        return RacerAnalysis(player, Winnability.KEPT)
     states = [opening]
     for text in moves:
         states.append(game.apply(states[-1], Move.parse(text)))

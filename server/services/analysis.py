@@ -113,6 +113,9 @@ class Analyst:
                 racers.append(RacerAnalysis(player, verdict))
                 continue
             moves = list(results.logs.get(player, ()))
+            if not moves:  # their board is the opening, which is winnable
+                racers.append(RacerAnalysis(player, Winnability.KEPT))
+                continue
             async with self._turn:
                 found = await self.solver.run(
                     seconds, racer_in_worker, *deal, player, moves, outcome, seconds
