@@ -524,7 +524,14 @@ export async function showGame(wire, main, stop, id) {
       say("The race is over: the results are below.");
       drawAll();
       tick();
-      fill(results, await resultsBlock(state.info, m));
+      // The solver's analysis may come with the results or after them (race_analysis).
+      state.results = { ...m, analysis: m.analysis ?? state.results?.analysis };
+      fill(results, await resultsBlock(state.info, state.results));
+    }),
+    wire.on("race_analysis", async (m) => {
+      if (!ours(m)) return;
+      state.results = { ...state.results, analysis: m.analysis };
+      if (state.results.standings) fill(results, await resultsBlock(state.info, state.results));
     }),
   );
 
