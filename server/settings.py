@@ -88,7 +88,6 @@ class Solving:
 
     workers: int = field(default_factory=_solver_workers)
     winnable: float = 6.0  # whole search for a winnable deal, before the plain-deal fallback
-    per_deal: float = 1.5  # one candidate deal of that search
     hint: float = 0.8  # one hint's search from a racer's board: a hint answers within 1 s
     analysis: float = 2.0  # post-race analysis, per racer (and once more for the opening)
 

@@ -1,4 +1,4 @@
-"""The solver, kept off the event loop: winnable deals and practice hints.
+"""The solver, kept off the event loop: hints, winnable deals, post-race analysis.
 
 A solve takes up to seconds of CPU, which on the event loop would stall every
 race the node serves. So every solve runs in a process pool (``forkserver``
@@ -7,9 +7,10 @@ worker's own search stops at its time limit, and the node stops waiting a
 little after that (the pool may be busy with other solves), falling back to
 what a race without the solver would do.
 
-The functions a worker runs are the module's plain functions
-(:func:`search_winnable`, :func:`solve_position`); they take and return
-only plain values, which is what crosses the process boundary.
+The functions a worker runs are plain module-level functions (here
+:func:`solve_position`; the winnable-deal choice and the analysis bring
+their own to :meth:`SolverPool.run`); they take and return only plain
+values, which is what crosses the process boundary.
 """
 
 from __future__ import annotations
@@ -27,16 +28,13 @@ from typing import Any, TypeVar
 
 from protocol.moves import Move
 from server.engine import Game, State, find_variant
-from server.engine.solver import Outcome, first_choice, solve, solve_deal
+from server.engine.solver import Outcome, first_choice, solve
 from server.settings import Solving
-from server.storage.draws import draw_secret_seed
 
 __all__ = [
-    "DealChoice",
     "LineCache",
     "PositionAnswer",
     "SolverPool",
-    "search_winnable",
     "solve_position",
 ]
 
@@ -47,22 +45,6 @@ T = TypeVar("T")
 #: Seconds the node waits for a pool's answer beyond the solve's own limit:
 #: a first solve starts the workers, and others may be ahead in the queue.
 STARTUP_GRACE = 2.0
-
-
-@dataclass(frozen=True, slots=True)
-class DealChoice:
-    """The seed of a race that asked for a winnable deal.
-
-    ``line`` is the solver's winning line (the proof), or None when no deal
-    was proved winnable in time and ``seed`` is a plain secret deal instead.
-    """
-
-    seed: int
-    line: tuple[str, ...] | None
-
-    @property
-    def proved(self) -> bool:
-        return self.line is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,27 +62,6 @@ class PositionAnswer:
 
 
 # -- what a worker runs ------------------------------------------------------
-
-
-def search_winnable(
-    variant: str, deal_version: int, seconds: float, per_deal: float
-) -> tuple[int, tuple[str, ...]] | None:
-    """Draw secret seeds and solve each until one is proved winnable, for ``seconds`` at most.
-
-    Each candidate gets ``per_deal`` seconds: a deal the solver cannot
-    decide that fast is passed over, since proving a win is usually quick
-    and a long search usually ends in ``unknown``.
-    """
-    game = find_variant(variant)
-    deadline = time.monotonic() + seconds
-    while (left := deadline - time.monotonic()) > 0:
-        seed = draw_secret_seed()
-        solution = solve_deal(
-            game, seed, deal_version, seconds=min(per_deal, left), clock=time.monotonic
-        )
-        if solution.won:
-            return seed, solution.line
-    return None
 
 
 def solve_position(
@@ -166,19 +127,6 @@ class SolverPool:
         """``work(*args)`` (a module-level function of plain values) in a worker: None if
         no answer came within ``seconds`` and the grace (as for every solve here)."""
         return await self._run(seconds, work, *args)
-
-    async def winnable_deal(self, game: Game, deal_version: int) -> DealChoice:
-        """A secret seed proved winnable, or (past the time bound) a plain secret seed."""
-        solving = self.solving
-        found = await self._run(
-            solving.winnable, search_winnable, game.id, deal_version, solving.winnable,
-            solving.per_deal,
-        )  # fmt: skip
-        if found is None:
-            log.info("no winnable %s deal found in %.1f s: a plain deal", game.id, solving.winnable)
-            return DealChoice(draw_secret_seed(), None)
-        seed, line = found
-        return DealChoice(seed, line)
 
     async def solve_from(self, game: Game, state: State) -> PositionAnswer:
         """The solver's answer from ``state`` within the hint's time bound."""

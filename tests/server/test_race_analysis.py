@@ -34,7 +34,7 @@ pytestmark = [pytest.mark.usefixtures("no_errors_logged"), pytest.mark.slow]
 
 #: Quadrille deals are decided in well under a second.
 DEAL = 1
-QUICK = Solving(workers=1, winnable=TIMEOUT, per_deal=2.0, hint=1.0, analysis=TIMEOUT)
+QUICK = Solving(workers=1, winnable=TIMEOUT, hint=1.0, analysis=TIMEOUT)
 
 
 def losing_moves(seed: int) -> list[str]:

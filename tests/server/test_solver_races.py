@@ -40,7 +40,7 @@ from tests.server.hosting import FAST, host_tournament, run_bots
 pytestmark = [pytest.mark.usefixtures("no_errors_logged"), pytest.mark.slow]
 
 #: Quadrille deals are decided in well under a second: a search finds one at once.
-QUICK_SOLVER = Solving(workers=1, winnable=TIMEOUT, per_deal=2.0, hint=TIMEOUT / 2)
+QUICK_SOLVER = Solving(workers=1, winnable=TIMEOUT, hint=TIMEOUT / 2)
 
 
 async def open_race(session: ClientSession, **options: Any) -> RaceSummary:

@@ -4,22 +4,9 @@ from __future__ import annotations
 
 from server.engine import find_variant
 from server.engine.solver import Outcome, solve_deal
-from server.services.solving import LineCache, search_winnable, solve_position
+from server.services.solving import LineCache, solve_position
 
 GAME = find_variant("quadrille")
-
-
-def test_search_winnable_gives_a_seed_and_its_winning_line() -> None:
-    """Quadrille wins often and is decided fast: a search finds a deal and the line wins it."""
-    found = search_winnable(GAME.id, 1, seconds=30.0, per_deal=2.0)
-    assert found is not None
-    seed, line = found
-    assert GAME.is_won(GAME.replay(seed, list(line), 1))
-
-
-def test_search_winnable_with_no_time_finds_nothing() -> None:
-    """No time, no search: the caller falls back to a plain deal."""
-    assert search_winnable(GAME.id, 1, seconds=0.0, per_deal=1.0) is None
 
 
 def test_solve_position_answers_in_plain_values() -> None:

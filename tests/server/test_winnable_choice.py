@@ -88,7 +88,7 @@ async def test_a_winnable_race_reveals_a_draw_that_checks_out(
     make_node: NodeFactory, clients: Clients
 ) -> None:
     """The results reveal the draw and the candidate; ballroom winnable checks them."""
-    solving = Solving(workers=1, winnable=TIMEOUT, per_deal=2.0, hint=1.0)
+    solving = Solving(workers=1, winnable=TIMEOUT, hint=1.0)
     async with make_node(solving=solving) as url:
         alice = await clients.hello(url, "Alice")
         created = await alice.request(
@@ -128,7 +128,7 @@ async def test_the_daily_deal_is_its_draws_first_winnable_deal(
     make_node: NodeFactory, clients: Clients
 ) -> None:
     """The day's deal is chosen as a winnable race's is; its results, once revealed, say how."""
-    solving = Solving(workers=1, winnable=TIMEOUT, per_deal=2.0, hint=1.0)
+    solving = Solving(workers=1, winnable=TIMEOUT, hint=1.0)
     async with make_node(solving=solving) as url:
         ann = await account(clients, url, "Ann")
         today = (await ann.request(GetDaily(variant="quadrille"), Daily)).daily
@@ -164,7 +164,7 @@ async def test_a_winnable_tournament_record_proves_each_deal_was_the_first_winna
     make_node: NodeFactory,
 ) -> None:
     """tournament verify checks each table's draw and pick; a wrong draw is caught."""
-    solving = Solving(workers=1, winnable=TIMEOUT, per_deal=2.0, hint=1.0)
+    solving = Solving(workers=1, winnable=TIMEOUT, hint=1.0)
     async with make_node(timeouts=FAST, solving=solving) as url:
         host, doc = await host_tournament(
             url, format="rounds", variants=["quadrille"], rounds=1, winnable=True
