@@ -17,7 +17,7 @@ def test_one_pair_of_this_checkout_against_itself(tmp_path: Path) -> None:
     """Both runs move real frames and the pair's ratio and the median are printed."""
     done = subprocess.run(
         [sys.executable, "-m", "bench.interleaved", str(ROOT), str(ROOT), "--pairs", "1",
-         "--racers", "4", "--warmup", "0.3", "--seconds", "1"],
+         "--racers", "4", "--warmup", "1", "--seconds", "3"],
         cwd=ROOT, capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr

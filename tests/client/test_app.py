@@ -292,7 +292,9 @@ async def test_reconnects_by_itself_and_resumes_the_race(node: str) -> None:
         assert await _play(rival, race, started.view, started.legal, 3) == 3
         app.link.url = url
         await until(pilot, lambda: app.link.online, "the app is back")
-        assert app.link.connections == 2 and "online" in bar.link
+        # The bar hears of it by a message, a moment after the link itself.
+        await until(pilot, lambda: "online" in bar.link, "the bar says it is back")
+        assert app.link.connections == 2
         rival_id = rival.player
         await until(
             pilot,
