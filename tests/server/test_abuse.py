@@ -35,6 +35,7 @@ from protocol.messages import (
     Moved,
     Ping,
     Progress,
+    RaceAnalysed,
     RaceFinished,
     RaceInfo,
     Races,
@@ -361,6 +362,8 @@ async def test_moves_after_the_race_are_refused(race: Race, store: Store) -> Non
     await race.alice.request(Resign(race=race.id), RaceInfo)
     for racer in (race.alice, race.bob):
         await racer.next(RaceFinished, timeout=TIMEOUT)
+    # The post-race analysis is stored and announced after the results: let it land first.
+    await race.alice.next(RaceAnalysed, timeout=TIMEOUT)
     async with unchanged(store):
         for racer, seq in ((race.alice, 1), (race.bob, 0)):
             await refused(

@@ -658,6 +658,9 @@ async def test_daily_authorization(
     """Before the day's deal is revealed, each role's request about a played daily race gets
     the table's reply type or is refused with its code, changing nothing."""
     race, vera, sessions = await build_daily(quiet_node, clients)
+    async with asyncio.timeout(TIMEOUT):  # polled: the post-race analysis follows the results
+        while (results := await store.results.load(race)) is None or results.analysis is None:
+            await asyncio.sleep(0.02)
     await _answered(sessions[role], DAILY_MESSAGES[row](race, vera), outcome, store)
     if role != ANON:
         await alive(sessions[role])

@@ -442,7 +442,8 @@ async def test_an_entrant_is_taken_to_each_table_of_a_tournament(
         for _ in range(2):
             await page.wait_for_url(re.compile(r"/play/(?!tournament)[^/]+$"))
             tables.append(page.url.rsplit("/", 1)[1])
-            await page.locator(".board.mine .pile").first.wait_for()
+            # A pile to move from: the new table's live board, not the last one's still drawn.
+            await page.locator(".board.mine .pile.source").first.wait_for()
             await page.keyboard.press("x")
             await page.keyboard.press("x")
             await expect(page.locator(".notice")).to_contain_text("You resigned")
