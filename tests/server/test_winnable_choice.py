@@ -177,5 +177,6 @@ async def test_a_winnable_tournament_record_proves_each_deal_was_the_first_winna
     assert isinstance(closed["draw"], int) and isinstance(closed["pick"], int)
     tampered = copy.deepcopy(record.record)
     tampered["races"][race]["draw"] = closed["draw"] + 1
-    [problem] = verify(tampered)
-    assert problem.startswith(f"{race}: seed {closed['seed']} is not candidate")
+    # Another draw may also put a winnable candidate before the pick: one more problem.
+    problems = verify(tampered)
+    assert problems[0].startswith(f"{race}: seed {closed['seed']} is not candidate")
