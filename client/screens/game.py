@@ -50,6 +50,7 @@ from protocol.layout import Layout
 from protocol.messages import (
     GetHint,
     Hinted,
+    HintLevel,
     HintOutcome,
     Moved,
     Presence,
@@ -171,6 +172,7 @@ class GameScreen(ServerScreen):
         Binding("question_mark", "rules", "Rules"),
         Binding("b", "bot_speed", "Bot speed", show=False),
         Binding("h", "hint", "Hint", show=False),
+        Binding("H", "hint('expert')", "Expert hint", show=False),
         Binding("g", "take_back", "Take the seat back"),
     ]
 
@@ -763,36 +765,53 @@ class GameScreen(ServerScreen):
         self.refresh_bindings()
         self.notice = f"You resigned. {self._then()}"
 
-    def action_hint(self) -> None:
-        """In a practice race: the server's next move of a winning line, highlighted."""
+    def action_hint(self, level: str = HintLevel.SOLVER.value) -> None:
+        """In a practice race: a move to play, highlighted.
+
+        h asks the solver (the next move of a winning line: it knows the stock);
+        H asks the expert, which reads only what this racer sees and so says what
+        a good player would try.
+        """
         if not self.record.practice:
             self.notice = "Hints are given in practice races only (p in the lobby)."
             return
         if self._over():
             return
-        self.notice = "Looking for a winning line…"
-        self.hint()
+        asked = HintLevel(level)
+        if asked is HintLevel.EXPERT:
+            self.notice = "Asking the expert…"
+        else:
+            self.notice = "Looking for a winning line…"
+        self.hint(asked)
 
     @work(group="hint", exclusive=True)
-    async def hint(self) -> None:
+    async def hint(self, level: HintLevel = HintLevel.SOLVER) -> None:
+        expert = level is HintLevel.EXPERT
         try:
-            hinted = await self.link.request(GetHint(race=self.race), Hinted)
+            hinted = await self.link.request(
+                GetHint(race=self.race, level=HintLevel.EXPERT if expert else None), Hinted
+            )
         except (RequestFailed, Offline) as exc:
             self.notice = f"✗ {exc}"
             return
         if hinted.seq != self.seq:
-            self.notice = "The board moved on: h asks again."
+            self.notice = f"The board moved on: {'H' if expert else 'h'} asks again."
         elif hinted.outcome is HintOutcome.LOST:
             self.notice = "No win from here."
         elif hinted.move is None:
             self.notice = (
-                "No winning line found in the time allowed: play on (Tab shows the legal "
+                "The expert has no move to suggest here."
+                if expert
+                else "No winning line found in the time allowed: play on (Tab shows the legal "
                 "moves), and ask again with h a few moves later, when less is left to search."
             )
         else:
             self.picked = None
             self.highlight = hinted.move if hinted.move in self.picker.texts else None
-            if hinted.outcome is HintOutcome.UNKNOWN:
+            if expert:
+                # The expert proves nothing: it plays what wins most guesses of the stock.
+                self.notice = f"Expert's move: {hinted.move} (Enter plays it)"
+            elif hinted.outcome is HintOutcome.UNKNOWN:
                 # No line was proved in time: the server's most promising move instead.
                 self.notice = f"No winning line found yet; most promising: {hinted.move} (Enter)"
             else:

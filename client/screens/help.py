@@ -46,7 +46,8 @@ Arrows move the cursor · Space picks a card, then drops it · Tab/n cycles the
 legal moves, Enter plays the highlighted one · d deals, D deals reversed ·
 f finishes: plays every move to a foundation while there is one · : types a
 move · v shows or hides the racers panel · h hints the next move of a winning
-line (practice races) · x x resigns · ? this page"""
+line, H the expert's move from what you see (practice races) · x x resigns ·
+? this page"""
 
 
 def rules_text(layout: Layout) -> Text:

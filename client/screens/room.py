@@ -169,7 +169,7 @@ def _describe(info: RaceSummary, me: str | None) -> Text:
     elif info.winnable is Winnable.FALLBACK:
         out.append(f"{pad}none proved winnable in time: an ordinary secret deal", "yellow")
     if info.practice:
-        out.append("\nPractice    hints on: h in the race shows a winning move")
+        out.append("\nPractice    hints on: h in the race shows a winning move, H the expert's")
     out.append(f"\nSpectators  {info.spectate.value}")
     if info.spectate is SpectatePolicy.DELAYED:
         out.append(f", {info.delay} s behind")

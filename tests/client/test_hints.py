@@ -125,3 +125,16 @@ def test_the_waiting_room_says_whether_the_deal_was_proved_winnable() -> None:
     fallback = _describe(race_summary(**base, winnable="fallback"), None).plain
     assert "none proved winnable in time" in fallback and "hints on" not in fallback
     assert "winnable" not in _describe(race_summary(**base), None).plain
+
+
+async def test_shift_h_shows_the_experts_move_in_a_practice_race(node: str) -> None:
+    """H asks the expert (level expert): its move is highlighted and Enter plays it."""
+    app = BallroomApp(node, "Ann")
+    async with app.run_test(size=(100, 30)) as pilot:
+        game = await solo_race(pilot, deal=7, practice=True)
+        await pilot.press("H")
+        await until(pilot, lambda: game.highlight is not None, "the expert's move comes")
+        hinted = game.highlight
+        await on_screen(pilot, f"Expert's move: {hinted}")
+        await pilot.press("enter")
+        await until(pilot, lambda: game.seq == 1, "the expert's move is played")
