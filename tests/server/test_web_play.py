@@ -575,3 +575,49 @@ async def test_a_lost_connection_comes_back_to_the_same_board(
     await expect(page.locator(".notice")).to_contain_text("✓")
     assert await moves_made(page) == made + 1
     assert_clean(watcher)
+
+
+async def test_the_expert_bot_plays_the_experts_hints(node: str, context: BrowserContext) -> None:
+    """The page's bot offers the expert level: it asks the server for the expert's hint
+    (``level`` expert, which never sees the stock) and plays the move it is given."""
+    watcher = await Watcher.open_in(context, *LAPTOP)
+    page = watcher.page
+    asked: list[dict[str, object]] = []  # the expert hints the page asked for
+    hinted: list[str] = []  # the moves the server's hints gave
+    sent: list[str] = []  # the moves the page sent
+    played = asyncio.Event()
+
+    def between(socket: WebSocketRoute) -> None:
+        server = socket.connect_to_server()
+
+        def upward(frame: bytes | str) -> None:
+            if isinstance(frame, bytes):
+                with contextlib.suppress(Exception):
+                    said = msgpack.unpackb(frame, raw=False)
+                    if said.get("t") == "hint":
+                        asked.append(said)
+                    elif said.get("t") == "move":
+                        sent.append(str(said.get("move")))
+                        if set(sent) & set(hinted):
+                            played.set()
+            server.send(frame)
+
+        def downward(frame: bytes | str) -> None:
+            if isinstance(frame, bytes):
+                with contextlib.suppress(Exception):
+                    said = msgpack.unpackb(frame, raw=False)
+                    if said.get("t") == "hinted" and said.get("move"):
+                        hinted.append(str(said["move"]))
+            socket.send(frame)
+
+        socket.on_message(upward)
+        server.on_message(downward)
+
+    await page.route_web_socket(re.compile(".*"), between)
+    page = await as_guest(watcher, node, "Exa")
+    await practice(page, "expert")
+    await expect(page.locator(".status")).to_contain_text("Bot · expert")
+    # An expert hint is a search of a few tenths of a second on a free core: more here.
+    await asyncio.wait_for(played.wait(), TIMEOUT * 3)
+    assert asked and all(said.get("level") == "expert" for said in asked)
+    assert_clean(watcher)

@@ -5,6 +5,8 @@
 // has no bots of its own. Levels, as the terminal client's:
 //   random: any legal move;
 //   greedy: cards home and swaps before dealing (protocol/policy.py's ranking);
+//   expert: the server's expert hint (a determinized search from the bot's own
+//           view: it never sees the stock), greedy when the hint has no move;
 //   solver: the server's hint (practice races only: only the server knows the
 //           stock's order), greedy when the hint has no move.
 // The bot lives as long as the page: closing the tab leaves it away, and the
@@ -14,7 +16,7 @@ import { go } from "/assets/js/dom.js";
 import { parseMove } from "/assets/js/picker.js";
 import { Wire, nodeUrl } from "/assets/js/wire.js";
 
-export const LEVELS = ["greedy", "random", "solver"];
+export const LEVELS = ["greedy", "random", "expert", "solver"];
 
 /** Moves a second the page's bot may make (the server's own pace limit is far above). */
 export const SPEEDS = [0.5, 1, 1.5, 3, 6];
@@ -70,9 +72,11 @@ export class PageBot {
 
   async choose(roles, view, legal) {
     if (this.level === "random") return legal[Math.floor(Math.random() * legal.length)];
-    if (this.level === "solver") {
+    if (this.level === "solver" || this.level === "expert") {
+      const request = { t: "hint", race: this.race };
+      if (this.level === "expert") request.level = "expert";
       try {
-        const hinted = await this.wire.request({ t: "hint", race: this.race });
+        const hinted = await this.wire.request(request);
         if (hinted.move && legal.includes(hinted.move)) return hinted.move;
       } catch {
         // Not a practice race, or no line found: play greedy.
@@ -134,7 +138,7 @@ export async function practice(wire, variant, level, speed) {
     time_limit: 600,
     spectate: "delayed", // never live by default: it shows the deal
     delay: 30,
-    practice: true, // hints for the solver bot; never rated
+    practice: true, // hints for the solver and expert bots; never rated
   };
   // The solver bot shows its worth on a deal it can win.
   if (level === "solver") request.winnable = true;
