@@ -15,6 +15,7 @@ import sys
 import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 
 from server.engine import (
     DEAL_VERSION,
@@ -27,7 +28,7 @@ from server.engine import (
 from server.engine.prng import MAX_SEED
 from server.engine.solver import DEFAULT_SECONDS, Outcome, Solution, solve_deal
 from server.rules.odds import measure_odds
-from server.rules.solver_odds import ODDS_HEADER, odds_row, tally
+from server.rules.solver_odds import ODDS_HEADER, expert_cells, odds_row, tally
 
 __all__ = ["add_odds_options", "add_parser", "parse_line", "run", "run_odds"]
 
@@ -106,6 +107,14 @@ def add_odds_options(odds: argparse.ArgumentParser) -> None:
         metavar="N",
         help="deals for the greedy bot's column of --solver (default 1000)",
     )
+    odds.add_argument(
+        "--keep-expert",
+        type=Path,
+        default=Path("docs/odds.md"),
+        metavar="FILE",
+        help="--solver: the odds table whose expert bot cells the new table keeps "
+        "(measured apart with --strategy expert; default docs/odds.md, if there)",
+    )
 
 
 def parse_line(text: str) -> list[str]:
@@ -177,7 +186,8 @@ def run_odds(args: argparse.Namespace, names: Sequence[str]) -> int:
 
     Each row: the solver's answers on deals ``--seed-base`` onwards (``-n``
     of them, each within the limit, spread over ``--jobs`` processes), and
-    the greedy bot's win rate on ``--bot-n`` deals from the same seed.
+    the greedy bot's win rate on ``--bot-n`` deals from the same seed; the
+    expert bot's cell as ``--keep-expert``'s table has it (measured apart).
     """
     seconds, nodes = _limits(args)
     limit = f"{nodes} positions" if nodes is not None else f"{seconds:g} s"
@@ -187,6 +197,8 @@ def run_odds(args: argparse.Namespace, names: Sequence[str]) -> int:
         flush=True,
     )
     print(ODDS_HEADER, flush=True)
+    kept = args.keep_expert
+    expert = expert_cells(kept.read_text(encoding="utf-8")) if kept.is_file() else {}
     pool = ProcessPoolExecutor(args.jobs) if args.jobs > 1 else None
     try:
         for name in names:
@@ -202,7 +214,7 @@ def run_odds(args: argparse.Namespace, names: Sequence[str]) -> int:
             greedy = measure_odds(
                 find_variant(name), args.bot_n, args.seed_base, "greedy", clock=time.perf_counter
             )
-            print(odds_row(solver, greedy), flush=True)
+            print(odds_row(solver, greedy, expert.get(name)), flush=True)
     finally:
         if pool is not None:
             pool.shutdown()

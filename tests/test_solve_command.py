@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from protocol.cli import main
-from server.engine import find_variant
+from server.engine import VARIANTS, find_variant
+from server.rules.solver_odds import ODDS_HEADER, expert_cells
 from server.solve_command import parse_line
 
 
@@ -83,7 +84,7 @@ def test_odds_with_the_solver_prints_the_table_row(
 ) -> None:
     """`odds --solver` prints docs/odds.md's table: solver counts and share, greedy rate."""
     args = ["odds", "quadrille", "--solver", "-n", "10", "--nodes", "5000", "--bot-n", "20"]
-    assert main(args) == 0
+    assert main([*args, "--keep-expert", "no/such/odds.md"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("solver: 10 deals per rule set from seed 0, 5000 positions")
     assert lines[1].startswith("| rule set | solver n |")
@@ -93,6 +94,40 @@ def test_odds_with_the_solver_prints_the_table_row(
     assert winnable + unwinnable == 10 and unknown == 0  # Quadrille is always decided
     assert cells[5].startswith(f"{10 * winnable:.1f}% (")
     assert cells[7] == "20" and cells[9] == "not yet measured"
+
+
+def test_odds_with_the_solver_keeps_the_measured_expert_cells(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A new run of the table keeps the expert bot's cells of the table it replaces: the
+    expert is measured apart, and the solver's run must not print it as not measured."""
+    before = tmp_path / "odds.md"
+    before.write_text(
+        "# The odds\n\n"
+        f"{ODDS_HEADER}\n"
+        "| gavotte | 50 | 48 | 1 | 1 | 96.0% (86.5-98.9%) | 86.5-99.6% | 1000 | 80.1% "
+        "(77.5-82.5%) | not yet measured |  |\n"
+        "| quadrille | 50 | 33 | 17 | 0 | 66.0% (52.2-77.6%) | 52.2-77.6% | 1000 | 56.2% "
+        "(53.1-59.2%) | 70.0% (54.6-81.9%), n 40 | more than half |\n"
+        "\nAfter the table.\n",
+        encoding="utf-8",
+    )
+    assert expert_cells(before.read_text(encoding="utf-8")) == {
+        "quadrille": "70.0% (54.6-81.9%), n 40"
+    }
+    args = ["odds", "quadrille", "--solver", "-n", "2", "--nodes", "2000", "--bot-n", "2"]
+    assert main([*args, "--keep-expert", str(before)]) == 0
+    row = capsys.readouterr().out.splitlines()[3]
+    assert [cell.strip() for cell in row.strip("|").split("|")][9] == "70.0% (54.6-81.9%), n 40"
+
+
+def test_docs_odds_expert_cells_are_read_back() -> None:
+    """docs/odds.md's table is the one the command keeps: every rule set's expert cell is
+    found (each measured, none "not yet measured")."""
+    text = (Path(__file__).parents[1] / "docs" / "odds.md").read_text(encoding="utf-8")
+    cells = expert_cells(text)
+    assert set(cells) == set(VARIANTS)
+    assert all(", n " in cell for cell in cells.values())
 
 
 def test_odds_with_the_solver_in_several_processes_agrees(

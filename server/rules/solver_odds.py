@@ -21,6 +21,7 @@ __all__ = [
     "ODDS_HEADER",
     "PUBLISHED",
     "SolverOdds",
+    "expert_cells",
     "measure_solver_odds",
     "odds_row",
     "tally",
@@ -147,8 +148,44 @@ ODDS_HEADER = (
 )
 
 
-def odds_row(solver: SolverOdds, greedy: OddsResult) -> str:
-    """One rule set's line of the odds table (:data:`ODDS_HEADER`), in Markdown."""
+#: The expert bot's cell of a rule set not measured yet.
+NOT_MEASURED = "not yet measured"
+
+
+def expert_cells(markdown: str) -> dict[str, str]:
+    """The expert bot's cells, by rule set, of the odds table in ``markdown`` (docs/odds.md).
+
+    The expert bot is measured apart (``ballroom odds VARIANT --strategy expert``,
+    minutes per deal where the solver takes seconds), so a new run of the
+    table keeps its cells rather than printing them as not measured. Rows not
+    measured, and text with no such table, give nothing.
+    """
+    head = ODDS_HEADER.splitlines()[0]
+    column = [cell.strip() for cell in head.strip("|").split("|")].index("expert bot")
+    found: dict[str, str] = {}
+    in_table = False
+    for line in markdown.splitlines():
+        if line.strip() == head:
+            in_table = True
+            continue
+        if not in_table:
+            continue
+        if not line.startswith("|"):
+            in_table = False
+            continue
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) > column and not set(cells[0]) <= set("-: "):
+            expert = cells[column]
+            if expert and expert != NOT_MEASURED:
+                found[cells[0]] = expert
+    return found
+
+
+def odds_row(solver: SolverOdds, greedy: OddsResult, expert: str | None = None) -> str:
+    """One rule set's line of the odds table (:data:`ODDS_HEADER`), in Markdown.
+
+    ``expert`` is the expert bot's cell, measured apart (:func:`expert_cells`).
+    """
     low, high = solver.interval
     within = _interval(*solver.bounds_interval)
     glow, ghigh = greedy.interval
@@ -156,5 +193,5 @@ def odds_row(solver: SolverOdds, greedy: OddsResult) -> str:
         f"| {solver.variant} | {solver.games} | {solver.winnable} | {solver.unwinnable} "
         f"| {solver.unknown} | {_percent(solver.share)} ({_interval(low, high)}) | {within} "
         f"| {greedy.games} | {_percent(greedy.rate)} ({_interval(glow, ghigh)}) "
-        f"| not yet measured | {PUBLISHED.get(solver.variant, '')} |"
+        f"| {expert or NOT_MEASURED} | {PUBLISHED.get(solver.variant, '')} |"
     )
