@@ -1,10 +1,12 @@
 // Replay of a finished race: every position of one racer's game (`replay`),
-// drawn with the layout from the race's `spectating` snapshot. Keys: ← and →
-// step, Home and End jump, Space plays or pauses.
+// drawn with the layout from the race's `spectating` snapshot, beside the
+// racer's moves as a list to click (replaymoves.js), with the post-race
+// analysis's marks. Keys: ← and → step, Home and End jump, Space plays or pauses.
 
 import { drawBoard } from "/assets/js/board.js";
 import { fill, h, nameOf } from "/assets/js/dom.js";
 import { analysisText } from "/assets/js/race.js";
+import { MoveList } from "/assets/js/replaymoves.js";
 
 const SPEEDS = [0.5, 1, 2, 4, 8, 16]; // moves per second
 
@@ -47,6 +49,7 @@ export async function showReplay(wire, main, stop, raceId, player) {
     "aria-label": "position",
   });
   const playButton = h("button", { type: "button", class: "play" }, "Play");
+  const moveList = new MoveList(snapshot.layout, replay, (n) => show(n));
 
   const show = (n) => {
     at = Math.max(0, Math.min(last, n));
@@ -58,6 +61,8 @@ export async function showReplay(wire, main, stop, raceId, player) {
     fill(verdict, mine ? `Analysis: ${analysisText(mine, analysis.par)}${lost}` : "");
     const view = at === last && final ? { ...replay.views[at], ...final } : replay.views[at];
     fill(boardSlot, drawBoard(snapshot.layout, view, nameOf(info, player)));
+    moveList.mark(mine ? { ...mine, par: analysis.par } : null);
+    moveList.select(at);
     if (at === last) pause();
   };
   const pause = () => {
@@ -136,7 +141,7 @@ export async function showReplay(wire, main, stop, raceId, player) {
     ),
     where,
     verdict,
-    boardSlot,
+    h("div", { class: "replay-body" }, boardSlot, moveList.element),
   );
   show(0);
   redraw = () => show(at);
