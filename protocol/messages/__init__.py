@@ -34,7 +34,7 @@ Client to server (``t`` → class)::
     quick_race   QuickRace      leave_queue  LeaveQueue
     get_profile  GetProfile     get_leaderboard  GetLeaderboard
     rematch      Rematch        get_daily    GetDaily       play_daily   PlayDaily
-    get_results  GetResults
+    get_results  GetResults     featured_race  FeaturedRace
 
 Server to client::
 
@@ -47,7 +47,7 @@ Server to client::
     account      Account        queue        Queued         matched      Matched
     profile      Profile        leaderboard  Leaderboard
     rematch_state RematchState  rematch_offer RematchOffer  daily  Daily
-    race_analysis RaceAnalysed
+    race_analysis RaceAnalysed  featured     Featured
 
 Optional fields default to ``None`` (``spectate`` to ``delayed``); a missing optional
 field and an explicit nil mean the same, and :meth:`Message.to_wire` leaves
@@ -99,6 +99,7 @@ from protocol.messages.replies import (
     Countdown,
     Daily,
     ErrorMessage,
+    Featured,
     Hinted,
     Leaderboard,
     Matched,
@@ -129,6 +130,7 @@ from protocol.messages.replies import (
 from protocol.messages.requests import (
     CreateRace,
     CreateTournament,
+    FeaturedRace,
     GetDaily,
     GetHint,
     GetLeaderboard,
@@ -181,6 +183,8 @@ __all__ = [
     "CreateTournament",
     "Daily",
     "ErrorMessage",
+    "Featured",
+    "FeaturedRace",
     "GetDaily",
     "GetHint",
     "GetLeaderboard",

@@ -15,6 +15,7 @@ from protocol.messages.replies import (
     Countdown,
     Daily,
     ErrorMessage,
+    Featured,
     Hinted,
     Leaderboard,
     Matched,
@@ -45,6 +46,7 @@ from protocol.messages.replies import (
 from protocol.messages.requests import (
     CreateRace,
     CreateTournament,
+    FeaturedRace,
     GetDaily,
     GetHint,
     GetLeaderboard,
@@ -116,6 +118,7 @@ CLIENT_MESSAGES: Mapping[str, type[ClientMessage]] = MappingProxyType(
             GetDaily,
             PlayDaily,
             GetResults,
+            FeaturedRace,
         )
     }
 )
@@ -155,6 +158,7 @@ SERVER_MESSAGES: Mapping[str, type[ServerMessage]] = MappingProxyType(
             RematchState,
             RematchOffer,
             Daily,
+            Featured,
         )
     }
 )

@@ -50,6 +50,7 @@ __all__ = [
     "Countdown",
     "Daily",
     "ErrorMessage",
+    "Featured",
     "Hinted",
     "Leaderboard",
     "Matched",
@@ -404,6 +405,17 @@ class Daily(ServerMessage):
 
     t: ClassVar[str] = "daily"
     daily: Annotated[DailyDeal, Typed(DailyDeal)]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Featured(ServerMessage):
+    """The answer to featured_race: the race to watch now, None when none is under way.
+
+    Only the race's id: it is watched with ``spectate``, under its own policy.
+    """
+
+    t: ClassVar[str] = "featured"
+    race: Annotated[str | None, Opt(Str(1, 40))] = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

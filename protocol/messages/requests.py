@@ -38,6 +38,7 @@ from protocol.version import SUPPORTED_VERSIONS
 __all__ = [
     "CreateRace",
     "CreateTournament",
+    "FeaturedRace",
     "GetDaily",
     "GetHint",
     "GetLeaderboard",
@@ -416,6 +417,13 @@ class GetDaily(ClientMessage):
 
     t: ClassVar[str] = "get_daily"
     variant: Annotated[str, Str(1, 40)]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FeaturedRace(ClientMessage):
+    """Which race the server features now (the /tv page's): answered with ``featured``."""
+
+    t: ClassVar[str] = "featured_race"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -26,6 +26,8 @@ from protocol.messages import (
     CreateRace,
     CreateTournament,
     Daily,
+    Featured,
+    FeaturedRace,
     GetDaily,
     GetHint,
     GetLeaderboard,
@@ -542,6 +544,11 @@ async def on_get_results(conn: Peer, msg: GetResults) -> ServerMessage:
     return race_finished(msg.race, results, id=msg.id)
 
 
+async def on_featured_race(conn: Peer, msg: FeaturedRace) -> ServerMessage:
+    """The race the /tv page follows now (server/services/tv.py says how it is chosen)."""
+    return Featured(id=msg.id, race=await conn.services.tv.featured(conn.player))
+
+
 # -- profiles and leaderboards -------------------------------------------------------
 
 
@@ -602,4 +609,5 @@ HANDLERS: dict[type[ClientMessage], Handler] = {
     GetDaily: on_get_daily,
     PlayDaily: on_play_daily,
     GetResults: on_get_results,
+    FeaturedRace: on_featured_race,
 }

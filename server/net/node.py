@@ -41,6 +41,7 @@ from server.services.records import Records
 from server.services.rematch import Rematches
 from server.services.sessions import Sessions
 from server.services.tournaments import Director
+from server.services.tv import FeaturedRaces
 from server.settings import Settings
 from server.storage.counters import RateCounters
 from server.storage.daily import DailyStore
@@ -88,6 +89,7 @@ class Node:
             records=self.records,
             rematches=self.rematches,
             daily=self.daily,
+            tv=FeaturedRaces(store, players),
         )
         self.history = History(store, self.hub, races.memory)
         if settings.redis_url is None:

@@ -27,6 +27,7 @@ from server.services.rematch import Rematches
 from server.services.results import Results
 from server.services.sessions import Sessions
 from server.services.tournaments import Director
+from server.services.tv import FeaturedRaces
 
 __all__ = ["Services"]
 
@@ -50,3 +51,5 @@ class Services:
     records: Records
     rematches: Rematches
     daily: DailyDeals
+    #: The race the /tv page follows.
+    tv: FeaturedRaces

@@ -90,6 +90,8 @@ from protocol.lobby import RaceSummary
 from protocol.messages import (
     Account,
     Daily,
+    Featured,
+    FeaturedRace,
     GetDaily,
     GetLeaderboard,
     GetProfile,
@@ -289,6 +291,9 @@ SAMPLES: list[Message] = [
     PlayDaily(variant="quadrille", id=29),
     Daily(daily=DAILY, id=28),
     GetResults(race="r7", id=30),
+    FeaturedRace(id=31),
+    Featured(race="r7", id=31),
+    Featured(id=32),
 ]
 
 

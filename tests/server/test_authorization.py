@@ -41,6 +41,8 @@ from protocol.messages import (
     CreateRace,
     CreateTournament,
     Daily,
+    Featured,
+    FeaturedRace,
     GetDaily,
     GetHint,
     GetLeaderboard,
@@ -521,6 +523,7 @@ ACCOUNT_MESSAGES: dict[str, Callable[[str], ClientMessage]] = {
     "get_daily": lambda race: GetDaily(variant=VARIANT),
     "play_daily": lambda race: PlayDaily(variant=VARIANT),
     "get_results": lambda race: GetResults(race=race),
+    "featured_race": lambda race: FeaturedRace(),
 }
 
 ACCT, TAKEN, WRONG = Account, ErrorCode.NAME_TAKEN, ErrorCode.BAD_CREDENTIALS
@@ -552,6 +555,8 @@ ACCOUNT_MATRIX: dict[str, tuple[Outcome, ...]] = {
     "play_daily":        (UNAUTH,   DENIED,   MATCHED,  MATCHED,  DENIED),
     # A is not over: it has no results to give anyone yet.
     "get_results":       (UNAUTH,   MISSING,  MISSING,  MISSING,  MISSING),
+    # Anyone signed in may ask which race /tv features (none here: A is not running).
+    "featured_race":     (UNAUTH,   Featured, Featured, Featured, Featured),
 }  # fmt: skip
 
 ACCOUNT_ROWS = [
