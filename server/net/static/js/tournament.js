@@ -1,8 +1,10 @@
 // A tournament, followed with `watch_tournament`: the whole document comes
 // again at every change, so the page redraws it whole (docs/protocol.md,
-// "The tournament document").
+// "The tournament document"), around the tables racing now, which keep
+// their live boards across redraws (tables.js).
 
 import { clock, fill, h } from "/assets/js/dom.js";
+import { LiveTables } from "/assets/js/tables.js";
 
 function names(doc) {
   const map = new Map(doc.entrants.map((e) => [e.player, e.name]));
@@ -97,34 +99,6 @@ function bracket(doc, nameOf) {
   );
 }
 
-function tables(doc, nameOf) {
-  const running = doc.stages.filter((s) => s.status === "running");
-  if (!running.length) return null;
-  return h(
-    "section",
-    { class: "tables" },
-    h("h2", {}, "Racing now"),
-    running.map((stage) =>
-      h(
-        "ul",
-        { "aria-label": `round ${stage.round}, game ${stage.game}` },
-        stage.races.map((race) =>
-          h(
-            "li",
-            { class: "table", "data-race": race.race },
-            h(
-              "a",
-              { href: `/race/${race.race}` },
-              `Table ${race.table}: ${race.players.map(nameOf).join(" vs ")}`,
-            ),
-            h("span", { class: "meta" }, ` · ${stage.variant}`),
-          ),
-        ),
-      ),
-    ),
-  );
-}
-
 function schedule(doc, now) {
   const played = doc.stages.filter((s) => s.status === "done").length;
   const planned =
@@ -181,8 +155,11 @@ function pastStages(doc, nameOf) {
 
 export async function showTournament(wire, main, stop, key) {
   let doc = null;
+  const live = new LiveTables();
+  stop.push(() => live.close());
   const draw = () => {
     const nameOf = names(doc);
+    live.follow(doc);
     const now = Date.now() / 1000;
     document.title = `${doc.name} · Ballroom`;
     fill(
@@ -194,7 +171,7 @@ export async function showTournament(wire, main, stop, key) {
         [doc.status, doc.format, doc.variants.join(", "), `hosted by ${doc.host_name}`].join(" · "),
       ),
       schedule(doc, now),
-      tables(doc, nameOf),
+      live.section(doc, nameOf),
       bracket(doc, nameOf),
       standings(doc),
       pastStages(doc, nameOf),

@@ -1,0 +1,234 @@
+// The tables of a tournament's stage under way, each drawn live: every
+// racer's board small, the top table's large. Each table is watched as the
+// race page watches a race (`spectate`, then `board` pushes), so the race's
+// own policy holds here too (live, delayed, after the race): the page shows
+// only what the node sends any spectator.
+//
+// The tables are watched on a connection of their own, one per stage: a
+// connection follows every race it spectated until it closes (the protocol
+// has no "stop watching"), so a fresh one each stage keeps what the node
+// holds for this page to the tables racing now, and closing it gives all of
+// them back at once. At most MAX_LIVE tables of a stage are watched (the top
+// ones); any others are listed as links, so that a large field stays well
+// inside the node's limits on one connection (requests per second, its
+// outbox) and a phone's patience.
+
+import { drawBoard } from "/assets/js/board.js";
+import { fill, h, nameOf, policyText } from "/assets/js/dom.js";
+import { Wire, nodeUrl } from "/assets/js/wire.js";
+
+/** The most tables one page watches live at once (the rest are links). */
+export const MAX_LIVE = 16;
+const RETRY_MS = 2000;
+
+/** The races of the stages running in `doc`, each with its stage. */
+function runningTables(doc) {
+  return doc.stages
+    .filter((stage) => stage.status === "running")
+    .flatMap((stage) => stage.races.map((race) => ({ ...race, stage })));
+}
+
+/**
+ * The top table: the one where the best placed entrant in the standings
+ * sits (board one, as a chess tournament's leaders play on it), else the
+ * lowest numbered.
+ */
+export function topTable(doc, tables) {
+  for (const standing of doc.standings ?? []) {
+    const seated = tables.find((t) => t.players.includes(standing.player));
+    if (seated) return seated;
+  }
+  return [...tables].sort((a, b) => Number(a.table) - Number(b.table))[0] ?? null;
+}
+
+function waitingText(info) {
+  if (!info) return "connecting…";
+  if (info.phase === "open" || info.phase === "countdown") return "starting…";
+  if (info.phase !== "finished" && info.spectate === "after")
+    return "boards are shown once the race is over";
+  if (info.phase !== "finished" && info.spectate === "delayed")
+    return `boards come ${Number(info.delay)} s behind`;
+  return "waiting for the first boards";
+}
+
+/** One table's watched state and its element. */
+class Table {
+  constructor(race, featured) {
+    this.race = race;
+    this.featured = featured;
+    this.info = null;
+    this.layout = null;
+    this.boards = {};
+    this.moves = {};
+    this.finals = {};
+    this.slot = h("div", { class: "table-boards" });
+  }
+
+  take(snapshot) {
+    this.info = snapshot.race;
+    if (snapshot.layout) this.layout = snapshot.layout;
+    this.boards = { ...snapshot.boards };
+    this.draw();
+  }
+
+  draw() {
+    const shown = this.race.players.filter((p) => this.boards[p]);
+    if (!this.layout || !shown.length) {
+      fill(this.slot, h("p", { class: "table-waiting quiet" }, waitingText(this.info)));
+      return;
+    }
+    fill(
+      this.slot,
+      shown.map((p) => {
+        const view = this.finals[p] ? { ...this.boards[p], ...this.finals[p] } : this.boards[p];
+        return drawBoard(this.layout, view, nameOf(this.info, p), this.moves[p]);
+      }),
+    );
+  }
+}
+
+export class LiveTables {
+  constructor() {
+    this.key = null; // the races watched now, joined
+    this.wire = null;
+    this.tables = new Map(); // race id -> Table
+    this.stops = [];
+    this.closed = false;
+    this.doc = null;
+  }
+
+  /** Follows the tables of `doc`'s running stage (a new stage: a new connection). */
+  follow(doc) {
+    this.doc = doc;
+    const running = runningTables(doc);
+    const top = topTable(doc, running);
+    const ordered = top ? [top, ...running.filter((t) => t !== top)] : running;
+    const key = ordered.map((t) => t.race).join(" ");
+    if (key === this.key) return;
+    this.stop();
+    this.key = key;
+    this.tables = new Map(ordered.map((t, i) => [t.race, new Table(t, i === 0)]));
+    if (ordered.length) this.watch([...this.tables.values()].slice(0, MAX_LIVE));
+  }
+
+  async watch(tables) {
+    const wire = new Wire(nodeUrl(location));
+    this.wire = wire;
+    const mine = (id) => this.wire === wire && this.tables.get(id);
+    this.stops.push(
+      wire.on("board", (m) => {
+        const table = mine(m.race);
+        if (!table || !table.info) return;
+        table.boards[m.player] = m.view;
+        table.moves[m.player] = m.move;
+        table.draw();
+      }),
+      wire.on("spectating", (m) => mine(m.race.id)?.take(m)),
+      wire.on("race_state", (m) => {
+        const table = mine(m.race.id);
+        if (!table) return;
+        table.info = m.race;
+        table.draw();
+      }),
+      wire.on("race_finished", (m) => {
+        const table = mine(m.race);
+        if (!table || !table.info) return;
+        table.info = { ...table.info, phase: "finished" };
+        for (const s of m.standings)
+          table.finals[s.player] = {
+            resigned: s.status === "resigned",
+            timeout: s.status === "timeout",
+          };
+        table.draw();
+      }),
+    );
+    wire.onstate = () => {
+      // Lost, not closed here: watch the same tables again on a fresh connection.
+      if (this.wire !== wire || this.closed) return;
+      this.key = null;
+      setTimeout(() => !this.closed && this.doc && this.follow(this.doc), RETRY_MS);
+    };
+    for (const table of tables) table.draw();
+    try {
+      await wire.open({});
+    } catch {
+      return; // retried by onstate
+    }
+    // One at a time: a stage's tables never come as one burst of requests.
+    for (const table of tables) {
+      if (this.wire !== wire) return;
+      try {
+        table.take(await wire.request({ t: "spectate", race: table.race.race }));
+      } catch (error) {
+        if (error.code === "closed") return; // retried by onstate
+        fill(table.slot, h("p", { class: "table-waiting quiet" }, error.message));
+      }
+    }
+  }
+
+  /** The "Racing now" section: the top table large, every other one small. */
+  section(doc, nameOfPlayer) {
+    const tables = [...this.tables.values()];
+    if (!tables.length) return null;
+    const live = new Set(tables.slice(0, MAX_LIVE));
+    const item = (table) => {
+      const { race, stage } = table.race;
+      const spectate = table.info ? policyText(table.info.spectate, table.info.delay) : null;
+      return h(
+        "li",
+        {
+          class: table.featured ? "table featured" : "table",
+          "data-race": race,
+          "aria-label": `table ${table.race.table}`,
+        },
+        h(
+          "div",
+          { class: "table-head" },
+          table.featured ? h("span", { class: "top-table" }, "top table") : null,
+          h(
+            "a",
+            { href: `/race/${race}` },
+            `Table ${table.race.table}: ${table.race.players.map(nameOfPlayer).join(" vs ")}`,
+          ),
+          h(
+            "span",
+            { class: "meta" },
+            ` · ${stage.variant}`,
+            doc.format === "knockout" ? ` · game ${stage.game}` : "",
+            spectate ? ` · ${spectate}` : "",
+          ),
+        ),
+        live.has(table) ? table.slot : null,
+      );
+    };
+    const [first, ...rest] = tables;
+    const round = first.race.stage;
+    return h(
+      "section",
+      { class: "tables" },
+      h("h2", {}, `Racing now: round ${round.round}`),
+      h(
+        "ul",
+        { class: "table-list", "aria-label": `round ${round.round}, game ${round.game}` },
+        item(first),
+        rest.map(item),
+      ),
+    );
+  }
+
+  stop() {
+    for (const stop of this.stops) stop();
+    this.stops = [];
+    if (this.wire) {
+      const wire = this.wire;
+      this.wire = null;
+      wire.onstate = () => {};
+      wire.close();
+    }
+  }
+
+  close() {
+    this.closed = true;
+    this.stop();
+  }
+}

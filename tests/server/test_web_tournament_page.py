@@ -1,0 +1,119 @@
+"""The tournament page's live tables in a real browser (headless Chromium), against a real node.
+
+Every table of the stage under way shows each of its racers' boards, small,
+redrawn as the bots move; the top table comes first and large; the page
+watches the tables on one connection of its own beside the tournament's,
+so it holds two websockets whatever the number of tables.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+from playwright.async_api import Browser, Page, expect
+
+from protocol.messages import ManageTournament, TournamentAction, TournamentInfo
+from protocol.tournaments import StageStatus, Tournament, TournamentTable
+from tests.server.browser import Watcher, launched
+from tests.server.conftest import TIMEOUT, NodeFactory
+from tests.server.hosting import FAST
+from tests.server.test_web_page import (
+    PHONE,
+    WAIT_MS,
+    assert_clean,
+    page_url,
+    system_chromium,
+    tournament_with_bots,
+)
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+
+@pytest.fixture
+async def browser() -> AsyncIterator[Browser]:
+    async with launched(system_chromium()) as opened:
+        yield opened
+
+
+@pytest.fixture
+async def node(make_node: NodeFactory) -> AsyncIterator[str]:
+    async with make_node(timeouts=FAST) as url:
+        yield url
+
+
+def running_tables(doc: Tournament) -> list[TournamentTable]:
+    return [race for s in doc.stages if s.status is StageStatus.RUNNING for race in s.races]
+
+
+def top_table(doc: Tournament) -> TournamentTable:
+    """The table the page features: the best placed entrant's, else the lowest numbered."""
+    tables = running_tables(doc)
+    for standing in doc.standings:
+        seated = [t for t in tables if standing.player in t.players]
+        if seated:
+            return seated[0]
+    return min(tables, key=lambda t: t.table)
+
+
+async def moves_per_table(page: Page) -> dict[str, int]:
+    """Each live table's moves so far (its racers' together), read off its mini-boards."""
+    counts: dict[str, int] = await page.evaluate(
+        """() => Object.fromEntries([...document.querySelectorAll('.tables li.table')].map((t) => [
+            t.dataset.race,
+            [...t.querySelectorAll('.progress-text')]
+              .map((p) => Number((/(\\d+) moves/.exec(p.textContent) ?? [0, 0])[1]))
+              .reduce((a, b) => a + b, 0),
+        ]))"""
+    )
+    return counts
+
+
+async def test_every_table_shows_its_racers_live_and_the_top_table_first(
+    node: str, browser: Browser
+) -> None:
+    """Four bots at two tables: both tables' mini-boards, redrawn as the bots move, the top
+    table featured first, two websockets in all, and a phone's width kept."""
+    async with tournament_with_bots(
+        node, 4, 4, format="rounds", variants=["royal-cotillion"], rounds=1, table_size=2
+    ) as (host, doc):
+        watcher = await Watcher.open(browser)
+        page = watcher.page
+        sockets: list[str] = []
+        page.on("websocket", lambda socket: sockets.append(socket.url))
+        await page.goto(page_url(node, f"/tournament/{doc.code}"))
+        await expect(page.locator(".entrants li")).to_have_count(4)
+        await host.request(
+            ManageTournament(tournament=doc.id, action=TournamentAction.START), TournamentInfo
+        )
+        pushed = await host.next(
+            TournamentInfo, lambda m: bool(running_tables(m.tournament)), timeout=TIMEOUT
+        )
+        tables = running_tables(pushed.tournament)
+        assert len(tables) == 2
+        for table in tables:
+            await expect(
+                page.locator(f'.tables li.table[data-race="{table.race}"] .board')
+            ).to_have_count(2)
+        featured = page.locator(".tables li.table").first
+        await expect(featured).to_have_class("table featured")
+        await expect(featured).to_have_attribute("data-race", top_table(pushed.tournament).race)
+        await expect(page.locator(".tables li.featured")).to_have_count(1)
+        before = await moves_per_table(page)
+        # Every table's boards change as its bots move, pushed to the page.
+        await page.wait_for_function(
+            """(before) => [...document.querySelectorAll('.tables li.table')].every((t) =>
+                [...t.querySelectorAll('.progress-text')]
+                  .map((p) => Number((/(\\d+) moves/.exec(p.textContent) ?? [0, 0])[1]))
+                  .reduce((a, b) => a + b, 0) > before[t.dataset.race] + 2)""",
+            arg=before,
+            timeout=WAIT_MS,
+        )
+        assert len(sockets) == 2  # the tournament's connection and the tables'
+        await watcher.screenshot("tournament-tables", *PHONE)
+        scroll = await page.evaluate("() => document.documentElement.scrollWidth")
+        assert scroll <= PHONE[0]
+        assert_clean(watcher)
+        await host.request(
+            ManageTournament(tournament=doc.id, action=TournamentAction.CANCEL), TournamentInfo
+        )
