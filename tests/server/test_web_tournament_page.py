@@ -13,7 +13,16 @@ from collections.abc import AsyncIterator
 import pytest
 from playwright.async_api import Browser, Page, expect
 
-from protocol.messages import ManageTournament, TournamentAction, TournamentInfo
+from client.session import ClientSession
+from protocol.messages import (
+    JoinTournament,
+    ManageTournament,
+    Progress,
+    RaceStarted,
+    Resume,
+    TournamentAction,
+    TournamentInfo,
+)
 from protocol.tournaments import StageStatus, Tournament, TournamentTable
 from tests.server.browser import Watcher, launched
 from tests.server.conftest import TIMEOUT, NodeFactory
@@ -117,3 +126,42 @@ async def test_every_table_shows_its_racers_live_and_the_top_table_first(
         await host.request(
             ManageTournament(tournament=doc.id, action=TournamentAction.CANCEL), TournamentInfo
         )
+
+
+async def test_delayed_tables_show_no_board_before_their_delay(node: str, browser: Browser) -> None:
+    """A tournament watched 30 s behind: while the bot at Tess's table is well under way, the
+    page's tables say so and it got no board, not even the deal, from any table."""
+    async with tournament_with_bots(
+        node, 3, 5, format="rounds", variants=["royal-cotillion"], rounds=1, table_size=2,
+        spectate="delayed", delay=30,
+    ) as (host, doc):  # fmt: skip
+        tess = await ClientSession.connect(node, "Tess")
+        try:
+            await tess.request(JoinTournament(code=doc.code), TournamentInfo)
+            watcher = await Watcher.open(browser)
+            page = watcher.page
+            await page.goto(page_url(node, f"/tournament/{doc.code}"))
+            await expect(page.locator(".entrants li")).to_have_count(4)
+            started = await host.request(
+                ManageTournament(tournament=doc.id, action=TournamentAction.START),
+                TournamentInfo,
+            )
+            tables = running_tables(started.tournament)
+            mine = next(t.race for t in tables if tess.player in t.players)
+            await tess.request(Resume(race=mine, since=0), RaceStarted)
+            waiting = page.locator(".tables .table-waiting")
+            await expect(waiting).to_have_count(len(tables))
+            # Tess hears her opponent's moves while the page, 30 s behind, shows none.
+            await tess.next(Progress, lambda p: p.progress.moves >= 10, timeout=TIMEOUT)
+            await expect(waiting).to_have_text(["boards come 30 s behind"] * len(tables))
+            assert not await page.locator(".tables .board").count()
+            assert not [m for m in watcher.messages() if m["t"] == "board"]
+            spectating = [m for m in watcher.messages() if m["t"] == "spectating"]
+            assert len(spectating) == len(tables)
+            assert all(m["boards"] == {} for m in spectating)
+            assert_clean(watcher)
+            await host.request(
+                ManageTournament(tournament=doc.id, action=TournamentAction.CANCEL), TournamentInfo
+            )
+        finally:
+            await tess.close()
