@@ -45,7 +45,7 @@ Server to client::
     replay_views Replay         error        ErrorMessage   hinted       Hinted
     tournament   TournamentInfo tournaments  Tournaments    tournament_record TournamentRecord
     account      Account        queue        Queued         matched      Matched
-    profile      Profile        leaderboard  Leaderboard
+    profile      Profile        leaderboard  Leaderboard    spectators   Spectators
     rematch_state RematchState  rematch_offer RematchOffer  daily  Daily
     race_analysis RaceAnalysed  featured     Featured
 
@@ -122,6 +122,7 @@ from protocol.messages.replies import (
     SeatTaken,
     Service,
     Spectating,
+    Spectators,
     TournamentInfo,
     TournamentRecord,
     Tournaments,
@@ -241,6 +242,7 @@ __all__ = [
     "Spectate",
     "SpectatePolicy",
     "Spectating",
+    "Spectators",
     "StartRace",
     "SubmitMove",
     "TournamentAction",

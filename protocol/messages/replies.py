@@ -12,6 +12,7 @@ from protocol.lobby import RaceSummary
 from protocol.messages.base import ServerMessage
 from protocol.messages.enums import HintOutcome, ServiceState
 from protocol.messages.fields import (
+    MAX_ID,
     MAX_LEGAL,
     MAX_PLAYERS,
     MAX_RACES,
@@ -73,6 +74,7 @@ __all__ = [
     "SeatTaken",
     "Service",
     "Spectating",
+    "Spectators",
     "TournamentInfo",
     "TournamentRecord",
     "Tournaments",
@@ -184,6 +186,19 @@ class Presence(ServerMessage):
     player: PlayerId
     event: EventNumber
     away: Annotated[float | None, Opt(Float())] = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Spectators(ServerMessage):
+    """To a race's spectators: how many are watching it now, on every node together.
+
+    Pushed when the count changes (at most once per node sweep) and once to each
+    new spectator. It numbers no event: someone watching is no event of the race.
+    """
+
+    t: ClassVar[str] = "spectators"
+    race: RaceId
+    count: Annotated[int, Int(0, MAX_ID)]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -536,6 +536,11 @@ class RaceWatch:
         if self.conn.watches.get(self.race) is self:
             self._emit(frame)
 
+    def notice(self, frame: bytes) -> None:
+        """Pass on a frame about the race that numbers no event (how many watch it): in
+        line with the frames being made, after the reply that opened the watch."""
+        self._send_if_watching(frame)
+
     def _stop_following(self) -> None:
         self._spawn(self.conn.unwatch(self.race, self))
 

@@ -26,8 +26,10 @@ from websockets.http11 import Request, Response
 
 from protocol.codec import encode
 from protocol.messages import Races, Service, ServiceState
+from server.fanout.feeds import RaceWatch, Role
 from server.fanout.history import History
 from server.fanout.hub import Hub
+from server.fanout.spectators import SpectatorCounts
 from server.net.connection import CLOSE_POLICY, CLOSE_TRY_AGAIN, Connection
 from server.net.web import Site
 from server.net.websocket import Bounds, PushConnection, WebSocketServer
@@ -49,6 +51,7 @@ from server.storage.exceptions import StoreUnavailable
 from server.storage.health import StorageHealth
 from server.storage.matchmaking import QueueStore, RematchStore
 from server.storage.players import PlayerStore
+from server.storage.spectators import SpectatorStore
 from server.storage.store import Store, connect
 
 __all__ = ["Node", "running_node"]
@@ -92,6 +95,10 @@ class Node:
             tv=FeaturedRaces(store, players),
         )
         self.history = History(store, self.hub, races.memory)
+        #: How many watch each race, summed over the nodes and pushed to its spectators.
+        self.spectators = SpectatorCounts(
+            SpectatorStore(store.redis), settings.node, vouch=settings.timeouts.unheard
+        )
         if settings.redis_url is None:
             raise ValueError("a node needs settings.redis_url")
         timeouts = settings.timeouts
@@ -218,6 +225,7 @@ class Node:
                 await self.races.results.sweep()
                 await self._presence()
                 await self._push_lobby()
+                await self.spectators.sweep(self._spectators_here(), time.time())
                 await self.records.recover(self.races.results.stored_results)
                 await self.matchmaker.tick()
                 await self.rematches.tick()
@@ -264,6 +272,15 @@ class Node:
             frame = encode(Races(races=listed))
             for conn in followers:
                 conn.send_frame(frame)
+
+    def _spectators_here(self) -> dict[str, list[RaceWatch]]:
+        """Race -> the watches of this node's connections that watch it as spectators."""
+        here: dict[str, list[RaceWatch]] = {}
+        for conn in self.connections:
+            for race, watch in conn.watches.items():
+                if watch.role is Role.SPECTATOR:
+                    here.setdefault(race, []).append(watch)
+        return here
 
     def _racers_here(self) -> set[tuple[str, str]]:
         """(race, player) of every racer connected to this node."""

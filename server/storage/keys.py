@@ -55,6 +55,7 @@ __all__ = [
     "race_meta",
     "race_players",
     "race_rematch",
+    "race_spectators",
     "session",
     "token_failures",
     "tournament_code",
@@ -136,6 +137,13 @@ def race_events(race: str) -> str:
 def race_log(race: str, player: str) -> str:
     """List of one racer's applied moves as text: the replayable record."""
     return f"race:{{{race}}}:log:{player}"
+
+
+def race_spectators(race: str) -> str:
+    """Hash: node name -> ``count until``, how many spectators of the race that node
+    holds and until when (unix seconds) it vouches for them: a dead node's count
+    stops counting then (:mod:`server.storage.spectators`)."""
+    return f"race:{{{race}}}:spectators"
 
 
 def race_channel(race: str) -> str:

@@ -67,6 +67,7 @@ from protocol import (
     Spectate,
     SpectatePolicy,
     Spectating,
+    Spectators,
     StartRace,
     SubmitMove,
     TournamentAction,
@@ -214,6 +215,7 @@ SAMPLES: list[Message] = [
     Presence(race="r7", player="p2", event=13, away=1767312012.5),
     Presence(race="r7", player="p2", event=14),
     SeatTaken(race="r7", event=15),
+    Spectators(race="r7", count=12),
     Board(race="r7", player="p2", seq=3, move="w>f3", view=VIEW, event=13),
     Spectating(race=RACE, layout=LAYOUT, boards={"p1": VIEW, "p2": VIEW}, event=13),
     RaceFinished(

@@ -38,6 +38,8 @@ from tests.server.test_web_page import (
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
+DESKTOP = (1280, 800)
+
 
 @pytest.fixture
 async def browser() -> AsyncIterator[Browser]:
@@ -81,17 +83,17 @@ async def moves_per_table(page: Page) -> dict[str, int]:
 async def test_every_table_shows_its_racers_live_and_the_top_table_first(
     node: str, browser: Browser
 ) -> None:
-    """Four bots at two tables: both tables' mini-boards, redrawn as the bots move, the top
+    """Six bots at three tables: every table's mini-boards, redrawn as the bots move, the top
     table featured first, two websockets in all, and a phone's width kept."""
     async with tournament_with_bots(
-        node, 4, 4, format="rounds", variants=["royal-cotillion"], rounds=1, table_size=2
+        node, 6, 4, format="rounds", variants=["royal-cotillion"], rounds=1, table_size=2
     ) as (host, doc):
         watcher = await Watcher.open(browser)
         page = watcher.page
         sockets: list[str] = []
         page.on("websocket", lambda socket: sockets.append(socket.url))
         await page.goto(page_url(node, f"/tournament/{doc.code}"))
-        await expect(page.locator(".entrants li")).to_have_count(4)
+        await expect(page.locator(".entrants li")).to_have_count(6)
         await host.request(
             ManageTournament(tournament=doc.id, action=TournamentAction.START), TournamentInfo
         )
@@ -99,7 +101,7 @@ async def test_every_table_shows_its_racers_live_and_the_top_table_first(
             TournamentInfo, lambda m: bool(running_tables(m.tournament)), timeout=TIMEOUT
         )
         tables = running_tables(pushed.tournament)
-        assert len(tables) == 2
+        assert len(tables) == 3
         for table in tables:
             await expect(
                 page.locator(f'.tables li.table[data-race="{table.race}"] .board')
@@ -119,6 +121,7 @@ async def test_every_table_shows_its_racers_live_and_the_top_table_first(
             timeout=WAIT_MS,
         )
         assert len(sockets) == 2  # the tournament's connection and the tables'
+        await watcher.screenshot("tournament-tables", *DESKTOP)  # docs/img/web-tournament.sh
         await watcher.screenshot("tournament-tables", *PHONE)
         scroll = await page.evaluate("() => document.documentElement.scrollWidth")
         assert scroll <= PHONE[0]

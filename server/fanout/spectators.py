@@ -1,0 +1,136 @@
+"""How many watch a race, told to its spectators as it changes.
+
+At every sweep a node counts the spectators it holds of each race, writes
+the counts that changed to Redis (and all of them again every ``refresh``
+seconds, so that they stay vouched for while the node lives: see
+:mod:`server.storage.spectators`), reads each of those races' totals over
+every node, and pushes ``spectators`` to its spectators of each race whose
+total changed, and to each spectator new since the last push. So a count
+reaches a page within about two sweeps of someone coming or going on any
+node, at most once a sweep; a dead node's spectators drop out of the count
+once its vouching runs out.
+
+The count says how many watch, nothing of the race: it goes out under every
+spectating policy, from the first moment, and never to a racer.
+:class:`SpectatorTally` makes the decisions, without I/O; :class:`SpectatorCounts`
+carries them out.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Collection, Hashable, Mapping
+from typing import Generic, NamedTuple, Protocol, TypeVar
+
+from protocol.codec import encode
+from protocol.messages import Spectators
+from server.storage.spectators import SpectatorStore
+
+__all__ = ["Saying", "Spectator", "SpectatorCounts", "SpectatorTally", "Telling"]
+
+
+class Spectator(Protocol):
+    """A connection's watch of a race as a spectator, as far as the count needs it."""
+
+    def notice(self, frame: bytes) -> None:
+        """Pass on a frame about the race that numbers no event, in line with the rest."""
+        ...
+
+
+S = TypeVar("S", bound=Hashable)
+
+
+class Saying(NamedTuple):
+    """Counts to write: race -> spectators here (0: none any more); ``refresh``: all of them."""
+
+    counts: dict[str, int]
+    refresh: bool
+
+
+class Telling(NamedTuple, Generic[S]):
+    """A race's total, and the spectators here to tell it to."""
+
+    race: str
+    total: int
+    spectators: list[S]
+
+
+class SpectatorTally(Generic[S]):
+    """What one node last wrote and last told, and so what it writes and tells next."""
+
+    def __init__(self, refresh: float) -> None:
+        #: Seconds between two writes of counts that did not change.
+        self.refresh = refresh
+        self._said: dict[str, int] = {}
+        self._said_at = -math.inf
+        # Race -> (the total told, the spectators who were told it).
+        self._told: dict[str, tuple[int, set[S]]] = {}
+
+    def to_say(self, here: Mapping[str, int], now: float) -> Saying:
+        """The counts to write at ``now``, of the spectators ``here`` per race: those that
+        changed since they were written (0 for a race with none here any more), or all
+        of them once a refresh is due."""
+        refresh = now - self._said_at >= self.refresh
+        counts = {race: n for race, n in here.items() if refresh or self._said.get(race) != n}
+        counts.update({race: 0 for race in self._said if not here.get(race)})
+        return Saying(counts, refresh)
+
+    def said(self, saying: Saying, now: float) -> None:
+        """``saying`` was written at ``now``."""
+        for race, count in saying.counts.items():
+            if count > 0:
+                self._said[race] = count
+            else:
+                self._said.pop(race, None)
+        if saying.refresh:
+            self._said_at = now
+
+    def to_tell(
+        self, totals: Mapping[str, int], here: Mapping[str, Collection[S]]
+    ) -> list[Telling[S]]:
+        """Who hears which total: every spectator here of a race whose total changed, and
+        those who came since the last telling of a race whose total did not. A total is
+        never below the spectators counted here (a read that missed this node's write)."""
+        tellings: list[Telling[S]] = []
+        for race, spectators in here.items():
+            if race not in totals:
+                continue
+            total = max(totals[race], len(spectators))
+            told_total, told = self._told.get(race, (None, set()))
+            new = (
+                list(spectators)
+                if total != told_total
+                else [s for s in spectators if s not in told]
+            )
+            self._told[race] = (total, set(spectators))
+            if new:
+                tellings.append(Telling(race, total, new))
+        for race in [race for race in self._told if race not in here]:
+            del self._told[race]
+        return tellings
+
+
+class SpectatorCounts:
+    """One node's part in counting spectators: write its own, read the totals, tell them."""
+
+    def __init__(self, store: SpectatorStore, node: str, vouch: float) -> None:
+        self.store = store
+        self.node = node
+        #: Seconds a written count stays counted: a dead node's spectators drop out then.
+        self.vouch = vouch
+        self.tally: SpectatorTally[Spectator] = SpectatorTally(refresh=vouch / 3)
+
+    async def sweep(self, here: Mapping[str, Collection[Spectator]], now: float) -> None:
+        """Write this node's counts of the spectators ``here`` (race -> them), then tell
+        them the totals that are news to them."""
+        saying = self.tally.to_say({race: len(group) for race, group in here.items()}, now)
+        if saying.counts:
+            await self.store.say(self.node, saying.counts, now + self.vouch, keep=2 * self.vouch)
+            self.tally.said(saying, now)
+        if not here:
+            return
+        totals = await self.store.totals(list(here), now)
+        for telling in self.tally.to_tell(totals, here):
+            frame = encode(Spectators(race=telling.race, count=telling.total))
+            for spectator in telling.spectators:
+                spectator.notice(frame)

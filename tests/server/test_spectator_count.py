@@ -1,0 +1,163 @@
+"""How many watch a race: each node's count in Redis, the totals, and the ``spectators`` push."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from client.session import ClientSession
+from protocol.messages import (
+    CreateRace,
+    RaceInfo,
+    Spectate,
+    SpectatePolicy,
+    Spectating,
+    Spectators,
+    StartRace,
+)
+from server.fanout.spectators import Saying, SpectatorTally
+from server.storage.spectators import NodeCount, SpectatorStore
+from server.storage.store import Store
+from tests.server.conftest import TIMEOUT, NodeFactory, ProcessFactory
+
+# -- the tally, without I/O -------------------------------------------------
+
+
+def test_counts_are_written_when_they_change_and_all_again_when_a_refresh_is_due() -> None:
+    """A count is written when it changes, a race left by all as 0, and every count again
+    once ``refresh`` seconds passed since the last refresh."""
+    tally: SpectatorTally[str] = SpectatorTally(refresh=3.0)
+    first = tally.to_say({"r1": 2, "r2": 1}, now=100.0)
+    assert first == Saying({"r1": 2, "r2": 1}, refresh=True)
+    tally.said(first, now=100.0)
+    assert tally.to_say({"r1": 2, "r2": 1}, now=101.0).counts == {}
+    changed = tally.to_say({"r1": 3}, now=101.0)
+    assert changed == Saying({"r1": 3, "r2": 0}, refresh=False)
+    tally.said(changed, now=101.0)
+    assert tally.to_say({"r1": 3}, now=102.0).counts == {}
+    assert tally.to_say({"r1": 3}, now=103.0) == Saying({"r1": 3}, refresh=True)
+
+
+def test_a_count_not_written_is_written_again() -> None:
+    """A write that failed (never said) leaves the change to be written at the next sweep."""
+    tally: SpectatorTally[str] = SpectatorTally(refresh=3.0)
+    tally.said(tally.to_say({"r1": 1}, now=0.0), now=0.0)
+    tally.to_say({"r1": 2}, now=1.0)  # Redis was away: not said
+    assert tally.to_say({"r1": 2}, now=1.5).counts == {"r1": 2}
+
+
+def test_everyone_hears_a_new_total_and_newcomers_hear_an_old_one() -> None:
+    """A changed total goes to every spectator here; an unchanged one only to those who
+    came since; a total never reads below the spectators here."""
+    tally: SpectatorTally[str] = SpectatorTally(refresh=3.0)
+    told = tally.to_tell({"r1": 2}, {"r1": ["a"]})
+    assert [(t.race, t.total, t.spectators) for t in told] == [("r1", 2, ["a"])]
+    assert tally.to_tell({"r1": 2}, {"r1": ["a"]}) == []
+    # b came and c went on another node: the total is the same, only b hears it.
+    told = tally.to_tell({"r1": 2}, {"r1": ["a", "b"]})
+    assert [(t.total, t.spectators) for t in told] == [(2, ["b"])]
+    told = tally.to_tell({"r1": 5}, {"r1": ["a", "b"]})
+    assert [(t.total, t.spectators) for t in told] == [(5, ["a", "b"])]
+    told = tally.to_tell({"r1": 0}, {"r1": ["a", "b"]})  # a read that missed our write
+    assert [(t.total, t.spectators) for t in told] == [(2, ["a", "b"])]
+
+
+def test_a_race_watched_again_is_told_afresh() -> None:
+    """A race nobody here watches any more is forgotten: its next spectator hears the total."""
+    tally: SpectatorTally[str] = SpectatorTally(refresh=3.0)
+    tally.to_tell({"r1": 1}, {"r1": ["a"]})
+    assert tally.to_tell({}, {}) == []
+    told = tally.to_tell({"r1": 1}, {"r1": ["a"]})
+    assert [(t.total, t.spectators) for t in told] == [(1, ["a"])]
+
+
+def test_a_node_count_reads_back_and_stops_counting_when_its_vouching_ends() -> None:
+    """``count until`` round-trips; it counts before ``until`` only; junk counts nothing."""
+    count = NodeCount(3, 1767312012.25)
+    assert NodeCount.parse(count.text().encode()) == count
+    assert count.counts_at(1767312012.0) == 3
+    assert count.counts_at(1767312012.25) == 0
+    assert NodeCount.parse(b"three 12") is None
+    assert NodeCount.parse(b"3") is None
+
+
+# -- Redis -----------------------------------------------------------------
+
+
+async def test_totals_sum_the_nodes_still_vouched_for(store: Store) -> None:
+    """Two nodes' counts add up; a count past its ``until`` (a dead node's) and a count
+    taken out (0) do not; the race's hash expires on its own."""
+    counts = SpectatorStore(store.redis)
+    await counts.say("n1", {"r1": 2, "r2": 1}, until=1000.0, keep=60.0)
+    await counts.say("n2", {"r1": 3}, until=2000.0, keep=60.0)
+    assert await counts.totals(["r1", "r2", "r3"], now=500.0) == {"r1": 5, "r2": 1, "r3": 0}
+    assert await counts.totals(["r1", "r2"], now=1500.0) == {"r1": 3, "r2": 0}
+    await counts.say("n2", {"r1": 0}, until=2000.0, keep=60.0)
+    assert await counts.totals(["r1"], now=500.0) == {"r1": 2}
+    assert 0 < await store.redis.pttl("race:{r1}:spectators") <= 60_000
+
+
+# -- nodes -----------------------------------------------------------------
+
+
+async def _live_race(url: str) -> tuple[ClientSession, str]:
+    """A live race started by its one racer, "Ann"."""
+    ann = await ClientSession.connect(url, "Ann")
+    created = await ann.request(
+        CreateRace(
+            variant="royal-cotillion", max_players=1, time_limit=600, spectate=SpectatePolicy.LIVE
+        ),
+        RaceInfo,
+    )
+    await ann.request(StartRace(race=created.race.id), RaceInfo)
+    return ann, created.race.id
+
+
+async def _watch(url: str, race: str, name: str) -> ClientSession:
+    watcher = await ClientSession.connect(url, name)
+    await watcher.request(Spectate(race=race), Spectating)
+    return watcher
+
+
+async def _counted(watcher: ClientSession, race: str, count: int, wait: float = TIMEOUT) -> None:
+    await watcher.next(Spectators, lambda m: m.race == race and m.count == count, timeout=wait)
+
+
+async def test_spectators_on_two_nodes_hear_how_many_watch(make_node: NodeFactory) -> None:
+    """A spectator hears 1; with a second on another node both hear 2; when it goes, 1.
+    The racer hears no count."""
+    async with make_node() as first, make_node() as second:
+        ann, race = await _live_race(first)
+        try:
+            one = await _watch(first, race, "One")
+            await _counted(one, race, 1)
+            two = await _watch(second, race, "Two")
+            await _counted(two, race, 2)
+            await _counted(one, race, 2)
+            await two.close()
+            await _counted(one, race, 1)
+            await one.close()
+            assert not [m for m in ann.received if isinstance(m, Spectators)]
+        finally:
+            await ann.close()
+
+
+@pytest.mark.slow
+async def test_a_dead_nodes_spectators_stop_counting(node_processes: ProcessFactory) -> None:
+    """A node killed with its spectators (no goodbye to Redis): the other node's spectator
+    hears the count drop once the dead node's vouching ran out."""
+    alive, doomed = await asyncio.to_thread(node_processes, 2)
+    ann, race = await _live_race(alive.url)
+    try:
+        here = await _watch(alive.url, race, "Here")
+        there = [await _watch(doomed.url, race, f"There {i}") for i in range(2)]
+        await _counted(here, race, 3)
+        await asyncio.to_thread(doomed.kill)
+        for session in there:
+            session.ws.transport.abort()
+        # The dead node vouched for its count for timeouts.unheard (5 s) at most.
+        await _counted(here, race, 1, wait=2 * TIMEOUT)
+        await here.close()
+    finally:
+        await ann.close()
