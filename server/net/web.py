@@ -93,9 +93,9 @@ _SECURITY_HEADERS = (
 )
 
 #: Page routes that open the page itself (it reads the address to know what to show):
-#: watching views, and /play, /play/RACE and /play/tournament/CODE for racing.
+#: watching views (/tv among them), and /play, /play/RACE and /play/tournament/CODE for racing.
 _PAGE_ROUTES = re.compile(
-    r"/(?:race/[A-Za-z0-9_-]{1,40}|tournament/[A-Za-z0-9_-]{1,40}"
+    r"/(?:tv|race/[A-Za-z0-9_-]{1,40}|tournament/[A-Za-z0-9_-]{1,40}"
     r"|replay/[A-Za-z0-9_-]{1,40}/[A-Za-z0-9_-]{1,40}|play(?:/[A-Za-z0-9_-]{1,40}|/tournament/[A-Za-z0-9_-]{1,40})?)?"
 )
 

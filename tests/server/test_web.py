@@ -78,7 +78,7 @@ def test_content_types(path: str, content_type: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "path", ["/race/KQ7HXM", "/tournament/T3f9a01bc2d", "/replay/r41d/p3a9", "/?x=1"]
+    "path", ["/race/KQ7HXM", "/tournament/T3f9a01bc2d", "/replay/r41d/p3a9", "/tv", "/?x=1"]
 )
 def test_shared_links_open_the_page(path: str) -> None:
     """Every shareable address answers with the page itself, so it opens cold."""
@@ -98,6 +98,7 @@ def test_shared_links_open_the_page(path: str) -> None:
         "/assets/vendor/SHA256SUMS",
         "/race/../../etc/passwd",
         "/race/a/b",
+        "/tv/x",
         "/index.html/..",
         "/web.py",
     ],

@@ -14,6 +14,7 @@ import { showPlay } from "/assets/js/play.js";
 import { showRace } from "/assets/js/race.js";
 import { showReplay } from "/assets/js/replay.js";
 import { showTournament } from "/assets/js/tournament.js";
+import { showTv } from "/assets/js/tv.js";
 import { Wire, nodeUrl } from "/assets/js/wire.js";
 
 const main = document.getElementById("main");
@@ -31,6 +32,7 @@ function route(path) {
   if (parts[0] === "play" && parts.length === 2) return (w, m, s) => showGame(w, m, s, parts[1]);
   if (parts[0] === "play" && parts[1] === "tournament" && parts.length === 3)
     return (w, m, s) => showEntrant(w, m, s, parts[2]);
+  if (parts[0] === "tv" && parts.length === 1) return showTv;
   if (parts[0] === "race" && parts.length === 2) return (w, m, s) => showRace(w, m, s, parts[1]);
   if (parts[0] === "tournament" && parts.length === 2)
     return (w, m, s) => showTournament(w, m, s, parts[1]);
