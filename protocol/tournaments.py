@@ -79,6 +79,8 @@ class RankedBy(enum.StrEnum):
     CHAMPION = "champion"
     ROUND_REACHED = "round reached"
     RACES_WON = "races won"
+    AVERAGE_PLACE = "average place"  # an arena's: the better mean place over its races
+    ENTRY = "entry"  # an arena's last tie-break: who entered first
     CARDS_HOME = "cards home"
     TIME = "time"
     TIE = "tie"  # nothing: they share the place
@@ -86,18 +88,35 @@ class RankedBy(enum.StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class Entrant:
-    """One entrant, as seeded (the order they joined)."""
+    """One entrant, as seeded (the order they joined).
+
+    ``paused``: an arena's entrant who stepped out, or was away past the grace
+    period; they are grouped into no new race until they come back.
+    """
 
     player: str
     name: str
     removed: bool = False
+    paused: bool = False
 
     def to_data(self) -> dict[str, object]:
-        return {"player": self.player, "name": self.name, "removed": self.removed}
+        data: dict[str, object] = {
+            "player": self.player,
+            "name": self.name,
+            "removed": self.removed,
+        }
+        if self.paused:  # only an arena's entrants pause: the other formats' maps stay as were
+            data["paused"] = True
+        return data
 
     @classmethod
     def read(cls, shape: Shape) -> Entrant:
-        return cls(shape.text("player"), shape.text("name"), shape.flag("removed", False))
+        return cls(
+            shape.text("player"),
+            shape.text("name"),
+            shape.flag("removed", False),
+            shape.flag("paused", False),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -285,8 +304,11 @@ class TournamentStanding:
     """One entrant's line in the standings, best first.
 
     Totals over every stage: ``points``, cards ``home``, ``time`` (seconds)
-    and ``wins`` (games solved, or in a knockout games won); ``round`` is the
-    last bracket round a knockout entrant reached (0 in the rounds format).
+    and ``wins`` (games solved, or in a knockout games won; in an arena, races
+    placed first); ``round`` is the last bracket round a knockout entrant
+    reached (0 in the other formats). An arena's line also counts the
+    entrant's ``races`` and their ``streak``: races placed first in a row up
+    to now (from 2, their next race scores double: docs/tournaments.md).
     """
 
     place: int
@@ -299,9 +321,12 @@ class TournamentStanding:
     round: int
     removed: bool = False
     by: RankedBy | None = None
+    races: int = 0
+    streak: int = 0
 
-    def to_data(self) -> dict[str, object]:
-        return {
+    def to_data(self, *, arena: bool = False) -> dict[str, object]:
+        """The map; ``arena``: with the arena's ``races`` and ``streak``."""
+        data: dict[str, object] = {
             "place": self.place,
             "player": self.player,
             "name": self.name,
@@ -313,6 +338,10 @@ class TournamentStanding:
             "removed": self.removed,
             "by": None if self.by is None else self.by.value,
         }
+        if arena:
+            data["races"] = self.races
+            data["streak"] = self.streak
+        return data
 
     @classmethod
     def read(cls, shape: Shape) -> TournamentStanding:
@@ -327,6 +356,8 @@ class TournamentStanding:
             round=shape.integer("round"),
             removed=shape.flag("removed", False),
             by=shape.optional_choice("by", RankedBy),
+            races=shape.integer("races", 0),
+            streak=shape.integer("streak", 0),
         )
 
 
@@ -337,7 +368,9 @@ class Tournament:
     The settings are the host's (``password`` says only whether there is
     one). ``next_at`` is when the next stage starts, during a break;
     ``bracket`` holds a knockout's rounds of matches, and ``champion`` its
-    winner once there is one.
+    winner once there is one. An arena lasts ``duration`` seconds from its
+    start, until ``ends_at``, and starts no race in its last ``cutoff``
+    seconds; each of its races is a stage of one table, and several run at once.
     """
 
     id: str
@@ -365,10 +398,17 @@ class Tournament:
     bracket: tuple[tuple[Match, ...], ...] = ()
     standings: tuple[TournamentStanding, ...] = ()
     champion: str | None = None
+    duration: int = 0
+    cutoff: int = 0
+    ends_at: float | None = None
 
     @property
     def knockout(self) -> bool:
         return self.format is TournamentFormat.KNOCKOUT
+
+    @property
+    def arena(self) -> bool:
+        return self.format is TournamentFormat.ARENA
 
     @property
     def names(self) -> dict[str, str]:
@@ -397,9 +437,23 @@ class Tournament:
         return last if last is not None and last.status is StageStatus.RUNNING else None
 
     def seat_of(self, player: str) -> TournamentTable | None:
-        """The table ``player`` races at in the stage under way, if any."""
-        stage = self.running_stage
-        return None if stage is None else stage.seat_of(player)
+        """The table ``player`` races at in a stage under way, if any (an arena runs
+        several stages at once; the other formats one at most, the last)."""
+        for stage in reversed(self.stages):
+            if stage.status is StageStatus.RUNNING and (table := stage.seat_of(player)):
+                return table
+            if not self.arena:
+                return None
+        return None
+
+    def stage(self, n: int) -> Stage | None:
+        """Stage number ``n``, if it has started."""
+        return next((stage for stage in self.stages if stage.n == n), None)
+
+    @property
+    def running_stages(self) -> tuple[Stage, ...]:
+        """Every stage under way: an arena's races not yet scored."""
+        return tuple(s for s in self.stages if s.status is StageStatus.RUNNING)
 
     def variant_of_round(self, number: int) -> str:
         """The variant bracket or rounds round ``number`` (from 1) plays."""
@@ -423,7 +477,7 @@ class Tournament:
 
     def to_data(self) -> dict[str, object]:
         ranked = not self.knockout
-        return {
+        data: dict[str, object] = {
             "id": self.id,
             "code": self.code,
             "host": self.host,
@@ -447,9 +501,12 @@ class Tournament:
             "entrants": [entrant.to_data() for entrant in self.entrants],
             "stages": [stage.to_data(ranked=ranked) for stage in self.stages],
             "bracket": [[match.to_data() for match in matches] for matches in self.bracket],
-            "standings": [standing.to_data() for standing in self.standings],
+            "standings": [standing.to_data(arena=self.arena) for standing in self.standings],
             "champion": self.champion,
         }
+        if self.arena:  # the other formats' maps stay as they were
+            data.update(duration=self.duration, cutoff=self.cutoff, ends_at=self.ends_at)
+        return data
 
     @classmethod
     def from_data(cls, data: object) -> Tournament:
@@ -488,6 +545,9 @@ class Tournament:
                 TournamentStanding.read(standing) for standing in shape.shapes("standings")
             ),
             champion=shape.optional_text("champion"),
+            duration=shape.integer("duration", 0),
+            cutoff=shape.integer("cutoff", 0),
+            ends_at=shape.optional_number("ends_at"),
         )
 
 

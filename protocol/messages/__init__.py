@@ -29,7 +29,7 @@ Client to server (``t`` → class)::
     create_tournament  CreateTournament      list_tournaments       ListTournaments
     join_tournament    JoinTournament        leave_tournament       LeaveTournament
     watch_tournament   WatchTournament       manage_tournament      ManageTournament
-    get_tournament_record  GetTournamentRecord
+    get_tournament_record  GetTournamentRecord   pause_arena            PauseArena
     register     Register       login        Login          logout       Logout
     quick_race   QuickRace      leave_queue  LeaveQueue
     get_profile  GetProfile     get_leaderboard  GetLeaderboard
@@ -150,6 +150,7 @@ from protocol.messages.requests import (
     Login,
     Logout,
     ManageTournament,
+    PauseArena,
     Ping,
     PlayDaily,
     QuickRace,
@@ -211,6 +212,7 @@ __all__ = [
     "Matched",
     "Message",
     "Moved",
+    "PauseArena",
     "Ping",
     "PlayDaily",
     "PlayerName",

@@ -26,6 +26,7 @@ class TournamentFormat(enum.StrEnum):
 
     ROUNDS = "rounds"  # everyone races the same deal each round; points by placing
     KNOCKOUT = "knockout"  # a seeded bracket of head-to-head matches
+    ARENA = "arena"  # a fixed time; entrants are grouped again as soon as their race ends
 
 
 class TournamentAction(enum.StrEnum):

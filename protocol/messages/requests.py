@@ -57,6 +57,7 @@ __all__ = [
     "Login",
     "Logout",
     "ManageTournament",
+    "PauseArena",
     "Ping",
     "PlayDaily",
     "QuickRace",
@@ -269,6 +270,10 @@ class CreateTournament(ClientMessage):
     grace: Annotated[int, Int(0, 3600)] = 60
     password: Annotated[str | None, Opt(Str(1, 64))] = None
     winnable: Annotated[bool | None, Opt(Bool())] = None  # every stage on a proved winnable deal
+    #: An arena's length in seconds from its start (clients ask for minutes).
+    duration: Annotated[int, Int(10, 86400)] = 1800
+    #: An arena starts no race in its last ``cutoff`` seconds.
+    cutoff: Annotated[int, Int(0, 3600)] = 30
 
     def _check_together(self) -> None:
         if not self.variants:
@@ -323,6 +328,16 @@ class WatchTournament(_NamesATournament):
     """Follow a tournament: its state now, then every change pushed."""
 
     t: ClassVar[str] = "watch_tournament"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PauseArena(ClientMessage):
+    """An arena's entrant steps out (``paused``: no new race for them; the one under way
+    goes on) or comes back (``paused`` false: grouped again at the next sweep)."""
+
+    t: ClassVar[str] = "pause_arena"
+    tournament: TournamentId
+    paused: Annotated[bool, Bool()]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

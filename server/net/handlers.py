@@ -50,6 +50,7 @@ from protocol.messages import (
     ManageTournament,
     Matched,
     Moved,
+    PauseArena,
     Ping,
     PlayDaily,
     Pong,
@@ -427,6 +428,12 @@ async def on_manage_tournament(conn: Peer, msg: ManageTournament) -> ServerMessa
     return TournamentInfo(id=msg.id, tournament=doc)
 
 
+async def on_pause_arena(conn: Peer, msg: PauseArena) -> ServerMessage:
+    """An arena's entrant steps out or comes back."""
+    doc = await conn.services.tournaments.pause_arena(_me(conn), msg.tournament, msg.paused)
+    return TournamentInfo(id=msg.id, tournament=doc)
+
+
 async def on_get_tournament_record(conn: Peer, msg: GetTournamentRecord) -> ServerMessage:
     director = conn.services.tournaments
     tournament = await director.resolve(msg.tournament, msg.code)
@@ -597,6 +604,7 @@ HANDLERS: dict[type[ClientMessage], Handler] = {
     LeaveTournament: on_leave_tournament,
     WatchTournament: on_watch_tournament,
     ManageTournament: on_manage_tournament,
+    PauseArena: on_pause_arena,
     GetTournamentRecord: on_get_tournament_record,
     Register: on_register,
     Login: on_login,

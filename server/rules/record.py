@@ -7,6 +7,9 @@ revealed seed, commitment, deal version, every racer's move log).
 the commitment published at the race's start, and each racer's log must
 replay on that deal to the cards home and move count the standings claim;
 a winnable deal must be the first winnable candidate of its revealed draw.
+In an arena, every entrant's points are worked out again from their races'
+places by the arena's table and streak rule (:mod:`server.rules.arena`), race
+by race and in total, and must be what the document claims.
 """
 
 from __future__ import annotations
@@ -14,9 +17,10 @@ from __future__ import annotations
 from protocol.messages import deal_commitment
 from protocol.moves import Move, MoveSyntaxError
 from protocol.results import RacerStatus
-from protocol.tournaments import ClosedRace, Record, TournamentTable
+from protocol.tournaments import ClosedRace, Record, StageStatus, TournamentTable
 from server.engine import Game, IllegalMoveError, find_variant
 from server.engine.exceptions import UnknownVariantError
+from server.rules.arena import replayed_points
 from server.rules.winnable import candidate_seed, check_choice
 
 __all__ = ["verify"]
@@ -39,6 +43,50 @@ def verify(record: object) -> list[str]:
             closed = read.races.get(table.race)
             if closed is not None:
                 problems.extend(_verify_race(table, closed))
+    if read.tournament.arena:
+        problems.extend(_verify_arena_points(read))
+    return problems
+
+
+def _verify_arena_points(record: Record) -> list[str]:
+    """Each arena race's places as its results give them, the points they earn by the
+    arena's rules, and each entrant's total: what the document claims, or a problem."""
+    problems: list[str] = []
+    places: list[tuple[int, dict[str, int]]] = []
+    for stage in record.tournament.stages:
+        if stage.status is not StageStatus.DONE:
+            continue
+        closed = record.races.get(stage.races[0].race)
+        if closed is None:
+            problems.append(f"arena race {stage.n}: its results are missing")
+            continue
+        found = {row.player: row.place for row in closed.standings}
+        for player, result in stage.results.items():
+            if found.get(player) != result.place:
+                problems.append(
+                    f"arena race {stage.n}: {player} claims place {result.place}; "
+                    f"the race's results say {found.get(player)}"
+                )
+        places.append((stage.n, found))
+    points = replayed_points(places)
+    totals: dict[str, float] = {}
+    for stage in record.tournament.stages:
+        for player, result in stage.results.items():
+            if stage.status is not StageStatus.DONE:
+                continue
+            expected = points.get((stage.n, player))
+            if expected is not None and expected != result.points:
+                problems.append(
+                    f"arena race {stage.n}: {player} claims {result.points:g} points; "
+                    f"place and streak give {expected}"
+                )
+            totals[player] = totals.get(player, 0) + (expected or 0)
+    for standing in record.tournament.standings:
+        if standing.points != totals.get(standing.player, 0):
+            problems.append(
+                f"{standing.name} claims {standing.points:g} points in all; their races "
+                f"give {totals.get(standing.player, 0):g}"
+            )
     return problems
 
 

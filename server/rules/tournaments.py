@@ -57,6 +57,7 @@ from protocol.tournaments import (
     TournamentStatus,
     TournamentTable,
 )
+from server.rules.arena import arena_standings
 from server.rules.ranking import rank, shared_points, tenths
 
 __all__ = [
@@ -152,10 +153,11 @@ def remove_entrant(tournament: Tournament, player: str) -> Tournament:
 def cancel(tournament: Tournament) -> Tournament:
     """Cancelled by the host: no next stage, and the stage under way (if any) cancelled."""
     changed = replace(tournament, status=TournamentStatus.CANCELLED, next_at=None)
-    stage = changed.running_stage
-    if stage is None:
-        return changed
-    return _with_last_stage(changed, replace(stage, status=StageStatus.CANCELLED))
+    stages = tuple(
+        replace(s, status=StageStatus.CANCELLED) if s.status is StageStatus.RUNNING else s
+        for s in changed.stages
+    )
+    return replace(changed, stages=stages)
 
 
 def finish(tournament: Tournament) -> Tournament:
@@ -421,6 +423,8 @@ class _Totals:
 
 def standings(tournament: Tournament) -> tuple[TournamentStanding, ...]:
     """The table everyone sees, best first; removed entrants last."""
+    if tournament.arena:
+        return arena_standings(tournament)
     removed = _removed(tournament)
     totals = {p: _Totals(p, n) for p, n in tournament.names.items()}
     for stage in tournament.stages:

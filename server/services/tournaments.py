@@ -22,7 +22,7 @@ from dataclasses import replace
 from typing import NamedTuple
 
 from protocol.exceptions import ErrorCode
-from protocol.messages import CreateTournament, TournamentAction
+from protocol.messages import CreateTournament, TournamentAction, TournamentFormat
 from protocol.tournaments import (
     Stage,
     StageStatus,
@@ -33,9 +33,11 @@ from protocol.tournaments import (
 )
 from server.engine import DEAL_VERSION
 from server.exceptions import RequestRefused
+from server.rules import arena as arena_rules
 from server.rules import tournaments as rules
 from server.rules.races import RaceSettings, Spectate, commitment
 from server.rules.results import RaceResults
+from server.services.arena import ArenaSchedule, refuse_unless_arena
 from server.services.codes import id_or_code
 from server.services.guesses import Guesses
 from server.services.races import RaceServices
@@ -66,17 +68,31 @@ class TournamentExport(NamedTuple):
         return {"tournament": self.tournament.to_data(), "races": races}
 
 
+#: A stage's deal: seed, winnable status, winning line, draw and pick.
+_Deal = tuple[int, str, tuple[str, ...], int | None, int | None]
+
+
 class _Draft:
     """The tournament being changed under its lock: each step puts back the value it made.
 
     The values are frozen, so a step cannot change the loaded one by accident;
-    :meth:`Director._editing` stores the draft only if it differs from it.
+    :meth:`Director._editing` stores the draft only if it differs from the one
+    last stored, and a step that must be stored before it goes on (an arena's
+    scores before its racers wait again) calls :meth:`commit`.
     """
 
-    __slots__ = ("tournament",)
+    __slots__ = ("_store", "saved", "tournament")
 
-    def __init__(self, tournament: Tournament) -> None:
+    def __init__(self, tournament: Tournament, store: TournamentStore) -> None:
         self.tournament = tournament
+        self.saved = tournament
+        self._store = store
+
+    async def commit(self) -> None:
+        """Store and announce the draft now, if it changed."""
+        if self.tournament != self.saved:
+            await self._store.save(self.tournament)
+            self.saved = self.tournament
 
 
 def _not_found(tournament: str) -> RequestRefused:
@@ -105,6 +121,7 @@ class Director:
         )
         #: Searches for winnable stage deals under way on this node, by (tournament, stage).
         self._searches: dict[tuple[str, int], asyncio.Task[None]] = {}
+        self.arena = ArenaSchedule(store, races, self._arena_table)
 
     # -- requests ----------------------------------------------------------
 
@@ -118,6 +135,7 @@ class Director:
                 ErrorCode.NOT_ALLOWED, f"you already host {limit} tournaments not yet started"
             )
         now = time.time()
+        arena = request.format is TournamentFormat.ARENA
 
         def new(tournament: str, code: str) -> Tournament:
             return Tournament(
@@ -140,6 +158,8 @@ class Director:
                 password=request.password is not None,
                 status=TournamentStatus.OPEN,
                 created=now,
+                duration=request.duration if arena else 0,
+                cutoff=min(request.cutoff, request.duration) if arena else 0,
             )
 
         return await self.tournaments.create(player, request.password, new)
@@ -177,12 +197,16 @@ class Director:
             doc = draft.tournament
             if doc.entrant(player) is not None:
                 return doc
-            if doc.status is not TournamentStatus.OPEN:
+            # An arena takes late entrants until it is over.
+            late = doc.arena and doc.status.active
+            if doc.status is not TournamentStatus.OPEN and not late:
                 raise RequestRefused(ErrorCode.RACE_NOT_OPEN, "the tournament has started")
             if len(doc.entrants) >= MAX_ENTRANTS:
                 raise RequestRefused(ErrorCode.RACE_FULL, "the tournament is full")
             draft.tournament = rules.with_entrant(doc, player, name)
             await self.tournaments.touch({tournament: {player}}, time.time())
+            if late:
+                await self.arena.wait(draft.tournament, player)
             return draft.tournament
 
     async def _entry_password_matches(
@@ -223,14 +247,19 @@ class Director:
                     raise RequestRefused(ErrorCode.RACE_NOT_OPEN, "the tournament has started")
                 if len(rules.active_players(doc)) < 2:
                     raise RequestRefused(ErrorCode.NOT_ALLOWED, "a tournament needs two entrants")
-                draft.tournament = replace(doc, status=TournamentStatus.RUNNING, next_at=now)
+                if doc.arena:
+                    # Waiting before the document says running: nobody is missed.
+                    await self.arena.fill(doc)
+                    draft.tournament = arena_rules.start(doc, now)
+                else:
+                    draft.tournament = replace(doc, status=TournamentStatus.RUNNING, next_at=now)
                 await self.tournaments.set_active(tournament, True)
             elif action is TournamentAction.PAUSE:
                 _refuse_unless(status, TournamentStatus.RUNNING, "only a running tournament pauses")
                 draft.tournament = replace(doc, status=TournamentStatus.PAUSED)
             elif action is TournamentAction.RESUME:
                 _refuse_unless(status, TournamentStatus.PAUSED, "only a paused tournament resumes")
-                next_at = now + float(doc.break_seconds)
+                next_at = None if doc.arena else now + float(doc.break_seconds)
                 draft.tournament = replace(doc, status=TournamentStatus.RUNNING, next_at=next_at)
             elif action is TournamentAction.CANCEL:
                 if status.over:
@@ -244,9 +273,8 @@ class Director:
         return await self.info(tournament)
 
     async def _cancel(self, doc: Tournament) -> Tournament:
-        stage = doc.running_stage
         cancelled = rules.cancel(doc)
-        if stage is not None:
+        for stage in doc.running_stages:
             for race in stage.races:
                 for player in race.players:
                     await self._resign(race.race, player)
@@ -256,11 +284,30 @@ class Director:
         await self._keep_for_a_while(cancelled)
         return cancelled
 
+    async def pause_arena(self, player: str, tournament: str, paused: bool) -> Tournament:
+        """An arena's entrant steps out (no new race for them) or comes back."""
+        async with self._editing(tournament) as draft:
+            doc = draft.tournament
+            refuse_unless_arena(doc)
+            entrant = doc.entrant(player)
+            if entrant is None or entrant.removed:
+                raise RequestRefused(ErrorCode.NOT_ALLOWED, "you are not in this arena")
+            doc = arena_rules.with_paused(doc, player, paused)
+            if paused:
+                await self.arena.pause(doc, player)
+            elif doc.status.active:
+                await self.tournaments.touch({tournament: {player}}, time.time())
+                await self.arena.wait(doc, player)
+            draft.tournament = doc
+            return doc
+
     async def _remove(self, doc: Tournament, target: str) -> Tournament:
         if doc.entrant(target) is None:
             raise RequestRefused(ErrorCode.NOT_FOUND, f"{target!r} is not an entrant")
         if doc.status is TournamentStatus.OPEN:
             return rules.without_entrant(doc, target)
+        if doc.arena:
+            await self.arena.pause(doc, target)  # never grouped again
         table = doc.seat_of(target)
         if table is not None:
             await self._resign(table.race, target)
@@ -315,7 +362,10 @@ class Director:
         """Score the stage under way if its races are over; start the next when due."""
         try:
             async with self._editing(tournament, wait=wait) as draft:
-                draft.tournament = await self._advance(draft.tournament, now)
+                if draft.tournament.arena and draft.tournament.status.active:
+                    await self._advance_arena(draft, now)
+                else:
+                    draft.tournament = await self._advance(draft.tournament, now)
         except _Busy:
             return  # another node holds the lock: it is doing this very work
 
@@ -335,44 +385,75 @@ class Director:
             return await self._finish(doc)
         return await self._start_stage(doc, plan, absent, now)
 
+    async def _advance_arena(self, draft: _Draft, now: float) -> None:
+        absent = await self._absent(draft.tournament, now)
+        if await self.arena.advance(draft, absent, now):
+            draft.tournament = await self._finish(draft.tournament)
+
+    async def _arena_table(
+        self, doc: Tournament, n: int, variant: str, players: tuple[str, ...]
+    ) -> TournamentTable | None:
+        """Arena race ``n`` made (if absent) and started on its own secret deal; None while
+        its winnable deal is searched for."""
+        deal = await self._stage_deal(doc, n, variant)
+        if deal is None:
+            return None
+        race = f"{doc.id.lower()}-{n}-1"
+        proof = await self._make_race(doc, race, variant, players, deal, tables=1)
+        return TournamentTable(race, 1, players, proof)
+
+    async def _make_race(
+        self,
+        doc: Tournament,
+        race: str,
+        variant: str,
+        players: tuple[str, ...],
+        deal: _Deal,
+        *,
+        tables: int,
+    ) -> str:
+        """A stage's race for ``players`` made (if absent) and started on the stage's deal;
+        returns its commitment."""
+        seed, winnable, line, draw, pick = deal
+        names = doc.names
+        settings = RaceSettings(
+            variant=variant,
+            seed=seed,
+            deal_version=DEAL_VERSION,
+            time_limit=doc.time_limit,
+            spectate=Spectate(doc.spectate.value),
+            delay=doc.delay,
+            grace=doc.grace,
+            tournament=doc.id,
+            tournament_code=doc.code,
+            host_name=doc.name,
+            # Tables racing one deal keep their results (and seed) to
+            # themselves until every table has finished.
+            hold_results=tables > 1,
+            # A round ranks games not won by cards home alone: so do its tables.
+            round_ranked=doc.format is TournamentFormat.ROUNDS,
+            winnable=winnable,
+            line=line,
+            draw=draw,
+            pick=pick,
+        )
+        await self.races.lobby.create_seated(race, doc.id, {p: names[p] for p in players}, settings)
+        with contextlib.suppress(RequestRefused):  # started already by an earlier try
+            await self.races.lobby.start(doc.id, race)
+        return commitment(variant, DEAL_VERSION, seed, race)
+
     async def _start_stage(
         self, doc: Tournament, plan: rules.Plan, absent: set[str], now: float
     ) -> Tournament:
         deal = await self._stage_deal(doc, plan.n, plan.variant)
         if deal is None:
             return doc  # a winnable deal is being looked for: a later tick starts the stage
-        seed, winnable, line, draw, pick = deal
-        names = doc.names
         races: list[TournamentTable] = []
         for number, table in enumerate(plan.tables, 1):
             race = f"{doc.id.lower()}-{plan.n}-{number}"
-            settings = RaceSettings(
-                variant=plan.variant,
-                seed=seed,
-                deal_version=DEAL_VERSION,
-                time_limit=doc.time_limit,
-                spectate=Spectate(doc.spectate.value),
-                delay=doc.delay,
-                grace=doc.grace,
-                tournament=doc.id,
-                tournament_code=doc.code,
-                host_name=doc.name,
-                # Tables racing one deal keep their results (and seed) to
-                # themselves until every table has finished.
-                hold_results=len(plan.tables) > 1,
-                # A round ranks games not won by cards home alone: so do its tables.
-                round_ranked=not doc.knockout,
-                winnable=winnable,
-                line=line,
-                draw=draw,
-                pick=pick,
+            proof = await self._make_race(
+                doc, race, plan.variant, table.players, deal, tables=len(plan.tables)
             )
-            await self.races.lobby.create_seated(
-                race, doc.id, {p: names[p] for p in table.players}, settings
-            )
-            with contextlib.suppress(RequestRefused):  # started already by an earlier try
-                await self.races.lobby.start(doc.id, race)
-            proof = commitment(plan.variant, DEAL_VERSION, seed, race)
             races.append(TournamentTable(race, number, table.players, proof, table.match))
         doc = rules.seat(doc, plan, races, now)
         for entry in races:
@@ -381,9 +462,7 @@ class Director:
                     await self._resign(entry.race, player)
         return doc
 
-    async def _stage_deal(
-        self, doc: Tournament, stage: int, variant: str
-    ) -> tuple[int, str, tuple[str, ...], int | None, int | None] | None:
+    async def _stage_deal(self, doc: Tournament, stage: int, variant: str) -> _Deal | None:
         """The stage's (seed, winnable status, line, draw, pick); None while a winnable one is
         searched for (docs/protocol.md, "Winnable deals": any table's results reveal it).
 
@@ -473,6 +552,8 @@ class Director:
         """A tournament that is over stays readable (and exportable) as long as its races."""
         keep = self.settings.timeouts.keep_finished
         await self.tournaments.expire(doc.id, doc.code, keep)
+        if doc.arena:
+            await self.arena.close(doc, max(1, int(keep)))
 
     async def _absent(self, doc: Tournament, now: float) -> set[str]:
         """Entrants not seen connected for longer than the grace period."""
@@ -502,10 +583,9 @@ class Director:
             loaded = await self.tournaments.load(tournament)
             if loaded is None:
                 raise _not_found(tournament)
-            draft = _Draft(loaded)
+            draft = _Draft(loaded, self.tournaments)
             yield draft
-            if draft.tournament != loaded:
-                await self.tournaments.save(draft.tournament)
+            await draft.commit()
         finally:
             with contextlib.suppress(Exception):
                 await lock.release()

@@ -30,6 +30,10 @@ __all__ = [
     "account_races",
     "account_stats",
     "account_tokens",
+    "arena_pairs",
+    "arena_paused",
+    "arena_racing",
+    "arena_waiting",
     "channel",
     "daily",
     "daily_board",
@@ -179,6 +183,29 @@ def tournament_meta(tournament: str) -> str:
 def tournament_seen(tournament: str) -> str:
     """Hash: entrant -> when a node last saw them connected (their grace clock)."""
     return f"tourn:{{{tournament}}}:seen"
+
+
+def arena_waiting(tournament: str) -> str:
+    """Sorted set: an arena's entrants waiting for a race -> their pairing score (points
+    then rating: ``points * 10000 + rating``)."""
+    return f"tourn:{{{tournament}}}:waiting"
+
+
+def arena_racing(tournament: str) -> str:
+    """Hash: an arena's entrant -> the number of the race they were grouped into, until
+    that race is scored: at most one each."""
+    return f"tourn:{{{tournament}}}:racing"
+
+
+def arena_paused(tournament: str) -> str:
+    """Set: an arena's entrants who stepped out (or were away past the grace period)."""
+    return f"tourn:{{{tournament}}}:paused"
+
+
+def arena_pairs(tournament: str) -> str:
+    """Hash: race number -> its racers (comma-separated), from the grouping until the
+    race is scored and its racers released: what a node that died left to do."""
+    return f"tourn:{{{tournament}}}:pairs"
 
 
 def tournament_lock(tournament: str) -> str:

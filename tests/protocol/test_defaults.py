@@ -42,6 +42,7 @@ SAMPLES: dict[str, Any] = {
     "tournament": "T1",
     "action": "start",
     "password": "a long enough password",
+    "paused": True,
 }
 #: Messages that need exactly one of two optional fields: the one given here.
 ONE_OF: dict[str, dict[str, Any]] = {

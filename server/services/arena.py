@@ -1,0 +1,183 @@
+"""An arena's schedule on one node: make the races the grouping made, score them, group again.
+
+The director (:mod:`server.services.tournaments`) calls :meth:`ArenaSchedule.advance`
+from every node's sweeper, under the tournament's lock. Who races whom is
+decided in Redis (:mod:`server.storage.arena`): one script takes a group out
+of the waiting set and marks it racing, so an entrant is in at most one race
+whichever node groups, and the group stays listed until its race is scored
+and its racers wait again. Each step here reads that list and is safe to
+repeat, so a node that dies at any point leaves the next one to finish it:
+
+1. make the race of every group not yet in the document (fixed id, secret
+   seed drawn once, made only if absent: the same deal path as every
+   tournament stage);
+2. resign racers away past the grace period, and pause waiting entrants who
+   are (they come back with ``pause_arena``);
+3. score each race that has closed, and store the document;
+4. release the racers of every scored race into the waiting set;
+5. put back any entrant neither waiting, racing nor paused (nobody is lost),
+   and group the waiting ones, unless the arena is in its last ``cutoff``
+   seconds; or finish it once its time is up and its races are scored.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Protocol
+
+from protocol.accounts import is_guest
+from protocol.exceptions import ErrorCode
+from protocol.tournaments import StageStatus, Tournament, TournamentStatus, TournamentTable
+from server.exceptions import RequestRefused
+from server.rules import arena as rules
+from server.rules.ratings import Skill
+from server.services.races import RaceServices
+from server.storage.arena import ArenaStore, Grouped, pairing_score
+from server.storage.players import PlayerStore
+from server.storage.store import Store
+
+__all__ = ["ArenaSchedule", "Draft", "MakeTable", "refuse_unless_arena"]
+
+log = logging.getLogger(__name__)
+
+
+class Draft(Protocol):
+    """The tournament being changed under its lock (the director's)."""
+
+    tournament: Tournament
+
+    async def commit(self) -> None:
+        """Store (and announce) the draft now, if it changed."""
+
+
+#: Makes (if absent) and starts race ``n`` of the tournament for these players on the
+#: stage's deal: its table, or None while a winnable deal is still searched for.
+MakeTable = Callable[[Tournament, int, str, tuple[str, ...]], Awaitable[TournamentTable | None]]
+
+
+class ArenaSchedule:
+    """The arena's part of the director."""
+
+    def __init__(self, store: Store, races: RaceServices, make_table: MakeTable) -> None:
+        self.grouping = ArenaStore(store)
+        self.players = PlayerStore(store)
+        self.races = races
+        self.make_table = make_table
+
+    # -- requests ------------------------------------------------------------
+
+    async def wait(self, doc: Tournament, player: str) -> None:
+        """``player`` waits for a race, at their points and rating."""
+        await self.grouping.wait(doc.id, player, await self._score(doc, player))
+
+    async def pause(self, doc: Tournament, player: str) -> None:
+        await self.grouping.pause(doc.id, player)
+
+    async def fill(self, doc: Tournament) -> None:
+        """Every entrant not removed nor paused waits (at the start)."""
+        for entrant in doc.active_entrants():
+            if not entrant.paused:
+                await self.wait(doc, entrant.player)
+
+    async def close(self, doc: Tournament, keep: int) -> None:
+        """Over: nobody waits; the keys go with the tournament."""
+        await self.grouping.close(doc.id)
+        await self.grouping.expire(doc.id, keep)
+
+    # -- the schedule --------------------------------------------------------
+
+    async def advance(self, draft: Draft, absent: set[str], now: float) -> bool:
+        """One sweep of steps 1 to 5; True once the arena is over (the caller finishes it)."""
+        doc = draft.tournament
+        pending = await self.grouping.pending(doc.id)
+        doc = await self._make(doc, [g for g in pending if doc.stage(g.n) is None], now)
+        doc = await self._police(doc, absent)
+        doc = await self._score_closed(doc)
+        draft.tournament = doc
+        await draft.commit()  # scored before released: a release never loses points
+        for group in pending:
+            stage = doc.stage(group.n)
+            if stage is not None and stage.status is not StageStatus.RUNNING:
+                await self._release(doc, group)
+        if rules.over(doc, now):
+            return True
+        if rules.may_pair(doc, now):
+            await self._reconcile(doc)
+            groups = await self.grouping.pair(doc.id, doc.table_size)
+            doc = await self._make(doc, groups, now)
+        draft.tournament = doc
+        return False
+
+    async def _make(self, doc: Tournament, groups: list[Grouped], now: float) -> Tournament:
+        for group in groups:
+            variant = doc.variant_of_round(group.n)
+            table = await self.make_table(doc, group.n, variant, group.players)
+            if table is not None:
+                doc = rules.seat_race(doc, group.n, variant, table, now)
+        return doc
+
+    async def _police(self, doc: Tournament, absent: set[str]) -> Tournament:
+        """Resign racers away past their grace period; pause waiting ones who are."""
+        if not absent:
+            return doc
+        racing = set()
+        for stage in doc.running_stages:
+            for table in stage.races:
+                for player in table.players:
+                    racing.add(player)
+                    if player in absent and await self.races.moves.is_playing(table.race, player):
+                        log.info("resigning %s from %s: away too long", player, table.race)
+                        with contextlib.suppress(RequestRefused):
+                            await self.races.moves.resign(player, table.race)
+        for entrant in doc.active_entrants():
+            if entrant.player in absent and not entrant.paused and entrant.player not in racing:
+                await self.grouping.pause(doc.id, entrant.player)
+                doc = rules.with_paused(doc, entrant.player, True)
+        return doc
+
+    async def _score_closed(self, doc: Tournament) -> Tournament:
+        for stage in doc.running_stages:
+            race = stage.races[0].race
+            results = self.races.results
+            if not await results.has_results(race) and not await results.close_if_done(race):
+                continue
+            stored = await results.stored_results(race)
+            assert stored is not None  # results, once stored, stay
+            doc = rules.score_race(doc, stage.n, stored.standings)
+            doc = rules.reveal_seed(doc, stage.n, stored.seed)
+        return doc
+
+    async def _release(self, doc: Tournament, group: Grouped) -> None:
+        scores = {player: await self._score(doc, player) for player in group.players}
+        await self.grouping.release(doc.id, group.n, scores)
+
+    async def _reconcile(self, doc: Tournament) -> None:
+        """Put back every entrant neither waiting, racing nor paused: whatever died, the
+        grouping loses nobody (a script puts them back only if they do not race)."""
+        waiting = set(await self.grouping.waiting(doc.id))
+        racing = await self.grouping.racing(doc.id)
+        for entrant in doc.active_entrants():
+            player = entrant.player
+            if not entrant.paused and player not in waiting and player not in racing:
+                await self.wait(doc, player)
+
+    async def _score(self, doc: Tournament, player: str) -> float:
+        """Where ``player`` waits: their points now, then their rating in the arena's variant."""
+        points = next((s.points for s in doc.standings if s.player == player), 0.0)
+        return pairing_score(points, await self._rating(player, doc.variants[0]))
+
+    async def _rating(self, player: str, variant: str) -> int:
+        if is_guest(player):
+            return Skill().display
+        found = await self.players.skills(player, [variant])
+        return Skill(*found[variant]).display if variant in found else Skill().display
+
+
+def refuse_unless_arena(doc: Tournament) -> None:
+    """Refuse a request only an arena takes."""
+    if not doc.arena:
+        raise RequestRefused(ErrorCode.NOT_ALLOWED, "only an arena's entrants pause")
+    if doc.status is TournamentStatus.CANCELLED or doc.status is TournamentStatus.FINISHED:
+        raise RequestRefused(ErrorCode.RACE_OVER, "the arena is over")

@@ -1,0 +1,18 @@
+-- An arena's entrant waits for a race, or steps out (docs/tournaments.md, Arena).
+-- KEYS: waiting (zset), racing (hash), paused (set).
+-- ARGV: player, pairing score, '1' to step out or '0' to wait.
+-- Stepping out takes the player out of the waiting set (a race under way goes
+-- on). Waiting puts them in it unless they race: a player is in the waiting
+-- set or in one race, never both. Returns 'paused', 'racing' or 'waiting'.
+local player = ARGV[1]
+if ARGV[3] == '1' then
+  redis.call('SADD', KEYS[3], player)
+  redis.call('ZREM', KEYS[1], player)
+  return 'paused'
+end
+redis.call('SREM', KEYS[3], player)
+if redis.call('HEXISTS', KEYS[2], player) == 1 then
+  return 'racing'
+end
+redis.call('ZADD', KEYS[1], ARGV[2], player)
+return 'waiting'

@@ -1,0 +1,101 @@
+"""Arenas over real websockets on two nodes, played to the end by bots (docs/tournaments.md)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from client.session import ClientSession, RequestFailed
+from client.tournament_bot import TournamentBot
+from protocol.exceptions import ErrorCode
+from protocol.messages import (
+    GetTournamentRecord,
+    JoinTournament,
+    ManageTournament,
+    PauseArena,
+    TournamentAction,
+    TournamentInfo,
+    TournamentRecord,
+)
+from protocol.tournaments import StageStatus, Tournament
+from server.rules.arena import replayed_points
+from server.rules.record import verify
+from tests.server.conftest import TIMEOUT, NodeFactory
+from tests.server.hosting import FAST, QUICK, host_tournament
+
+pytestmark = pytest.mark.slow
+
+ARENA = {
+    "format": "arena",
+    "variants": ["quadrille"],
+    "duration": 10,
+    "cutoff": 2,
+    "table_size": 3,
+    "time_limit": 30,
+}
+
+
+def never_in_two_races(doc: Tournament) -> None:
+    """No entrant sits in two races under way at once."""
+    seats = [p for stage in doc.running_stages for t in stage.races for p in t.players]
+    assert len(seats) == len(set(seats)), seats
+
+
+async def test_arena_with_bots_on_two_nodes_to_its_end(make_node: NodeFactory) -> None:
+    """Five bots race a 10 s arena on two nodes, a sixth enters late, a seventh pauses
+    before the start and never races: groups of at most 3, nobody in two races, every
+    race scored by place and streak, standings by points, and the record verifies."""
+    async with make_node(timeouts=FAST) as a, make_node(timeouts=FAST) as b:
+        host, doc = await host_tournament(a, **ARENA)
+        bots = [
+            TournamentBot((a, b)[i % 2], name=f"Bot {i}", speed=0, seed=i, patience=QUICK)
+            for i in range(6)
+        ]
+        tasks = [asyncio.create_task(bot.run(code=doc.code)) for bot in bots[:5]]
+        away = await ClientSession.connect(b, "Away")
+        await away.request(JoinTournament(code=doc.code), TournamentInfo)
+        paused = await away.request(PauseArena(tournament=doc.id, paused=True), TournamentInfo)
+        assert paused.tournament.entrant(away.player).paused  # type: ignore[union-attr]
+        async with asyncio.timeout(TIMEOUT):
+            await asyncio.gather(*(bot.joined.wait() for bot in bots[:5]))
+        started = await host.request(
+            ManageTournament(tournament=doc.id, action=TournamentAction.START), TournamentInfo
+        )
+        assert started.tournament.ends_at is not None
+        # Late entry: the sixth bot enters the running arena.
+        tasks.append(asyncio.create_task(bots[5].run(code=doc.code)))
+        final = None
+        async with asyncio.timeout(6 * TIMEOUT):
+            while final is None or not final.status.over:
+                pushed = await host.next(TournamentInfo, timeout=TIMEOUT)
+                never_in_two_races(pushed.tournament)
+                final = pushed.tournament
+            finals = await asyncio.gather(*tasks)
+        record = await host.request(GetTournamentRecord(code=doc.code), TournamentRecord)
+        with pytest.raises(RequestFailed) as refused:
+            await away.request(PauseArena(tournament=doc.id, paused=False), TournamentInfo)
+        assert refused.value.code is ErrorCode.RACE_OVER
+        await away.close()
+        await host.close()
+
+    assert final.status == "finished" and finals[0].status == "finished"
+    assert all(s.status is StageStatus.DONE for s in final.stages)
+    assert len(final.stages) >= 2
+    assert all(2 <= len(s.races[0].players) <= 3 for s in final.stages)
+    assert len({s.races[0].seed for s in final.stages}) == len(final.stages)  # fresh deals
+    raced = {p for s in final.stages for p in s.races[0].players}
+    assert away.player not in raced
+    assert bots[5].player in raced  # the late entrant raced
+    # Every entrant's points: the sum over their races by the table, streaks included.
+    points = replayed_points(
+        (s.n, {p: r.place for p, r in s.results.items()}) for s in final.stages
+    )
+    totals = {e.player: 0 for e in final.entrants}
+    for (_, player), earned in points.items():
+        totals[player] += earned
+    assert {s.player: s.points for s in final.standings} == totals
+    ranks = [(-s.points, -s.wins) for s in final.standings]
+    assert ranks == sorted(ranks)
+    assert verify(record.record) == []
+    assert len(record.record["races"]) == len(final.stages)
