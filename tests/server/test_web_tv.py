@@ -22,6 +22,7 @@ from protocol.messages import (
     CreateRace,
     JoinRace,
     Moved,
+    Progress,
     RaceFinished,
     RaceInfo,
     RaceStarted,
@@ -35,6 +36,7 @@ from protocol.policy import GreedyPolicy
 from tests.server.browser import Watcher, chromium_path, launched
 from tests.server.conftest import TIMEOUT, NodeFactory
 from tests.server.hosting import FAST
+from tests.server.secrecy import carries_seed
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -103,15 +105,17 @@ async def _moves(racer: ClientSession, race: str, started: RaceStarted, pace: fl
         await asyncio.sleep(pace)  # a person's pace, so the page has moves to follow
 
 
-async def live_race(url: str, names: Sequence[str], pace: float) -> LiveRace:
-    """A live race of ``names`` (the first hosts), started, every racer moving."""
+async def live_race(url: str, names: Sequence[str], pace: float, *, delay: int = 0) -> LiveRace:
+    """A race of ``names`` (the first hosts), started, every racer moving; watched live, or
+    ``delay`` seconds behind."""
     racers = [await ClientSession.connect(url, name) for name in names]
     created = await racers[0].request(
         CreateRace(
             variant="royal-cotillion",
             max_players=len(names),
             time_limit=600,
-            spectate=SpectatePolicy.LIVE,
+            spectate=SpectatePolicy.DELAYED if delay else SpectatePolicy.LIVE,
+            delay=delay,
         ),
         RaceInfo,
     )
@@ -172,7 +176,9 @@ async def test_tv_follows_the_featured_race_then_the_next_without_reloading(
         )  # it follows the moves
         await no_sideways_scroll(page)
         await watcher.screenshot("tv-live", *size)
+        seen = len(watcher.frames)
         results = await pair.end()
+        assert not [f for f in watcher.frames[:seen] if carries_seed(f, results.seed)]
         await expect(shown.locator(".results .seed")).to_have_text(str(results.seed))
         await expect(page.locator(".tv-status")).to_contain_text("Race over")
         await page.locator(f'.tv-race[data-race="{solo.race}"] .board').wait_for(timeout=WAIT_MS)
@@ -194,4 +200,27 @@ async def test_the_lobby_links_to_tv(node: str, browser: Browser) -> None:
     await page.get_by_role("link", name="TV").click()
     await expect(page.locator(".tv-idle")).to_be_visible()
     assert page.url.endswith("/tv")
+    assert not watcher.errors, watcher.errors
+
+
+async def test_a_delayed_featured_race_shows_nothing_before_its_delay(
+    node: str, browser: Browser
+) -> None:
+    """Featuring a race shows no more of it than its policy: 30 s behind, the page says so
+    and gets no board while the racers move."""
+    watcher = await Watcher.open(browser, *LAPTOP)
+    page = watcher.page
+    delayed = await live_race(node, ["Ann", "Bob"], pace=0.1, delay=30)
+    async with closing(delayed):
+        await page.goto(page_url(node, "/tv"))
+        shown = page.locator(f'.tv-race[data-race="{delayed.race}"]')
+        await expect(shown.locator(".policy-note")).to_have_text(
+            "Moves are shown 30 s after they are made."
+        )
+        await delayed.racers[0].next(Progress, lambda p: p.progress.moves >= 10, timeout=TIMEOUT)
+        await expect(shown.locator(".waiting")).to_have_text("No boards yet.")
+        assert not await page.locator(".board").count()
+        assert not [m for m in watcher.messages() if m["t"] == "board"]
+        spectating = [m for m in watcher.messages() if m["t"] == "spectating"]
+        assert spectating and all(m["boards"] == {} for m in spectating)
     assert not watcher.errors, watcher.errors

@@ -1,10 +1,14 @@
 // /tv: the race the server features (`featured_race`), watched exactly as any
 // spectator watches it (race.js, under the race's own policy and delay), then
-// the next featured race when it ends, on the same connection, without reloading.
-// With no race under way it says so and asks again every few seconds.
+// the next featured race when it ends, without reloading. With no race under
+// way it says so and asks again every few seconds. Each race is watched on a
+// connection of its own, closed when the page moves on: the protocol has no
+// "stop watching", and a page left on for hours would otherwise have the
+// node keep a watch for every race it ever showed.
 
 import { fill, h } from "/assets/js/dom.js";
 import { showRace } from "/assets/js/race.js";
+import { Wire, nodeUrl } from "/assets/js/wire.js";
 
 /** How long the results stay on screen before the next race. */
 const RESULTS_MS = 6000;
@@ -34,6 +38,7 @@ export async function showTv(wire, main, stop) {
   );
   let stopped = false;
   let raceStops = [];
+  let raceWire = null;
   let timer = null;
   let check = null;
   const later = (action, ms) => {
@@ -44,6 +49,11 @@ export async function showTv(wire, main, stop) {
     clearInterval(check);
     for (const undo of raceStops) undo();
     raceStops = [];
+    if (raceWire) {
+      raceWire.onstate = () => {};
+      raceWire.close();
+      raceWire = null;
+    }
   };
   stop.push(() => {
     stopped = true;
@@ -86,21 +96,30 @@ export async function showTv(wire, main, stop) {
     const view = h("div", { class: "tv-race", "data-race": race });
     fill(stage, view);
     fill(bar, "Now showing the featured race.");
+    const mine = new Wire(nodeUrl(location));
+    raceWire = mine;
+    let finished = false;
+    // Lost on its own (the page's own connection is still there): find a race again.
+    mine.onstate = () => raceWire === mine && later(() => next(null), POLL_MS);
     raceStops.push(
-      wire.on("race_finished", (m) => {
-        if (m.race === race) ended(race, RESULTS_MS);
+      mine.on("race_finished", (m) => {
+        if (m.race !== race) return;
+        finished = true;
+        ended(race, RESULTS_MS);
       }),
     );
     try {
-      await showRace(wire, view, raceStops, race);
+      await mine.open();
+      await showRace(mine, view, raceStops, race);
     } catch (error) {
-      if (error.code === "closed") return;
+      if (error.code === "closed" || raceWire !== mine) return;
       later(() => next(race), POLL_MS); // gone between the answer and the look
       return;
     }
     let delay = 0;
     let goneAt = null;
     check = setInterval(async () => {
+      if (finished || raceWire !== mine) return;
       try {
         const listed = await listedRace(wire, race);
         if (listed) delay = Number(listed.delay) || 0;
