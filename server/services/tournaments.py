@@ -53,7 +53,8 @@ __all__ = ["Director", "TournamentExport"]
 
 log = logging.getLogger(__name__)
 
-MAX_ENTRANTS = 64
+#: A bracket of 1,024 (issue 28); bench/events.py runs one on two nodes.
+MAX_ENTRANTS = 1024
 
 
 class TournamentExport(NamedTuple):
