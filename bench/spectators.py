@@ -247,7 +247,8 @@ class Helper:
         assert self.proc is not None and self.proc.stdout is not None
         line = await asyncio.wait_for(self.proc.stdout.readline(), timeout)
         if line.strip() != b"ready":
-            raise RuntimeError(f"{self.name} failed before it was ready (exit {self.proc.returncode})")
+            code = self.proc.returncode
+            raise RuntimeError(f"{self.name} failed before it was ready (exit {code})")
 
     async def finish(self, start: float, end: float, timeout: float = 120) -> dict[str, Any]:
         assert self.proc is not None and self.proc.stdin is not None
@@ -275,6 +276,11 @@ def _quantiles(values: Sequence[float]) -> dict[str, float]:
     }
 
 
+def _profile(args: argparse.Namespace, node: int) -> Path | None:
+    """Where node ``node`` writes its cProfile figures, with ``--profile``."""
+    return None if args.profile is None else args.profile / f"node{node}.prof"
+
+
 def _needs_files(args: argparse.Namespace) -> int:
     """Descriptors the busiest process needs: a node's share of every spectator, or a load's."""
     joiners = int(args.join_rate * args.seconds)
@@ -297,7 +303,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         redis = stack.enter_context(EmbeddedRedis(tmp / "redis"))
         env = server_env(BALLROOM_COUNTDOWN="0")
         nodes = [
-            stack.enter_context(child(f"node{i}", server_argv(redis.url), tmp, env))
+            stack.enter_context(
+                child(f"node{i}", server_argv(redis.url, _profile(args, i)), tmp, env)
+            )
             for i in range(1, args.nodes + 1)
         ]
         urls = [node.url for node in nodes]
@@ -491,6 +499,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--loads", type=int, help=f"watch processes (N / {PER_LOAD}, at least 1)")
     parser.add_argument("--setup", type=float, default=600.0, help="seconds to connect (600)")
     parser.add_argument("--out", type=Path, help="also write the figures here as JSON")
+    parser.add_argument("--profile", type=Path, help="run the nodes under cProfile, into DIR")
     sub = parser.add_subparsers(dest="command")
     one = sub.add_parser("watch", help="one watch process (started by the bench)")
     one.add_argument("--urls", required=True)

@@ -44,6 +44,7 @@ from server.fanout.hub_core import (
     TailLost,
     Unsubscribe,
 )
+from server.fanout.spread import Spread
 from server.rules.events import Event
 from server.storage import keys
 from server.storage.cluster import Feed
@@ -87,6 +88,8 @@ class Hub:
         self.on_feed_lost = on_feed_lost
         #: Who follows what, and which event reaches whom when.
         self.core: HubCore[Watcher] = HubCore()
+        #: Events handed to many watchers a slice per turn of the loop.
+        self._spread = Spread(self.core.follows)  # type: ignore[arg-type]
         #: Told (race, why) when an event shows Redis lost the race's tail; None: the
         #: hub rewinds the race itself (:mod:`server.fanout.history` sets it).
         self.on_tail_lost: Callable[[str, str], None] | None = None
@@ -165,6 +168,7 @@ class Hub:
         A watcher whose rewind is still on its way is left to it: one loss
         noticed twice (a refused move, the feed, the probe) is told once.
         """
+        self._spread.drop(race)  # events from before the loss: the rewind says what holds
         self._act(self.core.rewind(race))
 
     def catch_up_all(self) -> None:
@@ -222,9 +226,9 @@ class Hub:
             if type(action) is Deliver:  # nearly always
                 if event is None:
                     event = self._own.get(action.payload) or decode_event(action.payload)
-                shared = Shared()
-                for watcher in action.watchers:
-                    watcher.deliver(action.race, action.n, event, shared)
+                # A slice at a time when many watch, in order behind the race's
+                # events still going out (server/fanout/spread.py).
+                self._spread.deliver(action.race, action.n, event, action.watchers)
                 event = None  # a later Deliver is another event
             elif isinstance(action, CatchUp):
                 self._catching_up[action.watcher] = asyncio.get_running_loop().create_task(

@@ -56,7 +56,15 @@ from websockets.server import ServerProtocol
 
 from server.net.core import TokenBucket
 
-__all__ = ["Bounds", "Handler", "PushConnection", "RequestHook", "Sink", "WebSocketServer"]
+__all__ = [
+    "Bounds",
+    "Handler",
+    "PushConnection",
+    "RequestHook",
+    "Sink",
+    "WebSocketServer",
+    "framed",
+]
 
 log = logging.getLogger(__name__)
 
@@ -100,6 +108,21 @@ _TOO_MANY = (
     b"HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nRetry-After: 1\r\n"
     b"Content-Type: text/plain; charset=utf-8\r\nContent-Length: %d\r\n\r\n%s"
 ) % (len(_TOO_MANY_BODY), _TOO_MANY_BODY)
+
+
+#: The last message framed, and its frame: a fan-out writes one message to many connections
+#: in a row. Holding the message keeps its identity from being reused by another.
+_last_framed: tuple[bytes, bytes] = (b"", Frame(BINARY, b"").serialize(mask=False))
+
+
+def framed(message: bytes) -> bytes:
+    """``message`` as one unmasked binary frame (a server's), built once for a run of writes."""
+    global _last_framed
+    last, frame = _last_framed
+    if message is not last:
+        frame = Frame(BINARY, message).serialize(mask=False)
+        _last_framed = (message, frame)
+    return frame
 
 
 class PushConnection(asyncio.Protocol):
@@ -175,12 +198,20 @@ class PushConnection(asyncio.Protocol):
             sink(message)
 
     def write(self, message: bytes) -> None:
-        """Send one binary message now, unless the connection is closing."""
+        """Send one binary message now, unless the connection is closing.
+
+        The message is framed once for every connection it goes to in turn
+        (:func:`framed`): a board pushed to a thousand spectators is one
+        frame written a thousand times, not a thousand frames built.
+        """
         protocol = self.protocol
-        if protocol.state is not OPEN:
+        if protocol.state is not OPEN or self._eof:
             return
-        protocol.send_binary(message)
-        self._flush()
+        if protocol.extensions:  # none is offered today; a compressed frame is per connection
+            protocol.send_binary(message)
+            self._flush()
+            return
+        self.transport.write(framed(message))
 
     def hold(self, held: bool) -> None:
         """Stop (True) or restart (False) reading from the socket: flow control for the sink."""
