@@ -29,6 +29,7 @@ races in (no one spectates their own race). Among them, the first by:
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -117,12 +118,15 @@ class FeaturedRaces:
             if meta is not None and _watchable(meta, players, viewer, now):
                 found.append((race, meta, players))
         ratings = await self._ratings(found)
+        # Cards home are read of live races only: a delayed race's are not to be known yet.
+        live = [race for race, meta, _ in found if meta.settings.spectate is Spectate.LIVE]
+        read = await asyncio.gather(*(self.store.boards.racers(race) for race in live))
+        boards = dict(zip(live, read, strict=True))
         contenders = []
         for race, meta, players in found:
             homes = None
-            if meta.settings.spectate is Spectate.LIVE:
-                boards = await self.store.boards.racers(race)
-                homes = [boards[p].home if p in boards else 0 for p in players]
+            if race in boards:
+                homes = [boards[race][p].home if p in boards[race] else 0 for p in players]
             contenders.append(
                 Contender.of(
                     race,
