@@ -4,15 +4,14 @@
 // move and the destination's role and label off the layout.
 
 import { cardFace } from "/assets/js/board.js";
+import { parseMove } from "/assets/js/picker.js";
 
 const ACTIONS = {
   deal: "deal",
   "deal-reversed": "the last deal, right to left",
   redeal: "redeal",
 };
-const CARD_MOVE = /^([a-z]+[0-9]*)(?::([0-9]{1,3}))?>([a-z]+[0-9]*)$/;
-const DISCARD = /^discard ([a-z]+[0-9]*)(?::([0-9]{1,3}))?$/;
-const SWAP = /^swap ([a-z]+[0-9]*) ([a-z]+[0-9]*)(?: ([a-z]+[0-9]*))?$/;
+const DISCARD_PILE = "x"; // protocol/moves.py: "p5>x" discards
 
 /** The card at `index` of pile `id` in `view` (its top card when no index), as printed. */
 function cardAt(view, id, index) {
@@ -34,17 +33,14 @@ function placeWords(layout, id) {
  * `layout`; the notation itself when it is none the page knows.
  */
 export function moveWords(layout, before, move) {
-  const text = String(move);
-  if (ACTIONS[text]) return ACTIONS[text];
-  let m = CARD_MOVE.exec(text);
-  if (m && m[3] === "x") return `${cardAt(before, m[1], m[2])} discarded`;
-  if (m) return `${cardAt(before, m[1], m[2])} to ${placeWords(layout, m[3])}`;
-  m = DISCARD.exec(text);
-  if (m) return `${cardAt(before, m[1], m[2])} discarded`;
-  m = SWAP.exec(text);
-  if (m) {
-    const cards = [m[1], m[2], m[3]].filter(Boolean).map((id) => cardAt(before, id));
-    return m[3] ? `rotate ${cards.join(", ")}` : `swap ${cards.join(" and ")}`;
+  const parsed = parseMove(move);
+  if (!parsed) return String(move);
+  if (ACTIONS[parsed.kind]) return ACTIONS[parsed.kind];
+  if (parsed.kind === "swap") {
+    const cards = parsed.piles.map((id) => cardAt(before, id));
+    return cards.length > 2 ? `rotate ${cards.join(", ")}` : `swap ${cards.join(" and ")}`;
   }
-  return text;
+  const card = cardAt(before, parsed.src, parsed.index ?? undefined);
+  if (parsed.dst === DISCARD_PILE) return `${card} discarded`;
+  return `${card} to ${placeWords(layout, parsed.dst)}`;
 }
