@@ -6,6 +6,7 @@ import pytest
 
 from client.session import ClientSession
 from protocol.messages import (
+    Account,
     CreateRace,
     Featured,
     FeaturedRace,
@@ -13,11 +14,15 @@ from protocol.messages import (
     RaceFinished,
     RaceInfo,
     RaceStarted,
+    Register,
     Resign,
     SpectatePolicy,
     StartRace,
 )
+from server.rules.ratings import Skill
 from server.services.tv import Contender, choose_featured
+from server.storage import keys
+from server.storage.store import Store
 from tests.server.conftest import TIMEOUT, Clients, NodeFactory
 
 
@@ -102,10 +107,19 @@ def test_a_contender_reads_its_gap_and_mean_rating() -> None:
 
 
 async def _running(
-    clients: Clients, url: str, names: tuple[str, ...], spectate: SpectatePolicy, delay: int = 0
+    clients: Clients,
+    url: str,
+    names: tuple[str, ...],
+    spectate: SpectatePolicy,
+    delay: int = 0,
+    *,
+    accounts: bool = False,
 ) -> tuple[str, list[ClientSession]]:
-    """A race of ``names`` (the first hosts), started and running."""
+    """A race of ``names`` (the first hosts; registered accounts with ``accounts``), running."""
     racers = [await clients.hello(url, name) for name in names]
+    if accounts:
+        for racer, name in zip(racers, names, strict=True):
+            await racer.request(Register(name=name, password="a long enough password"), Account)
     created = await racers[0].request(
         CreateRace(
             variant="quadrille",
@@ -144,3 +158,24 @@ async def test_featured_race_follows_the_races_under_way(
             await racer.request(Resign(race=live), RaceInfo)
         await ann.next(RaceFinished, timeout=TIMEOUT)
         assert (await sam.request(FeaturedRace(), Featured)).race == delayed
+
+
+@pytest.mark.slow
+async def test_a_rating_in_the_races_variant_makes_a_race_featured(
+    make_node: NodeFactory, clients: Clients, store: Store
+) -> None:
+    """Two live races of newcomers: the newer one. Once an account of the older race is rated
+    high in another variant, still the newer; rated high in the race's variant, the older."""
+    async with make_node() as url:
+        sam = await clients.hello(url, "Sam")
+        rated, _ = await _running(
+            clients, url, ("Vera", "Walt"), SpectatePolicy.LIVE, accounts=True
+        )
+        vera = next(iter(await store.races.players(rated)))  # her account, the host
+        newer, _ = await _running(clients, url, ("Ann", "Bob"), SpectatePolicy.LIVE)
+        assert (await sam.request(FeaturedRace(), Featured)).race == newer
+        strong = Skill().mu + 3.0
+        for variant, featured in (("gavotte", newer), ("quadrille", rated)):
+            skill = {f"mu:{variant}": strong, f"sigma:{variant}": 2.0, f"n:{variant}": 30}
+            await store.redis.hset(keys.account_stats(vera), mapping=skill)
+            assert (await sam.request(FeaturedRace(), Featured)).race == featured
