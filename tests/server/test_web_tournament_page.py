@@ -18,7 +18,9 @@ from protocol.messages import (
     JoinTournament,
     ManageTournament,
     Progress,
+    RaceInfo,
     RaceStarted,
+    Resign,
     Resume,
     TournamentAction,
     TournamentInfo,
@@ -162,6 +164,49 @@ async def test_delayed_tables_show_no_board_before_their_delay(node: str, browse
             spectating = [m for m in watcher.messages() if m["t"] == "spectating"]
             assert len(spectating) == len(tables)
             assert all(m["boards"] == {} for m in spectating)
+            assert_clean(watcher)
+            await host.request(
+                ManageTournament(tournament=doc.id, action=TournamentAction.CANCEL), TournamentInfo
+            )
+        finally:
+            await tess.close()
+
+
+async def test_the_featured_table_is_the_leaders_in_the_next_round(
+    node: str, browser: Browser
+) -> None:
+    """Round two of a rounds tournament features the table where round one's leader sits
+    (Tess resigns round one and makes no move in round two, so her table races on)."""
+    async with tournament_with_bots(
+        node, 3, 0, format="rounds", variants=["gavotte"], rounds=2, table_size=2
+    ) as (host, doc):
+        tess = await ClientSession.connect(node, "Tess")
+        try:
+            await tess.request(JoinTournament(code=doc.code), TournamentInfo)
+            watcher = await Watcher.open(browser)
+            page = watcher.page
+            await page.goto(page_url(node, f"/tournament/{doc.code}"))
+            started = await host.request(
+                ManageTournament(tournament=doc.id, action=TournamentAction.START),
+                TournamentInfo,
+            )
+            tables = running_tables(started.tournament)
+            first = next(t.race for t in tables if tess.player in t.players)
+            await tess.request(Resume(race=first, since=0), RaceStarted)
+            await tess.request(Resign(race=first), RaceInfo)
+            second = await tess.next(
+                TournamentInfo,
+                lambda m: len(m.tournament.stages) == 2 and bool(running_tables(m.tournament)),
+                timeout=4 * TIMEOUT,
+            )
+            round_two = second.tournament
+            assert round_two.standings  # round one scored: the leader is known
+            await expect(page.locator(".tables h2")).to_have_text("Racing now: round 2")
+            featured = page.locator(".tables li.table").first
+            await expect(featured).to_have_class("table featured")
+            await expect(featured).to_have_attribute("data-race", top_table(round_two).race)
+            leader = round_two.standings[0].name
+            await expect(featured.locator(".table-head a")).to_contain_text(leader)
             assert_clean(watcher)
             await host.request(
                 ManageTournament(tournament=doc.id, action=TournamentAction.CANCEL), TournamentInfo
