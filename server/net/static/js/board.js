@@ -100,10 +100,30 @@ export function progressText(view) {
 }
 
 /**
+ * A board's last move: its notation, or (a move as moved.js describes it,
+ * `{text, words}`) its words beside its notation.
+ */
+function lastMoveLine(lastMove) {
+  if (!lastMove) return null;
+  if (typeof lastMove !== "object")
+    return h("span", { class: "last-move" }, `last move ${lastMove}`);
+  return h(
+    "span",
+    { class: "last-move" },
+    h("span", { class: "move-words" }, lastMove.words),
+    // An action's words are its notation ("deal"): said once.
+    lastMove.words === lastMove.text
+      ? null
+      : [" ", h("code", { class: "notation" }, lastMove.text)],
+  );
+}
+
+/**
  * The whole board of one racer: a grid of piles, with its name and progress
- * above. `marks` (a racer's own board only) says which piles moves start
- * from (`sources`), where the picked card may go (`targets`), the `picked`
- * {pile, index} and the piles of a move sent and not yet answered (`pending`).
+ * above; `lastMove` is a move text or a described move. `marks` (a racer's
+ * own board only) says which piles moves start from (`sources`), where the
+ * picked card may go (`targets`), the `picked` {pile, index} and the piles of
+ * a move sent and not yet answered (`pending`).
  */
 export function drawBoard(layout, view, title, lastMove, marks = null) {
   const columns = Math.max(...layout.piles.map((p) => p.col)) + 1;
@@ -119,7 +139,7 @@ export function drawBoard(layout, view, title, lastMove, marks = null) {
       {},
       h("h3", {}, title),
       h("span", { class: "progress-text" }, progressText(view)),
-      lastMove ? h("span", { class: "last-move" }, `last move ${lastMove}`) : null,
+      lastMoveLine(lastMove),
       h(
         "div",
         {

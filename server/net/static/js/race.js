@@ -1,11 +1,16 @@
 // One race, watched as any spectator watches it: the `spectating` snapshot,
 // then `board` pushes as racers move, under the race's own policy (live,
 // delayed, after), then `race_finished` with the seed, checked here, and the
-// post-race analysis (`race_analysis`) that follows it.
+// post-race analysis (`race_analysis`) that follows it. Above the boards, who
+// leads and each racer's rating, clock and cards home (headline.js), and how
+// many watch (`spectators`); on each board, its last move in words beside its
+// notation, its old and new places marked and the card sliding in (moved.js).
 
 import { drawBoard } from "/assets/js/board.js";
 import { checkCommitment } from "/assets/js/commit.js";
 import { clock, fill, h, nameOf, policyText, raceName, tournamentLink } from "/assets/js/dom.js";
+import { ended, isAccount, leadText, racerLines, ratingOf } from "/assets/js/headline.js";
+import { animateMove, describeMove, markMove } from "/assets/js/moved.js";
 
 /** A race id from a link's last part, which may also be the race's join code. */
 async function resolveRace(wire, key) {
@@ -84,12 +89,13 @@ export function standingsTable(standings, replayOf) {
 
 /** One racer's post-race analysis in words, as the terminal client says it. */
 export function analysisText(racer, par) {
-  const words = {
-    lost: `winnable until move ${racer.move} (${racer.text})`,
-    won: "won: winnable throughout",
-    winnable: "still winnable after the last move",
-    unwinnable: "the deal was not winnable",
-  }[racer.verdict] ?? "winnability unknown (the solver ran out of time)";
+  const words =
+    {
+      lost: `winnable until move ${racer.move} (${racer.text})`,
+      won: "won: winnable throughout",
+      winnable: "still winnable after the last move",
+      unwinnable: "the deal was not winnable",
+    }[racer.verdict] ?? "winnability unknown (the solver ran out of time)";
   return par == null ? words : `${words}; par ${par} moves`;
 }
 
@@ -161,15 +167,41 @@ export async function resultsBlock(info, results) {
 
 export async function showRace(wire, main, stop, key) {
   const id = await resolveRace(wire, key);
-  const state = { info: null, layout: null, boards: {}, moves: {}, finals: {} };
+  const state = {
+    info: null,
+    layout: null,
+    boards: {},
+    moves: {},
+    finals: {},
+    last: {}, // player -> their last move as shown (moved.js)
+    drawn: {}, // player -> their board's element
+    finishedAt: {}, // player -> when (server's clock) their board first showed the game over
+    ratings: {}, // player -> rating text, for accounts
+    asked: new Set(), // players whose profile was asked for
+    standings: null,
+    spectators: null,
+  };
+  // The server's clock, as the welcome gave it: a spectator's own clock may be off.
+  const skew = wire.welcome?.now ? Number(wire.welcome.now) * 1000 - Date.now() : 0;
+  const now = () => (Date.now() + skew) / 1000;
   const title = h("h1", {});
   const partOf = h("p", { class: "tournament-of" });
   const status = h("p", { class: "status" });
   const clockLine = h("p", { class: "clock", "aria-live": "off" });
   const note = h("p", { class: "policy-note" });
+  const lead = h("p", { class: "lead", "aria-live": "polite" });
+  const watching = h("p", { class: "spectators", title: "spectators watching now" });
+  const lines = h("div", { class: "racers-now" });
+  const headline = h(
+    "section",
+    { class: "headline", "aria-label": "the race now" },
+    lead,
+    watching,
+    lines,
+  );
   const boards = h("div", { class: "boards" });
   const results = h("div", {});
-  fill(main, title, partOf, status, clockLine, note, boards, results);
+  fill(main, title, partOf, status, clockLine, note, headline, boards, results);
 
   const drawHeader = () => {
     const info = state.info;
@@ -197,23 +229,73 @@ export async function showRace(wire, main, stop, key) {
         ? ""
         : ` · practice deal ${String(info.deal)}`,
     );
-    fill(clockLine, clockText(info, Date.now() / 1000));
+    fill(clockLine, clockText(info, now()));
     fill(note, policyNote(info));
     note.hidden = !policyNote(info);
+    askRatings();
+  };
+  /** Each view as shown: a resignation or the clock ends a game without a new board. */
+  const shown = (p) =>
+    state.finals[p] ? { ...state.boards[p], ...state.finals[p] } : state.boards[p];
+  const drawHeadline = () => {
+    if (!state.info) return;
+    const views = Object.fromEntries(
+      state.info.players.filter((p) => state.boards[p]).map((p) => [p, shown(p)]),
+    );
+    const text = leadText(state.info, views, state.standings);
+    fill(lead, text);
+    lead.hidden = !text;
+    fill(lines, racerLines({ ...state, boards: views }, now()));
+    const count = state.spectators;
+    fill(watching, count === null ? "" : `${count} watching`);
+    watching.hidden = count === null;
+  };
+  const drawOne = (p) => {
+    const last = state.last[p];
+    const drawn = drawBoard(state.layout, shown(p), nameOf(state.info, p), last ?? state.moves[p]);
+    markMove(drawn, last);
+    state.drawn[p] = drawn;
+    return drawn;
   };
   const drawBoards = () => {
-    const shown = state.info.players.filter((p) => state.boards[p]);
-    if (!state.layout || !shown.length) {
+    drawHeadline();
+    const players = state.info.players.filter((p) => state.boards[p]);
+    if (!state.layout || !players.length) {
       fill(boards, h("p", { class: "waiting" }, waitingText(state.info)));
       return;
     }
-    fill(
-      boards,
-      shown.map((p) => {
-        const view = state.finals[p] ? { ...state.boards[p], ...state.finals[p] } : state.boards[p];
-        return drawBoard(state.layout, view, nameOf(state.info, p), state.moves[p]);
-      }),
-    );
+    fill(boards, players.map(drawOne));
+  };
+  /** One racer's board again, after their move: only it changes, and its move slides in. */
+  const redrawBoard = (p) => {
+    const old = state.drawn[p];
+    if (!state.layout || !old || !old.isConnected) {
+      drawBoards();
+    } else {
+      drawHeadline();
+      old.replaceWith(drawOne(p));
+    }
+    animateMove(state.drawn[p], state.last[p]);
+  };
+  /** When the page saw a racer's game end, on the server's clock as of the boards shown. */
+  const noteEnd = (p, view) => {
+    if (state.finishedAt[p] || !ended(view)) return;
+    const delay = state.info.spectate === "delayed" ? Number(state.info.delay) : 0;
+    state.finishedAt[p] = now() - delay;
+  };
+  const askRatings = () => {
+    for (const p of state.info.players) {
+      if (state.asked.has(p) || !isAccount(p)) continue;
+      state.asked.add(p);
+      wire.request({ t: "get_profile", player: p }).then(
+        (reply) => {
+          const rating = ratingOf(reply.profile, state.info.variant);
+          if (rating) state.ratings[p] = rating;
+          drawHeadline();
+        },
+        () => {}, // no profile to show: the line says "unrated"
+      );
+    }
   };
   const take = (snapshot) => {
     state.info = snapshot.race;
@@ -226,9 +308,26 @@ export async function showRace(wire, main, stop, key) {
   stop.push(
     wire.on("board", (m) => {
       if (m.race !== id || !state.info) return;
+      const before = state.boards[m.player];
       state.boards[m.player] = m.view;
       state.moves[m.player] = m.move;
+      state.last[m.player] = state.layout
+        ? describeMove(state.layout, before, m.view, m.move)
+        : null;
+      noteEnd(m.player, m.view);
+      redrawBoard(m.player);
+    }),
+    // A resignation reaches spectators as the racer's progress, as late as a board would.
+    wire.on("progress", (m) => {
+      if (m.race !== id || !state.info || !m.progress.resigned) return;
+      state.finals[m.player] = { resigned: true };
+      noteEnd(m.player, state.finals[m.player]);
       drawBoards();
+    }),
+    wire.on("spectators", (m) => {
+      if (m.race !== id) return;
+      state.spectators = Number(m.count);
+      drawHeadline();
     }),
     wire.on("spectating", (m) => m.race.id === id && take(m)),
     wire.on("race_state", (m) => {
@@ -246,6 +345,7 @@ export async function showRace(wire, main, stop, key) {
           resigned: s.status === "resigned",
           timeout: s.status === "timeout",
         };
+      state.standings = m.standings;
       drawHeader();
       drawBoards();
       // The analysis may have come with the results (read later) or come after them.
@@ -259,9 +359,10 @@ export async function showRace(wire, main, stop, key) {
     }),
   );
   take(await wire.request({ t: "spectate", race: id }));
-  const timer = setInterval(
-    () => state.info && fill(clockLine, clockText(state.info, Date.now() / 1000)),
-    1000,
-  );
+  const timer = setInterval(() => {
+    if (!state.info) return;
+    fill(clockLine, clockText(state.info, now()));
+    drawHeadline();
+  }, 1000);
   stop.push(() => clearInterval(timer));
 }
