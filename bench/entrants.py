@@ -32,7 +32,7 @@ import random
 import sys
 import time
 from collections import Counter, OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,19 +51,25 @@ DOCUMENT_PUSH = b"\x82\xa1t\xaatournament"
 
 @dataclass(frozen=True, slots=True)
 class Seats:
-    """What an entrant needs from one document: its status and every stage's seats."""
+    """What entrants need from one document: its status, every stage's, and each one's seats."""
 
     status: str
-    #: stage number -> (status, {player: race})
-    stages: dict[int, tuple[str, dict[str, str]]]
+    #: Every stage's number and status.
+    stages: tuple[tuple[int, str], ...]
+    #: player -> (stage number, its status, race) of each stage they sit in.
+    of_player: dict[str, list[tuple[int, str, str]]]
 
     @classmethod
     def of(cls, doc: Wire) -> Seats:
-        stages = {}
+        stages = []
+        of_player: dict[str, list[tuple[int, str, str]]] = {}
         for stage in doc.get("stages", ()):
-            seats = {p: table["race"] for table in stage["races"] for p in table["players"]}
-            stages[int(stage["n"])] = (str(stage["status"]), seats)
-        return cls(str(doc["status"]), stages)
+            n, status = int(stage["n"]), str(stage["status"])
+            stages.append((n, status))
+            for table in stage["races"]:
+                for player in table["players"]:
+                    of_player.setdefault(player, []).append((n, status, table["race"]))
+        return cls(str(doc["status"]), tuple(stages), of_player)
 
     @property
     def over(self) -> bool:
@@ -100,7 +106,7 @@ class EntrantClient(LeanClient):
     """A :class:`LeanClient` whose large tournament pushes go through :class:`Documents`."""
 
     documents: Documents
-    on_document: Any = None  # Callable[[Seats], None], set by the entrant
+    on_document: Callable[[Seats], None]
 
     def _receive(self, data: bytes) -> None:
         if data.startswith(DOCUMENT_PUSH):
@@ -144,8 +150,13 @@ class Seat:
 class Entrant:
     """One entrant: follows the document, races each seat it is given."""
 
-    def __init__(self, client: EntrantClient, plan: Plan, rng: random.Random) -> None:
+    def __init__(
+        self, client: EntrantClient, plan: Plan, rng: random.Random, *, every_stage: bool = True
+    ) -> None:
         self.client = client
+        #: Note when every stage was first seen in each status, or only the entrant's own
+        #: (an arena's stages are its races: thousands).
+        self.every_stage = every_stage
         self.plan = plan
         self.rng = rng
         self.seats: dict[str, Seat] = {}
@@ -180,10 +191,12 @@ class Entrant:
 
     def _document(self, seats: Seats) -> None:
         now = time.time()
-        for n, (status, players) in seats.stages.items():
+        if self.every_stage:
+            for key in seats.stages:
+                self.stage_seen.setdefault(key, now)
+        for n, status, race in seats.of_player.get(self.player, ()):
             self.stage_seen.setdefault((n, status), now)
-            race = players.get(self.player)
-            if status == "running" and race is not None and race not in self.seats:
+            if status == "running" and race not in self.seats:
                 self.seats[race] = Seat(n, race, now)
                 self._spawn(self._resume(self.seats[race]))
         if seats.over and not self.over.done():
@@ -195,7 +208,7 @@ class Entrant:
             if seat is not None:
                 self._start(seat, message)
 
-    def _spawn(self, coroutine: Any) -> None:
+    def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> None:
         task = asyncio.get_running_loop().create_task(coroutine)
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
@@ -298,7 +311,10 @@ async def load(args: argparse.Namespace) -> dict[str, Any]:
         ],
         64,
     )
-    entrants = [Entrant(c, plan, random.Random(rng.random())) for c in clients]
+    entrants = [
+        Entrant(c, plan, random.Random(rng.random()), every_stage=not args.own_stages)
+        for c in clients
+    ]
     connected = time.time()
     await gather_limited([(lambda e=e: e.enter(args.code)) for e in entrants], args.join_limit)
     print(json.dumps({"joined": len(entrants), "connect_s": connected - began,
@@ -332,6 +348,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--moves", type=int, default=8, help="most moves per race")
     parser.add_argument("--pace", type=float, default=1.0, help="mean seconds between moves")
     parser.add_argument("--join-limit", type=int, default=8, help="joins in flight at once")
+    parser.add_argument(
+        "--own-stages", action="store_true", help="note only the entrant's own stages' times"
+    )
     parser.add_argument("--deadline", type=float, required=True, help="unix time to give up")
     return parser
 

@@ -55,11 +55,12 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import msgpack
 import redis
 
 from bench.event_checks import check_entrants
@@ -151,6 +152,7 @@ def _load_argv(args: argparse.Namespace, urls: list[str], code: str, index: int,
         "--index", str(index), "--count", str(count), "--offset", str(offset),
         "--moves", str(args.moves), "--pace", str(args.pace),
         "--join-limit", str(args.join_limit), "--deadline", str(deadline),
+        *(["--own-stages"] if args.format == "arena" else []),
     ]  # fmt: skip
 
 
@@ -249,16 +251,68 @@ def stage_figures(
     }
 
 
+def arena_figures(doc: Wire, entrants: list[dict[str, Any]], countdown: float) -> dict[str, Any]:
+    """An arena's: from a race's end to its racers' next race, the herd of races at the start,
+    and from a race's end to its racers holding the document that scores it."""
+    start = float(doc["ends_at"]) - float(doc["duration"])
+    race_end: dict[str, float] = {}
+    for entrant in entrants:
+        for seat in entrant["seats"]:
+            if seat["finished"] is not None:
+                race_end[seat["race"]] = max(race_end.get(seat["race"], 0.0), seat["finished"])
+    after_own, after_race, seated, first = [], [], [], []
+    pushes: list[float] = []
+    stage_of = {s["race"]: s["stage"] for e in entrants for s in e["seats"]}
+    for entrant in entrants:
+        seats = sorted(entrant["seats"], key=lambda seat: seat["seen"])
+        if seats:
+            first.append(seats[0]["seen"] - start)
+        for a, b in itertools.pairwise(seats):
+            end = race_end.get(a["race"])
+            if a["finished"] is None or end is None or b["running"] is None:
+                continue
+            after_own.append(b["running"] - countdown - a["finished"])
+            after_race.append(b["running"] - countdown - end)
+            seated.append(b["seen"] - end)
+        seen = {(n, status): t for n, status, t in entrant["stage_seen"]}
+        for seat in seats:
+            done = seen.get((stage_of[seat["race"]], "done"))
+            end = race_end.get(seat["race"])
+            if done is not None and end is not None:
+                pushes.append(done - end)
+    starts = [float(stage["started"]) - start for stage in doc["stages"]]
+    per_second = Counter(int(t) for t in starts if t >= 0)
+    return {
+        "stages": len(doc["stages"]),
+        "races": len(doc["stages"]),
+        "race_end_to_next_running": _ms(after_race),
+        "own_finish_to_next_running": _ms(after_own),
+        "race_end_to_next_seat": _ms(seated),
+        "races_started_per_second_first_10": [per_second.get(i, 0) for i in range(10)],
+        "races_started_per_second_max": max(per_second.values(), default=0),
+        "first_seat": _ms(first),
+        "standings_push": _ms(pushes),
+        "document_bytes_at_end": len(msgpack.packb(doc)),
+    }
+
+
 # ----------------------------------------------------------------------
 # One run.
 
 
+def _table_size(args: argparse.Namespace) -> int:
+    return int(args.table_size or (2 if args.format == "arena" else 8))
+
+
 async def _create(host: LeanClient, args: argparse.Namespace) -> Wire:
     fmt = TournamentFormat(args.format)
+    arena: dict[str, int] = {}
+    if fmt.value == "arena":
+        arena = {"duration": round(args.minutes * 60), "cutoff": args.cutoff}
     reply = await host.call(
         CreateTournament, name=f"bench {args.entrants}", format=fmt, variants=[VARIANT],
-        time_limit=args.time_limit, rounds=args.rounds, best_of=1, table_size=args.table_size,
-        break_seconds=args.break_s, grace=3600,
+        time_limit=args.time_limit, rounds=args.rounds, best_of=1, table_size=_table_size(args),
+        break_seconds=args.break_s, grace=3600, **arena,
     )  # fmt: skip
     tournament: Wire = reply["tournament"]
     return tournament
@@ -317,7 +371,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         load_before = load_average()
         before_entry = RedisSample.take(rclient)
         node_cpu0 = {n.name: cpu_seconds(n.pid) for n in nodes}
-        deadline = time.time() + args.deadline
+        deadline = (
+            time.time() + args.deadline + (args.minutes * 60 if args.format == "arena" else 0)
+        )
         started_loads: list[Load] = []
         share, extra = divmod(args.entrants, loads)
         for index in range(loads):
@@ -353,7 +409,10 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         rclient.close()
     entrants = [e for load in started_loads for e in load.report["entrants"]]
     consistency = check_entrants(record, entrants)
-    figures = stage_figures(final_doc, entrants, args.countdown, args.break_s)
+    if args.format == "arena":
+        figures = arena_figures(final_doc, entrants, args.countdown)
+    else:
+        figures = stage_figures(final_doc, entrants, args.countdown, args.break_s)
     errors: Counter[str] = Counter()
     for entrant in entrants:
         errors.update(entrant["errors"])
@@ -372,7 +431,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             "pace_s": args.pace,
             "countdown_s": args.countdown,
             "break_s": args.break_s,
-            "table_size": args.table_size,
+            "table_size": _table_size(args),
             "rounds": args.rounds,
             "variant": VARIANT,
         },
@@ -426,12 +485,16 @@ def print_figures(report: dict[str, Any]) -> None:
     print(f"{r['format']} of {r['entrants']} entrants on {r['nodes']} nodes, "
           f"{r['load_processes']} load processes: {r['status']}, {r['stages']} rounds, "
           f"{r['races']} races in {r['raced_s']:.1f} s (entry {r['entry_s']:.1f} s)")  # fmt: skip
-    print(line("round start -> races running", r["start_to_running"], "p99 <= 2000 ms"))
-    print(f"{'  worst per round (ms)':<32} {r['worst_per_round_ms']}")
-    print(line("last finish -> next round", r["round_gap"], "<= 2000 ms"))
-    print(f"{'  per round (ms)':<32} {r['round_gaps_ms']}")
-    print(line("round start -> seat pushed", r["seat_push"]))
-    print(line("last finish -> standings pushed", r["standings_push"]))
+    if r["format"] == "arena":
+        print(line("race end -> next race running", r["race_end_to_next_running"]))
+        print(line("own finish -> next race running", r["own_finish_to_next_running"]))
+        print(line("race end -> next seat pushed", r["race_end_to_next_seat"]))
+        print(line("arena start -> first seat", r["first_seat"]))
+        print(f"races started per second, first 10 s: {r['races_started_per_second_first_10']}")
+        print(line("race end -> standings pushed", r["standings_push"]))
+        print(f"document at the end: {r['document_bytes_at_end'] / 1024:.0f} KiB")
+    else:
+        _print_rounds(r, line)
     redis_ = r["redis"]
     print(f"redis: cpu {redis_['entry']['cpu_s']:.2f} s entering + "
           f"{redis_['racing']['cpu_s']:.2f} s racing "
@@ -450,6 +513,15 @@ def print_figures(report: dict[str, Any]) -> None:
     print(f"load average {r['load_average']}")
 
 
+def _print_rounds(r: dict[str, Any], line: Callable[..., str]) -> None:
+    print(line("round start -> races running", r["start_to_running"], "p99 <= 2000 ms"))
+    print(f"{'  worst per round (ms)':<32} {r['worst_per_round_ms']}")
+    print(line("last finish -> next round", r["round_gap"], "<= 2000 ms"))
+    print(f"{'  per round (ms)':<32} {r['round_gaps_ms']}")
+    print(line("round start -> seat pushed", r["seat_push"]))
+    print(line("last finish -> standings pushed", r["standings_push"]))
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m bench.events", description=__doc__)
     parser.add_argument("--entrants", type=int, default=64)
@@ -461,10 +533,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--countdown", type=float, default=3.0, help="the nodes' countdown (3)")
     parser.add_argument("--break", dest="break_s", type=int, default=0, help="s between rounds")
     parser.add_argument("--rounds", type=int, default=3, help="rounds of the rounds format (3)")
-    parser.add_argument("--table-size", type=int, default=8)
+    parser.add_argument(
+        "--table-size", type=int, help="most racers per race (rounds 8, arena 2: lichess's pairs)"
+    )
     parser.add_argument("--time-limit", type=int, default=120, help="s per race (120)")
     parser.add_argument("--join-limit", type=int, default=8, help="joins in flight per load")
     parser.add_argument("--minutes", type=float, default=5.0, help="an arena's length (5)")
+    parser.add_argument("--cutoff", type=int, default=30, help="an arena's last s without starts")
     parser.add_argument("--deadline", type=float, default=1500.0, help="s before giving up")
     parser.add_argument("--out", type=Path, help="write the figures here as JSON")
     return parser
