@@ -40,7 +40,7 @@ from server.settings import Solving
 from tests.server.browser import Watcher, launched
 from tests.server.conftest import TIMEOUT, NodeFactory
 from tests.server.hosting import FAST
-from tests.server.test_web_page import (
+from tests.server.pages import (
     PHONE,
     assert_clean,
     bot_race,

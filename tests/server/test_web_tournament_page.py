@@ -29,7 +29,7 @@ from protocol.tournaments import StageStatus, Tournament, TournamentTable
 from tests.server.browser import Watcher, launched
 from tests.server.conftest import TIMEOUT, NodeFactory
 from tests.server.hosting import FAST
-from tests.server.test_web_page import (
+from tests.server.pages import (
     PHONE,
     WAIT_MS,
     assert_clean,

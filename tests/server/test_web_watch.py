@@ -32,7 +32,7 @@ from protocol.views import View
 from tests.server.browser import Watcher, launched
 from tests.server.conftest import TIMEOUT, NodeFactory
 from tests.server.hosting import FAST
-from tests.server.test_web_page import (
+from tests.server.pages import (
     WAIT_MS,
     assert_clean,
     bot_race,
