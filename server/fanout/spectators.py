@@ -29,7 +29,7 @@ from server.storage.spectators import SpectatorStore
 __all__ = ["Saying", "Spectator", "SpectatorCounts", "SpectatorTally", "Telling"]
 
 
-class Spectator(Protocol):
+class Spectator(Hashable, Protocol):
     """A connection's watch of a race as a spectator, as far as the count needs it."""
 
     def notice(self, frame: bytes) -> None:
