@@ -8,6 +8,7 @@ so it holds two websockets whatever the number of tables.
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator
 
 import pytest
@@ -122,6 +123,10 @@ async def test_every_table_shows_its_racers_live_and_the_top_table_first(
             arg=before,
             timeout=WAIT_MS,
         )
+        # Before any round is scored, the entrants list each one's cards home now.
+        await expect(page.locator(".entrants li .now")).to_have_count(6)
+        for now in await page.locator(".entrants li .now").all_inner_texts():
+            assert re.fullmatch(r" · \d+/104( ✓| resigned| out of time)? home now", now), now
         assert len(sockets) == 2  # the tournament's connection and the tables'
         await watcher.screenshot("tournament-tables", *DESKTOP)  # docs/img/web-tournament.sh
         await watcher.screenshot("tournament-tables", *PHONE)
@@ -205,6 +210,8 @@ async def test_the_featured_table_is_the_leaders_in_the_next_round(
             featured = page.locator(".tables li.table").first
             await expect(featured).to_have_class("table featured")
             await expect(featured).to_have_attribute("data-race", top_table(round_two).race)
+            # The standings (scored now) say each seated entrant's cards home at their table.
+            await expect(page.locator(".tournament-standings td.now")).to_have_count(4)
             leader = round_two.standings[0].name
             await expect(featured.locator(".table-head a")).to_contain_text(leader)
             assert_clean(watcher)

@@ -88,7 +88,9 @@ class Table {
 }
 
 export class LiveTables {
-  constructor() {
+  /** `changed` is called whenever a table's boards change. */
+  constructor(changed = () => {}) {
+    this.changed = changed;
     this.key = null; // the races watched now, joined
     this.wire = null;
     this.tables = new Map(); // race id -> Table
@@ -122,8 +124,12 @@ export class LiveTables {
         table.boards[m.player] = m.view;
         table.moves[m.player] = m.move;
         table.draw();
+        this.changed();
       }),
-      wire.on("spectating", (m) => mine(m.race.id)?.take(m)),
+      wire.on("spectating", (m) => {
+        mine(m.race.id)?.take(m);
+        this.changed();
+      }),
       wire.on("race_state", (m) => {
         const table = mine(m.race.id);
         if (!table) return;
@@ -140,6 +146,7 @@ export class LiveTables {
             timeout: s.status === "timeout",
           };
         table.draw();
+        this.changed();
       }),
     );
     wire.onstate = () => {
@@ -159,11 +166,21 @@ export class LiveTables {
       if (this.wire !== wire) return;
       try {
         table.take(await wire.request({ t: "spectate", race: table.race.race }));
+        this.changed();
       } catch (error) {
         if (error.code === "closed") return; // retried by onstate
         fill(table.slot, h("p", { class: "table-waiting quiet" }, error.message));
       }
     }
+  }
+
+  /** `player`'s board at their table now (null when unseen): the last pushed, as drawn. */
+  viewOf(player) {
+    for (const table of this.tables.values()) {
+      const view = table.boards[player];
+      if (view) return table.finals[player] ? { ...view, ...table.finals[player] } : view;
+    }
+    return null;
   }
 
   /** The "Racing now" section: the top table large, every other one small. */

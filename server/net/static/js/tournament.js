@@ -11,7 +11,14 @@ function names(doc) {
   return (player) => (player ? (map.get(player) ?? player) : "bye");
 }
 
-function entrants(doc) {
+/** An entrant's game at their table now, in short: "23/104", "104/104 ✓"; "" when unseen. */
+function nowText(view) {
+  if (!view) return "";
+  const status = view.won ? " ✓" : view.resigned ? " resigned" : view.timeout ? " out of time" : "";
+  return `${Number(view.home)}/${Number(view.target)}${status}`;
+}
+
+function entrants(doc, now) {
   return h(
     "section",
     { class: "entrants" },
@@ -20,14 +27,28 @@ function entrants(doc) {
       ? h(
           "ol",
           {},
-          doc.entrants.map((e) => h("li", {}, e.name)),
+          doc.entrants.map((e) => {
+            const view = now(e.player);
+            return h(
+              "li",
+              {},
+              e.name,
+              view ? h("span", { class: "now" }, ` · ${nowText(view)} home now`) : null,
+            );
+          }),
         )
       : h("p", { class: "quiet" }, "Nobody has entered yet."),
   );
 }
 
-function standings(doc) {
-  if (!doc.standings.length) return entrants(doc);
+/**
+ * The standings (the entrants before any): the document's, and while a stage
+ * runs a "now" column with each seated entrant's cards home at their table,
+ * from the boards the tables' feed brought (under the spectating policy).
+ */
+function standings(doc, now) {
+  if (!doc.standings.length) return entrants(doc, now);
+  const live = doc.standings.some((s) => now(s.player));
   const rows = doc.standings.map((s) =>
     h(
       "tr",
@@ -38,6 +59,7 @@ function standings(doc) {
       h("td", {}, String(s.wins)),
       h("td", {}, String(s.home)),
       h("td", {}, clock(Number(s.time))),
+      live ? h("td", { class: "now" }, nowText(now(s.player))) : null,
     ),
   );
   return h(
@@ -56,9 +78,9 @@ function standings(doc) {
           h(
             "tr",
             {},
-            ["#", "entrant", "points", "wins", "home", "time"].map((c) =>
-              h("th", { scope: "col" }, c),
-            ),
+            ["#", "entrant", "points", "wins", "home", "time", live ? "now" : null]
+              .filter(Boolean)
+              .map((c) => h("th", { scope: "col" }, c)),
           ),
         ),
         h("tbody", {}, rows),
@@ -155,7 +177,19 @@ function pastStages(doc, nameOf) {
 
 export async function showTournament(wire, main, stop, key) {
   let doc = null;
-  const live = new LiveTables();
+  // The standings' "now" column follows the tables' boards, redrawn at most once a frame.
+  let queued = false;
+  const redrawStandings = () => {
+    if (queued) return;
+    queued = true;
+    requestAnimationFrame(() => {
+      queued = false;
+      const shown = main.querySelector(".tournament-standings, .entrants");
+      if (doc && shown) shown.replaceWith(standings(doc, viewNow));
+    });
+  };
+  const live = new LiveTables(redrawStandings);
+  const viewNow = (player) => live.viewOf(player);
   stop.push(() => live.close());
   const draw = () => {
     const nameOf = names(doc);
@@ -173,7 +207,7 @@ export async function showTournament(wire, main, stop, key) {
       schedule(doc, now),
       live.section(doc, nameOf),
       bracket(doc, nameOf),
-      standings(doc),
+      standings(doc, viewNow),
       pastStages(doc, nameOf),
     );
   };
