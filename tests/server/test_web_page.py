@@ -294,6 +294,8 @@ async def test_a_knockout_shows_its_bracket_and_tables_racing_now(
         tables = page.locator(".tables li.table a")
         await tables.nth(1).wait_for(timeout=WAIT_MS)
         assert await page.locator(".bracket .match").count() >= 2
+        # Each match racing now is marked in the bracket and links its table.
+        await expect(page.locator(".bracket .match.live a.watch")).to_have_count(2)
         for width, height in (PHONE, WIDE):
             await watcher.screenshot("tournament-knockout", width, height)
         await tables.first.click()

@@ -89,16 +89,27 @@ function standings(doc, now) {
   );
 }
 
+/** The race each match of the bracket is playing now: "round:match" → race id. */
+function racingMatches(doc) {
+  const racing = new Map();
+  for (const stage of doc.stages.filter((s) => s.status === "running"))
+    for (const race of stage.races)
+      if (race.match !== null && race.match !== undefined)
+        racing.set(`${stage.round}:${race.match}`, race.race);
+  return racing;
+}
+
 function bracket(doc, nameOf) {
   if (!doc.bracket?.length) return null;
+  const racing = racingMatches(doc);
   const rounds = doc.bracket.map((matches, r) =>
     h(
       "ol",
       { class: "bracket-round", "aria-label": `round ${r + 1}` },
-      matches.map((m) =>
+      matches.map((m, i) =>
         h(
           "li",
-          { class: "match" },
+          { class: racing.has(`${r + 1}:${i}`) ? "match live" : "match" },
           [m.a, m.b].map((p, side) =>
             h(
               "div",
@@ -108,6 +119,9 @@ function bracket(doc, nameOf) {
             ),
           ),
           m.forfeit ? h("div", { class: "quiet" }, "forfeit") : null,
+          racing.has(`${r + 1}:${i}`)
+            ? h("a", { class: "watch", href: `/race/${racing.get(`${r + 1}:${i}`)}` }, "racing now")
+            : null,
         ),
       ),
     ),
