@@ -17,11 +17,15 @@ from playwright.async_api import Browser, Page, expect
 
 from client.session import ClientSession
 from protocol.messages import (
+    Account,
     CreateRace,
+    GetProfile,
     JoinRace,
     Moved,
+    Profile,
     RaceInfo,
     RaceStarted,
+    Register,
     SpectatePolicy,
     StartRace,
     SubmitMove,
@@ -29,6 +33,8 @@ from protocol.messages import (
 from protocol.moves import Move, MoveKind
 from protocol.policy import GreedyPolicy
 from protocol.views import View
+from server.storage import keys
+from server.storage.store import Store
 from tests.server.browser import Watcher, launched
 from tests.server.conftest import TIMEOUT, NodeFactory
 from tests.server.hosting import FAST
@@ -145,12 +151,16 @@ async def test_no_card_slides_when_motion_is_unwelcome(node: str, browser: Brows
         assert_clean(watcher)
 
 
-async def _two_guests_race(
-    url: str,
+async def _two_racers(
+    url: str, *, accounts: bool = False
 ) -> tuple[ClientSession, ClientSession, str, RaceStarted, RaceStarted]:
-    """A live race of two racers the test moves for: "Ann" (host) and "Bob"."""
+    """A live race of two racers the test moves for: "Ann" (host) and "Bob", guests or
+    (``accounts``) registered."""
     ann = await ClientSession.connect(url, "Ann")
     bob = await ClientSession.connect(url, "Bob")
+    if accounts:
+        for session, name in ((ann, "Ann"), (bob, "Bob")):
+            await session.request(Register(name=name, password="a long enough password"), Account)
     created = await ann.request(
         CreateRace(
             variant="royal-cotillion", max_players=2, time_limit=600,
@@ -192,7 +202,7 @@ class Racer:
 async def test_the_headline_names_the_leader_and_the_gap(node: str, browser: Browser) -> None:
     """Ann moves cards home while Bob waits: "Ann leads by N cards"; Bob catches up: level,
     or he leads. Each racer's line says guest, a running clock and the cards home."""
-    ann_session, bob_session, race, ann_started, bob_started = await _two_guests_race(node)
+    ann_session, bob_session, race, ann_started, bob_started = await _two_racers(node)
     try:
         ann = Racer(ann_session, race, ann_started)
         bob = Racer(bob_session, race, bob_started)
@@ -226,6 +236,33 @@ async def test_the_headline_names_the_leader_and_the_gap(node: str, browser: Bro
     finally:
         await ann_session.close()
         await bob_session.close()
+
+
+async def test_an_accounts_line_shows_its_rating_in_the_races_variant(
+    make_node: NodeFactory, store: Store, browser: Browser
+) -> None:
+    """Ann, rated in Royal Cotillion: her line shows that rating as her profile says it;
+    Bob, an account rated nowhere: "unrated"."""
+    async with make_node(timeouts=FAST) as url:
+        ann, bob, race, _, _ = await _two_racers(url, accounts=True)
+        try:
+            names = await store.races.players(race)
+            ann_id = next(player for player, name in names.items() if name == "Ann")
+            skill = {"mu:royal-cotillion": "31.0", "sigma:royal-cotillion": "2.0"}
+            await store.redis.hset(keys.account_stats(ann_id), mapping=dict(skill))
+            profile = await bob.request(GetProfile(player=ann_id), Profile)
+            rating = profile.profile.ratings["royal-cotillion"]
+            shown = f"{rating.rating}{'?' if rating.provisional else ''}"
+            watcher = await Watcher.open(browser, *DESKTOP)
+            page = watcher.page
+            await page.goto(page_url(url, f"/race/{race}"))
+            lines = page.locator(".racer-line")
+            await expect(lines.filter(has_text="Ann").locator(".rating")).to_have_text(shown)
+            await expect(lines.filter(has_text="Bob").locator(".rating")).to_have_text("unrated")
+            assert_clean(watcher)
+        finally:
+            await ann.close()
+            await bob.close()
 
 
 def _cards(n: int) -> str:
