@@ -248,8 +248,8 @@ async def test_an_accounts_line_shows_its_rating_in_the_races_variant(
         try:
             names = await store.races.players(race)
             ann_id = next(player for player, name in names.items() if name == "Ann")
-            skill = {"mu:royal-cotillion": "31.0", "sigma:royal-cotillion": "2.0"}
-            await store.redis.hset(keys.account_stats(ann_id), mapping=dict(skill))
+            for field, value in (("mu:royal-cotillion", 31.0), ("sigma:royal-cotillion", 2.0)):
+                await store.redis.hset(keys.account_stats(ann_id), field, value)
             profile = await bob.request(GetProfile(player=ann_id), Profile)
             rating = profile.profile.ratings["royal-cotillion"]
             shown = f"{rating.rating}{'?' if rating.provisional else ''}"
