@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -51,6 +51,15 @@ class Client(Protocol):
 
     def send_frame(self, frame: bytes) -> None:
         """Write one encoded frame now."""
+        ...
+
+    @property
+    def reading_behind(self) -> bool:
+        """Whether the client reads more slowly than it is written to (a bounded backlog)."""
+        ...
+
+    def when_caught_up(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` once the client has read what was written to it."""
         ...
 
     async def unwatch(self, race: str, watch: object) -> None:

@@ -167,6 +167,9 @@ class RaceWatch:
         # to it is already on the spectator's screen. The snapshot reads the
         # stream, which can be ahead of this node's pub/sub feed under load.
         self._shown = 0
+        # Whether this spectator's boards are skipped: its client reads too slowly, and
+        # gets a fresh snapshot once it has caught up (:meth:`_show`).
+        self._skipping = False
         # Move events waiting, in order, while the node's replica of the
         # race's boards is filled from the logs (:meth:`_fill_then_show`).
         self._unseen: list[tuple[int, Event, Shared]] | None = None
@@ -524,13 +527,47 @@ class RaceWatch:
         self._analysed.set()
 
     def _show(self, n: int, frame: bytes) -> None:
-        """Send board ``n`` now, or hold it while the opening boards are being read."""
+        """Send board ``n`` now, or hold it while the opening boards are being read.
+
+        A spectator whose client reads more slowly than its boards come is
+        skipped, its backlog bounded by the socket's high-water mark, and
+        gets a fresh snapshot once it has read what it was sent
+        (:meth:`_caught_up`): it never slows the race or the other spectators.
+        """
         if n <= self._shown:
             return  # the opening boards already showed it
         if self._held is not None:
             self._held.append((n, frame))
+        elif self._skipping:
+            return  # the snapshot it gets once it catches up shows this board
+        elif self.conn.reading_behind:
+            self._skipping = True
+            self.conn.when_caught_up(self._caught_up)
         else:
             self._send_if_watching(frame)
+
+    def _caught_up(self) -> None:
+        """The slow spectator read its backlog: the boards now, then the boards after them."""
+        if self.conn.watches.get(self.race) is not self or self._held is not None:
+            self._skipping = False  # gone, or an opening (a snapshot of its own) on its way
+            return
+        self._held = []  # boards that come during the read follow the snapshot
+        self._spawn(self._send_fresh_snapshot())
+
+    async def _send_fresh_snapshot(self) -> None:
+        held, shown = self._held, self._shown
+        try:
+            snapshot = await self.boards.spectator_snapshot(self.race, self.conn.player)
+            if self.conn.watches.get(self.race) is self:
+                self._emit(encode(snapshot.message()))
+                shown = self._shown = max(self._shown, snapshot.event)
+        finally:
+            self._skipping = False
+            if self._held is held:
+                self._held = None
+            for number, frame in held or ():
+                if number > shown:
+                    self._show(number, frame)
 
     def _send_if_watching(self, frame: bytes) -> None:
         if self.conn.watches.get(self.race) is self:

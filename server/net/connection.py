@@ -151,6 +151,16 @@ class Connection:
             log.info("dropping a client that reads too slowly")
             self._close(too_slow)
 
+    @property
+    def reading_behind(self) -> bool:
+        """Whether the client reads more slowly than it is written to (its socket's buffer is
+        past the high-water mark): a spectator skips boards until :meth:`when_caught_up`."""
+        return self.ws.writing_paused
+
+    def when_caught_up(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` once the client has read what was written to it."""
+        self.ws.when_drained(callback)
+
     def refuse(
         self,
         code: ErrorCode,
@@ -337,6 +347,8 @@ class Connection:
             progress_every=self.settings.timeouts.progress_every,
         )  # fmt: skip
         watch.policy, watch.delay = policy, delay
+        if role is Role.SPECTATOR:
+            self.ws.watching_only()  # a bounded backlog (RaceWatch._show)
         if held:
             watch.hold()
         racer = self.player if role is Role.RACER else None

@@ -93,6 +93,12 @@ class Bounds:
     frame_burst: int = 220  # frames at once above that rate
     fragments: int = 16  # frames one message may come in
     unsent: int = 1024 * 1024  # bytes written and not yet sent, control frames included
+    #: Bytes unsent past which the client reads behind: a spectator's boards are skipped
+    #: until it has read them, then it gets a fresh snapshot (server/fanout/feeds.py).
+    backlog: int = 16 * 1024
+    #: The kernel's send buffer of a spectator's socket (Linux doubles it). Left alone, it
+    #: grows to megabytes for a client that reads nothing, and the backlog would never fill.
+    spectator_send_buffer: int = 16 * 1024
     head: int = 16 * 1024  # bytes of an HTTP request's head
     handshakes_per_address: int = 64  # connections of one address not yet upgraded or answered
 
@@ -135,6 +141,7 @@ class PushConnection(asyncio.Protocol):
     __slots__ = (
         "_address",
         "_closing",
+        "_drained",
         "_early",
         "_eof",
         "_fragments",
@@ -153,6 +160,7 @@ class PushConnection(asyncio.Protocol):
         "server",
         "serving",
         "transport",
+        "writing_paused",
     )
 
     def __init__(self, server: WebSocketServer) -> None:
@@ -182,6 +190,10 @@ class PushConnection(asyncio.Protocol):
         self._closing = False  # the closing handshake's deadline is armed
         #: The handler's task, once the handshake is done.
         self.serving: asyncio.Task[None] | None = None
+        #: Whether the transport holds more unsent bytes than its high-water mark
+        #: (``bounds.backlog``): the client reads more slowly than it is written to.
+        self.writing_paused = False
+        self._drained: list[Callable[[], None]] | None = None  # told once the client caught up
 
     # -- for the handler ---------------------------------------------------
 
@@ -212,6 +224,24 @@ class PushConnection(asyncio.Protocol):
             self._flush()
             return
         self.transport.write(framed(message))
+
+    def when_drained(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` once the client has read what was written (at once if it has)."""
+        if not self.writing_paused:
+            self.loop.call_soon(callback)
+        elif self._drained is None:
+            self._drained = [callback]
+        else:
+            self._drained.append(callback)
+
+    def watching_only(self) -> None:
+        """The client watches: its small pushes need no large kernel buffer, and a fixed one
+        lets a client that stops reading fill the backlog soon (:attr:`writing_paused`)."""
+        sock = self.transport.get_extra_info("socket")
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                size = self.server.bounds.spectator_send_buffer
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, size)
 
     def hold(self, held: bool) -> None:
         """Stop (True) or restart (False) reading from the socket: flow control for the sink."""
@@ -268,8 +298,19 @@ class PushConnection(asyncio.Protocol):
             return
         server.pending[address] += 1
         self._address = address
+        # pause_writing past the backlog, resume_writing once a quarter of it is left.
+        self.transport.set_write_buffer_limits(high=server.bounds.backlog)
         server.connections.add(self)
         self._timer = self.loop.call_later(server.open_timeout, self._abort)
+
+    def pause_writing(self) -> None:
+        self.writing_paused = True
+
+    def resume_writing(self) -> None:
+        self.writing_paused = False
+        drained, self._drained = self._drained, None
+        for callback in drained or ():
+            callback()
 
     def data_received(self, data: bytes) -> None:
         if self.request is None:
