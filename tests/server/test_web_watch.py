@@ -319,3 +319,65 @@ async def test_a_watched_race_at_1280x800(node: str, browser: Browser) -> None:
         await page.wait_for_function("() => !document.querySelector('.card.arriving')")
         await watcher.screenshot("watch", *DESKTOP)
         assert_clean(watcher)
+
+
+#: headline.js and moved.js on made-up boards, in the page itself (its modules, its CSP).
+CASES = """async () => {
+    const { leadText, racerClock } = await import("/assets/js/headline.js");
+    const { movedPiles } = await import("/assets/js/moved.js");
+    const info = {
+        players: ["a", "b", "c"], names: { a: "Ann", b: "Bob", c: "Cy" },
+        started_at: 1000, time_limit: 600, spectate: "delayed", delay: 30,
+    };
+    const board = (home, more = {}) => ({ home, target: 104, ...more });
+    const layout = { piles: [
+        { id: "s", role: "stock" }, { id: "w", role: "waste" }, { id: "f1", role: "foundation" },
+    ] };
+    return {
+        one: leadText(info, { a: board(5), b: board(4) }),
+        level: leadText(info, { a: board(7), b: board(7), c: board(2) }),
+        three: leadText(info, { a: board(7), b: board(7), c: board(7) }),
+        alone: leadText({ ...info, players: ["a"] }, { a: board(9) }),
+        none: leadText(info, {}),
+        wins: leadText(info, {}, [
+            { player: "b", place: 1, home: 104 }, { player: "a", place: 2, home: 90 },
+        ]),
+        // 1100 on the server's clock, 30 s behind: the boards shown are as of 1070.
+        running: racerClock(info, board(3), undefined, undefined, 1100),
+        finished: racerClock(info, board(104, { won: true }), 1050, undefined, 1100),
+        unknown: racerClock(info, board(50, { resigned: true }), undefined, undefined, 1100),
+        results: racerClock(info, board(3), undefined, { time: 125 }, 1100),
+        capped: racerClock(info, board(3), undefined, undefined, 9999),
+        early: racerClock(info, undefined, undefined, undefined, 1100),
+        deal: movedPiles(layout,
+            { piles: { w: [], f1: [0] }, hidden: { s: 3 } },
+            { piles: { w: [7], f1: [0] }, hidden: { s: 2 } }, "deal"),
+        card: movedPiles(layout, null, { piles: {} }, "w>f1"),
+        discard: movedPiles(layout, null, { piles: {} }, "w>x"),
+    };
+}"""
+
+
+async def test_the_headline_and_the_marks_on_made_up_boards(node: str, browser: Browser) -> None:
+    """Ties of two and of three, one racer alone, the results; a clock as of the delayed
+    boards, stopped at a finish, at the results' time, capped at the limit; a deal's piles
+    read off the boards, a card move's off its text (a discard's new place is off the board)."""
+    watcher = await Watcher.open(browser, *DESKTOP)
+    await watcher.page.goto(page_url(node))
+    said = await watcher.page.evaluate(CASES)
+    assert said["one"] == "Ann leads by 1 card"
+    assert said["level"] == "Ann and Bob are level on 7 cards"
+    assert said["three"] == "3 racers are level on 7 cards"
+    assert said["alone"] == "Ann: 9 of 104 cards home"
+    assert said["none"] is None
+    assert said["wins"] == "Bob wins by 14 cards"
+    assert said["running"] == "1:10"
+    assert said["finished"] == "0:50"
+    assert said["unknown"] == "done"
+    assert said["results"] == "2:05"
+    assert said["capped"] == "10:00"
+    assert said["early"] == "–"
+    assert said["deal"] == {"from": ["s"], "to": ["w"]}
+    assert said["card"] == {"from": ["w"], "to": ["f1"]}
+    assert said["discard"] == {"from": ["w"], "to": []}
+    assert_clean(watcher)
