@@ -39,6 +39,7 @@ from tests.server.browser import Watcher, launched
 from tests.server.conftest import TIMEOUT, NodeFactory
 from tests.server.hosting import FAST
 from tests.server.pages import (
+    PHONE,
     WAIT_MS,
     assert_clean,
     bot_race,
@@ -307,7 +308,8 @@ async def test_a_delayed_race_headline_waits_for_its_boards(node: str, browser: 
 
 
 async def test_a_watched_race_at_1280x800(node: str, browser: Browser) -> None:
-    """The watching page mid-race, saved at 1280×800 (docs/img/web-watch.sh copies it)."""
+    """The watching page mid-race, saved at 1280×800 (docs/img/web-watch.sh copies it) and
+    at a phone's 390×844."""
     async with running(await bot_race(node, speed=0.7, moves=200, pace=1.5)) as race:
         watcher = await Watcher.open(browser, *DESKTOP)
         page = watcher.page
@@ -318,6 +320,9 @@ async def test_a_watched_race_at_1280x800(node: str, browser: Browser) -> None:
         # Between two moves: the marks stay, the card has slid in.
         await page.wait_for_function("() => !document.querySelector('.card.arriving')")
         await watcher.screenshot("watch", *DESKTOP)
+        await watcher.screenshot("watch", *PHONE)
+        # On a phone the headline's lines wrap: nothing scrolls sideways.
+        assert await page.evaluate("document.documentElement.scrollWidth") <= PHONE[0]
         assert_clean(watcher)
 
 
