@@ -24,6 +24,7 @@ from server.engine.solver import (
     solve_deal,
     verify_line,
 )
+from server.engine.solver.stockwaste import StockWasteFamily
 from server.engine.stockwaste import StockWasteGame
 from tests.engine.positions import card, cards, stock
 from tests.engine.small_positions import exhaustive, foundation_cards, small_position
@@ -198,6 +199,35 @@ def test_last_pass_waste_buried_pairs_are_lost() -> None:
     free = position([queen, jack, queen2, jack2], game.redeals)  # each jack on top of a queen
     assert not family_of(game).dead(free)
     assert_replays_to_a_win(game, free, solved(game, free))
+
+
+def test_contradance_twin_moves_played_as_safe_lose_no_win() -> None:
+    """Contradance's last pass: a waste card that fits the taller of its two twin
+    foundations, with its other copy under it on the waste, is played without a choice.
+    On every such small position the plain search agrees that the position and the
+    position after the move are won or lost alike; both answers occur."""
+    game = find_variant("contradance")
+    assert isinstance(game, StockWasteGame)
+    family = family_of(game)
+    assert isinstance(family, StockWasteFamily)
+    answers: list[bool] = []
+    for seed in range(1200):
+        rng = random.Random(seed)
+        state = small_position(game, rng, rng.randint(4, 16))
+        family.begin(state)
+        moves = game.generate(state)
+        safe = family.safe_move(state, moves)
+        if safe is None or safe.src != "w":
+            continue
+        assert safe.dst is not None
+        kind = state.piles[game.waste][-1] % 52
+        heights = [len(pile) for pile in state.piles]
+        if family.only_slot_left(family.slots[kind], heights.__getitem__, game.index[safe.dst]):
+            continue  # the older rule: its kind's last open place
+        won = exhaustive(game, state)
+        assert exhaustive(game, game.apply(state, safe)) == won, seed
+        answers.append(won)
+    assert len(answers) >= 10 and set(answers) == {True, False}
 
 
 def test_quadrille_order_of_the_stock_decides() -> None:

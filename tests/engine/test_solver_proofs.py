@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from server.engine import VARIANTS, State, find_variant
 from server.engine.solver import family_of
 from server.engine.solver.base import foundation_places
-from server.engine.solver.proofs import stuck
+from server.engine.solver.proofs import dealt_lost, stuck
 from tests.engine.small_positions import exhaustive, small_position
 
 #: Two foundations of kinds 0, 1 and 2, 3 (card ids are kinds here: one deck).
@@ -44,6 +44,48 @@ def test_a_foundation_past_the_buried_kind_takes_the_card_above() -> None:
     twins = ((0, 1), (0, 1))
     assert not stuck([(0, 1)], set(), [1, 0], twins, foundation_places(twins))
     assert stuck([(0, 1)], set(), [0, 0], twins, foundation_places(twins))
+
+
+def test_a_dealt_card_that_cannot_go_home_covers_the_waste() -> None:
+    """Waste 2 under 1 (which waits for 0); the stock deals 3 (waits for 2), then 0. The 0
+    frees nothing: the 1 lies under the 3, the 2 under the 1. :func:`stuck`, which takes
+    the stock as available at any time, sees no deadlock; dealing 0 first wins; a redeal
+    deals 2, 1, 3 again, which all go home."""
+    waste = (2, 1)
+    assert not stuck([waste], {0, 3}, [0, 0], SEQUENCES, PLACES)
+    assert dealt_lost([], waste, (0, 3), 0, [0, 0], SEQUENCES, PLACES)
+    assert not dealt_lost([], waste, (3, 0), 0, [0, 0], SEQUENCES, PLACES)
+    assert not dealt_lost([], waste, (0, 3), 1, [0, 0], SEQUENCES, PLACES)
+
+
+def test_a_column_under_the_stock_waits_like_the_waste() -> None:
+    """A ladies' column holding 0 under 1 never frees itself, whatever is dealt."""
+    assert dealt_lost([(0, 1)], (), (3, 2), 1, [0, 0], SEQUENCES, PLACES)
+    assert not dealt_lost([(1, 0)], (), (3, 2), 0, [0, 0], SEQUENCES, PLACES)
+
+
+#: The games whose waste feeds only the foundations, where ``dead`` keeps the stock's order.
+STACK_ONLY = ("contradance", "quadrille")
+
+
+def test_a_dead_stack_only_position_has_no_winning_line() -> None:
+    """Contradance and Quadrille positions further from the end (up to 16 cards out, any
+    pass): whenever ``dead`` (the stock's order kept) calls one lost, the plain search
+    finds no win; both answers occur."""
+    for variant_id in STACK_ONLY:
+        game = find_variant(variant_id)
+        family = family_of(game)
+        dead = wins = 0
+        for seed in range(120):
+            rng = random.Random(seed)
+            state = small_position(game, rng, rng.randint(6, 16))
+            family.begin(state)
+            won = exhaustive(game, state)
+            wins += won
+            if family.dead(state):
+                dead += 1
+                assert not won, (variant_id, seed)
+        assert dead >= 5 and wins >= 5, (variant_id, dead, wins)
 
 
 def test_a_kind_with_no_foundation_always_leaves() -> None:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-__all__ = ["Places", "stuck"]
+__all__ = ["Places", "dealt_lost", "stuck"]
 
 #: Card kind -> every (foundation, position in its sequence) that takes that kind.
 Places = Sequence[tuple[tuple[int, int], ...]]
@@ -86,3 +86,90 @@ def stuck(
                 tops[n] = top
                 progress = True
     return any(tops)
+
+
+def dealt_lost(
+    stacks: Iterable[Sequence[int]],
+    waste: Sequence[int],
+    stock: Sequence[int],
+    redeals: int,
+    heights: Sequence[int],
+    sequences: Sequence[Sequence[int]],
+    places: Places,
+) -> bool:
+    """Whether a game whose waste feeds only the foundations is lost even in a relaxation
+    that keeps the order of the stock, of the waste and of every redeal.
+
+    The ``waste`` (bottom first) is a stack; the ``stock`` (its top, the
+    next card dealt, last) comes onto it one card at a time; each of the
+    ``redeals`` left turns the waste over into a new stock, its bottom card
+    dealt first; ``stacks`` (the ladies' columns) never grow. :func:`stuck`
+    takes every card of the stock as available at any time; here a dealt card
+    that cannot go home at once lies on top of every card left in the waste,
+    as it does in the game.
+
+    The relaxation: a kind once home serves every foundation (copies are not
+    used up). Taking a card home only ever adds kinds that later cards may
+    need and uncovers others, so the relaxed player takes home every card it
+    can before each deal, and that is the best it can do. By induction over
+    the real game's moves, every card a real line has home before a deal,
+    the relaxed player has home before the same deal, and the cards left on
+    its waste are a part of the real waste, in the same order: a card the
+    real line takes home is then on top for the relaxed player too, unless
+    already home. So a card the relaxed player never takes home is a card
+    no line takes home: the game is lost.
+    """
+    home: set[int] = set()
+    leaves: set[int] = set()
+
+    def can_leave(kind: int) -> bool:
+        if kind in leaves:
+            return True
+        wanted = places[kind]
+        for foundation, position in wanted:
+            height = heights[foundation]
+            if position < height:
+                continue  # that place is filled
+            sequence = sequences[foundation]
+            while height < position and sequence[height] in home:
+                height += 1
+            if height == position:
+                leaves.add(kind)
+                return True
+        if not wanted:
+            leaves.add(kind)
+            return True
+        return False
+
+    columns = [list(stack) for stack in stacks if stack]
+    pile = list(waste)
+
+    def settle() -> None:
+        """Take home every top card that can go, until none can."""
+        moved = True
+        while moved:
+            moved = False
+            while pile and can_leave(kind := pile[-1] % 52):
+                home.add(kind)
+                pile.pop()
+                moved = True
+            for column in columns:
+                while column and can_leave(kind := column[-1] % 52):
+                    home.add(kind)
+                    column.pop()
+                    moved = True
+
+    settle()
+    deals: Sequence[int] = stock[::-1]
+    for left in range(redeals, -1, -1):
+        for card in deals:
+            kind = card % 52
+            if can_leave(kind):
+                home.add(kind)
+                settle()
+            else:
+                pile.append(card)
+        if not pile or not left:
+            break
+        deals, pile = pile, []  # the redeal: the waste's bottom card is dealt first
+    return bool(pile) or any(columns)

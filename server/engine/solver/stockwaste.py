@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from protocol.moves import Move, MoveKind
 from server.engine.solver.base import KIND, Family, Key, foundation_places, foundation_slots
-from server.engine.solver.proofs import stuck
+from server.engine.solver.proofs import dealt_lost, stuck
 from server.engine.state import Piles, State
 from server.engine.stockwaste import Refill, StockWasteGame
 
@@ -45,6 +45,17 @@ class StockWasteFamily(Family):
         # The ladies' columns are never refilled: their cards leave only from the top,
         # only home. In the last pass so does the waste, where it feeds no reserve.
         self.last_pass_stacks = (*game.tableau, game.waste) if self.waste_safe else game.tableau
+        # Kinds whose only two places are on a pair of twins (Contradance's every kind):
+        # see ``_twin_dominates``. Not where a reserve refills from the waste.
+        self.twin_kinds = (
+            frozenset(
+                kind
+                for kind, places in self.slots.items()
+                if len(places) == 2 and places[0][2] == places[1][2]
+            )
+            if self.waste_safe and game.decks == 2
+            else frozenset()
+        )
 
     def begin(self, root: State) -> None:
         self.root_passes = root.passes
@@ -94,11 +105,22 @@ class StockWasteFamily(Family):
         with a refilled reserve: a refill takes its top card elsewhere.
         """
         last = state.passes >= self.game.redeals
+        piles = state.piles
+        sw = self.sw
+        if self.waste_safe:
+            # The stock's order counts too: a dealt card that cannot go home covers the waste.
+            return dealt_lost(
+                (piles[t] for t in sw.tableau),
+                piles[sw.waste],
+                piles[sw.stock],
+                max(0, self.game.redeals - state.passes),
+                [len(piles[f]) for f in self.foundations],
+                self.sequences,
+                self.places,
+            )
         stacks = self.last_pass_stacks if last else self.sw.tableau
         if not stacks:
             return False
-        piles = state.piles
-        sw = self.sw
         ready = set(bytes(piles[sw.stock]).translate(KIND))
         ready.update([piles[r][-1] % 52 for r in sw.reserve if piles[r]])
         if not (last and self.waste_safe):
@@ -129,4 +151,26 @@ class StockWasteFamily(Family):
             kind = piles[src][-1] % 52
             if self.only_slot_left(self.slots[kind], lambda f: len(piles[f]), dst):
                 return move
+            if src == self.sw.waste and kind in self.twin_kinds and self._twin_dominates(state):
+                return move
         return None
+
+    def _twin_dominates(self, state: State) -> bool:
+        """Whether the waste's top card may go home to either of its twin places now.
+
+        Its kind's two places are the same height of two foundations that
+        build the same sequence, and it fits one of them (the taller: the
+        shorter is ``only_slot_left``'s case). In the last pass, with the other
+        copy of the kind lying under it in the waste, the move is safe: no
+        line can bring that copy home before this one (the waste is a stack,
+        and no redeal is left to reorder it), so in a winning line this copy
+        goes home first, to one of the two places; playing it now instead
+        leaves the rest of the line legal, the two foundations merely
+        swapping roles once the line fills the other place (they are
+        interchangeable; docs/engine.md, "Safe moves").
+        """
+        if state.passes < self.game.redeals:
+            return False
+        waste = state.piles[self.sw.waste]
+        kind = waste[-1] % 52
+        return any(card % 52 == kind for card in waste[:-1])
