@@ -109,10 +109,13 @@ class SolverPool:
 
     async def _run(self, seconds: float, work: Callable[..., T], *args: Any) -> T | None:
         """``work(*args)`` in a worker; None if no answer came within ``seconds`` and the grace."""
-        loop = asyncio.get_running_loop()
         try:
             async with asyncio.timeout(seconds + STARTUP_GRACE):
-                return await loop.run_in_executor(self._pool(), work, *args)
+                # The first job starts the workers, which waits on the forkserver while
+                # it imports the engine (seconds on a busy machine): in a thread, so that
+                # the node's event loop goes on serving everyone meanwhile.
+                job = await asyncio.to_thread(self._pool().submit, work, *args)
+                return await asyncio.wrap_future(job)
         except TimeoutError:
             log.warning("the solver gave no answer within %.1f s", seconds + STARTUP_GRACE)
             return None
