@@ -328,7 +328,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 "--race", race, "--count", str(count), "--index", str(index), "--out", str(out),
             ]  # fmt: skip
             loads.append(Helper(f"watch{index}", argv, out))
-        stack.callback(lambda: [h.stop() for h in loads])
+        for helper in loads:
+            stack.callback(helper.stop)
         setup_began = time.time()
         for helper in loads:
             await helper.start()
@@ -404,7 +405,9 @@ def _figures(
     for report in reports:
         for key, times in report["boards"].items():
             arrivals[key].extend(times)
-    last, every, missing = [], [], 0
+    last: list[float] = []
+    every: list[float] = []
+    missing = 0
     for key, sent in moves.sent.items():
         if key not in moves.acked:
             continue
