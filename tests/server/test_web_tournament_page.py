@@ -8,8 +8,10 @@ so it holds two websockets whatever the number of tables.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 
 import pytest
 from playwright.async_api import Browser, Page, expect
@@ -68,6 +70,42 @@ def top_table(doc: Tournament) -> TournamentTable:
         if seated:
             return seated[0]
     return min(tables, key=lambda t: t.table)
+
+
+@dataclass
+class Seated:
+    """Tess, an entrant played by the test, seated at a table of round one; the page open."""
+
+    tess: ClientSession
+    watcher: Watcher
+    tables: list[TournamentTable]
+    race: str  # Tess's table
+
+
+@contextlib.asynccontextmanager
+async def tess_seated(
+    node: str, browser: Browser, host: ClientSession, doc: Tournament
+) -> AsyncIterator[Seated]:
+    """Tess enters, the page opens, the host starts, and Tess takes her seat (no move yet)."""
+    tess = await ClientSession.connect(node, "Tess")
+    try:
+        joined = await tess.request(JoinTournament(code=doc.code), TournamentInfo)
+        watcher = await Watcher.open(browser)
+        await watcher.page.goto(page_url(node, f"/tournament/{doc.code}"))
+        entrants = len(joined.tournament.entrants)  # the bots, who joined first, and Tess
+        await expect(watcher.page.locator(".entrants li")).to_have_count(entrants)
+        started = await host.request(
+            ManageTournament(tournament=doc.id, action=TournamentAction.START), TournamentInfo
+        )
+        tables = running_tables(started.tournament)
+        race = next(t.race for t in tables if tess.player in t.players)
+        await tess.request(Resume(race=race, since=0), RaceStarted)
+        yield Seated(tess, watcher, tables, race)
+        await host.request(
+            ManageTournament(tournament=doc.id, action=TournamentAction.CANCEL), TournamentInfo
+        )
+    finally:
+        await tess.close()
 
 
 async def moves_per_table(page: Page) -> dict[str, int]:
@@ -141,40 +179,25 @@ async def test_every_table_shows_its_racers_live_and_the_top_table_first(
 async def test_delayed_tables_show_no_board_before_their_delay(node: str, browser: Browser) -> None:
     """A tournament watched 30 s behind: while the bot at Tess's table is well under way, the
     page's tables say so and it got no board, not even the deal, from any table."""
-    async with tournament_with_bots(
-        node, 3, 5, format="rounds", variants=["royal-cotillion"], rounds=1, table_size=2,
-        spectate="delayed", delay=30,
-    ) as (host, doc):  # fmt: skip
-        tess = await ClientSession.connect(node, "Tess")
-        try:
-            await tess.request(JoinTournament(code=doc.code), TournamentInfo)
-            watcher = await Watcher.open(browser)
-            page = watcher.page
-            await page.goto(page_url(node, f"/tournament/{doc.code}"))
-            await expect(page.locator(".entrants li")).to_have_count(4)
-            started = await host.request(
-                ManageTournament(tournament=doc.id, action=TournamentAction.START),
-                TournamentInfo,
-            )
-            tables = running_tables(started.tournament)
-            mine = next(t.race for t in tables if tess.player in t.players)
-            await tess.request(Resume(race=mine, since=0), RaceStarted)
-            waiting = page.locator(".tables .table-waiting")
-            await expect(waiting).to_have_count(len(tables))
-            # Tess hears her opponent's moves while the page, 30 s behind, shows none.
-            await tess.next(Progress, lambda p: p.progress.moves >= 10, timeout=TIMEOUT)
-            await expect(waiting).to_have_text(["boards come 30 s behind"] * len(tables))
-            assert not await page.locator(".tables .board").count()
-            assert not [m for m in watcher.messages() if m["t"] == "board"]
-            spectating = [m for m in watcher.messages() if m["t"] == "spectating"]
-            assert len(spectating) == len(tables)
-            assert all(m["boards"] == {} for m in spectating)
-            assert_clean(watcher)
-            await host.request(
-                ManageTournament(tournament=doc.id, action=TournamentAction.CANCEL), TournamentInfo
-            )
-        finally:
-            await tess.close()
+    async with (
+        tournament_with_bots(
+            node, 3, 5, format="rounds", variants=["royal-cotillion"], rounds=1, table_size=2,
+            spectate="delayed", delay=30,
+        ) as (host, doc),
+        tess_seated(node, browser, host, doc) as seated,
+    ):  # fmt: skip
+        page, watcher, tables = seated.watcher.page, seated.watcher, seated.tables
+        waiting = page.locator(".tables .table-waiting")
+        await expect(waiting).to_have_count(len(tables))
+        # Tess hears her opponent's moves while the page, 30 s behind, shows none.
+        await seated.tess.next(Progress, lambda p: p.progress.moves >= 10, timeout=TIMEOUT)
+        await expect(waiting).to_have_text(["boards come 30 s behind"] * len(tables))
+        assert not await page.locator(".tables .board").count()
+        assert not [m for m in watcher.messages() if m["t"] == "board"]
+        spectating = [m for m in watcher.messages() if m["t"] == "spectating"]
+        assert len(spectating) == len(tables)
+        assert all(m["boards"] == {} for m in spectating)
+        assert_clean(watcher)
 
 
 async def test_the_featured_table_is_the_leaders_in_the_next_round(
@@ -182,41 +205,27 @@ async def test_the_featured_table_is_the_leaders_in_the_next_round(
 ) -> None:
     """Round two of a rounds tournament features the table where round one's leader sits
     (Tess resigns round one and makes no move in round two, so her table races on)."""
-    async with tournament_with_bots(
-        node, 3, 0, format="rounds", variants=["gavotte"], rounds=2, table_size=2
-    ) as (host, doc):
-        tess = await ClientSession.connect(node, "Tess")
-        try:
-            await tess.request(JoinTournament(code=doc.code), TournamentInfo)
-            watcher = await Watcher.open(browser)
-            page = watcher.page
-            await page.goto(page_url(node, f"/tournament/{doc.code}"))
-            started = await host.request(
-                ManageTournament(tournament=doc.id, action=TournamentAction.START),
-                TournamentInfo,
-            )
-            tables = running_tables(started.tournament)
-            first = next(t.race for t in tables if tess.player in t.players)
-            await tess.request(Resume(race=first, since=0), RaceStarted)
-            await tess.request(Resign(race=first), RaceInfo)
-            second = await tess.next(
-                TournamentInfo,
-                lambda m: len(m.tournament.stages) == 2 and bool(running_tables(m.tournament)),
-                timeout=4 * TIMEOUT,
-            )
-            round_two = second.tournament
-            assert round_two.standings  # round one scored: the leader is known
-            await expect(page.locator(".tables h2")).to_have_text("Racing now: round 2")
-            featured = page.locator(".tables li.table").first
-            await expect(featured).to_have_class("table featured")
-            await expect(featured).to_have_attribute("data-race", top_table(round_two).race)
-            # The standings (scored now) say each seated entrant's cards home at their table.
-            await expect(page.locator(".tournament-standings td.now")).to_have_count(4)
-            leader = round_two.standings[0].name
-            await expect(featured.locator(".table-head a")).to_contain_text(leader)
-            assert_clean(watcher)
-            await host.request(
-                ManageTournament(tournament=doc.id, action=TournamentAction.CANCEL), TournamentInfo
-            )
-        finally:
-            await tess.close()
+    async with (
+        tournament_with_bots(
+            node, 3, 0, format="rounds", variants=["gavotte"], rounds=2, table_size=2
+        ) as (host, doc),
+        tess_seated(node, browser, host, doc) as seated,
+    ):
+        page, tess = seated.watcher.page, seated.tess
+        await tess.request(Resign(race=seated.race), RaceInfo)
+        second = await tess.next(
+            TournamentInfo,
+            lambda m: len(m.tournament.stages) == 2 and bool(running_tables(m.tournament)),
+            timeout=4 * TIMEOUT,
+        )
+        round_two = second.tournament
+        assert round_two.standings  # round one scored: the leader is known
+        await expect(page.locator(".tables h2")).to_have_text("Racing now: round 2")
+        featured = page.locator(".tables li.table").first
+        await expect(featured).to_have_class("table featured")
+        await expect(featured).to_have_attribute("data-race", top_table(round_two).race)
+        # The standings (scored now) say each seated entrant's cards home at their table.
+        await expect(page.locator(".tournament-standings td.now")).to_have_count(4)
+        leader = round_two.standings[0].name
+        await expect(featured.locator(".table-head a")).to_contain_text(leader)
+        assert_clean(seated.watcher)
