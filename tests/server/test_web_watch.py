@@ -33,6 +33,7 @@ from protocol.messages import (
 from protocol.moves import Move, MoveKind
 from protocol.policy import GreedyPolicy
 from protocol.views import View
+from server.settings import Timeouts
 from server.storage import keys
 from server.storage.store import Store
 from tests.server.browser import Watcher, launched
@@ -386,3 +387,39 @@ async def test_the_headline_and_the_marks_on_made_up_boards(node: str, browser: 
     assert said["card"] == {"from": ["w"], "to": ["f1"]}
     assert said["discard"] == {"from": ["w"], "to": []}
     assert_clean(watcher)
+
+
+async def test_the_countdown_shows_no_deal(make_node: NodeFactory, browser: Browser) -> None:
+    """Opened in a live race's countdown: the racers' lines, how many watch, and nothing of
+    the deal (no board, no leader, no cards home) until the start; then the boards."""
+    # Long enough for the page to load within it, on a slow machine too.
+    async with make_node(timeouts=Timeouts(countdown=TIMEOUT / 2, sweep=0.1)) as url:
+        ann = await ClientSession.connect(url, "Ann")
+        try:
+            created = await ann.request(
+                CreateRace(
+                    variant="royal-cotillion", max_players=1, time_limit=600,
+                    spectate=SpectatePolicy.LIVE,
+                ),
+                RaceInfo,
+            )  # fmt: skip
+            race = created.race.id
+            await ann.request(StartRace(race=race), RaceInfo)
+            watcher = await Watcher.open(browser, *DESKTOP)
+            page = watcher.page
+            await page.goto(page_url(url, f"/race/{race}"))
+            await expect(page.locator(".headline .spectators")).to_have_text("1 watching")
+            await expect(page.locator(".status")).to_contain_text("countdown")
+            assert await page.locator(".headline .lead").is_hidden()
+            assert await page.locator(".racer-line .home").all_inner_texts() == [""]
+            assert not await page.locator(".board").count()
+            assert not [m for m in watcher.messages() if m["t"] == "board"]
+            assert all(m["boards"] == {} for m in watcher.messages() if m["t"] == "spectating")
+            # The start: the deal, and Ann alone with her cards home.
+            await page.locator(".board").wait_for(timeout=WAIT_MS)
+            await expect(page.locator(".headline .lead")).to_have_text(
+                re.compile(r"^Ann: \d+ of 104 cards home$")
+            )
+            assert_clean(watcher)
+        finally:
+            await ann.close()
