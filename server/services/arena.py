@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from typing import Protocol
 
@@ -70,7 +71,8 @@ class ArenaSchedule:
 
     async def wait(self, doc: Tournament, player: str) -> None:
         """``player`` waits for a race, at their points and rating."""
-        await self.grouping.wait(doc.id, player, await self._score(doc, player))
+        score = await self._score(doc, player)
+        await self.grouping.wait(doc.id, player, score, now=time.time())
 
     async def pause(self, doc: Tournament, player: str) -> None:
         await self.grouping.pause(doc.id, player)
@@ -151,7 +153,7 @@ class ArenaSchedule:
 
     async def _release(self, doc: Tournament, group: Grouped) -> None:
         scores = {player: await self._score(doc, player) for player in group.players}
-        await self.grouping.release(doc.id, group.n, scores)
+        await self.grouping.release(doc.id, group.n, scores, now=time.time())
 
     async def _reconcile(self, doc: Tournament) -> None:
         """Put back every entrant neither waiting, racing nor paused: whatever died, the

@@ -46,22 +46,25 @@ class ArenaStore:
         self._pair = scripts["arena_pair"]
         self._release = scripts["arena_release"]
 
-    async def wait(self, tournament: str, player: str, score: float) -> str:
-        """``player`` waits for a race (unless racing): 'waiting' or 'racing'."""
-        return await self._step(tournament, player, score, paused=False)
+    async def wait(self, tournament: str, player: str, score: float, *, now: float) -> str:
+        """``player`` waits for a race from ``now`` (unless racing): 'waiting' or 'racing'."""
+        return await self._step(tournament, player, score, now=now, paused=False)
 
     async def pause(self, tournament: str, player: str) -> None:
         """``player`` steps out: no new race until they wait again."""
-        await self._step(tournament, player, 0.0, paused=True)
+        await self._step(tournament, player, 0.0, now=0.0, paused=True)
 
-    async def _step(self, tournament: str, player: str, score: float, *, paused: bool) -> str:
+    async def _step(
+        self, tournament: str, player: str, score: float, *, now: float, paused: bool
+    ) -> str:
         reply = await self._enter(
             keys=[
                 keys.arena_waiting(tournament),
                 keys.arena_racing(tournament),
                 keys.arena_paused(tournament),
+                keys.arena_since(tournament),
             ],
-            args=[player, repr(score), "1" if paused else "0"],
+            args=[player, repr(score), "1" if paused else "0", repr(now)],
         )
         return reply_text(reply)
 
@@ -73,6 +76,7 @@ class ArenaStore:
                 keys.arena_racing(tournament),
                 keys.arena_pairs(tournament),
                 keys.tournament_meta(tournament),
+                keys.arena_since(tournament),
             ],
             args=[size],
         )
@@ -87,10 +91,12 @@ class ArenaStore:
         ]
         return sorted(groups)
 
-    async def release(self, tournament: str, n: int, scores: dict[str, float]) -> int:
-        """Race ``n`` is scored: its racers wait again, at these scores (not those who
-        stepped out). Safe to repeat."""
-        args: list[object] = [n]
+    async def release(
+        self, tournament: str, n: int, scores: dict[str, float], *, now: float
+    ) -> int:
+        """Race ``n`` is scored: its racers wait again from ``now``, at these scores (not
+        those who stepped out). Safe to repeat."""
+        args: list[object] = [n, repr(now)]
         for player, score in scores.items():
             args += [player, repr(score)]
         return int(
@@ -100,6 +106,7 @@ class ArenaStore:
                     keys.arena_racing(tournament),
                     keys.arena_paused(tournament),
                     keys.arena_pairs(tournament),
+                    keys.arena_since(tournament),
                 ],
                 args=args,
             )
@@ -125,6 +132,7 @@ class ArenaStore:
             for key in (
                 keys.arena_waiting(tournament), keys.arena_racing(tournament),
                 keys.arena_paused(tournament), keys.arena_pairs(tournament),
+                keys.arena_since(tournament),
             ):  # fmt: skip
                 pipe.expire(key, seconds)
             await pipe.execute()

@@ -33,6 +33,7 @@ __all__ = [
     "arena_pairs",
     "arena_paused",
     "arena_racing",
+    "arena_since",
     "arena_waiting",
     "channel",
     "daily",
@@ -189,6 +190,12 @@ def arena_waiting(tournament: str) -> str:
     """Sorted set: an arena's entrants waiting for a race -> their pairing score (points
     then rating: ``points * 10000 + rating``)."""
     return f"tourn:{{{tournament}}}:waiting"
+
+
+def arena_since(tournament: str) -> str:
+    """Hash: a waiting entrant -> since when (unix seconds) they wait: with races of two,
+    the odd one out is the one who came last, so nobody waits for ever."""
+    return f"tourn:{{{tournament}}}:since"
 
 
 def arena_racing(tournament: str) -> str:
