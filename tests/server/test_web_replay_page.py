@@ -121,6 +121,9 @@ async def test_clicking_a_move_shows_the_board_just_after_it(node: str, browser:
             "data-step", str(step + 1)
         )
         assert await shown_tops(page) == tops_of(replay.views[step + 1], piles)
+        # The list is one stop for Tab: focus follows the shown move.
+        await expect(page.locator(f'.move-list button[data-step="{step + 1}"]')).to_be_focused()
+        await expect(page.locator('.move-list button[tabindex="0"]')).to_have_count(1)
         await page.keyboard.press("End")
         last = page.locator(f'.move-list li[data-step="{len(log)}"]')
         await expect(last).to_have_class(re.compile(r"\bcurrent\b"))

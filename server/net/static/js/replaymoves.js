@@ -41,11 +41,17 @@ export class MoveList {
     this.last = replay.moves.length;
     this.items = [];
     this.current = -1;
-    this.lostAfter = null;
     const entry = (step, notation, words) => {
       const button = h(
         "button",
-        { type: "button", class: "move", "data-step": step, onclick: () => pick(step) },
+        // One stop for Tab (the shown move's); ← and → step from there.
+        {
+          type: "button",
+          class: "move",
+          "data-step": step,
+          tabindex: -1,
+          onclick: () => pick(step),
+        },
         h("span", { class: "n" }, step ? `${step}.` : ""),
         h("span", { class: "notation" }, notation),
         words && words !== notation ? h("span", { class: "words" }, words) : null,
@@ -92,13 +98,19 @@ export class MoveList {
   /** Marks step `n` as the one shown and scrolls the list (only the list) to it. */
   select(n) {
     if (n === this.current) return;
-    this.items[this.current]?.querySelector("button").removeAttribute("aria-current");
+    const old = this.items[this.current]?.querySelector("button");
+    old?.removeAttribute("aria-current");
+    old?.setAttribute("tabindex", "-1");
     this.items[this.current]?.classList.remove("current");
     this.current = n;
     const item = this.items[n];
     if (!item) return;
     item.classList.add("current");
-    item.querySelector("button").setAttribute("aria-current", "step");
+    const button = item.querySelector("button");
+    button.setAttribute("aria-current", "step");
+    button.setAttribute("tabindex", "0");
+    // Focus follows the shown move when it was on the list, so Tab leaves from there.
+    if (old && document.activeElement === old) button.focus({ preventScroll: true });
     const list = this.element;
     const top = item.offsetTop;
     if (top < list.scrollTop) list.scrollTop = top;
