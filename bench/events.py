@@ -168,7 +168,9 @@ class Load:
         assert self.process.stdout is not None
         line = await self.process.stdout.readline()
         if not line:
-            raise RuntimeError("a load process ended before its entrants had entered")
+            assert self.process.stderr is not None
+            err = (await self.process.stderr.read()).decode(errors="replace")[-3000:]
+            raise RuntimeError(f"a load process ended before its entrants had entered:\n{err}")
         self.joined = json.loads(line)
 
     async def read_report(self) -> None:
@@ -408,6 +410,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         await close_all([host])
         rclient.close()
     entrants = [e for load in started_loads for e in load.report["entrants"]]
+    if args.raw:
+        args.raw.write_text(json.dumps({"record": record, "entrants": entrants}))
     consistency = check_entrants(record, entrants)
     if args.format == "arena":
         figures = arena_figures(final_doc, entrants, args.countdown)
@@ -542,6 +546,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--cutoff", type=int, default=30, help="an arena's last s without starts")
     parser.add_argument("--deadline", type=float, default=1500.0, help="s before giving up")
     parser.add_argument("--out", type=Path, help="write the figures here as JSON")
+    parser.add_argument("--raw", type=Path, help="write the record and every entrant's times here")
     return parser
 
 
