@@ -10,8 +10,9 @@ import { fill, h } from "/assets/js/dom.js";
 import { showRace } from "/assets/js/race.js";
 import { Wire, nodeUrl } from "/assets/js/wire.js";
 
-/** How long the results stay on screen before the next race. */
-const RESULTS_MS = 6000;
+/** How long the results stay on screen before the next race: 6 s, or `/tv?hold=S` (1..60). */
+const HOLD = Number(new URLSearchParams(location.search).get("hold"));
+const RESULTS_MS = 1000 * (HOLD >= 1 && HOLD <= 60 ? HOLD : 6);
 /** How often to ask again while no race is under way (or the race shown has gone). */
 const POLL_MS = 3000;
 
