@@ -4,6 +4,7 @@ writes, and a spectator's boards under the race's spectating policy."""
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from typing import NamedTuple
 
@@ -20,6 +21,7 @@ from server.rules.events import Finished, MoveMade, Starting
 from server.rules.races import Phase, Spectate
 from server.services.lobby import Lobby, public_info
 from server.services.race_memory import RaceMemory
+from server.storage.events import StoredEvent
 from server.storage.store import Store
 
 __all__ = ["Boards", "RacerBoard", "RacerSnapshot", "SpectatorSnapshot"]
@@ -81,9 +83,13 @@ class SpectatorSnapshot(NamedTuple):
     layout: dict[str, object] | None
     boards: dict[str, ViewMap]
     event: int
+    #: The message, its boards and layout typed already (a snapshot many joiners share).
+    built: Spectating | None = None
 
     def message(self, request: int | None = None) -> Spectating:
         """The ``spectating`` message: the answer to request ``request``, or a push."""
+        if self.built is not None:
+            return dataclasses.replace(self.built, id=request, race=self.race)
         return Spectating(
             id=request,
             race=self.race,
@@ -92,14 +98,24 @@ class SpectatorSnapshot(NamedTuple):
             event=self.event,
         )
 
+    def shared(self) -> SpectatorSnapshot:
+        """The same snapshot, its message typed once for every spectator who gets it."""
+        return self._replace(built=self.message())
+
 
 class Boards:
     """Whole pictures of a race for racers and spectators."""
+
+    #: Races whose latest live snapshot is kept: spectators joining a watched race
+    #: at once share one read of its events and one replay of its moves.
+    KEEP_LIVE = 64
 
     def __init__(self, store: Store, memory: RaceMemory, lobby: Lobby) -> None:
         self.store = store
         self.memory = memory
         self.lobby = lobby
+        #: Race -> its latest live snapshot and the newest event it reflects.
+        self._live: dict[str, tuple[SpectatorSnapshot, StoredEvent]] = {}
 
     async def event_count(self, race: str) -> int:
         """How many events the race has had: a watcher's ``since`` for what comes next."""
@@ -195,10 +211,21 @@ class Boards:
         delay = started.delay if started.spectate is Spectate.DELAYED else 0.0
         opening_shown = over or opening_due or now >= started.started_at + delay
         cutoff = now - delay
+        live = upto is None and delay == 0 and opening_shown and not hidden_until_the_end
+        if live and not over:
+            kept = self._live.get(race)
+            if kept is not None:
+                # The same newest event, by number and by payload (after a rewind a
+                # number may come back as another event): the same boards.
+                newest = await self.store.events.before(race, None, 1)
+                if newest and newest[0] == kept[1]:
+                    return kept[0]._replace(race=info)
         game = started.game
         states: dict[str, State] = {}
         last = 0
-        for stored in await self.store.events.since(race, 0):
+        read = await self.store.events.since(race, 0)
+        newest_read = read[-1] if read else None
+        for stored in read:
             if upto is not None and stored.number > upto:
                 break
             n, event = stored.number, stored.event()
@@ -214,9 +241,16 @@ class Boards:
             elif isinstance(event, Finished):
                 break  # left for the watch, so a late spectator gets race_finished too
             last = n
-        return SpectatorSnapshot(
+        snapshot = SpectatorSnapshot(
             info,
             game.layout.to_data(),
             {racer: game.view(state) for racer, state in states.items()},
             last,
         )
+        if live and not over and states and newest_read is not None and newest_read[0] == last:
+            snapshot = snapshot.shared()
+            self._live.pop(race, None)
+            self._live[race] = (snapshot, newest_read)  # the newest last: the oldest goes first
+            while len(self._live) > self.KEEP_LIVE:
+                del self._live[next(iter(self._live))]
+        return snapshot

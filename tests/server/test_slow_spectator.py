@@ -121,3 +121,31 @@ async def test_a_spectator_that_stops_reading_gets_a_fresh_snapshot_and_slows_no
         SubmitMove(race=race, seq=made[mover.player], move=legal[mover.player][0]), Moved
     )
     await sloth.next(Board, board_of(mover.player, made[mover.player]), timeout=TIMEOUT)
+
+
+async def test_spectators_joining_between_moves_share_a_snapshot_that_each_move_renews(
+    node_processes: ProcessFactory, clients: Clients
+) -> None:
+    """Spectators who join with no event between them get the same boards (the node keeps
+    the race's latest snapshot); one who joins after a move gets that move's board."""
+    (node,) = node_processes(1)
+    url = node.url
+    alice, bob = await clients.hello(url, "Alice"), await clients.hello(url, "Bob")
+    created = await alice.request(
+        CreateRace(variant="odd-and-even", max_players=2, time_limit=600,
+                   spectate=SpectatePolicy.LIVE),
+        RaceInfo,
+    )  # fmt: skip
+    race = created.race.id
+    await bob.request(JoinRace(race=race), RaceInfo)
+    await alice.request(StartRace(race=race), RaceInfo)
+    started = await alice.next(RaceStarted, timeout=TIMEOUT)
+    moved = await alice.request(SubmitMove(race=race, seq=0, move=started.legal[0]), Moved)
+    first = await (await clients.hello(url, "Fan1")).request(Spectate(race=race), Spectating)
+    second = await (await clients.hello(url, "Fan2")).request(Spectate(race=race), Spectating)
+    assert first.boards == second.boards and first.event == second.event
+    assert first.boards[alice.player].moves == 1
+    await alice.request(SubmitMove(race=race, seq=1, move=moved.legal[0]), Moved)
+    third = await (await clients.hello(url, "Fan3")).request(Spectate(race=race), Spectating)
+    assert third.boards[alice.player].moves == 2 and third.event == first.event + 1
+    assert third.boards[bob.player] == first.boards[bob.player]
