@@ -176,6 +176,8 @@ async def test_a_rating_in_the_races_variant_makes_a_race_featured(
         assert (await sam.request(FeaturedRace(), Featured)).race == newer
         strong = Skill().mu + 3.0
         for variant, featured in (("gavotte", newer), ("quadrille", rated)):
-            skill = {f"mu:{variant}": strong, f"sigma:{variant}": 2.0, f"n:{variant}": 30}
-            await store.redis.hset(keys.account_stats(vera), mapping=skill)
+            await store.redis.hset(
+                keys.account_stats(vera),
+                mapping={f"mu:{variant}": strong, f"sigma:{variant}": 2.0, f"n:{variant}": 30},
+            )
             assert (await sam.request(FeaturedRace(), Featured)).race == featured
