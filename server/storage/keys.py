@@ -21,6 +21,7 @@ __all__ = [
     "RACERS_AWAY",
     "RACERS_HERE",
     "RECORDS_PENDING",
+    "SPECTATOR_NODES",
     "TOURNAMENTS",
     "BoardField",
     "MatchmakingKeys",
@@ -60,8 +61,8 @@ __all__ = [
     "race_meta",
     "race_players",
     "race_rematch",
-    "race_spectators",
     "session",
+    "spectators_on",
     "token_failures",
     "tournament_code",
     "tournament_lock",
@@ -86,6 +87,9 @@ LOBBY_VERSION = "lobby:version"
 TOURNAMENTS = "tournaments:all"
 #: Set of tournaments started and not yet over: the ones directors tend.
 ACTIVE_TOURNAMENTS = "tournaments:active"
+#: Sorted set of the nodes that hold spectators, scored by until when each vouches
+#: for its counts (:func:`spectators_on`): a score gone by means that node is gone.
+SPECTATOR_NODES = "spectators:nodes"
 
 
 def race_meta(race: str) -> str:
@@ -144,11 +148,10 @@ def race_log(race: str, player: str) -> str:
     return f"race:{{{race}}}:log:{player}"
 
 
-def race_spectators(race: str) -> str:
-    """Hash: node name -> ``count until``, how many spectators of the race that node
-    holds and until when (unix seconds) it vouches for them: a dead node's count
-    stops counting then (:mod:`server.storage.spectators`)."""
-    return f"race:{{{race}}}:spectators"
+def spectators_on(node: str) -> str:
+    """Hash: race id -> how many spectators of that race ``node`` holds; it expires
+    once the node stops saying it (:mod:`server.storage.spectators`)."""
+    return f"spectators:node:{node}"
 
 
 def race_channel(race: str) -> str:

@@ -97,7 +97,7 @@ def but_presence(values: dict[bytes, Any]) -> dict[bytes, Any]:
     for key, value in values.items():
         if key in (keys.RACERS_HERE.encode(), keys.RACERS_AWAY.encode()):
             continue
-        if key.endswith(b":spectators"):
+        if key.startswith(b"spectators:"):
             continue  # how many watch each race, said again by each node every few seconds
         if key.endswith(b":meta") and isinstance(value, dict):
             # The event counter counts presence events too; the stream says the rest.

@@ -17,7 +17,8 @@ from protocol.messages import (
     StartRace,
 )
 from server.fanout.spectators import Saying, SpectatorTally
-from server.storage.spectators import NodeCount, SpectatorStore
+from server.storage import keys
+from server.storage.spectators import SpectatorStore
 from server.storage.store import Store
 from tests.server.conftest import TIMEOUT, NodeFactory, ProcessFactory
 
@@ -72,30 +73,29 @@ def test_a_race_watched_again_is_told_afresh() -> None:
     assert [(t.total, t.spectators) for t in told] == [(1, ["a"])]
 
 
-def test_a_node_count_reads_back_and_stops_counting_when_its_vouching_ends() -> None:
-    """``count until`` round-trips; it counts before ``until`` only; junk counts nothing."""
-    count = NodeCount(3, 1767312012.25)
-    assert NodeCount.parse(count.text().encode()) == count
-    assert count.counts_at(1767312012.0) == 3
-    assert count.counts_at(1767312012.25) == 0
-    assert NodeCount.parse(b"three 12") is None
-    assert NodeCount.parse(b"3") is None
-
-
 # -- Redis -----------------------------------------------------------------
 
 
 async def test_totals_sum_the_nodes_still_vouched_for(store: Store) -> None:
-    """Two nodes' counts add up; a count past its ``until`` (a dead node's) and a count
-    taken out (0) do not; the race's hash expires on its own."""
+    """Two nodes' counts add up; a node past its time (a dead one) and a count taken out (0)
+    do not; a node's hash expires on its own, and a node gone is forgotten by a read."""
     counts = SpectatorStore(store.redis)
     await counts.say("n1", {"r1": 2, "r2": 1}, until=1000.0, keep=60.0)
     await counts.say("n2", {"r1": 3}, until=2000.0, keep=60.0)
     assert await counts.totals(["r1", "r2", "r3"], now=500.0) == {"r1": 5, "r2": 1, "r3": 0}
-    assert await counts.totals(["r1", "r2"], now=1500.0) == {"r1": 3, "r2": 0}
-    await counts.say("n2", {"r1": 0}, until=2000.0, keep=60.0)
-    assert await counts.totals(["r1"], now=500.0) == {"r1": 2}
-    assert 0 < await store.redis.pttl("race:{r1}:spectators") <= 60_000
+    await counts.say("n2", {"r1": 0, "r3": 4}, until=2000.0, keep=60.0)
+    assert await counts.totals(["r1", "r3"], now=500.0) == {"r1": 2, "r3": 4}
+    assert 0 < await store.redis.pttl(keys.spectators_on("n1")) <= 60_000
+    assert await counts.totals(["r1", "r2", "r3"], now=1500.0) == {"r1": 0, "r2": 0, "r3": 4}
+    assert await store.redis.zrange(keys.SPECTATOR_NODES, 0, -1) == [b"n2"]
+
+
+async def test_a_count_that_is_not_a_number_counts_nothing(store: Store) -> None:
+    """A field whose value is not a count (written by something else) adds nothing."""
+    counts = SpectatorStore(store.redis)
+    await counts.say("n1", {"r1": 2}, until=1000.0, keep=60.0)
+    await store.redis.hset(keys.spectators_on("n1"), "r2", "many")
+    assert await counts.totals(["r1", "r2"], now=500.0) == {"r1": 2, "r2": 0}
 
 
 # -- nodes -----------------------------------------------------------------
