@@ -57,8 +57,13 @@ class StockWasteFamily(Family):
             else frozenset()
         )
 
+        #: The last position ``dead`` found alive whose waste top could not go home: a
+        #: deal from it changes nothing in :func:`.dealt_lost`'s run (see ``_dealt_from``).
+        self._quiet: State | None = None
+
     def begin(self, root: State) -> None:
         self.root_passes = root.passes
+        self._quiet = None
 
     def key(self, state: State) -> Key:
         """Stock, waste, foundation heights, ladies' columns and reserve, with symmetries merged.
@@ -108,16 +113,25 @@ class StockWasteFamily(Family):
         piles = state.piles
         sw = self.sw
         if self.waste_safe:
-            # The stock's order counts too: a dealt card that cannot go home covers the waste.
-            return dealt_lost(
-                (piles[t] for t in sw.tableau),
-                piles[sw.waste],
-                piles[sw.stock],
-                max(0, self.game.redeals - state.passes),
-                [len(piles[f]) for f in self.foundations],
-                self.sequences,
-                self.places,
-            )
+            if self._dealt_from(state):
+                # dealt_lost's run from the position before the deal took nothing home
+                # before dealing this card, so it is this position's run: alive too.
+                lost = False
+            else:
+                # The stock's order counts too: a dealt card that cannot go home covers
+                # the waste.
+                lost = dealt_lost(
+                    (piles[t] for t in sw.tableau),
+                    piles[sw.waste],
+                    piles[sw.stock],
+                    max(0, self.game.redeals - state.passes),
+                    [len(piles[f]) for f in self.foundations],
+                    self.sequences,
+                    self.places,
+                )
+            quiet = not lost and not sw.tableau and not self._top_fits(piles)
+            self._quiet = state if quiet else None
+            return lost
         stacks = self.last_pass_stacks if last else self.sw.tableau
         if not stacks:
             return False
@@ -131,6 +145,31 @@ class StockWasteFamily(Family):
             [len(piles[f]) for f in self.foundations],
             self.sequences,
             self.places,
+        )
+
+    def _top_fits(self, piles: Piles) -> bool:
+        """Whether the waste's top card goes home now (to some foundation at its height)."""
+        waste = piles[self.sw.waste]
+        if not waste:
+            return False
+        places = self.places[waste[-1] % 52]
+        return not places or any(
+            len(piles[self.foundations[foundation]]) == position for foundation, position in places
+        )
+
+    def _dealt_from(self, state: State) -> bool:
+        """Whether ``state`` is the last quiet live position with one card dealt."""
+        before = self._quiet
+        if before is None or before.passes != state.passes:
+            return False
+        sw = self.sw
+        old, new = before.piles, state.piles
+        stock = old[sw.stock]
+        return (
+            len(new[sw.stock]) + 1 == len(stock)
+            and new[sw.waste][-1:] == stock[-1:]
+            and new[sw.waste][:-1] == old[sw.waste]
+            and all(new[f] is old[f] or new[f] == old[f] for f in self.foundations)
         )
 
     def safe_move(self, state: State, moves: Sequence[Move]) -> Move | None:
