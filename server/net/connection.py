@@ -202,6 +202,7 @@ class Connection:
                 if watch.role is Role.RACER and self.player is not None:
                     await self._went_away(race, self.player)
             for tournament, follower in list(self.tournaments.items()):
+                follower.stop()
                 await self.hub.unwatch(tournament, follower)
             if self.rematch_offers is not None:
                 await self.hub.unwatch(self.rematch_offers.race, self.rematch_offers)
@@ -397,6 +398,7 @@ class Connection:
         """Get every change of a tournament after event ``since`` pushed."""
         old = self.tournaments.pop(tournament, None)
         if old is not None:
+            old.stop()
             await self.hub.unwatch(tournament, old)
         follower = TournamentWatch(
             self, self.services.tournaments, tournament, since, entrant=entrant
