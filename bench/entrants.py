@@ -174,16 +174,20 @@ class Entrant:
     def player(self) -> str:
         return self.client.player
 
-    async def enter(self, code: str, tries: int = 40) -> None:
-        """Join, trying again while the tournament's lock is busy (bounded tries)."""
+    async def enter(self, code: str, tries: int = 60) -> None:
+        """Join, trying again (at most ``tries`` times) while the tournament's lock is busy
+        or a reply is slow to come."""
         for attempt in range(tries):
-            reply = await asyncio.wait_for(
-                self.client.request(JoinTournament, code=code), self.plan.request_timeout
-            )
+            try:
+                reply = await asyncio.wait_for(
+                    self.client.request(JoinTournament, code=code), self.plan.request_timeout
+                )
+            except TimeoutError:
+                reply = {"t": "error", "code": "timeout"}
             if reply["t"] == "tournament":
                 self._document(Seats.of(reply["tournament"]))
                 return
-            if reply.get("code") not in ("unavailable", "rate_limited"):
+            if reply.get("code") not in ("unavailable", "rate_limited", "timeout"):
                 raise RuntimeError(f"{self.player} could not enter: {reply}")
             self.errors[f"join {reply.get('code')}"] += 1
             await asyncio.sleep(min(2.0, 0.05 * 2**attempt) * self.rng.uniform(0.5, 1.5))
@@ -347,7 +351,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--offset", type=int, default=0, help="the first entrant's node")
     parser.add_argument("--moves", type=int, default=8, help="most moves per race")
     parser.add_argument("--pace", type=float, default=1.0, help="mean seconds between moves")
-    parser.add_argument("--join-limit", type=int, default=8, help="joins in flight at once")
+    parser.add_argument("--join-limit", type=int, default=4, help="joins in flight at once")
     parser.add_argument(
         "--own-stages", action="store_true", help="note only the entrant's own stages' times"
     )

@@ -541,7 +541,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--table-size", type=int, help="most racers per race (rounds 8, arena 2: lichess's pairs)"
     )
     parser.add_argument("--time-limit", type=int, default=120, help="s per race (120)")
-    parser.add_argument("--join-limit", type=int, default=8, help="joins in flight per load")
+    parser.add_argument("--join-limit", type=int, default=4, help="joins in flight per load")
     parser.add_argument("--minutes", type=float, default=5.0, help="an arena's length (5)")
     parser.add_argument("--cutoff", type=int, default=30, help="an arena's last s without starts")
     parser.add_argument("--deadline", type=float, default=1500.0, help="s before giving up")
