@@ -77,6 +77,8 @@ __all__ = ["main"]
 
 #: Spectators one load process holds by default: its core keeps up with their frames.
 PER_LOAD = 2500
+#: Seconds a watch process waits after the window for the boards still on their way.
+SETTLE = 30.0
 #: Descriptors a process needs besides its connections (Redis, logs, pipes).
 SPARE_FILES = 256
 
@@ -93,12 +95,26 @@ class Arrivals:
     #: Arrival times of every other push (race_state, presence, ...).
     others: list[float] = field(default_factory=list)
 
+    #: Fresh snapshots pushed (``spectating`` with no id): a spectator that read too
+    #: slowly had boards skipped (docs/reliability.md, *Slow spectators*).
+    snapshots: int = 0
+
     def on_push(self, message: Wire) -> None:
         now = time.time()
         if message["t"] == "board":
             self.boards[f"{message['player']}|{message['seq']}"].append(now)
         else:
             self.others.append(now)
+            self.snapshots += message["t"] == "spectating"
+
+    async def settled(self, spectators: int, moves: int, timeout: float) -> None:
+        """Until ``spectators`` got the boards of ``moves`` moves (or ``timeout``): the
+        boards of the window's last moves may still be on their way."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if sum(len(times) >= spectators for times in self.boards.values()) >= moves:
+                return
+            await asyncio.sleep(0.1)
 
     def frames_in(self, start: float, end: float) -> int:
         """Pushes that arrived between ``start`` and ``end``."""
@@ -125,11 +141,13 @@ async def watch(args: argparse.Namespace) -> None:
     print("ready", flush=True)
     loop = asyncio.get_running_loop()
     line = await loop.run_in_executor(None, sys.stdin.readline)
-    start, end = (float(x) for x in line.split())
+    start, end, moves = (float(x) for x in line.split())
+    await arrivals.settled(len(clients) - refused, int(moves), SETTLE)
     report = {
         "spectators": len(clients),
         "refused": refused,
         "closed": sum(c.closed.done() for c in clients),
+        "snapshots": arrivals.snapshots,
         "boards": {key: [round(t, 5) for t in times] for key, times in arrivals.boards.items()},
         "frames_in_window": arrivals.frames_in(start, end),
     }
@@ -177,7 +195,7 @@ async def join(args: argparse.Namespace) -> None:
     await asyncio.wait(tasks, timeout=40)
     print("ready", flush=True)
     line = await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
-    start, end = (float(x) for x in line.split())
+    start, end, _ = (float(x) for x in line.split())
     report = {
         "joined": joined,
         "failed": dict(failed),
@@ -250,9 +268,12 @@ class Helper:
             code = self.proc.returncode
             raise RuntimeError(f"{self.name} failed before it was ready (exit {code})")
 
-    async def finish(self, start: float, end: float, timeout: float = 120) -> dict[str, Any]:
+    async def finish(
+        self, start: float, end: float, moves: int, timeout: float = 120
+    ) -> dict[str, Any]:
+        """Tell the window and the moves made in it; the process's report once it ends."""
         assert self.proc is not None and self.proc.stdin is not None
-        self.proc.stdin.write(f"{start} {end}\n".encode())
+        self.proc.stdin.write(f"{start} {end} {moves}\n".encode())
         await self.proc.stdin.drain()
         await asyncio.wait_for(self.proc.wait(), timeout)
         report: dict[str, Any] = json.loads(self.out.read_text())
@@ -370,13 +391,14 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         )
         cpu_after = {name: cpu_seconds(pid) for name, pid in {**pids, **helper_pids}.items()}
         window = time.time() - start
-        await asyncio.sleep(2.0)  # the window's last boards are on their way
         load_at_end = load_average()
-        reports = [await h.finish(start, end) for h in loads]
+        made = len(moves.acked)
+        finishing = [h.finish(start, end, made, timeout=SETTLE + 120) for h in loads]
+        reports = list(await asyncio.gather(*finishing))  # each waits for the last boards
         joined: dict[str, Any] | None = None
         if joiner is not None:
             await joiner.ready(60)
-            joined = await joiner.finish(start, end)
+            joined = await joiner.finish(start, end, made)
         await close_all(racers)
 
     return _figures(
@@ -451,6 +473,7 @@ def _figures(
         "delivery_to_last": _quantiles(last),
         "delivery_each": _quantiles(every),
         "missing_deliveries": missing,
+        "fresh_snapshots": sum(r["snapshots"] for r in reports),
         "acks": _quantiles(acks),
         "rss_mib": {"before": rss_before, "after": rss_after},
         "kib_per_spectator": round(rss_delta * 1024 / max(1, args.spectators), 2),
@@ -473,7 +496,10 @@ def _print(figures: dict[str, Any]) -> None:
     )
     print(f"  delivery, send -> last spectator: {q('delivery_to_last')}")
     print(f"  delivery, send -> each spectator: {q('delivery_each')}")
-    print(f"  missing deliveries: {figures['missing_deliveries']}")
+    print(
+        f"  missing deliveries: {figures['missing_deliveries']} (fresh snapshots to slow "
+        f"spectators instead: {figures['fresh_snapshots']})"
+    )
     print(f"  move acks meanwhile: {q('acks')}")
     print(f"  memory per spectator: {figures['kib_per_spectator']} KiB (node RSS delta / N)")
     first = figures["first_frame"]
