@@ -1,0 +1,40 @@
+"""Handing events to many watchers a slice at a time (server/fanout/spread.py)."""
+
+from __future__ import annotations
+
+import asyncio
+
+from server.fanout.client import Shared
+from server.fanout.spread import Spread
+from server.rules.events import Event, ReadySet
+
+RACE = "r1"
+
+
+class _Watcher:
+    def __init__(self) -> None:
+        self.got: list[int] = []
+        self.shared: list[Shared] = []
+
+    def deliver(self, race: str, n: int, event: Event, shared: Shared) -> None:
+        self.got.append(n)
+        self.shared.append(shared)
+
+
+async def test_events_reach_every_watcher_in_order_a_slice_per_turn() -> None:
+    """The first slice gets an event at once, the rest in later turns of the loop; a later
+    event waits behind it for everyone; each event's Shared is one for all its watchers."""
+    gone: set[_Watcher] = set()
+    spread = Spread(lambda race, watcher: watcher not in gone, size=10)
+    watchers = [_Watcher() for _ in range(25)]
+    event = ReadySet("p1", True)
+    spread.deliver(RACE, 1, event, watchers)
+    assert [w.got for w in watchers[:10]] == [[1]] * 10 and not watchers[10].got
+    spread.deliver(RACE, 2, event, watchers[:5])  # behind event 1, though its watchers have it
+    assert watchers[0].got == [1]
+    gone.add(watchers[24])  # stops following while event 1 waits for it
+    while spread.waiting(RACE):
+        await asyncio.sleep(0)
+    assert [w.got for w in watchers[:5]] == [[1, 2]] * 5
+    assert [w.got for w in watchers[5:24]] == [[1]] * 19 and watchers[24].got == []
+    assert len({id(w.shared[0]) for w in watchers[:24]}) == 1
