@@ -31,6 +31,11 @@ def commitment_of(variant: str, deal_version: int, seed: int, race: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+#: Pushes about a race that report no event of it (the page's *Conventions*): how many
+#: watch it. :meth:`Peer.pushed` gives them only when asked for by type.
+UNNUMBERED = ("spectators",)
+
+
 def about(message: Frame, race: str) -> bool:
     """Whether a message is about ``race``: ``race`` is its id, or a race info map."""
     named = message.get("race")
@@ -127,11 +132,14 @@ class Peer:
         )
 
     def pushed(self, race: str, *kinds: str) -> list[Frame]:
-        """Every pushed frame about ``race`` (of ``kinds``, if given), in arrival order."""
+        """Every pushed frame about ``race`` that reports an event (of ``kinds``, if given:
+        of any type named), in arrival order."""
         return [
             m
             for m in self.frames
-            if "id" not in m and (not kinds or m["t"] in kinds) and about(m, race)
+            if "id" not in m
+            and (m["t"] in kinds if kinds else m["t"] not in UNNUMBERED)
+            and about(m, race)
         ]
 
     def index(self, frame: Frame) -> int:
