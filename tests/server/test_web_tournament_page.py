@@ -166,6 +166,12 @@ async def test_every_table_shows_its_racers_live_and_the_top_table_first(
         for now in await page.locator(".entrants li .now").all_inner_texts():
             assert re.fullmatch(r" · \d+/104( ✓| resigned| out of time)? home now", now), now
         assert len(sockets) == 2  # the tournament's connection and the tables'
+        # The tables' connection speaks for the page's own session (no second guest): the
+        # server's rules for who may watch what hold for it as for the page.
+        welcomes = [m for m in watcher.messages() if m["t"] == "welcome"]
+        assert len(welcomes) == 2
+        assert welcomes[0]["player"] == welcomes[1]["player"]
+        assert welcomes[0]["token"] == welcomes[1]["token"]
         await watcher.screenshot("tournament-tables", *DESKTOP)  # docs/img/web-tournament.sh
         await watcher.screenshot("tournament-tables", *PHONE)
         scroll = await page.evaluate("() => document.documentElement.scrollWidth")

@@ -4,7 +4,11 @@
 // own policy holds here too (live, delayed, after the race): the page shows
 // only what the node sends any spectator.
 //
-// The tables are watched on a connection of their own, one per stage: a
+// The tables are watched on a connection of their own, one per stage, that
+// says hello with the page's own session (its token): the server's rules on
+// who may watch what (an entrant never watches their own stage's tables:
+// one deal for all) hold for it as for the page, and no guest session is
+// opened per stage; a page whose player sits in the stage asks for none. A
 // connection follows every race it spectated until it closes (the protocol
 // has no "stop watching"), so a fresh one each stage keeps what the node
 // holds for this page to the tables racing now, and closing it gives all of
@@ -71,10 +75,15 @@ class Table {
     this.draw();
   }
 
+  /** Says why the table shows no board (a refusal, the page's own stage). */
+  say(text) {
+    fill(this.slot, h("p", { class: "table-waiting quiet" }, text));
+  }
+
   draw() {
     const shown = this.race.players.filter((p) => this.boards[p]);
     if (!this.layout || !shown.length) {
-      fill(this.slot, h("p", { class: "table-waiting quiet" }, waitingText(this.info)));
+      this.say(waitingText(this.info));
       return;
     }
     fill(
@@ -88,9 +97,13 @@ class Table {
 }
 
 export class LiveTables {
-  /** `changed` is called whenever a table's boards change. */
-  constructor(changed = () => {}) {
+  /**
+   * `changed` is called whenever a table's boards change; `session` is the
+   * page connection's `welcome` (player, name, token), spoken for again.
+   */
+  constructor(changed = () => {}, session = null) {
     this.changed = changed;
+    this.session = session;
     this.key = null; // the races watched now, joined
     this.wire = null;
     this.tables = new Map(); // race id -> Table
@@ -110,6 +123,12 @@ export class LiveTables {
     this.stop();
     this.key = key;
     this.tables = new Map(ordered.map((t, i) => [t.race, new Table(t, i === 0)]));
+    const me = this.session?.player;
+    if (me && ordered.some((t) => t.players.includes(me))) {
+      for (const table of this.tables.values())
+        table.say("this stage's tables are not shown to its entrants (one deal for all)");
+      return;
+    }
     if (ordered.length) this.watch([...this.tables.values()].slice(0, MAX_LIVE));
   }
 
@@ -156,10 +175,13 @@ export class LiveTables {
       setTimeout(() => !this.closed && this.doc && this.follow(this.doc), RETRY_MS);
     };
     for (const table of tables) table.draw();
+    const session = this.session;
     try {
-      await wire.open({});
-    } catch {
-      return; // retried by onstate
+      await wire.open(session?.token ? { name: session.name, token: session.token } : {});
+    } catch (error) {
+      // Lost: retried by onstate. Refused (the session ended meanwhile): said.
+      if (error.code !== "closed") for (const table of tables) table.say(error.message);
+      return;
     }
     // One at a time: a stage's tables never come as one burst of requests.
     for (const table of tables) {
@@ -169,7 +191,7 @@ export class LiveTables {
         this.changed();
       } catch (error) {
         if (error.code === "closed") return; // retried by onstate
-        fill(table.slot, h("p", { class: "table-waiting quiet" }, error.message));
+        table.say(error.message);
       }
     }
   }

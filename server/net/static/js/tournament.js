@@ -202,7 +202,7 @@ export async function showTournament(wire, main, stop, key) {
       if (doc && shown) shown.replaceWith(standings(doc, viewNow));
     });
   };
-  const live = new LiveTables(redrawStandings);
+  const live = new LiveTables(redrawStandings, wire.welcome);
   const viewNow = (player) => live.viewOf(player);
   stop.push(() => live.close());
   const draw = () => {
