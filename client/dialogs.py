@@ -346,14 +346,17 @@ def read_tournament_form(
     """The create_tournament request the form spells; raises ValueError saying what is wrong.
 
     The rounds field counts only for the rounds format and best-of only for
-    a knockout; the other is sent as its default.
+    a knockout; the other is sent as its default. For an arena the rounds
+    field holds the arena's length in whole minutes.
     """
     title = "".join(char for char in name if char.isprintable()).strip()
     if not 1 <= len(title) <= 40:
         raise ValueError("name: 1 to 40 characters")
     chosen = read_variants(variants)
     knockout = format is TournamentFormat.KNOCKOUT
-    count = 3 if knockout else _whole(rounds, "rounds", 1, MAX_ROUNDS)
+    arena = format is TournamentFormat.ARENA
+    length = 60 * _whole(rounds, "arena minutes", 1, 1440) if arena else 1800
+    count = 3 if knockout or arena else _whole(rounds, "rounds", 1, MAX_ROUNDS)
     games = _whole(best_of, "best of", 1, 9) if knockout else 1
     if games % 2 == 0:
         raise ValueError("best of: an odd number (1, 3, 5…), so every match has a winner")
@@ -376,12 +379,14 @@ def read_tournament_form(
         break_seconds=_whole(break_seconds, "break", 0, 600, " seconds"),
         grace=_whole(grace, "grace", 0, 3600, " seconds"),
         password=secret or None,
+        duration=length,
     )
 
 
 _FORMAT_LINES = {
     TournamentFormat.ROUNDS: "Rounds: everyone races every round on one deal; points by place.",
     TournamentFormat.KNOCKOUT: "Knockout: seeded head-to-head matches; byes to the top seeds.",
+    TournamentFormat.ARENA: "Arena: race again as soon as your race ends, until the time is up.",
 }
 
 
@@ -404,7 +409,11 @@ class CreateTournamentScreen(ModalScreen[CreateTournament | None]):
                 yield Input(f"{self.host}'s tournament"[:40], compact=True, id="name")
                 yield Label("Format")
                 yield Select(
-                    [("rounds", TournamentFormat.ROUNDS), ("knockout", TournamentFormat.KNOCKOUT)],
+                    [
+                        ("rounds", TournamentFormat.ROUNDS),
+                        ("knockout", TournamentFormat.KNOCKOUT),
+                        ("arena", TournamentFormat.ARENA),
+                    ],
                     value=TournamentFormat.ROUNDS,
                     allow_blank=False,
                     compact=True,
@@ -415,7 +424,7 @@ class CreateTournamentScreen(ModalScreen[CreateTournament | None]):
                     self.variant, placeholder="a comma list: one per round", compact=True,
                     id="variant-list",
                 )  # fmt: skip
-                yield Label("Rounds")
+                yield Label("Rounds", id="rounds-label")
                 yield Input("3", compact=True, id="rounds", restrict=r"[0-9]*")
                 yield Label("Best of")
                 yield Input("3", compact=True, id="best-of", restrict=r"[0-9]*")
@@ -458,6 +467,9 @@ class CreateTournamentScreen(ModalScreen[CreateTournament | None]):
     def _show_format(self, format: TournamentFormat) -> None:
         self.query_one("#format-line", Static).update(_FORMAT_LINES[format])
         knockout = format is TournamentFormat.KNOCKOUT
+        # An arena's length in minutes takes the rounds field's place.
+        arena = format is TournamentFormat.ARENA
+        self.query_one("#rounds-label", Label).update("Arena minutes" if arena else "Rounds")
         self.query_one("#rounds", Input).disabled = knockout
         self.query_one("#best-of", Input).disabled = not knockout
 

@@ -49,6 +49,7 @@ from protocol.messages import (
     JoinTournament,
     LeaveTournament,
     ManageTournament,
+    PauseArena,
     Progress,
     RaceFinished,
     RaceStarted,
@@ -58,7 +59,7 @@ from protocol.messages import (
     TournamentInfo,
     WatchTournament,
 )
-from protocol.tournaments import StageStatus, Tournament, TournamentStatus
+from protocol.tournaments import Stage, StageStatus, Tournament, TournamentStatus
 
 __all__ = ["MIN_SIZE", "TournamentScreen", "newer_or_same"]
 
@@ -82,6 +83,11 @@ def _age(doc: Tournament) -> tuple[int, int, int]:
     return (int(doc.status.over), len(doc.stages), done)
 
 
+def _seating_stage(doc: Tournament, player: str) -> Stage | None:
+    """The running stage that seats ``player``, if any."""
+    return next((s for s in doc.running_stages if s.seat_of(player) is not None), None)
+
+
 def newer_or_same(new: Tournament, old: Tournament | None) -> bool:
     """Whether ``new`` is not behind ``old``: a request's reply may overtake a push."""
     return old is None or new.id != old.id or _age(new) >= _age(old)
@@ -101,6 +107,7 @@ class TournamentScreen(ServerScreen):
         Binding("r", "resume", "Resume"),
         Binding("x", "remove", "Remove"),
         Binding("c", "cancel", "Cancel"),
+        Binding("a", "step_out", "Pause/come back"),
         Binding("t", "switch_view", "Bracket/standings"),
         Binding("v", "final", "Final results"),
         Binding("escape", "back", "Lobby"),
@@ -305,9 +312,10 @@ class TournamentScreen(ServerScreen):
             self.notice = f"✗ Lost this tournament: {reason}"
 
     def _check_seat(self) -> None:
-        """Take the player to the race the document seats them in, once per race."""
+        """Take the player to the race the document seats them in, once per race (an
+        arena runs several stages at once: the one that seats them)."""
         me, doc = self.me, self.doc
-        stage = None if doc is None else doc.running_stage
+        stage = None if doc is None or me is None else _seating_stage(doc, me)
         entry = None if stage is None or me is None else stage.seat_of(me)
         if doc is None or stage is None or entry is None or entry.race in self.entered:
             return
@@ -407,7 +415,10 @@ class TournamentScreen(ServerScreen):
         if action in _HOST_KEYS:
             return self.is_host and status in _HOST_KEYS[action]
         if action == "enter":
-            return status is TournamentStatus.OPEN and not self.is_entrant
+            late = doc is not None and doc.arena and doc.status.active
+            return (status is TournamentStatus.OPEN or late) and not self.is_entrant
+        if action == "step_out":
+            return doc is not None and doc.arena and not doc.status.over and self.is_entrant
         if action == "withdraw":
             return status is TournamentStatus.OPEN and self.is_entrant
         if action == "switch_view":
@@ -477,6 +488,14 @@ class TournamentScreen(ServerScreen):
 
     def action_withdraw(self) -> None:
         self.ask(LeaveTournament(tournament=self.tournament))
+
+    def action_step_out(self) -> None:
+        """An arena's entrant pauses (no new race for them) or comes back."""
+        entrant = None if self.doc is None else self.doc.entrant(self.me)
+        if entrant is None:
+            return
+        self.notice = "Coming back…" if entrant.paused else "Pausing…"
+        self.ask(PauseArena(tournament=self.tournament, paused=not entrant.paused))
 
     def action_switch_view(self) -> None:
         self.show_bracket = not self.show_bracket

@@ -17,6 +17,13 @@ from rich.text import Text
 
 from client.models.catalogue import title_of
 from client.models.winners import winners_text
+from client.widgets.arena import (
+    arena_entrant_state,
+    arena_my_line,
+    arena_race_rows,
+    arena_standings_table,
+    arena_status_line,
+)
 from protocol.tournaments import (
     Match,
     RankedBy,
@@ -87,8 +94,11 @@ def bracket_rounds(doc: Tournament) -> int:
 
 
 def stage_title(doc: Tournament, stage: Stage) -> str:
-    """``round 2 of 3``, or for a knockout ``round 2 of 3 (final), game 1``."""
+    """``round 2 of 3``, or for a knockout ``round 2 of 3 (final), game 1``; an arena's
+    ``race 7``."""
     number = stage.round
+    if doc.arena:
+        return f"race {stage.n}"
     if not doc.knockout:
         return f"round {number} of {doc.rounds}"
     matches = len(doc.bracket[number - 1]) if 0 < number <= len(doc.bracket) else 0
@@ -114,6 +124,8 @@ def _seconds_to(next_at: float, now: float) -> int:
 
 def status_line(doc: Tournament, now: float) -> str:
     """Where the tournament stands, in one line."""
+    if doc.arena:
+        return arena_status_line(doc, now)
     status = doc.status
     last = doc.last_stage
     if status is TournamentStatus.OPEN:
@@ -153,6 +165,8 @@ def my_line(doc: Tournament, me: str | None, now: float, *, game_over: bool = Fa
     ``game_over``: the player's game in their current race has ended (the
     document does not say so until every table of the stage is done).
     """
+    if doc.arena:
+        return arena_my_line(doc, me, now, game_over=game_over)
     entrant = doc.entrant(me)
     status = doc.status
     is_open = status is TournamentStatus.OPEN
@@ -190,7 +204,10 @@ def my_line(doc: Tournament, me: str | None, now: float, *, game_over: bool = Fa
 
 
 def race_rows(doc: Tournament) -> list[RaceRow]:
-    """The races of the latest stage: who sits where and how it went."""
+    """The races of the latest stage: who sits where and how it went (an arena's: those
+    under way, then the last ones over)."""
+    if doc.arena:
+        return [RaceRow(r.race, r.table, r.players, r.state) for r in arena_race_rows(doc)]
     stage = doc.last_stage
     if stage is None:
         return []
@@ -228,7 +245,9 @@ def entrant_rows(doc: Tournament, me: str | None) -> list[EntrantRow]:
         player = entrant.player
         tags = [t for t, on in (("you", player == me), ("host", player == doc.host)) if on]
         name = entrant.name + (f" ({', '.join(tags)})" if tags else "")
-        if entrant.removed:
+        if doc.arena:
+            state = arena_entrant_state(doc, player)
+        elif entrant.removed:
             state = "removed"
         elif player == doc.champion:
             state = "★ champion"
@@ -276,6 +295,8 @@ def _line(standing: TournamentStanding) -> _Line:
 
 def standings_table(doc: Tournament, me: str | None) -> Table:
     """The standings, best first (entrants in seeding order before any result)."""
+    if doc.arena:
+        return arena_standings_table(doc, me)
     knockout = doc.knockout
     table = Table(box=None, pad_edge=False, header_style="bold", expand=False)
     table.add_column("#", justify="right", no_wrap=True, min_width=1)

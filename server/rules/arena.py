@@ -55,6 +55,7 @@ __all__ = [
     "score_race",
     "seat_race",
     "start",
+    "with_late_entrant",
     "with_paused",
 ]
 
@@ -79,13 +80,14 @@ def _next_streak(place: int, streak: int) -> int:
 
 
 def start(tournament: Tournament, now: float) -> Tournament:
-    """Started now: the clock runs until ``now + duration``."""
-    return replace(
+    """Started now: the clock runs until ``now + duration``; everyone on 0 points."""
+    started = replace(
         tournament,
         status=TournamentStatus.RUNNING,
         ends_at=now + float(tournament.duration),
         next_at=None,
     )
+    return replace(started, standings=arena_standings(started))
 
 
 def may_pair(tournament: Tournament, now: float) -> bool:
@@ -107,6 +109,11 @@ def with_paused(tournament: Tournament, player: str, paused: bool) -> Tournament
         replace(e, paused=paused) if e.player == player else e for e in tournament.entrants
     )
     return replace(tournament, entrants=entrants)
+
+
+def with_late_entrant(tournament: Tournament) -> Tournament:
+    """The standings once an entrant came in late (on 0 points, ranked by entry)."""
+    return replace(tournament, standings=arena_standings(tournament))
 
 
 def seat_race(

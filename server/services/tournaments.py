@@ -207,6 +207,7 @@ class Director:
             draft.tournament = rules.with_entrant(doc, player, name)
             await self.tournaments.touch({tournament: {player}}, time.time())
             if late:
+                draft.tournament = arena_rules.with_late_entrant(draft.tournament)
                 await self.arena.wait(draft.tournament, player)
             return draft.tournament
 
