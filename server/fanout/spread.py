@@ -30,7 +30,7 @@ from server.rules.events import Event
 __all__ = ["SLICE", "Spread"]
 
 #: Watchers handed an event in one turn of the loop: a few milliseconds of writes.
-SLICE = 128
+SLICE = 256
 
 
 class Receiver(Protocol):
