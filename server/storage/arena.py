@@ -96,7 +96,7 @@ class ArenaStore:
     ) -> int:
         """Race ``n`` is scored: its racers wait again from ``now``, at these scores (not
         those who stepped out). Safe to repeat."""
-        args: list[object] = [n, repr(now)]
+        args: list[str | int] = [n, repr(now)]
         for player, score in scores.items():
             args += [player, repr(score)]
         return int(

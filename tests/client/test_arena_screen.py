@@ -90,8 +90,9 @@ async def test_an_arena_entrant_pauses_comes_back_and_is_taken_to_each_race(
                 await until(pilot, lambda: app.link.online, "the app is online")
                 await pilot.press("t", "j", *doc.code.lower(), "enter")
                 await until(pilot, lambda: isinstance(app.screen, TournamentScreen), "entered")
-                screen = app.screen
-                assert isinstance(screen, TournamentScreen)
+                shown = app.screen
+                assert isinstance(shown, TournamentScreen)
+                screen: TournamentScreen = shown
                 await asyncio.wait_for(joined.wait(), TIMEOUT)
                 await on_screen(pilot, "arena · 2:00 · 2 entered")
                 await pilot.press("a")

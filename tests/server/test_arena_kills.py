@@ -27,7 +27,9 @@ from protocol.messages import (
     CreateTournament,
     GetTournamentRecord,
     ManageTournament,
+    SpectatePolicy,
     TournamentAction,
+    TournamentFormat,
     TournamentInfo,
     TournamentRecord,
 )
@@ -145,9 +147,9 @@ async def test_nodes_killed_during_an_arena_lose_nobody(
         token = host.welcome.token
         created = await host.request(
             CreateTournament(
-                name="Night arena", format="arena", variants=["quadrille"], time_limit=30,
-                table_size=2, duration=600, cutoff=5, grace=10, break_seconds=0,
-                spectate="after",
+                name="Night arena", format=TournamentFormat.ARENA, variants=["quadrille"],
+                time_limit=30, table_size=2, duration=600, cutoff=5, grace=10, break_seconds=0,
+                spectate=SpectatePolicy.AFTER,
             ),
             TournamentInfo,
         )  # fmt: skip
