@@ -25,6 +25,41 @@ export function followTables(wire, me, current, onTable) {
   });
 }
 
+/**
+ * An arena entrant's pause: a button that steps out (no new race until they come back)
+ * or comes back (`pause_arena`); nothing for the other formats or once it is over.
+ */
+export function arenaPause(wire, doc, me) {
+  const entrant = doc?.entrants?.find((e) => e.player === me);
+  const over = doc?.status === "finished" || doc?.status === "cancelled";
+  if (doc?.format !== "arena" || !entrant || entrant.removed || over) return null;
+  const paused = Boolean(entrant.paused);
+  const button = h(
+    "button",
+    { type: "button", class: "arena-pause" },
+    paused ? "Come back" : "Pause",
+  );
+  button.addEventListener("click", () => {
+    button.disabled = true;
+    wire
+      .request({ t: "pause_arena", tournament: doc.id, paused: !paused })
+      .catch(() => (button.disabled = false));
+  });
+  return h(
+    "p",
+    { class: "arena-controls" },
+    paused
+      ? "You are paused: no new race for you. "
+      : "You race again as soon as you are grouped. ",
+    button,
+  );
+}
+
+/** Keeps `box` holding the arena pause control of the newest document. */
+function followPause(wire, box, me) {
+  return wire.on("tournament", (m) => fill(box, arenaPause(wire, m.tournament, me)));
+}
+
 export async function showEntrant(wire, main, stop, code) {
   const me = wire.welcome.player;
   const note = h(
@@ -33,7 +68,9 @@ export async function showEntrant(wire, main, stop, code) {
     "You are entered: your table opens here when your stage starts.",
   );
   const inner = h("div", {});
-  fill(main, note, inner);
+  const controls = h("div", {});
+  fill(main, note, controls, inner);
+  stop.push(followPause(wire, controls, me));
   let gone = false;
   const toTable = (race) => {
     if (gone) return;
@@ -44,6 +81,7 @@ export async function showEntrant(wire, main, stop, code) {
   // watch_tournament also tells the server this entrant is back (their grace restarts).
   await showTournament(wire, inner, stop, code);
   const reply = await wire.request({ t: "watch_tournament", code });
+  fill(controls, arenaPause(wire, reply.tournament, me));
   const race = tableOf(reply.tournament, me);
   if (race) toTable(race);
 }

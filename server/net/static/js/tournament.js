@@ -41,6 +41,43 @@ function entrants(doc, now) {
   );
 }
 
+/** An arena's streak mark: "🔥3" for three races won in a row (2 or more: double points). */
+export function streakMark(streak) {
+  return Number(streak) >= 2 ? `🔥${Number(streak)}` : "";
+}
+
+/** An arena's extra standings cells (races, streak, paused), or none in the other formats. */
+function arenaCells(doc, s) {
+  if (doc.format !== "arena") return [];
+  const paused = doc.entrants.some((e) => e.player === s.player && e.paused);
+  const marks = [streakMark(s.streak), paused ? "⏸" : ""].filter(Boolean).join(" ");
+  return [h("td", {}, String(s.races ?? 0)), h("td", { class: "streak" }, marks)];
+}
+
+/** The clock of an arena: time left, and whether new races still start. */
+function arenaSchedule(doc, now) {
+  const racing = doc.stages.filter((s) => s.status === "running").length;
+  const races = `${racing} race${racing === 1 ? "" : "s"} under way`;
+  const left = doc.ends_at ? Number(doc.ends_at) - now : Number(doc.duration);
+  const entrants = doc.entrants.length;
+  let text;
+  if (doc.status === "open")
+    text = `Arena of ${clock(Number(doc.duration))}: the host starts it (${entrants} entrants).`;
+  else if (doc.status === "finished" || doc.status === "cancelled")
+    text = `The arena is ${doc.status}.`;
+  else if (left <= 0) text = `Time is up: the last races finish (${races}).`;
+  else if (doc.status === "paused")
+    text = `${clock(left)} left · paused by the host: no new races · ${races}.`;
+  else if (left <= Number(doc.cutoff))
+    text = `${clock(left)} left · no new races now · ${races}.`;
+  else text = `${clock(left)} left · ${races}.`;
+  return h(
+    "section",
+    { class: "schedule arena-clock" },
+    h("p", {}, h("span", { class: "next" }, text)),
+  );
+}
+
 /**
  * The standings (the entrants before any): the document's, and while a stage
  * runs a "now" column with each seated entrant's cards home at their table,
@@ -59,6 +96,7 @@ function standings(doc, now) {
       h("td", {}, String(s.wins)),
       h("td", {}, String(s.home)),
       h("td", {}, clock(Number(s.time))),
+      ...arenaCells(doc, s),
       live ? h("td", { class: "now" }, nowText(now(s.player))) : null,
     ),
   );
@@ -78,7 +116,8 @@ function standings(doc, now) {
           h(
             "tr",
             {},
-            ["#", "entrant", "points", "wins", "home", "time", live ? "now" : null]
+            ["#", "entrant", "points", "wins", "home", "time"]
+              .concat(doc.format === "arena" ? ["races", "streak"] : [], live ? ["now"] : [])
               .filter(Boolean)
               .map((c) => h("th", { scope: "col" }, c)),
           ),
@@ -136,6 +175,7 @@ function bracket(doc, nameOf) {
 }
 
 function schedule(doc, now) {
+  if (doc.format === "arena") return arenaSchedule(doc, now);
   const played = doc.stages.filter((s) => s.status === "done").length;
   const planned =
     doc.format === "rounds"
@@ -241,7 +281,8 @@ export async function showTournament(wire, main, stop, key) {
   doc = reply.tournament;
   draw();
   const tick = () =>
-    doc?.next_at && main.querySelector(".schedule")?.replaceWith(schedule(doc, Date.now() / 1000));
+    (doc?.next_at || doc?.ends_at) &&
+    main.querySelector(".schedule")?.replaceWith(schedule(doc, Date.now() / 1000));
   const timer = setInterval(tick, 1000);
   stop.push(() => clearInterval(timer));
 }
