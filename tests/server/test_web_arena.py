@@ -1,0 +1,87 @@
+"""An arena on the web page, in Chromium: its clock and standings, the entrant's Pause and
+Come back, and the entrant taken to a race once back (docs/tournaments.md, *Arena*)."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+
+import pytest
+from playwright.async_api import BrowserContext, expect
+
+from client.session import ClientSession
+from protocol.messages import (
+    JoinTournament,
+    ManageTournament,
+    RaceInfo,
+    Resign,
+    TournamentAction,
+    TournamentInfo,
+)
+from tests.server.browser import Watcher
+from tests.server.conftest import TIMEOUT
+from tests.server.hosting import host_tournament
+from tests.server.test_web_play import (  # the page's fixtures and helpers
+    LAPTOP,
+    as_guest,
+    assert_clean,
+    browser,
+    context,
+    node,
+)
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+__all__ = ["browser", "context", "node"]
+
+
+async def resigner(session: ClientSession, code: str, joined: asyncio.Event) -> None:
+    """An entrant who resigns every race the arena seats them in at once: short races."""
+    reply = await session.request(JoinTournament(code=code), TournamentInfo)
+    joined.set()
+    done: set[str] = set()
+    doc = reply.tournament
+    while not doc.status.over:
+        seat = doc.seat_of(session.player)
+        if seat is not None and seat.race not in done:
+            done.add(seat.race)
+            await session.request(Resign(race=seat.race), RaceInfo)
+        doc = (await session.next(TournamentInfo, timeout=4 * TIMEOUT)).tournament
+
+
+async def test_an_arena_entrant_pauses_and_comes_back_on_the_web_page(
+    node: str, context: BrowserContext
+) -> None:
+    """Tess enters an arena and pauses: the page shows the clock, the standings' races and
+    streak columns, and no race comes; Come back, and she is taken to a race."""
+    host, doc = await host_tournament(
+        node, format="arena", variants=["gavotte"], duration=120, cutoff=5
+    )
+    bob, joined = await ClientSession.connect(node, "Bob"), asyncio.Event()
+    task = asyncio.create_task(resigner(bob, doc.code, joined))
+    try:
+        watcher = await Watcher.open_in(context, *LAPTOP)
+        page = await as_guest(watcher, node, "Tess")
+        await page.get_by_label("Tournament code").fill(doc.code)
+        await page.get_by_role("button", name="Enter tournament").click()
+        await page.wait_for_url(re.compile(f"/play/tournament/{doc.code}$"))
+        await expect(page.locator(".arena-clock")).to_contain_text("Arena of 2:00")
+        await page.get_by_role("button", name="Pause").click()
+        await expect(page.locator(".arena-controls")).to_contain_text("You are paused")
+        await asyncio.wait_for(joined.wait(), TIMEOUT)
+        await host.request(
+            ManageTournament(tournament=doc.id, action=TournamentAction.START), TournamentInfo
+        )
+        await expect(page.locator(".arena-clock")).to_contain_text("left")
+        await expect(page.locator("table.standings thead")).to_contain_text("streak")
+        await expect(page.locator("table.standings .streak").filter(has_text="⏸")).to_have_count(1)
+        assert "/play/tournament/" in page.url  # paused: no race
+        await page.get_by_role("button", name="Come back").click()
+        await page.wait_for_url(re.compile(r"/play/(?!tournament)[^/]+$"))
+        await page.locator(".board.mine .pile").first.wait_for()
+        assert_clean(watcher)
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        await bob.close()
+        await host.close()
