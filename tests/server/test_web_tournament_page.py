@@ -213,7 +213,7 @@ async def test_the_featured_table_is_the_leaders_in_the_next_round(
     (Tess resigns round one and makes no move in round two, so her table races on)."""
     async with (
         tournament_with_bots(
-            node, 3, 0, format="rounds", variants=["gavotte"], rounds=2, table_size=2
+            node, 3, 0, format="rounds", variants=["quadrille"], rounds=2, table_size=2
         ) as (host, doc),
         tess_seated(node, browser, host, doc) as seated,
     ):
