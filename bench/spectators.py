@@ -41,6 +41,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import functools
 import json
 import math
 import random
@@ -77,6 +78,9 @@ __all__ = ["main"]
 
 #: Spectators one load process holds by default: its core keeps up with their frames.
 PER_LOAD = 2500
+#: Handshakes in flight to one node from all the watch processes (a node refuses more
+#: than 64 pending from one address; the join process needs some too).
+HANDSHAKES = 40
 #: Seconds a watch process waits after the window for the boards still on their way.
 SETTLE = 30.0
 #: Descriptors a process needs besides its connections (Redis, logs, pipes).
@@ -126,7 +130,9 @@ async def watch(args: argparse.Namespace) -> None:
     """Spectate the race with ``args.count`` connections; report when told to stop."""
     raise_open_files(resource.getrlimit(resource.RLIMIT_NOFILE)[1])
     urls = args.urls.split(",")
-    clients = await connect_many(urls, args.count, f"fan{args.index}-", strict=False)
+    clients = await connect_many(
+        urls, args.count, f"fan{args.index}-", strict=False, limit=args.connect_limit
+    )
     arrivals = Arrivals()
     refused = 0
 
@@ -137,7 +143,8 @@ async def watch(args: argparse.Namespace) -> None:
             refused += 1
         client.on_push = arrivals.on_push
 
-    await gather_limited([lambda c=c: spectate(c) for c in clients], 64)  # type: ignore[misc]
+    spectating = [functools.partial(spectate, c) for c in clients]
+    await gather_limited(spectating, args.connect_limit)
     print("ready", flush=True)
     loop = asyncio.get_running_loop()
     line = await loop.run_in_executor(None, sys.stdin.readline)
@@ -297,6 +304,13 @@ def _quantiles(values: Sequence[float]) -> dict[str, float]:
     }
 
 
+def _connect_limit(args: argparse.Namespace) -> int:
+    """Handshakes each watch process has in flight: all of them together stay under a
+    node's bound on pending handshakes from one address (``Bounds``: 64), as every
+    load client comes from 127.0.0.1."""
+    return max(4, HANDSHAKES * args.nodes // args.loads)
+
+
 def _profile(args: argparse.Namespace, node: int) -> Path | None:
     """Where node ``node`` writes its cProfile figures, with ``--profile``."""
     return None if args.profile is None else args.profile / f"node{node}.prof"
@@ -347,6 +361,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             argv = [
                 sys.executable, "-m", "bench.spectators", "watch", "--urls", ",".join(urls),
                 "--race", race, "--count", str(count), "--index", str(index), "--out", str(out),
+                "--connect-limit", str(_connect_limit(args)),
             ]  # fmt: skip
             loads.append(Helper(f"watch{index}", argv, out))
         for helper in loads:
@@ -536,6 +551,7 @@ def build_parser() -> argparse.ArgumentParser:
     one.add_argument("--count", type=int, required=True)
     one.add_argument("--index", type=int, required=True)
     one.add_argument("--out", required=True)
+    one.add_argument("--connect-limit", type=int, default=HANDSHAKES)
     joiner = sub.add_parser("join", help="the join process (started by the bench)")
     joiner.add_argument("--urls", required=True)
     joiner.add_argument("--race", required=True)
