@@ -40,7 +40,7 @@ import msgpack
 
 from bench.harness import close_all, gather_limited, raise_open_files
 from bench.lean_client import LeanClient, Wire
-from protocol.messages import JoinTournament, Resign, Resume, SubmitMove
+from protocol.messages import JoinTournament, Ping, Resign, Resume, SubmitMove
 
 __all__ = ["Documents", "Entrant", "Plan", "Seats", "main"]
 
@@ -164,6 +164,11 @@ class Entrant:
         self.stage_seen: dict[tuple[int, str], float] = {}
         self.errors: Counter[str] = Counter()
         self.over: asyncio.Future[float] = asyncio.get_running_loop().create_future()
+        #: Done when the entrant saw the end, or lost its connection (which it keeps: a lean
+        #: entrant does not reconnect, so a lost one is counted, not hidden).
+        self.ended: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.lost: float | None = None
+        client.closed.add_done_callback(self._lost)
         self.tasks: set[asyncio.Task[None]] = set()
         #: Whether the connection was still open when the tournament ended.
         self.connected = True
@@ -205,6 +210,14 @@ class Entrant:
                 self._spawn(self._resume(self.seats[race]))
         if seats.over and not self.over.done():
             self.over.set_result(now)
+            if not self.ended.done():
+                self.ended.set_result(None)
+
+    def _lost(self, _: object) -> None:
+        if not self.over.done():
+            self.lost = time.time()
+        if not self.ended.done():
+            self.ended.set_result(None)
 
     def _pushed(self, message: Wire) -> None:
         if message["t"] == "race_started":
@@ -279,8 +292,22 @@ class Entrant:
             "stage_seen": [[n, status, t] for (n, status), t in self.stage_seen.items()],
             "over": self.over.result() if self.over.done() else None,
             "connected": self.connected,
+            "lost": self.lost,
             "errors": dict(self.errors),
         }
+
+
+async def _keep_alive(
+    entrants: Sequence[Entrant], stop: asyncio.Event, every: float = 60.0
+) -> None:
+    """A ping from every entrant each ``every`` seconds, as the real bot sends when quiet: a
+    node closes a connection silent for ``timeouts.idle`` (an entrant knocked out early)."""
+    while not stop.is_set():
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), every)
+        for entrant in entrants:
+            if not entrant.client.closed.done():
+                entrant.client.send(Ping())
 
 
 async def _connect(url: str, name: str, documents: Documents) -> EntrantClient:
@@ -324,7 +351,11 @@ async def load(args: argparse.Namespace) -> dict[str, Any]:
     print(json.dumps({"joined": len(entrants), "connect_s": connected - began,
                       "join_s": time.time() - connected}), flush=True)  # fmt: skip
     remaining = max(1.0, args.deadline - time.time())
-    done, _ = await asyncio.wait([e.over for e in entrants], timeout=remaining)
+    stop = asyncio.Event()
+    pinging = asyncio.ensure_future(_keep_alive(entrants, stop))
+    await asyncio.wait([e.ended for e in entrants], timeout=remaining)
+    stop.set()
+    await pinging
     # Moves still in flight when the document said "over" (none should be) get a moment.
     with contextlib.suppress(TimeoutError):
         tasks = [t for e in entrants for t in e.tasks]
@@ -336,7 +367,7 @@ async def load(args: argparse.Namespace) -> dict[str, Any]:
     return {
         "index": args.index,
         "entrants": [e.to_data() for e in entrants],
-        "over": len(done),
+        "over": sum(1 for e in entrants if e.over.done()),
         "documents": {"frames": documents.frames, "decoded": documents.decoded,
                       "bytes": documents.bytes},
     }  # fmt: skip

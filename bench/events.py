@@ -470,6 +470,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "errors": dict(errors),
         "entrants_not_over": sum(1 for e in entrants if e["over"] is None),
         "entrants_disconnected": sum(1 for e in entrants if not e["connected"]),
+        "entrants_lost_before_the_end": sum(1 for e in entrants if e["lost"] is not None),
     }
 
 
@@ -513,7 +514,7 @@ def print_figures(report: dict[str, Any]) -> None:
     print(f"verify: export rc {v['export_rc']}, verify rc {v.get('verify_rc')}, "
           f"{v['problem_count']} problems; consistency: {r['consistency']['summary']}")  # fmt: skip
     print(f"errors {r['errors']}; entrants not seeing the end {r['entrants_not_over']}, "
-          f"disconnected {r['entrants_disconnected']}")  # fmt: skip
+          f"connections lost before the end {r['entrants_lost_before_the_end']}")  # fmt: skip
     print(f"load average {r['load_average']}")
 
 
