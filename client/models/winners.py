@@ -45,10 +45,17 @@ def winners_text(doc: Tournament) -> str:
 
 def final_standings_lines(doc: Tournament) -> list[str]:
     """The standings as ``ballroom bot --tournament`` prints them: a line per entrant in
-    the server's order, each winner of first place (shared or not) marked."""
+    the server's order, each winner of first place (shared or not) marked; an arena's
+    lines count races and wins instead of cards home, and mark a streak (🔥n)."""
     first = {s.player for s in winners(doc)}
     return [
-        f"{row.place:>2}. {row.name:<24} {row.points:>4g} pts {row.home:>5} home"
+        f"{row.place:>2}. {row.name:<24} {row.points:>4g} pts "
+        + (_arena_counts(row) if doc.arena else f"{row.home:>5} home")
         + ("  ★ winner" if row.player in first else "")
         for row in doc.standings
     ]
+
+
+def _arena_counts(row: TournamentStanding) -> str:
+    streak = f" 🔥{row.streak}" if row.streak >= 2 else ""
+    return f"{row.races:>3} races {row.wins:>3} won{streak}"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import sys
 
 import pytest
 
@@ -21,8 +22,9 @@ from protocol.messages import (
 from protocol.tournaments import StageStatus, Tournament
 from server.rules.arena import replayed_points
 from server.rules.record import verify
+from tests.processes import ROOT
 from tests.server.conftest import TIMEOUT, NodeFactory
-from tests.server.hosting import FAST, QUICK, host_tournament
+from tests.server.hosting import FAST, QUICK, host_tournament, run_bots
 
 pytestmark = pytest.mark.slow
 
@@ -99,3 +101,38 @@ async def test_arena_with_bots_on_two_nodes_to_its_end(make_node: NodeFactory) -
     assert ranks == sorted(ranks)
     assert verify(record.record) == []
     assert len(record.record["races"]) == len(final.stages)
+
+
+async def test_bot_command_races_an_arena_and_prints_its_standings(make_node: NodeFactory) -> None:
+    """`ballroom bot --tournament CODE` enters an arena, races every race it is grouped
+    into, and prints the final standings with each entrant's races and wins."""
+    async with make_node(timeouts=FAST) as url:
+        host, doc = await host_tournament(url, **{**ARENA, "table_size": 2})
+        command = [
+            sys.executable, "-m", "client.cli", "bot",
+            "--tournament", doc.code, "--server", url, "--speed", "0", "--name", "Robo",
+        ]  # fmt: skip
+        process = await asyncio.create_subprocess_exec(
+            *command, cwd=ROOT, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+        )
+        try:
+            finals = await run_bots([url], doc.code, 1, host, doc.id, entrants=2)
+            async with asyncio.timeout(3 * TIMEOUT):
+                out, err = await process.communicate()
+            record = await host.request(GetTournamentRecord(code=doc.code), TournamentRecord)
+        finally:
+            if process.returncode is None:
+                process.kill()
+                await process.wait()
+            await host.close()
+    assert process.returncode == 0, err.decode()
+    final = finals[0]
+    assert final.arena and final.status == "finished"
+    robo = next(s for s in final.standings if s.name == "Robo")
+    assert robo.races >= 1
+    lines = out.decode().splitlines()
+    assert len(lines) == len(final.standings)
+    for line, row in zip(lines, final.standings, strict=True):
+        assert line.startswith(f"{row.place:>2}. {row.name} ")
+        assert f" {row.points:g} pts {row.races:>3} races {row.wins:>3} won" in line
+    assert verify(record.record) == []
