@@ -58,13 +58,17 @@ class Telling(NamedTuple, Generic[S]):
 class SpectatorTally(Generic[S]):
     """What one node last wrote and last told, and so what it writes and tells next."""
 
-    def __init__(self, refresh: float) -> None:
+    def __init__(self, refresh: float, *, crowd: int = 100, calm: float = 5.0) -> None:
         #: Seconds between two writes of counts that did not change.
         self.refresh = refresh
+        #: A race watched by more spectators than this here hears a new total at most
+        #: once per ``calm`` seconds: a count that changes all the time costs a frame
+        #: per spectator each time, and a crowd does not need every step of it.
+        self.crowd, self.calm = crowd, calm
         self._said: dict[str, int] = {}
         self._said_at = -math.inf
-        # Race -> (the total told, the spectators who were told it).
-        self._told: dict[str, tuple[int, set[S]]] = {}
+        # Race -> (the total told, the spectators who were told it, when it changed last).
+        self._told: dict[str, tuple[int, set[S], float]] = {}
 
     def to_say(self, here: Mapping[str, int], now: float) -> Saying:
         """The counts to write at ``now``, of the spectators ``here`` per race: those that
@@ -86,25 +90,28 @@ class SpectatorTally(Generic[S]):
             self._said_at = now
 
     def to_tell(
-        self, totals: Mapping[str, int], here: Mapping[str, Collection[S]]
+        self, totals: Mapping[str, int], here: Mapping[str, Collection[S]], now: float
     ) -> list[Telling[S]]:
-        """Who hears which total: every spectator here of a race whose total changed, and
-        those who came since the last telling of a race whose total did not. A total is
-        never below the spectators counted here (a read that missed this node's write)."""
+        """Who hears which total at ``now``: every spectator here of a race whose total
+        changed, and those who came since the last telling of a race whose total did not.
+        A crowd hears a change only ``calm`` seconds after the last; its newcomers hear
+        the total told last meanwhile. A total is never below the spectators counted here
+        (a read that missed this node's write)."""
         tellings: list[Telling[S]] = []
         for race, spectators in here.items():
             if race not in totals:
                 continue
             total = max(totals[race], len(spectators))
-            told_total, told = self._told.get(race, (None, set()))
-            new = (
-                list(spectators)
-                if total != told_total
-                else [s for s in spectators if s not in told]
-            )
-            self._told[race] = (total, set(spectators))
-            if new:
-                tellings.append(Telling(race, total, new))
+            told_total, told, told_at = self._told.get(race, (-1, set(), -math.inf))
+            calm = len(spectators) > self.crowd and now - told_at < self.calm
+            if total == told_total or calm:
+                new = [s for s in spectators if s not in told]
+                if new:
+                    tellings.append(Telling(race, told_total, new))
+                self._told[race] = (told_total, set(spectators), told_at)
+            else:
+                tellings.append(Telling(race, total, list(spectators)))
+                self._told[race] = (total, set(spectators), now)
         for race in [race for race in self._told if race not in here]:
             del self._told[race]
         return tellings
@@ -130,7 +137,7 @@ class SpectatorCounts:
         if not here:
             return
         totals = await self.store.totals(list(here), now)
-        for telling in self.tally.to_tell(totals, here):
+        for telling in self.tally.to_tell(totals, here, now):
             frame = encode(Spectators(race=telling.race, count=telling.total))
             for spectator in telling.spectators:
                 spectator.notice(frame)

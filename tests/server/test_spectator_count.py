@@ -52,24 +52,41 @@ def test_everyone_hears_a_new_total_and_newcomers_hear_an_old_one() -> None:
     """A changed total goes to every spectator here; an unchanged one only to those who
     came since; a total never reads below the spectators here."""
     tally: SpectatorTally[str] = SpectatorTally(refresh=3.0)
-    told = tally.to_tell({"r1": 2}, {"r1": ["a"]})
+    told = tally.to_tell({"r1": 2}, {"r1": ["a"]}, now=0.0)
     assert [(t.race, t.total, t.spectators) for t in told] == [("r1", 2, ["a"])]
-    assert tally.to_tell({"r1": 2}, {"r1": ["a"]}) == []
+    assert tally.to_tell({"r1": 2}, {"r1": ["a"]}, now=0.0) == []
     # b came and c went on another node: the total is the same, only b hears it.
-    told = tally.to_tell({"r1": 2}, {"r1": ["a", "b"]})
+    told = tally.to_tell({"r1": 2}, {"r1": ["a", "b"]}, now=0.0)
     assert [(t.total, t.spectators) for t in told] == [(2, ["b"])]
-    told = tally.to_tell({"r1": 5}, {"r1": ["a", "b"]})
+    told = tally.to_tell({"r1": 5}, {"r1": ["a", "b"]}, now=0.0)
     assert [(t.total, t.spectators) for t in told] == [(5, ["a", "b"])]
-    told = tally.to_tell({"r1": 0}, {"r1": ["a", "b"]})  # a read that missed our write
+    told = tally.to_tell({"r1": 0}, {"r1": ["a", "b"]}, now=0.0)  # a read that missed our write
     assert [(t.total, t.spectators) for t in told] == [(2, ["a", "b"])]
+
+
+def test_a_crowd_hears_a_changing_total_once_per_calm_period() -> None:
+    """Over ``crowd`` spectators here, a new total waits until ``calm`` seconds after the
+    last one told; a newcomer meanwhile hears the total told last."""
+    tally: SpectatorTally[str] = SpectatorTally(refresh=3.0, crowd=2, calm=5.0)
+    crowd = ["a", "b", "c"]
+    assert [t.total for t in tally.to_tell({"r1": 3}, {"r1": crowd}, now=10.0)] == [3]
+    assert tally.to_tell({"r1": 9}, {"r1": crowd}, now=12.0) == []
+    told = tally.to_tell({"r1": 9}, {"r1": [*crowd, "d"]}, now=13.0)
+    assert [(t.total, t.spectators) for t in told] == [(3, ["d"])]
+    told = tally.to_tell({"r1": 9}, {"r1": [*crowd, "d"]}, now=15.0)
+    assert [(t.total, t.spectators) for t in told] == [(9, [*crowd, "d"])]
+    # A race of few spectators hears every change at once.
+    few: SpectatorTally[str] = SpectatorTally(refresh=3.0, crowd=2, calm=5.0)
+    few.to_tell({"r1": 1}, {"r1": ["a"]}, now=10.0)
+    assert [t.total for t in few.to_tell({"r1": 7}, {"r1": ["a"]}, now=10.5)] == [7]
 
 
 def test_a_race_watched_again_is_told_afresh() -> None:
     """A race nobody here watches any more is forgotten: its next spectator hears the total."""
     tally: SpectatorTally[str] = SpectatorTally(refresh=3.0)
-    tally.to_tell({"r1": 1}, {"r1": ["a"]})
-    assert tally.to_tell({}, {}) == []
-    told = tally.to_tell({"r1": 1}, {"r1": ["a"]})
+    tally.to_tell({"r1": 1}, {"r1": ["a"]}, now=0.0)
+    assert tally.to_tell({}, {}, now=0.0) == []
+    told = tally.to_tell({"r1": 1}, {"r1": ["a"]}, now=0.0)
     assert [(t.total, t.spectators) for t in told] == [(1, ["a"])]
 
 
