@@ -7,8 +7,8 @@ seconds, so that they stay vouched for while the node lives: see
 every node, and pushes ``spectators`` to its spectators of each race whose
 total changed, and to each spectator new since the last push. So a count
 reaches a page within about two sweeps of someone coming or going on any
-node, at most once a sweep; a dead node's spectators drop out of the count
-once its vouching runs out.
+node, at most once a sweep (to a crowd, at most once per ``calm`` seconds);
+a dead node's spectators drop out of the count once its vouching runs out.
 
 The count says how many watch, nothing of the race: it goes out under every
 spectating policy, from the first moment, and never to a racer.
