@@ -4,9 +4,10 @@ A race watched by thousands on one node costs a socket write per watcher
 for each of its events (tens of microseconds each on loopback: the write
 is a system call). Done in one go, a move's event would hold the node's
 loop for a tenth of a second or more, and every racer's acknowledgement
-that came meanwhile would wait behind it. :class:`Spread` hands an event
-to :data:`SLICE` watchers at a time, one slice per turn of the event loop,
-so that a commit's reply waits for one slice at most.
+that came meanwhile would wait behind it. :class:`Spread` hands events
+out for :data:`BUDGET` seconds at most per turn of the event loop (looking
+at the clock every :data:`SLICE` watchers), so that a commit's reply
+waits that long at most, and a fast machine still serves thousands a turn.
 
 Order holds per race: while a race's event is still being handed out, its
 later events (from pub/sub, from this node's own commits, from a watcher's
@@ -19,6 +20,7 @@ made once, whatever the number of slices.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -27,10 +29,12 @@ from typing import Protocol
 from server.fanout.client import Shared
 from server.rules.events import Event
 
-__all__ = ["SLICE", "Spread"]
+__all__ = ["BUDGET", "SLICE", "Spread"]
 
-#: Watchers handed an event in one turn of the loop: a few milliseconds of writes.
-SLICE = 256
+#: Seconds of writes in one turn of the loop: what a commit's reply may wait at most.
+BUDGET = 0.008
+#: Watchers handed an event between two looks at the clock.
+SLICE = 64
 
 
 class Receiver(Protocol):
@@ -53,10 +57,12 @@ class _Handing:
 class Spread:
     """Per race, the events still being handed to this node's watchers, oldest first."""
 
-    def __init__(self, follows: Callable[[str, Receiver], bool], size: int = SLICE) -> None:
+    def __init__(
+        self, follows: Callable[[str, Receiver], bool], size: int = SLICE, budget: float = BUDGET
+    ) -> None:
         #: Whether a watcher still follows a race (one that stopped is skipped).
         self._follows = follows
-        self._size = size
+        self._size, self._budget = size, budget
         self._queues: dict[str, deque[_Handing]] = {}
 
     def deliver(self, race: str, n: int, event: Event, watchers: Sequence[Receiver]) -> None:
@@ -67,10 +73,12 @@ class Spread:
         if queue is not None:
             queue.append(handing)  # behind the race's events still going out
             return
-        if self._hand(race, handing, check=False):
-            return
-        self._queues[race] = deque([handing])
-        asyncio.get_running_loop().call_soon(self._next, race)
+        until = time.perf_counter() + self._budget
+        while not self._hand(race, handing, check=False):
+            if time.perf_counter() >= until:
+                self._queues[race] = deque([handing])
+                asyncio.get_running_loop().call_soon(self._next, race)
+                return
 
     def drop(self, race: str) -> None:
         """Forget what waits for ``race`` (a rewind: those events may never have been)."""
@@ -81,13 +89,17 @@ class Spread:
         return len(self._queues.get(race, ()))
 
     def _next(self, race: str) -> None:
-        """One slice of the race's oldest event still going out."""
+        """Slices of the race's events still going out, oldest first, for one budget."""
         queue = self._queues.get(race)
         if not queue:
             self._queues.pop(race, None)
             return
-        if self._hand(race, queue[0], check=True):
-            queue.popleft()
+        until = time.perf_counter() + self._budget
+        while True:
+            if self._hand(race, queue[0], check=True):
+                queue.popleft()
+            if not queue or time.perf_counter() >= until:
+                break
         if queue:
             asyncio.get_running_loop().call_soon(self._next, race)
         else:

@@ -22,10 +22,11 @@ class _Watcher:
 
 
 async def test_events_reach_every_watcher_in_order_a_slice_per_turn() -> None:
-    """The first slice gets an event at once, the rest in later turns of the loop; a later
+    """The first slice gets an event at once, the rest in later turns of the loop (with no
+    time for more than a slice a turn); a later
     event waits behind it for everyone; each event's Shared is one for all its watchers."""
     gone: set[_Watcher] = set()
-    spread = Spread(lambda race, watcher: watcher not in gone, size=10)
+    spread = Spread(lambda race, watcher: watcher not in gone, size=10, budget=0.0)
     watchers = [_Watcher() for _ in range(25)]
     event = ReadySet("p1", True)
     spread.deliver(RACE, 1, event, watchers)
