@@ -19,6 +19,7 @@ from client.bot import _CONNECTION_ERRORS, Bot, Patience
 from client.session import ClientSession, RequestFailed
 from protocol.messages import (
     JoinTournament,
+    PauseArena,
     Ping,
     RaceFinished,
     TournamentInfo,
@@ -114,6 +115,7 @@ class TournamentBot:
                 WatchTournament(tournament=self.tournament), TournamentInfo
             )
         self._take(reply.tournament)
+        await self._come_back(session)
         while not self.over:
             try:
                 message = await session.next(TournamentInfo, timeout=self.patience.keepalive)
@@ -121,7 +123,19 @@ class TournamentBot:
                 await session.send(Ping())  # servers close connections that stay silent
                 continue
             self._take(message.tournament)
+            await self._come_back(session)
         await asyncio.gather(*self.races.values(), return_exceptions=True)
+
+    async def _come_back(self, session: ClientSession) -> None:
+        """In an arena, a bot the server paused (away past the grace period while its node
+        was down) asks to race again: a bot is always ready for its next race."""
+        doc = self.doc
+        entrant = None if doc is None else doc.entrant(self.player)
+        if doc is None or not doc.arena or doc.status.over or entrant is None:
+            return
+        if entrant.paused and not entrant.removed:
+            with contextlib.suppress(RequestFailed):
+                await session.request(PauseArena(tournament=doc.id, paused=False), TournamentInfo)
 
     @property
     def over(self) -> bool:

@@ -11,13 +11,14 @@ repeat, so a node that dies at any point leaves the next one to finish it:
 1. make the race of every group not yet in the document (fixed id, secret
    seed drawn once, made only if absent: the same deal path as every
    tournament stage);
-2. resign racers away past the grace period, and pause waiting entrants who
-   are (they come back with ``pause_arena``);
+2. resign racers away past the grace period;
 3. score each race that has closed, and store the document;
 4. release the racers of every scored race into the waiting set;
-5. put back any entrant neither waiting, racing nor paused (nobody is lost),
-   and group the waiting ones, unless the arena is in its last ``cutoff``
-   seconds; or finish it once its time is up and its races are scored.
+5. unless the arena is in its last ``cutoff`` seconds: pause the entrants
+   away past the grace period (they come back with ``pause_arena``), put back
+   any entrant neither waiting, racing nor paused (nobody is lost), and group
+   the waiting ones; or finish the arena once its time is up and its races
+   are scored.
 """
 
 from __future__ import annotations
@@ -95,7 +96,7 @@ class ArenaSchedule:
         doc = draft.tournament
         pending = await self.grouping.pending(doc.id)
         doc = await self._make(doc, [g for g in pending if doc.stage(g.n) is None], now)
-        doc = await self._police(doc, absent)
+        await self._resign_absent(doc, absent)
         doc = await self._score_closed(doc)
         draft.tournament = doc
         await draft.commit()  # scored before released: a release never loses points
@@ -106,6 +107,8 @@ class ArenaSchedule:
         if rules.over(doc, now):
             return True
         if rules.may_pair(doc, now):
+            # Just before grouping: an entrant away (or released away) is never grouped.
+            doc = await self._pause_absent(doc, absent)
             await self._reconcile(doc)
             groups = await self.grouping.pair(doc.id, doc.table_size)
             doc = await self._make(doc, groups, now)
@@ -120,23 +123,25 @@ class ArenaSchedule:
                 doc = rules.seat_race(doc, group.n, variant, table, now)
         return doc
 
-    async def _police(self, doc: Tournament, absent: set[str]) -> Tournament:
-        """Resign racers away past their grace period; pause waiting ones who are."""
-        if not absent:
-            return doc
-        racing = set()
+    async def _resign_absent(self, doc: Tournament, absent: set[str]) -> None:
+        """Resign racers away past their grace period (their race then closes and scores)."""
         for stage in doc.running_stages:
             for table in stage.races:
-                for player in table.players:
-                    racing.add(player)
-                    if player in absent and await self.races.moves.is_playing(table.race, player):
+                for player in absent.intersection(table.players):
+                    if await self.races.moves.is_playing(table.race, player):
                         log.info("resigning %s from %s: away too long", player, table.race)
                         with contextlib.suppress(RequestRefused):
                             await self.races.moves.resign(player, table.race)
+
+    async def _pause_absent(self, doc: Tournament, absent: set[str]) -> Tournament:
+        """Pause the entrants away past their grace period who are not racing: they come
+        back with ``pause_arena`` (their race, if any, goes on and scores)."""
+        racing = {p for stage in doc.running_stages for t in stage.races for p in t.players}
         for entrant in doc.active_entrants():
-            if entrant.player in absent and not entrant.paused and entrant.player not in racing:
-                await self.grouping.pause(doc.id, entrant.player)
-                doc = rules.with_paused(doc, entrant.player, True)
+            player = entrant.player
+            if player in absent and not entrant.paused and player not in racing:
+                await self.grouping.pause(doc.id, player)
+                doc = rules.with_paused(doc, player, True)
         return doc
 
     async def _score_closed(self, doc: Tournament) -> Tournament:

@@ -136,3 +136,54 @@ async def test_bot_command_races_an_arena_and_prints_its_standings(make_node: No
         assert line.startswith(f"{row.place:>2}. {row.name} ")
         assert f" {row.points:g} pts {row.races:>3} races {row.wins:>3} won" in line
     assert verify(record.record) == []
+
+
+async def test_away_entrants_are_paused_and_a_bot_comes_back(make_node: NodeFactory) -> None:
+    """An entrant whose connection went away past the grace period is paused and grouped
+    into no race after; a bot found paused asks to race again by itself."""
+    async with make_node(timeouts=FAST) as url:
+        host, doc = await host_tournament(url, **{**ARENA, "duration": 60, "grace": 1})
+        bots = [
+            TournamentBot(url, name=f"Bot {i}", speed=0, seed=i, patience=QUICK) for i in (0, 1)
+        ]
+        tasks = [asyncio.create_task(bot.run(code=doc.code)) for bot in bots]
+        gone = await ClientSession.connect(url, "Gone")
+        await gone.request(JoinTournament(code=doc.code), TournamentInfo)
+        await gone.close()
+        try:
+            async with asyncio.timeout(TIMEOUT):
+                await asyncio.gather(*(bot.joined.wait() for bot in bots))
+            await host.request(
+                ManageTournament(tournament=doc.id, action=TournamentAction.START), TournamentInfo
+            )
+            paused = await host.next(
+                TournamentInfo,
+                lambda m: bool((e := m.tournament.entrant(gone.player)) and e.paused),
+                timeout=TIMEOUT,
+            )
+            last = max((s.n for s in paused.tournament.stages), default=0)
+            # The bot's own player pauses it from another connection: it comes back.
+            assert bots[0].token is not None
+            host.received.clear()  # only what is pushed from now on
+            other = await ClientSession.connect(url, "Bot 0", bots[0].token)
+            await other.request(PauseArena(tournament=doc.id, paused=True), TournamentInfo)
+            await other.close()
+            states: list[bool] = []
+
+            def back(m: TournamentInfo) -> bool:
+                entrant = m.tournament.entrant(bots[0].player)
+                states.append(entrant is not None and entrant.paused)
+                return True in states and not states[-1]
+
+            await host.next(TournamentInfo, back, timeout=TIMEOUT)
+        finally:
+            cancelled = await host.request(
+                ManageTournament(tournament=doc.id, action=TournamentAction.CANCEL), TournamentInfo
+            )
+            async with asyncio.timeout(2 * TIMEOUT):
+                await asyncio.gather(*tasks, return_exceptions=True)
+            await host.close()
+    # Paused, the away entrant was grouped into no race after (a race of theirs under way
+    # when they went away resigned them and scored).
+    later = [s for s in cancelled.tournament.stages if s.n > last]
+    assert all(gone.player not in s.races[0].players for s in later)
