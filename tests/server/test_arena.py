@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import sys
+from pathlib import Path
 
 import pytest
 
 from client.session import ClientSession, RequestFailed
 from client.tournament_bot import TournamentBot
+from protocol.cli import main
 from protocol.exceptions import ErrorCode
 from protocol.messages import (
     GetTournamentRecord,
@@ -103,9 +106,12 @@ async def test_arena_with_bots_on_two_nodes_to_its_end(make_node: NodeFactory) -
     assert len(record.record["races"]) == len(final.stages)
 
 
-async def test_bot_command_races_an_arena_and_prints_its_standings(make_node: NodeFactory) -> None:
+async def test_bot_command_races_an_arena_and_prints_its_standings(
+    make_node: NodeFactory, tmp_path: Path
+) -> None:
     """`ballroom bot --tournament CODE` enters an arena, races every race it is grouped
-    into, and prints the final standings with each entrant's races and wins."""
+    into, and prints the final standings with each entrant's races and wins; `tournament
+    export` writes the record and `tournament verify` accepts it, points included."""
     async with make_node(timeouts=FAST) as url:
         host, doc = await host_tournament(url, **{**ARENA, "table_size": 2})
         command = [
@@ -120,6 +126,9 @@ async def test_bot_command_races_an_arena_and_prints_its_standings(make_node: No
             async with asyncio.timeout(3 * TIMEOUT):
                 out, err = await process.communicate()
             record = await host.request(GetTournamentRecord(code=doc.code), TournamentRecord)
+            exported = tmp_path / "arena.json"
+            args = ["tournament", "export", doc.code, "--server", url, "-o", str(exported)]
+            assert await asyncio.to_thread(main, args) == 0
         finally:
             if process.returncode is None:
                 process.kill()
@@ -136,6 +145,12 @@ async def test_bot_command_races_an_arena_and_prints_its_standings(make_node: No
         assert line.startswith(f"{row.place:>2}. {row.name} ")
         assert f" {row.points:g} pts {row.races:>3} races {row.wins:>3} won" in line
     assert verify(record.record) == []
+    assert main(["tournament", "verify", str(exported)]) == 0
+    # A forged total fails: verify works every entrant's points out again.
+    forged = json.loads(exported.read_text())
+    forged["tournament"]["standings"][0]["points"] += 1
+    exported.write_text(json.dumps(forged))
+    assert main(["tournament", "verify", str(exported)]) == 1
 
 
 async def test_away_entrants_are_paused_and_a_bot_comes_back(make_node: NodeFactory) -> None:
