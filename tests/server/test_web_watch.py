@@ -26,6 +26,7 @@ from protocol.messages import (
     RaceInfo,
     RaceStarted,
     Register,
+    Resign,
     SpectatePolicy,
     StartRace,
     SubmitMove,
@@ -423,3 +424,28 @@ async def test_the_countdown_shows_no_deal(make_node: NodeFactory, browser: Brow
             assert_clean(watcher)
         finally:
             await ann.close()
+
+
+async def test_a_resignation_shows_before_the_race_ends(node: str, browser: Browser) -> None:
+    """Ann resigns while Bob races on: her board says so and her clock stops at once (the
+    spectators' progress push), before any results; Bob's clock runs on."""
+    ann, bob, race, _, _ = await _two_racers(node)
+    try:
+        watcher = await Watcher.open(browser, *DESKTOP)
+        page = watcher.page
+        await page.goto(page_url(node, f"/race/{race}"))
+        await page.locator(".board").nth(1).wait_for(timeout=WAIT_MS)
+        await ann.request(Resign(race=race), RaceInfo)
+        board = page.locator(".board").filter(has=page.locator('h3:text-is("Ann")'))
+        await expect(board.locator(".progress-text")).to_contain_text("resigned")
+        clocks = page.locator(".racer-line .racer-clock")
+        stopped, going = await clocks.all_inner_texts()  # Ann's, Bob's
+        assert re.fullmatch(r"\d+:\d\d", stopped), stopped
+        kinds = [m["t"] for m in watcher.messages()]
+        assert "race_finished" not in kinds and "progress" in kinds
+        await expect(clocks.nth(1)).not_to_have_text(going)
+        assert await clocks.nth(0).inner_text() == stopped
+        assert_clean(watcher)
+    finally:
+        await ann.close()
+        await bob.close()
