@@ -275,7 +275,7 @@ export async function showRace(wire, main, stop, key) {
       drawHeadline();
       old.replaceWith(drawOne(p));
     }
-    animateMove(state.drawn[p], state.last[p]);
+    if (state.drawn[p]?.isConnected) animateMove(state.drawn[p], state.last[p]);
   };
   /** When the page saw a racer's game end, on the server's clock as of the boards shown. */
   const noteEnd = (p, view) => {
