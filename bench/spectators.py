@@ -336,7 +336,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     with contextlib.ExitStack() as stack:
         tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="spectators-")))
         redis = stack.enter_context(EmbeddedRedis(tmp / "redis"))
-        env = server_env(BALLROOM_COUNTDOWN="0")
+        env = server_env(BALLROOM_COUNTDOWN="0", BALLROOM_LOOP=args.loop)
         nodes = [
             stack.enter_context(
                 child(f"node{i}", server_argv(redis.url, _profile(args, i)), tmp, env)
@@ -481,6 +481,7 @@ def _figures(
         "racers": args.racers,
         "pace_per_racer": args.pace,
         "variant": args.variant,
+        "loop": args.loop,
         "seconds": round(window, 2),
         "setup_seconds": round(setup, 1),
         "moves": len(moves.acked),
@@ -543,6 +544,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--loads", type=int, help=f"watch processes (N / {PER_LOAD}, at least 1)")
     parser.add_argument("--setup", type=float, default=600.0, help="seconds to connect (600)")
     parser.add_argument("--out", type=Path, help="also write the figures here as JSON")
+    parser.add_argument(
+        "--loop",
+        choices=("asyncio", "uvloop"),
+        default="asyncio",
+        help="the nodes' event loop (serve --loop)",
+    )
     parser.add_argument("--profile", type=Path, help="run the nodes under cProfile, into DIR")
     sub = parser.add_subparsers(dest="command")
     one = sub.add_parser("watch", help="one watch process (started by the bench)")
