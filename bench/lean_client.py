@@ -169,11 +169,14 @@ async def connect(
     strict: bool = False,
     timeout: float = 30,
     headers: Mapping[str, str] | None = None,
+    source: str | None = None,
 ) -> LeanClient:
     """A connected client; with ``name``, it has said hello and knows its player id.
 
-    ``headers`` go on the handshake (a browser-like client's ``Origin``).
+    ``headers`` go on the handshake (a browser-like client's ``Origin``); ``source``:
+    the local address to connect from (127.0.0.N: many "addresses" on one machine).
     """
+    extra: dict[str, Any] = {} if source is None else {"local_addr": (source, 0)}
     _, client = await ws_connect(
         lambda: LeanClient(strict=strict),
         url,
@@ -182,6 +185,7 @@ async def connect(
         max_frame_size=4 * 2**20,
         read_buffer_init_size=4096,
         enable_auto_pong=True,
+        **extra,
     )
     assert isinstance(client, LeanClient)
     if name is not None:
