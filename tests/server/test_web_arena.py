@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import AsyncIterator
 
 import pytest
-from playwright.async_api import BrowserContext, expect
+from playwright.async_api import BrowserContext, Page, expect
 
 from client.session import ClientSession
 from protocol.messages import (
@@ -18,21 +19,42 @@ from protocol.messages import (
     TournamentAction,
     TournamentInfo,
 )
-from tests.server.browser import Watcher
-from tests.server.conftest import TIMEOUT
-from tests.server.hosting import host_tournament
-from tests.server.test_web_play import (  # the page's fixtures and helpers
-    LAPTOP,
-    as_guest,
-    assert_clean,
-    browser,
-    context,
-    node,
-)
+from tests.server.browser import Watcher, launched
+from tests.server.conftest import TIMEOUT, NodeFactory
+from tests.server.hosting import FAST, host_tournament
+from tests.server.pages import WAIT_MS, assert_clean, page_url, system_chromium
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-__all__ = ["browser", "context", "node"]
+LAPTOP = (1280, 800)
+
+expect.set_options(timeout=WAIT_MS)
+
+
+@pytest.fixture
+async def context() -> AsyncIterator[BrowserContext]:
+    async with launched(system_chromium()) as browser:
+        opened = await browser.new_context()
+        try:
+            yield opened
+        finally:
+            await opened.close()
+
+
+@pytest.fixture
+async def node(make_node: NodeFactory) -> AsyncIterator[str]:
+    async with make_node(timeouts=FAST) as url:
+        yield url
+
+
+async def as_guest(watcher: Watcher, node: str, name: str) -> Page:
+    """The play page, signed in as guest ``name``."""
+    page = watcher.page
+    await page.goto(page_url(node, "/play"))
+    await page.get_by_label("Name", exact=True).fill(name)
+    await page.get_by_role("button", name="Play as guest").click()
+    await expect(page.locator(".who strong")).to_have_text(name)
+    return page
 
 
 async def resigner(session: ClientSession, code: str, joined: asyncio.Event) -> None:
