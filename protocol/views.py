@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import NamedTuple, TypedDict
+from typing import NamedTuple, NotRequired, TypedDict
 
 from protocol.results import RacerStatus
 from protocol.validation import Shape
@@ -33,6 +33,10 @@ class ViewMap(TypedDict):
     moves: int
     won: bool
     over: bool
+    #: As in :class:`Progress`: present (true) once the racer resigned, or was resigned
+    #: for being away (``left`` too). A spectator's snapshot carries them.
+    resigned: NotRequired[bool]
+    left: NotRequired[bool]
 
 
 class Progress(NamedTuple):

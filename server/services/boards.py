@@ -17,7 +17,7 @@ from protocol.results import RacerStatus
 from protocol.views import Progress, View, ViewMap
 from server.engine import State
 from server.exceptions import RequestRefused
-from server.rules.events import Finished, MoveMade, Starting
+from server.rules.events import Finished, MoveMade, Resigned, Starting
 from server.rules.races import Phase, Spectate
 from server.services.lobby import Lobby, public_info
 from server.services.race_memory import RaceMemory
@@ -222,6 +222,7 @@ class Boards:
                     return kept[0]._replace(race=info)
         game = started.game
         states: dict[str, State] = {}
+        resigned: dict[str, Progress] = {}
         last = 0
         read = await self.store.events.since(race, 0)
         newest_read = read[-1] if read else None
@@ -238,15 +239,20 @@ class Boards:
                     break
                 mover = event.player
                 states[mover] = game.apply(states[mover], Move.parse(event.move))
+            elif isinstance(event, Resigned):
+                if event.at > cutoff:
+                    break
+                resigned[event.player] = event.progress
             elif isinstance(event, Finished):
                 break  # left for the watch, so a late spectator gets race_finished too
             last = n
-        snapshot = SpectatorSnapshot(
-            info,
-            game.layout.to_data(),
-            {racer: game.view(state) for racer, state in states.items()},
-            last,
-        )
+        views = {racer: game.view(state) for racer, state in states.items()}
+        for racer, progress in resigned.items():
+            if racer in views:  # a game ended without a move: its board says how
+                views[racer]["resigned"] = True
+                if progress.left:
+                    views[racer]["left"] = True
+        snapshot = SpectatorSnapshot(info, game.layout.to_data(), views, last)
         if live and not over and states and newest_read is not None and newest_read[0] == last:
             snapshot = snapshot.shared()
             self._live.pop(race, None)

@@ -338,6 +338,10 @@ async def test_delayed_and_after_policies_as_the_page_tells_them(
     assert (await cy.ask("ping"))["t"] == "pong"
     assert [m["t"] for m in cy.pushed(race) if m["t"] != "race_state"] == ["race_finished"]
     final = await cy.ask("spectate", race=race)
-    assert final["boards"] == {ann.player: ann_racer.view, bo.player: bo_racer.view}
+    # Both resigned: their views say so (the page's **Progress**, inside views).
+    assert final["boards"] == {
+        ann.player: {**ann_racer.view, "resigned": True},
+        bo.player: {**bo_racer.view, "resigned": True},
+    }
     for peer in (ann, bo, cy):
         await peer.close()

@@ -9,7 +9,9 @@ import pytest
 from client.session import ClientSession
 from protocol.messages import (
     CreateRace,
+    JoinRace,
     RaceInfo,
+    Resign,
     Spectate,
     SpectatePolicy,
     Spectating,
@@ -178,3 +180,31 @@ async def test_a_dead_nodes_spectators_stop_counting(node_processes: ProcessFact
         await here.close()
     finally:
         await ann.close()
+
+
+async def test_a_spectator_who_comes_after_a_resignation_sees_it(make_node: NodeFactory) -> None:
+    """Ann resigned before Cy came to watch: the boards Cy is given say so (the watching
+    page stops her clock and says "resigned" from them)."""
+    async with make_node() as url:
+        ann = await ClientSession.connect(url, "Ann")
+        bob = await ClientSession.connect(url, "Bob")
+        try:
+            created = await ann.request(
+                CreateRace(
+                    variant="royal-cotillion", max_players=2, time_limit=600,
+                    spectate=SpectatePolicy.LIVE,
+                ),
+                RaceInfo,
+            )  # fmt: skip
+            race = created.race.id
+            await bob.request(JoinRace(race=race), RaceInfo)
+            await ann.request(StartRace(race=race), RaceInfo)
+            await ann.request(Resign(race=race), RaceInfo)
+            cy = await ClientSession.connect(url, "Cy")
+            watched = await cy.request(Spectate(race=race), Spectating)
+            assert watched.boards[ann.player].progress.resigned
+            assert not watched.boards[bob.player].progress.resigned
+            await cy.close()
+        finally:
+            await ann.close()
+            await bob.close()
