@@ -143,15 +143,23 @@ async def watch(args: argparse.Namespace) -> None:
             refused += 1
         client.on_push = arrivals.on_push
 
-    spectating = [functools.partial(spectate, c) for c in clients]
+    # The first ``--slow`` stop reading once they watch (a phone asleep): not counted.
+    slow, counted = clients[: args.slow], clients[args.slow :]
+    spectating = [functools.partial(spectate, c) for c in counted]
     await gather_limited(spectating, args.connect_limit)
+    for client in slow:
+        await client.request(Spectate, race=args.race)
+        assert client.transport is not None
+        client.transport.underlying_transport.pause_reading()
     print("ready", flush=True)
     loop = asyncio.get_running_loop()
     line = await loop.run_in_executor(None, sys.stdin.readline)
     start, end, moves = (float(x) for x in line.split())
-    await arrivals.settled(len(clients) - refused, int(moves), SETTLE)
+    await arrivals.settled(len(counted) - refused, int(moves), SETTLE)
     report = {
-        "spectators": len(clients),
+        "spectators": len(counted),
+        "slow": len(slow),
+        "slow_dropped": sum(c.closed.done() for c in slow),
         "refused": refused,
         "closed": sum(c.closed.done() for c in clients),
         "snapshots": arrivals.snapshots,
@@ -367,6 +375,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 sys.executable, "-m", "bench.spectators", "watch", "--urls", ",".join(urls),
                 "--race", race, "--count", str(count), "--index", str(index), "--out", str(out),
                 "--connect-limit", str(_connect_limit(args)),
+                "--slow", str(args.slow // args.loads + (index < args.slow % args.loads)),
             ]  # fmt: skip
             loads.append(Helper(f"watch{index}", argv, out))
         for helper in loads:
@@ -494,6 +503,8 @@ def _figures(
         "delivery_to_last": _quantiles(last),
         "delivery_each": _quantiles(every),
         "missing_deliveries": missing,
+        "slow": sum(r["slow"] for r in reports),
+        "slow_dropped": sum(r["slow_dropped"] for r in reports),
         "fresh_snapshots": sum(r["snapshots"] for r in reports),
         "acks": _quantiles(acks),
         "rss_mib": {"before": rss_before, "after": rss_after},
@@ -521,6 +532,11 @@ def _print(figures: dict[str, Any]) -> None:
         f"  missing deliveries: {figures['missing_deliveries']} (fresh snapshots to slow "
         f"spectators instead: {figures['fresh_snapshots']})"
     )
+    if figures["slow"]:
+        print(
+            f"  of them {figures['slow']} stopped reading (not counted above); "
+            f"{figures['slow_dropped']} were dropped by the end"
+        )
     print(f"  move acks meanwhile: {q('acks')}")
     print(f"  memory per spectator: {figures['kib_per_spectator']} KiB (node RSS delta / N)")
     first = figures["first_frame"]
@@ -555,6 +571,9 @@ def build_parser() -> argparse.ArgumentParser:
         default="asyncio",
         help="the nodes' event loop (serve --loop)",
     )
+    parser.add_argument(
+        "--slow", type=int, default=0, help="of the N, spectators that stop reading (0)"
+    )
     parser.add_argument("--profile", type=Path, help="run the nodes under cProfile, into DIR")
     sub = parser.add_subparsers(dest="command")
     one = sub.add_parser("watch", help="one watch process (started by the bench)")
@@ -564,6 +583,7 @@ def build_parser() -> argparse.ArgumentParser:
     one.add_argument("--index", type=int, required=True)
     one.add_argument("--out", required=True)
     one.add_argument("--connect-limit", type=int, default=HANDSHAKES)
+    one.add_argument("--slow", type=int, default=0)
     joiner = sub.add_parser("join", help="the join process (started by the bench)")
     joiner.add_argument("--urls", required=True)
     joiner.add_argument("--race", required=True)
