@@ -124,7 +124,10 @@ def _verdict(doc: Tournament, record: Record | None, checks: list[RaceCheck]) ->
             " when their races started",
             "bold green",
         )
-        if not doc.knockout and _one_deal_per_round(closed):
+        if doc.arena:
+            if len({check.seed for check in closed}) == len(closed):
+                verdict.append("\n✓ a fresh deal per race: no two races shared a seed")
+        elif not doc.knockout and _one_deal_per_round(closed):
             verdict.append("\n✓ one deal per round: every table of a round raced the same seed")
     if len(closed) < len(checks):
         verdict.append(f"\n{len(checks) - len(closed)} race(s) not closed: no seed yet.", "dim")

@@ -7,12 +7,14 @@ import asyncio
 from typing import Any
 
 import pytest
+from rich.console import Console
 from textual.pilot import Pilot
 
 from client.app import BallroomApp
 from client.dialogs import read_tournament_form
 from client.screens.game import GameScreen
 from client.screens.tournament import TournamentScreen
+from client.screens.tournament_results import final_text
 from client.session import ClientSession
 from client.widgets.arena import arena_standings_table, clock, streak_mark
 from protocol.messages import (
@@ -25,8 +27,19 @@ from protocol.messages import (
     TournamentAction,
     TournamentFormat,
     TournamentInfo,
+    deal_commitment,
 )
-from protocol.tournaments import Entrant, Tournament, TournamentStanding, TournamentStatus
+from protocol.tournaments import (
+    ClosedRace,
+    Entrant,
+    Record,
+    Stage,
+    StageStatus,
+    Tournament,
+    TournamentStanding,
+    TournamentStatus,
+    TournamentTable,
+)
 from tests.client.screen import on_screen, until
 from tests.server.conftest import TIMEOUT, NodeFactory
 from tests.server.hosting import FAST
@@ -134,8 +147,6 @@ def test_the_arena_standings_mark_a_streak_and_the_clock_counts_down() -> None:
             TournamentStanding(2, "b", "Bob", 4, 0, 0.0, 0, 0, races=3, streak=0),
         ),
     )  # fmt: skip
-    from rich.console import Console
-
     console = Console(width=60, record=True, color_system=None)
     console.print(arena_standings_table(doc, "a"))
     text = console.export_text()
@@ -145,3 +156,26 @@ def test_the_arena_standings_mark_a_streak_and_the_clock_counts_down() -> None:
         best_of="1", minutes="2", spectate=SpectatePolicy.AFTER, delay="0",
         break_seconds="0", grace="60", password="",
     ).duration == 45 * 60  # fmt: skip
+
+
+def test_an_arena_record_is_checked_as_a_fresh_deal_per_race() -> None:
+    """The final results say every arena race's seed proves its commitment, and that no
+    two races shared a deal (not "one deal per round")."""
+    races, stages = {}, []
+    for n in (1, 2):
+        race = f"t1-{n}-1"
+        proof = deal_commitment("quadrille", 1, 100 + n, race)
+        table = TournamentTable(race, 1, ("a", "b"), proof, seed=100 + n)
+        stages.append(Stage(n, n, 1, "quadrille", StageStatus.DONE, 0.0, (table,), {}))
+        races[race] = ClosedRace("quadrille", (), 100 + n, proof, 1, {})
+    doc = Tournament(
+        id="T1", code="C", host="h", name="A", format=TournamentFormat.ARENA,
+        variants=("quadrille",), time_limit=60, status=TournamentStatus.FINISHED, created=0.0,
+        stages=tuple(stages),
+    )  # fmt: skip
+    text = final_text(doc, Record(doc, races), None, 0.0)
+    console = Console(width=100, record=True, color_system=None)
+    console.print(text)
+    shown = console.export_text()
+    assert "✓ verified: all 2 revealed seeds" in shown
+    assert "✓ a fresh deal per race" in shown and "one deal per round" not in shown
