@@ -86,6 +86,12 @@ WATCH_ARRIVALS = """() => {
     requestAnimationFrame(look);
 }"""
 
+#: Keeps, from the page's first moment, every CSP violation it reports (none may happen).
+COUNT_VIOLATIONS = """window.violations = [];
+document.addEventListener("securitypolicyviolation", (event) => {
+    window.violations.push(`${event.violatedDirective} ${event.blockedURI}`);
+});"""
+
 #: Each board's last move as the page shows it: notation, words, marked places, marked card.
 MARKED = """() => [...document.querySelectorAll('.board')].map((b) => ({
     title: b.querySelector('h3').textContent,
@@ -122,6 +128,7 @@ async def test_a_move_is_marked_at_its_old_and_new_places_and_said_in_words(
     async with running(await bot_race(node, speed=3, moves=200, pace=0.3)) as race:
         watcher = await Watcher.open(browser, *DESKTOP)
         page = watcher.page
+        await page.add_init_script(COUNT_VIOLATIONS)
         await page.goto(page_url(node, f"/race/{race.race}"))
         await page.locator(".board").nth(1).wait_for(timeout=WAIT_MS)
         await page.evaluate(WATCH_ARRIVALS)
@@ -135,6 +142,7 @@ async def test_a_move_is_marked_at_its_old_and_new_places_and_said_in_words(
         sent = {m["move"] for m in watcher.messages() if m["t"] == "board" and m.get("move")}
         assert shown["notation"] in sent
         await page.wait_for_function("() => window.arrivals > 0", timeout=WAIT_MS)
+        assert await page.evaluate("window.violations") == []
         assert_clean(watcher)
 
 
