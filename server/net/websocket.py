@@ -116,6 +116,12 @@ _TOO_MANY = (
 ) % (len(_TOO_MANY_BODY), _TOO_MANY_BODY)
 
 
+#: websockets' own log of each connection: a line at INFO per connection opened (or plain
+#: HTTP request answered) cost a busy node about 1 ms per joining spectator, and said
+#: nothing the node's log lacks. Its warnings still show.
+_protocol_log = logging.getLogger(f"{__name__}.protocol")
+_protocol_log.setLevel(logging.WARNING)
+
 #: The last message framed, and its frame: a fan-out writes one message to many connections
 #: in a row. Holding the message keeps its identity from being reused by another.
 _last_framed: tuple[bytes, bytes] = (b"", Frame(BINARY, b"").serialize(mask=False))
@@ -166,7 +172,7 @@ class PushConnection(asyncio.Protocol):
     def __init__(self, server: WebSocketServer) -> None:
         self.server = server
         self.loop = server.loop
-        self.protocol = ServerProtocol(max_size=server.max_size)
+        self.protocol = ServerProtocol(max_size=server.max_size, logger=_protocol_log)
         self.transport: asyncio.Transport
         self.request: Request | None = None
         #: Seconds from the last keepalive ping to its pong (0 before the first).
