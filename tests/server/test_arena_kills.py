@@ -35,6 +35,7 @@ from protocol.messages import (
 )
 from protocol.tournaments import Tournament
 from server.rules.record import verify
+from server.storage import keys
 from server.storage.arena import ArenaStore
 from server.storage.store import Store
 from server.storage.tournaments import TournamentStore
@@ -43,6 +44,7 @@ from tests.server.conftest import NODE_ENV, TIMEOUT, ServerProcess
 pytestmark = pytest.mark.slow
 
 BOTS, NODES, KILLS, SEED = 9, 3, 10, 28
+RACE_SECONDS = 30  # each race's time limit
 #: Bots keep trying for as long as the test runs: their nodes come and go.
 PATIENT = Patience(reconnects=None, max_backoff=0.5, request=TIMEOUT, keepalive=TIMEOUT)
 
@@ -116,7 +118,8 @@ async def grouped_after(
 ) -> list[str]:
     """Poll until every entrant of ``waiting`` races in a race numbered above ``after``;
     those who never do within the deadline."""
-    deadline = time.monotonic() + 4 * TIMEOUT
+    # An odd one out waits for the first race under way to end: its time limit at most.
+    deadline = time.monotonic() + RACE_SECONDS + 2 * TIMEOUT
     while True:
         doc = await docs.load(tournament)
         assert doc is not None
@@ -125,6 +128,23 @@ async def grouped_after(
         if not missing or time.monotonic() > deadline:
             return missing
         await asyncio.sleep(0.1)  # polled: the next sweep groups them
+
+
+async def everyone_placed(store: Store, tournament: str, players: set[str]) -> set[str]:
+    """Poll until every player waits or races, and none does both (one snapshot of both
+    keys, in a transaction); those who do not by the deadline (paused ones among them)."""
+    deadline = time.monotonic() + 2 * TIMEOUT
+    while True:
+        async with store.redis.pipeline(transaction=True) as pipe:
+            pipe.zrange(keys.arena_waiting(tournament), 0, -1)
+            pipe.hkeys(keys.arena_racing(tournament))
+            listed, raced = await pipe.execute()
+        waiting = {p.decode() for p in listed}
+        racing = {p.decode() for p in raced}
+        both, lost = waiting & racing, players - waiting - racing
+        if (not both and not lost) or time.monotonic() > deadline:
+            return lost | both
+        await asyncio.sleep(0.1)  # polled: a sweep puts back whoever is missing
 
 
 async def test_nodes_killed_during_an_arena_lose_nobody(
@@ -148,8 +168,8 @@ async def test_nodes_killed_during_an_arena_lose_nobody(
         created = await host.request(
             CreateTournament(
                 name="Night arena", format=TournamentFormat.ARENA, variants=["quadrille"],
-                time_limit=30, table_size=2, duration=600, cutoff=5, grace=10, break_seconds=0,
-                spectate=SpectatePolicy.AFTER,
+                time_limit=RACE_SECONDS, table_size=2, duration=600, cutoff=5, grace=10,
+                break_seconds=0, spectate=SpectatePolicy.AFTER,
             ),
             TournamentInfo,
         )  # fmt: skip
@@ -182,6 +202,9 @@ async def test_nodes_killed_during_an_arena_lose_nobody(
             assert not missing, f"waiting at the kill and never grouped: {missing}"
             rounds.append((len(waiting), time.monotonic() - killed_at))
         await asyncio.gather(*nodes.starting)
+        # Nobody lost: each entrant waits or races (never both), as Redis holds it.
+        lost = await everyone_placed(store, doc.id, {str(bot.player) for bot in bots})
+        assert not lost, f"neither waiting nor racing: {lost}"
         host = await ClientSession.connect(nodes.urls[0], "Host", token)
         cancelled = await host.request(
             ManageTournament(tournament=doc.id, action=TournamentAction.CANCEL), TournamentInfo
