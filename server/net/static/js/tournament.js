@@ -199,7 +199,35 @@ function schedule(doc, now) {
   );
 }
 
+/** An arena's races over, newest first: each its own deal, places and points. */
+function arenaRaces(doc, nameOf) {
+  const done = doc.stages.filter((s) => s.status !== "running").reverse();
+  if (!done.length) return null;
+  return h(
+    "section",
+    { class: "stages arena-races" },
+    h("h2", {}, `Races played (${done.length})`),
+    h(
+      "ol",
+      { reversed: true },
+      done.map((stage) =>
+        h(
+          "li",
+          {},
+          h("a", { href: `/race/${stage.races[0].race}`, class: "stage-race" }, `Race ${stage.n}`),
+          ` · ${stage.variant}: `,
+          Object.entries(stage.results ?? {})
+            .sort((a, b) => a[1].place - b[1].place)
+            .map(([p, r]) => `${r.place}. ${nameOf(p)} (${r.points})`)
+            .join(" · "),
+        ),
+      ),
+    ),
+  );
+}
+
 function pastStages(doc, nameOf) {
+  if (doc.format === "arena") return arenaRaces(doc, nameOf);
   const done = doc.stages.filter((s) => s.status !== "running");
   if (!done.length) return null;
   return h(
