@@ -19,10 +19,7 @@ from client.session import ClientSession
 from client.widgets.arena import arena_standings_table, clock, streak_mark
 from protocol.messages import (
     CreateTournament,
-    JoinTournament,
     ManageTournament,
-    RaceInfo,
-    Resign,
     SpectatePolicy,
     TournamentAction,
     TournamentFormat,
@@ -42,7 +39,7 @@ from protocol.tournaments import (
 )
 from tests.client.screen import on_screen, until
 from tests.server.conftest import TIMEOUT, NodeFactory
-from tests.server.hosting import FAST
+from tests.server.hosting import FAST, resigner
 
 pytestmark = pytest.mark.slow
 
@@ -50,20 +47,6 @@ pytestmark = pytest.mark.slow
 def _paused(screen: TournamentScreen) -> bool | None:
     entrant = None if screen.doc is None else screen.doc.entrant(screen.me)
     return None if entrant is None else entrant.paused
-
-
-async def resigner(session: ClientSession, code: str, joined: asyncio.Event) -> None:
-    """An entrant who resigns every race the arena seats them in at once: short races."""
-    reply = await session.request(JoinTournament(code=code), TournamentInfo)
-    joined.set()
-    done: set[str] = set()
-    doc = reply.tournament
-    while not doc.status.over:
-        seat = doc.seat_of(session.player)
-        if seat is not None and seat.race not in done:
-            done.add(seat.race)
-            await session.request(Resign(race=seat.race), RaceInfo)
-        doc = (await session.next(TournamentInfo, timeout=4 * TIMEOUT)).tournament
 
 
 async def _next_game(pilot: Pilot[Any], races: list[str]) -> GameScreen:

@@ -12,7 +12,10 @@ from client.session import ClientSession
 from client.tournament_bot import TournamentBot
 from protocol.messages import (
     CreateTournament,
+    JoinTournament,
     ManageTournament,
+    RaceInfo,
+    Resign,
     TournamentAction,
     TournamentInfo,
 )
@@ -71,4 +74,19 @@ async def run_bots(
         return list(await asyncio.gather(*tasks))
 
 
-__all__ = ["FAST", "QUICK", "host_tournament", "host_tournament_as", "run_bots"]
+async def resigner(session: ClientSession, code: str, joined: asyncio.Event) -> None:
+    """An arena entrant who resigns every race it is seated in at once: races that end as
+    soon as the other racer is done (the terminal and web tests of the arena)."""
+    reply = await session.request(JoinTournament(code=code), TournamentInfo)
+    joined.set()
+    done: set[str] = set()
+    doc = reply.tournament
+    while not doc.status.over:
+        seat = doc.seat_of(session.player)
+        if seat is not None and seat.race not in done:
+            done.add(seat.race)
+            await session.request(Resign(race=seat.race), RaceInfo)
+        doc = (await session.next(TournamentInfo, timeout=4 * TIMEOUT)).tournament
+
+
+__all__ = ["FAST", "QUICK", "host_tournament", "host_tournament_as", "resigner", "run_bots"]

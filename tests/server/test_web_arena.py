@@ -12,16 +12,13 @@ from playwright.async_api import BrowserContext, Page, expect
 
 from client.session import ClientSession
 from protocol.messages import (
-    JoinTournament,
     ManageTournament,
-    RaceInfo,
-    Resign,
     TournamentAction,
     TournamentInfo,
 )
 from tests.server.browser import Watcher, launched
 from tests.server.conftest import TIMEOUT, NodeFactory
-from tests.server.hosting import FAST, host_tournament
+from tests.server.hosting import FAST, host_tournament, resigner
 from tests.server.pages import WAIT_MS, assert_clean, page_url, system_chromium
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -55,20 +52,6 @@ async def as_guest(watcher: Watcher, node: str, name: str) -> Page:
     await page.get_by_role("button", name="Play as guest").click()
     await expect(page.locator(".who strong")).to_have_text(name)
     return page
-
-
-async def resigner(session: ClientSession, code: str, joined: asyncio.Event) -> None:
-    """An entrant who resigns every race the arena seats them in at once: short races."""
-    reply = await session.request(JoinTournament(code=code), TournamentInfo)
-    joined.set()
-    done: set[str] = set()
-    doc = reply.tournament
-    while not doc.status.over:
-        seat = doc.seat_of(session.player)
-        if seat is not None and seat.race not in done:
-            done.add(seat.race)
-            await session.request(Resign(race=seat.race), RaceInfo)
-        doc = (await session.next(TournamentInfo, timeout=4 * TIMEOUT)).tournament
 
 
 async def test_an_arena_entrant_pauses_and_comes_back_on_the_web_page(
