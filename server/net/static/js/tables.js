@@ -19,6 +19,7 @@
 
 import { drawBoard } from "/assets/js/board.js";
 import { fill, h, nameOf, policyText } from "/assets/js/dom.js";
+import { describeMove, markMove } from "/assets/js/moved.js";
 import { Wire, nodeUrl } from "/assets/js/wire.js";
 
 /** The most tables one page watches live at once (the rest are links). */
@@ -64,7 +65,9 @@ class Table {
     this.layout = null;
     this.boards = {};
     this.moves = {};
+    this.last = {}; // player -> their last move, described (moved.js)
     this.finals = {};
+    this.drawn = new Map(); // player -> their board's element, as drawn now
     this.slot = h("div", { class: "table-boards" });
   }
 
@@ -80,19 +83,53 @@ class Table {
     fill(this.slot, h("p", { class: "table-waiting quiet" }, text));
   }
 
+  /** A racer's move came: their board now, and what the move did (marked when drawn). */
+  moved(m) {
+    const before = this.boards[m.player];
+    this.boards[m.player] = m.view;
+    this.moves[m.player] = m.move;
+    this.last[m.player] = this.layout ? describeMove(this.layout, before, m.view, m.move) : null;
+    // Only the mover's board changes: redrawn alone when the others are drawn already.
+    const old = this.drawn.get(m.player);
+    if (!before || !old?.isConnected) {
+      this.draw();
+      return;
+    }
+    const board = this.board(m.player);
+    old.replaceWith(board);
+    this.drawn.set(m.player, board);
+  }
+
+  /** One racer's board as drawn here, their last move marked. */
+  board(player) {
+    const view = this.finals[player]
+      ? { ...this.boards[player], ...this.finals[player] }
+      : this.boards[player];
+    const last = this.last[player];
+    const board = drawBoard(
+      this.layout,
+      view,
+      nameOf(this.info, player),
+      last ?? this.moves[player],
+    );
+    markMove(board, last);
+    return board;
+  }
+
+  /**
+   * Every racer's board again. Moves are marked (their old and new place) but
+   * not slid in as on a race's page: a stage's many boards move at once, and
+   * the slides cost a page more than the boards.
+   */
   draw() {
     const shown = this.race.players.filter((p) => this.boards[p]);
+    this.drawn = new Map();
     if (!this.layout || !shown.length) {
       this.say(waitingText(this.info));
       return;
     }
-    fill(
-      this.slot,
-      shown.map((p) => {
-        const view = this.finals[p] ? { ...this.boards[p], ...this.finals[p] } : this.boards[p];
-        return drawBoard(this.layout, view, nameOf(this.info, p), this.moves[p]);
-      }),
-    );
+    for (const p of shown) this.drawn.set(p, this.board(p));
+    fill(this.slot, [...this.drawn.values()]);
   }
 }
 
@@ -140,8 +177,14 @@ export class LiveTables {
       wire.on("board", (m) => {
         const table = mine(m.race);
         if (!table || !table.info) return;
-        table.boards[m.player] = m.view;
-        table.moves[m.player] = m.move;
+        table.moved(m);
+        this.changed();
+      }),
+      // A resignation reaches spectators as the racer's progress, as late as a board would.
+      wire.on("progress", (m) => {
+        const table = mine(m.race);
+        if (!table || !table.info || !m.progress?.resigned) return;
+        table.finals[m.player] = { ...table.finals[m.player], resigned: true };
         table.draw();
         this.changed();
       }),
