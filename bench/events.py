@@ -395,7 +395,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         entry_began = time.time()
         await asyncio.gather(*(load.read_joined() for load in started_loads))
         entry_s = time.time() - entry_began
-        print(f"{args.entrants} entrants entered in {entry_s:.1f} s", flush=True)
+        entered = sum(int(load.joined["joined"]) for load in started_loads)
+        print(f"{entered} of {args.entrants} entrants entered in {entry_s:.1f} s", flush=True)
         before_race = RedisSample.take(rclient)
         node_cpu1 = {n.name: cpu_seconds(n.pid) for n in nodes}
         stop = asyncio.Event()
@@ -455,6 +456,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             "variant": VARIANT,
         },
         "status": final_doc["status"],
+        "entered": entered,
         "entry_s": round(entry_s, 2),
         "raced_s": round(raced_s, 2),
         "join_s": [round(load.joined["join_s"], 2) for load in started_loads],
