@@ -12,6 +12,7 @@ import contextlib
 import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
 from playwright.async_api import Browser, Page, expect
@@ -235,3 +236,38 @@ async def test_the_featured_table_is_the_leaders_in_the_next_round(
         leader = round_two.standings[0].name
         await expect(featured.locator(".table-head a")).to_contain_text(leader)
         assert_clean(seated.watcher)
+
+
+async def test_after_the_race_the_tables_show_boards_only_once_the_stage_is_over(
+    node: str, browser: Browser
+) -> None:
+    """Watched "after the race": no table shows a board, nor gets one, while the stage runs
+    (Tess's table holds it open); once Tess resigns and the stage's results come, the
+    tables stay on the page through the break, over, with every racer's last board."""
+    async with (
+        tournament_with_bots(
+            node, 3, 0, format="rounds", variants=["quadrille"], rounds=2, table_size=2,
+            spectate="after", break_seconds=60,
+        ) as (host, doc),
+        tess_seated(node, browser, host, doc) as seated,
+    ):  # fmt: skip
+        page, watcher = seated.watcher.page, seated.watcher
+        waiting = page.locator(".tables .table-waiting")
+        await expect(waiting).to_have_text(["boards are shown once the race is over"] * 2)
+        await seated.tess.request(Resign(race=seated.race), RaceInfo)
+        await expect(page.locator(".tables h2")).to_have_text("Round 1: over")
+        for table in seated.tables:
+            boards = page.locator(f'.tables li.table[data-race="{table.race}"] .board')
+            await expect(boards).to_have_count(2)
+        for table in seated.tables:
+
+            def about(m: dict[str, Any], race: str = table.race) -> bool:
+                named = m.get("race")
+                return named == race or (isinstance(named, dict) and named.get("id") == race)
+
+            said = [m for m in watcher.messages() if about(m)]
+            kinds = [m["t"] for m in said]
+            before = said[: kinds.index("race_finished")]
+            assert "board" not in kinds, kinds  # boards only in the snapshot after the end
+            assert all(not m.get("boards") for m in before), "a board before the results"
+        assert_clean(watcher)

@@ -53,6 +53,7 @@ function waitingText(info) {
     return "boards are shown once the race is over";
   if (info.phase !== "finished" && info.spectate === "delayed")
     return `boards come ${Number(info.delay)} s behind`;
+  if (info.phase === "finished") return "the race is over";
   return "waiting for the first boards";
 }
 
@@ -146,6 +147,7 @@ export class LiveTables {
     this.tables = new Map(); // race id -> Table
     this.stops = [];
     this.closed = false;
+    this.over = false; // the tables shown are the last stage's, over
     this.doc = null;
   }
 
@@ -153,6 +155,12 @@ export class LiveTables {
   follow(doc) {
     this.doc = doc;
     const running = runningTables(doc);
+    // Between stages the last one's tables stay, over, until the next starts: their
+    // last boards (and, watched "after the race", their only ones: a stage's results
+    // are held until its last table ends) come after the document says it ended.
+    const ended = doc.status === "finished" || doc.status === "cancelled";
+    this.over = !running.length && this.tables.size > 0 && !ended;
+    if (this.over) return;
     const top = topTable(doc, running);
     const ordered = top ? [top, ...running.filter((t) => t !== top)] : running;
     const key = ordered.map((t) => t.race).join(" ");
@@ -209,6 +217,13 @@ export class LiveTables {
           };
         table.draw();
         this.changed();
+        // Watched "after the race", a table gets the results and no board: the boards
+        // are public now, so ask for them (once, at this table's end).
+        if (!Object.keys(table.boards).length && this.wire === wire)
+          wire.request({ t: "spectate", race: m.race }).then(
+            (snapshot) => this.wire === wire && (table.take(snapshot), this.changed()),
+            () => {}, // the table says the race is over; its page has the boards
+          );
       }),
     );
     wire.onstate = () => {
@@ -288,7 +303,7 @@ export class LiveTables {
     return h(
       "section",
       { class: "tables" },
-      h("h2", {}, `Racing now: round ${round.round}`),
+      h("h2", {}, this.over ? `Round ${round.round}: over` : `Racing now: round ${round.round}`),
       h(
         "ul",
         { class: "table-list", "aria-label": `round ${round.round}, game ${round.game}` },
