@@ -22,13 +22,15 @@ from websockets.exceptions import ConnectionClosed
 from client.session import ClientSession
 from protocol.processes import Child
 from server.net.node import Node, running_node
-from server.settings import Limits, Settings, Timeouts
+from server.settings import Limits, Settings, Solving, Timeouts
 from server.storage.embedded import EmbeddedRedis, free_port
 from server.storage.store import Store, connect
 from tests.processes import ROOT
 
 #: One unit for every wait in the tests; raise it on a slow machine.
 TIMEOUT = float(os.environ.get("BALLROOM_TEST_TIMEOUT", "10"))
+# A node that starts races at once and sweeps often: the tests wait on events, not clocks.
+FAST = Timeouts(countdown=0.0, sweep=0.1)
 
 
 @pytest.fixture(scope="session")
@@ -195,3 +197,11 @@ def no_errors_logged(caplog: pytest.LogCaptureFixture) -> Iterator[None]:
         and record.name.split(".")[0] in ("server", "websockets", "asyncio")
     ]
     assert not errors, [f"{r.name}: {r.getMessage()}" for r in errors]
+
+
+@pytest.fixture
+async def analysing_node(make_node: NodeFactory) -> AsyncIterator[str]:
+    """A node whose post-race analysis gets the tests' timeout per solve (a loaded machine
+    needs more than the default 2 s for an answer, and "unknown" would mark nothing)."""
+    async with make_node(timeouts=FAST, solving=Solving(workers=1, analysis=TIMEOUT)) as url:
+        yield url

@@ -20,11 +20,7 @@ from protocol.messages import (
     TournamentInfo,
 )
 from protocol.tournaments import Tournament
-from server.settings import Timeouts
-from tests.server.conftest import TIMEOUT
-
-FAST = Timeouts(countdown=0.0, sweep=0.1)
-
+from tests.server.conftest import FAST, TIMEOUT
 
 QUICK = Patience(request=TIMEOUT, keepalive=TIMEOUT)
 

@@ -361,11 +361,11 @@ async def test_a_tournament_table_is_titled_by_its_tournament_and_links_it(
 
 
 async def test_the_post_race_analysis_follows_the_results_and_shows_in_the_replay(
-    node: str, browser: Browser
+    analysing_node: str, browser: Browser
 ) -> None:
     """A watcher sees the results, then each racer's analysis under them (pushed after);
     the replay says it beside the positions."""
-    host = await ClientSession.connect(node, "Ann")
+    host = await ClientSession.connect(analysing_node, "Ann")
     try:
         created = await host.request(
             CreateRace(
@@ -377,7 +377,7 @@ async def test_the_post_race_analysis_follows_the_results_and_shows_in_the_repla
         race = created.race.id
         watcher = await Watcher.open(browser)
         page = watcher.page
-        await page.goto(page_url(node, f"/race/{race}"))
+        await page.goto(page_url(analysing_node, f"/race/{race}"))
         await host.request(StartRace(race=race), RaceInfo)
         started = await host.next(RaceStarted, timeout=TIMEOUT)
         await host.request(SubmitMove(race=race, seq=0, move=started.legal[0]), Moved)
@@ -389,7 +389,7 @@ async def test_the_post_race_analysis_follows_the_results_and_shows_in_the_repla
         )
         kinds = [m["t"] for m in watcher.messages()]
         assert kinds.index("race_finished") < kinds.index("race_analysis")
-        await page.goto(page_url(node, f"/replay/{race}/{host.player}"))
+        await page.goto(page_url(analysing_node, f"/replay/{race}/{host.player}"))
         await expect(page.locator("p.analysis")).to_contain_text(
             "Analysis: still winnable after the last move; par"
         )

@@ -36,7 +36,6 @@ from protocol.results import Winnability
 from protocol.views import View
 from server.engine import find_variant
 from server.engine.solver import solve
-from server.settings import Solving
 from tests.server.browser import Watcher, launched
 from tests.server.conftest import TIMEOUT, NodeFactory
 from tests.server.hosting import FAST
@@ -61,14 +60,6 @@ async def browser() -> AsyncIterator[Browser]:
 @pytest.fixture
 async def node(make_node: NodeFactory) -> AsyncIterator[str]:
     async with make_node(timeouts=FAST) as url:
-        yield url
-
-
-@pytest.fixture
-async def analysing_node(make_node: NodeFactory) -> AsyncIterator[str]:
-    """A node whose post-race analysis gets the tests' timeout per solve (a loaded machine
-    needs more than the default 2 s for an answer, and "unknown" would mark nothing)."""
-    async with make_node(timeouts=FAST, solving=Solving(workers=1, analysis=TIMEOUT)) as url:
         yield url
 
 
