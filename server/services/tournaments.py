@@ -17,9 +17,9 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Iterable
 from dataclasses import replace
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 from protocol.exceptions import ErrorCode
 from protocol.messages import CreateTournament, TournamentAction, TournamentFormat
@@ -52,6 +52,8 @@ from server.storage.tournaments import TournamentStore
 __all__ = ["Director", "TournamentExport"]
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 #: A bracket of 1,024 (issue 28); bench/events.py runs one on two nodes.
 MAX_ENTRANTS = 1024
@@ -378,7 +380,11 @@ class Director:
         stage = doc.running_stage
         if stage is not None:
             doc = await self._police(doc, stage, now)
-            return await self._score_if_over(doc, stage, now)
+            doc = await self._score_if_over(doc, stage, now)
+            if doc.running_stage is not None or not doc.status.active:
+                return doc
+            # Scored: with no break due the next stage starts in this same tick, not a
+            # sweep later (bench/events.py measures the gap between rounds).
         if doc.status is TournamentStatus.PAUSED or doc.next_at is None or now < doc.next_at:
             return doc
         absent = await self._absent(doc, now)
@@ -450,13 +456,18 @@ class Director:
         deal = await self._stage_deal(doc, plan.n, plan.variant)
         if deal is None:
             return doc  # a winnable deal is being looked for: a later tick starts the stage
-        races: list[TournamentTable] = []
-        for number, table in enumerate(plan.tables, 1):
-            race = f"{doc.id.lower()}-{plan.n}-{number}"
-            proof = await self._make_race(
-                doc, race, plan.variant, table.players, deal, tables=len(plan.tables)
+        names = [f"{doc.id.lower()}-{plan.n}-{number}" for number in range(1, len(plan.tables) + 1)]
+        # A round of a thousand is hundreds of races: made a batch at a time, not one by one.
+        proofs = await _batched(
+            self._make_race(doc, race, plan.variant, table.players, deal, tables=len(plan.tables))
+            for race, table in zip(names, plan.tables, strict=True)
+        )
+        races = [
+            TournamentTable(race, number, table.players, proof, table.match)
+            for number, (race, table, proof) in enumerate(
+                zip(names, plan.tables, proofs, strict=True), 1
             )
-            races.append(TournamentTable(race, number, table.players, proof, table.match))
+        ]
         doc = rules.seat(doc, plan, races, now)
         for entry in races:
             for player in entry.players:
@@ -514,19 +525,19 @@ class Director:
         return doc
 
     async def _score_if_over(self, doc: Tournament, stage: Stage, now: float) -> Tournament:
+        race_results = self.races.results
         for table in stage.races:
             # A race is closed here too, in case the node that should have died first.
-            if not await self.races.results.has_results(table.race) and not (
-                await self.races.results.close_if_done(table.race)
+            if not await race_results.has_results(table.race) and not (
+                await race_results.close_if_done(table.race)
             ):
                 return doc
+        stored = await _batched(race_results.stored_results(t.race) for t in stage.races)
         results: dict[str, RaceResults] = {}
-        for table in stage.races:
-            stored = await self.races.results.stored_results(table.race)
-            assert stored is not None  # results, once stored, stay
-            results[table.race] = stored
-        for table in stage.races:
-            await self.races.results.announce_held_results(table.race)
+        for table, found in zip(stage.races, stored, strict=True):
+            assert found is not None  # results, once stored, stay
+            results[table.race] = found
+        await _batched(race_results.announce_held_results(t.race) for t in stage.races)
         doc = rules.reveal_seeds(doc, {race: closed.seed for race, closed in results.items()})
         if doc.knockout:
             by_match = {
@@ -591,6 +602,18 @@ class Director:
         finally:
             with contextlib.suppress(Exception):
                 await lock.release()
+
+
+async def _batched(jobs: Iterable[Awaitable[T]], size: int = 32) -> list[T]:
+    """Every job's result, in order, ``size`` of them under way at a time."""
+    results: list[T] = []
+    batch: list[Awaitable[T]] = []
+    for job in jobs:
+        batch.append(job)
+        if len(batch) == size:
+            results += await asyncio.gather(*batch)
+            batch = []
+    return results + list(await asyncio.gather(*batch))
 
 
 class _Busy(Exception):
