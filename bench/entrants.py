@@ -85,11 +85,14 @@ class Documents:
         self.frames = 0
         self.decoded = 0
         self.bytes = 0
+        #: When the last document came (a tournament whose pushes stop has stalled).
+        self.last = time.time()
 
     def read(self, data: bytes) -> Seats:
         """What the document pushed in ``data`` seats (a frame seen before is not decoded)."""
         self.frames += 1
         self.bytes += len(data)
+        self.last = time.time()
         found = self._seen.get(data)
         if found is not None:
             return found
@@ -302,6 +305,20 @@ class Entrant:
         }
 
 
+async def _until_ended(
+    entrants: Sequence[Entrant], documents: Documents, deadline: float, stall: float
+) -> bool:
+    """Until every entrant saw the end or lost its connection, the deadline passed, or no
+    document came for ``stall`` seconds (True: the tournament stalled, as an arena whose
+    document outgrew a frame does)."""
+    waiting = {e.ended for e in entrants if not e.ended.done()}
+    while waiting and time.time() < deadline:
+        _, waiting = await asyncio.wait(waiting, timeout=min(5.0, max(0.1, deadline - time.time())))
+        if waiting and time.time() - documents.last > stall:
+            return True
+    return False
+
+
 async def _keep_alive(
     entrants: Sequence[Entrant], stop: asyncio.Event, every: float = 60.0
 ) -> None:
@@ -360,8 +377,7 @@ async def load(args: argparse.Namespace) -> dict[str, Any]:
     entered = sum(e.entered for e in entrants)
     print(json.dumps({"joined": entered, "connect_s": connected - began,
                       "join_s": time.time() - connected}), flush=True)  # fmt: skip
-    remaining = max(1.0, args.deadline - time.time())
-    await asyncio.wait([e.ended for e in entrants], timeout=remaining)
+    stalled = await _until_ended(entrants, documents, args.deadline, args.stall)
     stop.set()
     await pinging
     # Moves still in flight when the document said "over" (none should be) get a moment.
@@ -376,6 +392,7 @@ async def load(args: argparse.Namespace) -> dict[str, Any]:
         "index": args.index,
         "entrants": [e.to_data() for e in entrants],
         "over": sum(1 for e in entrants if e.over.done()),
+        "stalled": stalled,
         "documents": {"frames": documents.frames, "decoded": documents.decoded,
                       "bytes": documents.bytes},
     }  # fmt: skip
@@ -393,6 +410,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--join-limit", type=int, default=4, help="joins in flight at once")
     parser.add_argument(
         "--own-stages", action="store_true", help="note only the entrant's own stages' times"
+    )
+    parser.add_argument(
+        "--stall", type=float, default=90.0, help="s without a document before giving up"
     )
     parser.add_argument("--deadline", type=float, required=True, help="unix time to give up")
     return parser

@@ -522,6 +522,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "consistency": consistency,
         "errors": dict(errors),
         "entrants_not_over": sum(1 for e in entrants if e["over"] is None),
+        "stalled": any(load.report.get("stalled") for load in started_loads),
         "entrants_disconnected": sum(1 for e in entrants if not e["connected"]),
         "entrants_lost_before_the_end": sum(1 for e in entrants if e["lost"] is not None),
     }
@@ -574,6 +575,8 @@ def print_figures(report: dict[str, Any]) -> None:
     print(f"errors {r['errors']}; entrants not seeing the end {r['entrants_not_over']}, "
           f"connections lost before the end {r['entrants_lost_before_the_end']}")  # fmt: skip
     print(f"load average {r['load_average']}")
+    if r["stalled"]:
+        print("STALLED: no tournament document reached the entrants for 90 s before the end")
 
 
 def _print_rounds(r: dict[str, Any], line: Callable[..., str]) -> None:
