@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import functools
 import json
 import random
 import sys
@@ -359,7 +360,7 @@ async def load(args: argparse.Namespace) -> dict[str, Any]:
     names = [f"e{args.index}-{i}" for i in range(args.count)]
     clients = await gather_limited(
         [
-            (lambda i=i: _connect(urls[(args.offset + i) % len(urls)], names[i], documents))
+            functools.partial(_connect, urls[(args.offset + i) % len(urls)], names[i], documents)
             for i in range(args.count)
         ],
         64,
@@ -373,7 +374,7 @@ async def load(args: argparse.Namespace) -> dict[str, Any]:
     # From the first connection on: an entry of a thousand takes minutes, and a node closes a
     # connection quiet for five.
     pinging = asyncio.ensure_future(_keep_alive(entrants, stop))
-    await gather_limited([(lambda e=e: e.enter(args.code)) for e in entrants], args.join_limit)
+    await gather_limited([functools.partial(e.enter, args.code) for e in entrants], args.join_limit)
     entered = sum(e.entered for e in entrants)
     print(json.dumps({"joined": entered, "connect_s": connected - began,
                       "join_s": time.time() - connected}), flush=True)  # fmt: skip
