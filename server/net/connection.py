@@ -27,7 +27,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from protocol.codec import encode, error_frame
-from protocol.exceptions import ErrorCode
+from protocol.exceptions import ErrorCode, LocalProtocolError
 from protocol.messages import ClientMessage, ServerMessage, SubmitMove
 from server.exceptions import RequestRefused
 from server.fanout.feeds import RaceWatch, Role
@@ -282,7 +282,16 @@ class Connection:
         if isinstance(reply, bytes):
             self.send_frame(reply)
         elif reply is not None:
-            self.send(reply)
+            try:
+                frame = encode(reply)
+            except LocalProtocolError as exc:
+                # An answer past the frame limit (a huge tournament's record): say so, never
+                # leave the request unanswered.
+                log.error("the answer to %s cannot be sent: %s", message.t, exc)
+                said = f"the answer to {message.t} is too large to send"
+                self.refuse(ErrorCode.INTERNAL, said, message.id)
+                return
+            self.send_frame(frame)
 
     def _failed(self, message: ClientMessage, exc: BaseException) -> None:
         """Answer a request whose handling raised ``exc``."""
