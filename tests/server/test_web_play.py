@@ -621,3 +621,33 @@ async def test_the_expert_bot_plays_the_experts_hints(node: str, context: Browse
     await asyncio.wait_for(played.wait(), TIMEOUT * 3)
     assert asked and all(said.get("level") == "expert" for said in asked)
     assert_clean(watcher)
+
+
+async def test_taps_on_a_phone_move_a_card(node: str, browser: Browser) -> None:
+    """On a touch screen a tap is a click: tap a card, then a lit destination, and it moves."""
+    phone = await browser.new_context(has_touch=True, is_mobile=True)
+    try:
+        watcher = await Watcher.open_in(phone, *PHONE)
+        page = await as_guest(watcher, node, "Tia")
+        await practice(page, "random")
+        mine = page.locator(".board.mine")
+        before = await moves_made(page)
+        for _ in range(30):  # deal until some card can move
+            sources = await mine.locator(".pile.source:not(.role-stock)").all()
+            for pile in [await p.get_attribute("data-pile") for p in sources]:
+                await mine.locator(f'.pile[data-pile="{pile}"]').tap()
+                targets = mine.locator(".pile.target")
+                if not await targets.count():
+                    await page.keyboard.press("Escape")
+                    continue
+                await targets.first.tap()
+                await expect(page.locator(".notice")).to_contain_text("✓")
+                assert await moves_made(page) == before + 1
+                assert_clean(watcher)
+                return
+            await mine.locator(".pile.role-stock").tap()
+            await expect(mine.locator(".progress-text")).to_contain_text(f"{before + 1} moves")
+            before += 1
+        pytest.fail("no card could move in 30 deals")
+    finally:
+        await phone.close()
