@@ -91,6 +91,9 @@ class _Nowhere(asyncio.Transport):
     def get_write_buffer_size(self) -> int:
         return 0
 
+    def set_write_buffer_limits(self, high: int | None = None, low: int | None = None) -> None:
+        pass
+
     def get_extra_info(self, name: str, default: object = None) -> object:
         return ("127.0.0.1", 1) if name == "peername" else default
 

@@ -64,6 +64,7 @@ from protocol.messages import (
     ManageTournament,
     Matched,
     Moved,
+    PauseArena,
     Ping,
     PlayDaily,
     Pong,
@@ -393,6 +394,7 @@ CUP_MESSAGES: dict[str, tuple[str, CupBuild]] = {
     "remove": (RUNNING, _manage(Action.REMOVE, lambda c: c.bo)),
     "remove/stranger": (RUNNING, _manage(Action.REMOVE, lambda c: c.olive)),
     "record": (RUNNING, lambda c: GetTournamentRecord(tournament=c.tournament)),
+    "pause_arena": (RUNNING, lambda c: PauseArena(tournament=c.tournament, paused=True)),
     # Race messages aimed at a tournament's races.
     "move/table": (RUNNING, lambda c: SubmitMove(race=c.table, seq=0, move=c.ann_first)),
     "join_race/table": (RUNNING, lambda c: JoinRace(race=c.table)),
@@ -428,6 +430,8 @@ CUP_MATRIX: dict[str, tuple[Outcome, ...]] = {
     "remove":              (UNAUTH,  CUP,      NOT_HOST, NOT_HOST, NOT_HOST, NOT_HOST, NOT_HOST),
     "remove/stranger":     (UNAUTH,  MISSING,  NOT_HOST, NOT_HOST, NOT_HOST, NOT_HOST, NOT_HOST),
     "record":              (UNAUTH,  RECORD,   RECORD,   RECORD,   RECORD,   RECORD,   RECORD),
+    # T is a rounds tournament: only an arena's entrants pause, and nobody here.
+    "pause_arena":         (UNAUTH,  DENIED,   DENIED,   DENIED,   DENIED,   DENIED,   DENIED),
     # Only the racer seated at a table moves there; a spectator never does.
     "move/table":          (UNAUTH,  OUTSIDER, Moved,    OUTSIDER, OUTSIDER, DENIED,   OUTSIDER),
     # The tournament starts its races as soon as it has seated them.
