@@ -19,7 +19,7 @@ be freed, and the kind never becomes available.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 __all__ = ["Places", "dealt_lost", "stuck"]
 
@@ -52,26 +52,7 @@ def stuck(
             ready.add(stack[0] % 52)
     if not piles:
         return False
-    leaves: set[int] = set()
-
-    def can_leave(kind: int) -> bool:
-        if kind in leaves:
-            return True
-        wanted = places[kind]
-        for foundation, position in wanted:
-            height = heights[foundation]
-            if position < height:
-                continue  # that place is filled
-            sequence = sequences[foundation]
-            while height < position and sequence[height] in ready:
-                height += 1
-            if height == position:
-                leaves.add(kind)
-                return True
-        if not wanted:
-            leaves.add(kind)
-            return True
-        return False
+    can_leave = _leaving(ready, heights, sequences, places)
 
     tops = [len(pile) for pile in piles]
     progress = True
@@ -120,26 +101,7 @@ def dealt_lost(
     no line takes home: the game is lost.
     """
     home: set[int] = set()
-    leaves: set[int] = set()
-
-    def can_leave(kind: int) -> bool:
-        if kind in leaves:
-            return True
-        wanted = places[kind]
-        for foundation, position in wanted:
-            height = heights[foundation]
-            if position < height:
-                continue  # that place is filled
-            sequence = sequences[foundation]
-            while height < position and sequence[height] in home:
-                height += 1
-            if height == position:
-                leaves.add(kind)
-                return True
-        if not wanted:
-            leaves.add(kind)
-            return True
-        return False
+    can_leave = _leaving(home, heights, sequences, places)
 
     columns = [list(stack) for stack in stacks if stack]
     pile = list(waste)
@@ -173,3 +135,36 @@ def dealt_lost(
             break
         deals, pile = pile, []  # the redeal: the waste's bottom card is dealt first
     return bool(pile) or any(columns)
+
+
+def _leaving(
+    available: set[int],
+    heights: Sequence[int],
+    sequences: Sequence[Sequence[int]],
+    places: Places,
+) -> Callable[[int], bool]:
+    """Whether a card of a kind can leave its stack: some foundation that still wants the
+    kind can be built up to it from the kinds in ``available`` (read at each call: it only
+    grows, so a kind found able to leave is remembered as such)."""
+    leaves: set[int] = set()
+
+    def can_leave(kind: int) -> bool:
+        if kind in leaves:
+            return True
+        wanted = places[kind]
+        for foundation, position in wanted:
+            height = heights[foundation]
+            if position < height:
+                continue  # that place is filled
+            sequence = sequences[foundation]
+            while height < position and sequence[height] in available:
+                height += 1
+            if height == position:
+                leaves.add(kind)
+                return True
+        if not wanted:
+            leaves.add(kind)
+            return True
+        return False
+
+    return can_leave
