@@ -40,9 +40,10 @@ from protocol.messages import (
     TournamentAction,
     TournamentInfo,
 )
-from tests.server.browser import Watcher, chromium_path, launched
+from tests.server.browser import Watcher, launched
 from tests.server.conftest import TIMEOUT, NodeFactory
 from tests.server.hosting import FAST, QUICK, host_tournament
+from tests.server.pages import assert_clean, page_url, system_chromium
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
@@ -57,10 +58,7 @@ expect.set_options(timeout=WAIT_MS)
 
 @pytest.fixture
 async def browser() -> AsyncIterator[Browser]:
-    executable = chromium_path()
-    if executable is None:
-        pytest.fail("no Chromium found: `make browser`, or set BALLROOM_CHROMIUM")
-    async with launched(executable) as opened:
+    async with launched(system_chromium()) as opened:
         yield opened
 
 
@@ -78,15 +76,6 @@ async def context(browser: Browser) -> AsyncIterator[BrowserContext]:
 async def node(make_node: NodeFactory) -> AsyncIterator[str]:
     async with make_node(timeouts=FAST) as url:
         yield url
-
-
-def page_url(node: str, path: str = "/") -> str:
-    return node.replace("ws://", "http://").rstrip("/") + path
-
-
-def assert_clean(watcher: Watcher) -> None:
-    """No console error, no uncaught exception, no CSP violation (Chromium logs those as errors)."""
-    assert not watcher.errors, watcher.errors
 
 
 async def as_guest(watcher: Watcher, node: str, name: str) -> Page:

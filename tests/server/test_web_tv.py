@@ -33,9 +33,10 @@ from protocol.messages import (
 )
 from protocol.moves import Move
 from protocol.policy import GreedyPolicy
-from tests.server.browser import Watcher, chromium_path, launched
+from tests.server.browser import Watcher, launched
 from tests.server.conftest import TIMEOUT, NodeFactory
 from tests.server.hosting import FAST
+from tests.server.pages import assert_clean, page_url, system_chromium
 from tests.server.secrecy import carries_seed
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -49,10 +50,7 @@ expect.set_options(timeout=WAIT_MS)
 
 @pytest.fixture
 async def browser() -> AsyncIterator[Browser]:
-    executable = chromium_path()
-    if executable is None:
-        pytest.fail("no Chromium found: `make browser`, or set BALLROOM_CHROMIUM")
-    async with launched(executable) as opened:
+    async with launched(system_chromium()) as opened:
         yield opened
 
 
@@ -60,10 +58,6 @@ async def browser() -> AsyncIterator[Browser]:
 async def node(make_node: NodeFactory) -> AsyncIterator[str]:
     async with make_node(timeouts=FAST) as url:
         yield url
-
-
-def page_url(node: str, path: str = "/") -> str:
-    return node.replace("ws://", "http://").rstrip("/") + path
 
 
 @dataclass
@@ -204,7 +198,7 @@ async def test_tv_follows_the_featured_race_then_the_next_without_reloading(
     assert page.url == address
     assert await page.evaluate("window.tvMark") == "kept"
     assert len(loads) == 1 and navigations == [address], (loads, navigations)
-    assert not watcher.errors, watcher.errors
+    assert_clean(watcher)
 
 
 async def test_the_lobby_links_to_tv(node: str, browser: Browser) -> None:
@@ -215,7 +209,7 @@ async def test_the_lobby_links_to_tv(node: str, browser: Browser) -> None:
     await page.get_by_role("link", name="TV").click()
     await expect(page.locator(".tv-idle")).to_be_visible()
     assert page.url.endswith("/tv")
-    assert not watcher.errors, watcher.errors
+    assert_clean(watcher)
 
 
 async def test_a_delayed_featured_race_shows_nothing_before_its_delay(
@@ -238,4 +232,4 @@ async def test_a_delayed_featured_race_shows_nothing_before_its_delay(
         assert not [m for m in watcher.messages() if m["t"] == "board"]
         spectating = [m for m in watcher.messages() if m["t"] == "spectating"]
         assert spectating and all(m["boards"] == {} for m in spectating)
-    assert not watcher.errors, watcher.errors
+    assert_clean(watcher)
