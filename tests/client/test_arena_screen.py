@@ -141,6 +141,17 @@ def test_the_arena_standings_mark_a_streak_and_the_clock_counts_down() -> None:
     ).duration == 45 * 60  # fmt: skip
 
 
+@pytest.mark.parametrize("minutes", ["", "0", "1441", "x9!", "-5", " "])
+def test_arena_minutes_out_of_range_are_refused_by_name(minutes: str) -> None:
+    """The arena's length (typed in the rounds field) is a whole number of minutes, 1 to 1440."""
+    with pytest.raises(ValueError, match=r"^arena minutes: "):
+        read_tournament_form(
+            name="A", format=TournamentFormat.ARENA, variants="quadrille", rounds=minutes,
+            best_of="1", minutes="2", spectate=SpectatePolicy.AFTER, delay="0",
+            break_seconds="0", grace="60", password="",
+        )  # fmt: skip
+
+
 def test_an_arena_record_is_checked_as_a_fresh_deal_per_race() -> None:
     """The final results say every arena race's seed proves its commitment, and that no
     two races shared a deal (not "one deal per round")."""
