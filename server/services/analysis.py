@@ -12,7 +12,11 @@ waiting for one.
 
 The pool also answers hints within a second, so analyses take turns: one
 job at a time from all of a node's analyses, short ones, so that a hint
-never waits behind more than one of them.
+never waits behind more than one of them. Races can close faster than
+their analyses run (bots racing back to back): at most :data:`BACKLOG`
+races wait for a turn, and a race closing beyond that is stored as
+``unknown`` at once, so the waiting work and its memory stay bounded
+however fast races close.
 """
 
 from __future__ import annotations
@@ -34,6 +38,9 @@ from server.storage.store import Store
 __all__ = ["Analyst", "opening_in_worker", "racer_in_worker"]
 
 log = logging.getLogger(__name__)
+
+#: Races whose analysis may wait for the pool at once; more are analysed ``unknown``.
+BACKLOG = 32
 
 
 def opening_in_worker(
@@ -77,16 +84,28 @@ def unknown_analysis(results: RaceResults) -> RaceAnalysis:
 class Analyst:
     """Runs races' analyses in the background, one task per race, never awaited by closing."""
 
-    def __init__(self, store: Store, solver: SolverPool) -> None:
+    def __init__(self, store: Store, solver: SolverPool, *, backlog: int = BACKLOG) -> None:
         self.store = store
         self.solver = solver
+        self.backlog = backlog
         self._tasks: set[asyncio.Task[None]] = set()
+        #: Analyses that wait for the solver or run in it (not the ones given up at once).
+        self.waiting = 0
         #: One analysis job in the pool at a time, whichever race it is for.
         self._turn = asyncio.Lock()
 
     def analyse_soon(self, race: str, results: RaceResults) -> None:
-        """Analyse ``race``'s stored ``results`` in the background, then store and announce it."""
-        task = asyncio.get_running_loop().create_task(self._analyse(race, results))
+        """Analyse ``race``'s stored ``results`` in the background, then store and announce it
+        (``unknown`` at once when :attr:`backlog` races already wait)."""
+        if self.waiting >= self.backlog:
+            log.warning(
+                "race %s: %d analyses wait already; this one is unknown", race, self.waiting
+            )
+            work = self._record(race, results, unknown_analysis(results))
+        else:
+            self.waiting += 1  # counted now: the task may not start before the next race closes
+            work = self._analyse(race, results)
+        task = asyncio.get_running_loop().create_task(work)
         self._tasks.add(task)  # the loop keeps only a weak reference to a task
         task.add_done_callback(self._tasks.discard)
 
@@ -127,10 +146,19 @@ class Analyst:
     async def _analyse(self, race: str, results: RaceResults) -> None:
         try:
             analysis = await self.analyse(results)
+        except Exception:
+            log.exception("the analysis of race %s failed", race)
+            return
+        finally:
+            self.waiting -= 1
+        await self._record(race, results, analysis)
+
+    async def _record(self, race: str, results: RaceResults, analysis: RaceAnalysis) -> None:
+        try:
             done = dataclasses.replace(results, analysis=analysis)
             await self.store.results.record_analysis(race, done)
         except Exception:
-            log.exception("the analysis of race %s failed", race)
+            log.exception("the analysis of race %s could not be stored", race)
 
     async def close(self) -> None:
         """Stop the analyses under way (their races' results stand without one)."""

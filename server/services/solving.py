@@ -2,7 +2,11 @@
 
 A solve takes up to seconds of CPU, which on the event loop would stall every
 race the node serves. So every solve runs in a process pool (``forkserver``
-workers, the engine preloaded), and every wait for one is bounded twice: the
+workers, the engine preloaded), whose workers run at a lower scheduling
+priority (:data:`NICENESS`): on a busy machine the races' own path comes
+first, and the solver takes the CPU they leave (a node that closes races
+back to back, each analysed, once lost half its core to it). Every wait for
+one is bounded twice: the
 worker's own search stops at its time limit, and the node stops waiting a
 little after that (the pool may be busy with other solves), falling back to
 what a race without the solver would do.
@@ -18,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import multiprocessing
+import os
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -32,9 +37,11 @@ from server.engine.solver import Outcome, first_choice, solve
 from server.settings import Solving
 
 __all__ = [
+    "NICENESS",
     "LineCache",
     "PositionAnswer",
     "SolverPool",
+    "lower_priority",
     "solve_position",
 ]
 
@@ -45,6 +52,9 @@ T = TypeVar("T")
 #: Seconds the node waits for a pool's answer beyond the solve's own limit:
 #: a first solve starts the workers, and others may be ahead in the queue.
 STARTUP_GRACE = 2.0
+
+#: How much nicer than the node its solver workers are (``nice``'s increment).
+NICENESS = 10
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +89,11 @@ def solve_position(
     return solution.outcome.value, solution.line, suggestion
 
 
+def lower_priority() -> None:
+    """A worker's first act: yield the CPU to the node's event loop when both want it."""
+    os.nice(NICENESS)
+
+
 # -- the pool, from the event loop --------------------------------------------
 
 
@@ -104,7 +119,9 @@ class SolverPool:
             # Workers fork from a clean process with the engine imported once,
             # never from the node itself (its threads and sockets stay behind).
             context.set_forkserver_preload([__name__])
-            self._executor = ProcessPoolExecutor(self.solving.workers, mp_context=context)
+            self._executor = ProcessPoolExecutor(
+                self.solving.workers, mp_context=context, initializer=lower_priority
+            )
         return self._executor
 
     async def _run(self, seconds: float, work: Callable[..., T], *args: Any) -> T | None:
