@@ -69,7 +69,7 @@ def message(value: dict[str, object]) -> bytes:
 
 
 def hello(name: str = "Mallory") -> bytes:
-    return message({"t": "hello", "v": 3, "name": name, "id": 1})
+    return message({"t": "hello", "v": 4, "name": name, "id": 1})
 
 
 def connect(port: int, source: str, *, rcvbuf: int | None = None) -> socket.socket:
@@ -312,7 +312,7 @@ def guess_tokens(port: int, source: str, seconds: float, _: str | None) -> Outco
             if guess % 2:
                 token = f"u{os.urandom(6).hex()}.{token}"
             sock.sendall(
-                message({"t": "hello", "v": 3, "name": "Mallory", "token": token, "id": guess})
+                message({"t": "hello", "v": 4, "name": "Mallory", "token": token, "id": guess})
             )
             opcode, payload = reader.next()
             if opcode == CLOSE:

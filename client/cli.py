@@ -18,9 +18,10 @@ import sys
 from client.launcher import BadServerURL, default_name, play, server_url
 from client.models.winners import final_standings_lines
 from protocol.cli import Commands, main, player_name
+from protocol.exceptions import InvalidField
 from protocol.messages import GetTournamentRecord, TournamentRecord
 from protocol.policy import STRATEGIES
-from protocol.record import to_csv, to_json
+from protocol.record import RecordPage, joined_record, to_csv, to_json
 from protocol.tournaments import Record
 
 __all__ = ["register"]
@@ -91,16 +92,24 @@ def _tournament_export(args: argparse.Namespace) -> int:
 
     async def fetch() -> dict[str, object]:
         session = await ClientSession.connect(args.server, "exporter")
+
+        async def page(start: int | None) -> RecordPage:
+            asked = GetTournamentRecord(code=args.code, from_stage=start)
+            reply = await session.request(asked, TournamentRecord)
+            return reply.record, reply.next_stage
+
         try:
-            reply = await session.request(GetTournamentRecord(code=args.code), TournamentRecord)
+            return await joined_record(page)
         finally:
             await session.close()
-        return reply.record
 
     try:
         record = asyncio.run(fetch())
     except RequestFailed as exc:
         print(f"ballroom tournament export: the server refused: {exc}", file=sys.stderr)
+        return 1
+    except InvalidField as exc:
+        print(f"ballroom tournament export: the server sent a bad record: {exc}", file=sys.stderr)
         return 1
     except OSError as exc:
         print(f"ballroom tournament export: cannot reach {args.server}: {exc}", file=sys.stderr)

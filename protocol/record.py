@@ -12,11 +12,56 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 
+from protocol.exceptions import InvalidField
 from protocol.tournaments import Record
 
-__all__ = ["CSV_COLUMNS", "to_csv", "to_json"]
+__all__ = ["CSV_COLUMNS", "RecordPage", "joined_record", "to_csv", "to_json"]
+
+#: One page of a record, as ``tournament_record`` carries it: its map and where the
+#: next page starts (None: the last).
+RecordPage = tuple[Mapping[str, object], int | None]
+
+
+async def joined_record(
+    fetch: Callable[[int | None], Awaitable[RecordPage]], *, most: int = 10_000
+) -> dict[str, object]:
+    """The whole record, asked for page by page: ``fetch(from_stage)`` asks for one.
+
+    The pages' stages and races are put together in order, and the document is
+    the last page's (its standings the newest); a record of ``most`` pages or
+    more is refused rather than asked for forever.
+
+    Raises:
+        InvalidField: a page is not a record's map.
+    """
+    stages: list[object] = []
+    races: dict[str, object] = {}
+    start: int | None = None
+    for _ in range(most):
+        page, start = await fetch(start)
+        tournament = dict(_map(page, "tournament"))
+        stages += list(_list(tournament, "stages"))
+        races.update(_map(page, "races"))
+        if start is None:
+            tournament["stages"] = stages
+            return {"tournament": tournament, "races": races}
+    raise InvalidField("record", f"goes on past {most} pages")
+
+
+def _map(data: Mapping[str, object], key: str) -> Mapping[str, object]:
+    value = data.get(key)
+    if not isinstance(value, Mapping):
+        raise InvalidField(f"record.{key}", "must be a map")
+    return value
+
+
+def _list(data: Mapping[str, object], key: str) -> list[object]:
+    value = data.get(key)
+    if not isinstance(value, list):
+        raise InvalidField(f"record.{key}", "must be an array")
+    return value
 
 
 CSV_COLUMNS = (

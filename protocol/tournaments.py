@@ -307,8 +307,11 @@ class TournamentStanding:
     and ``wins`` (games solved, or in a knockout games won; in an arena, races
     placed first); ``round`` is the last bracket round a knockout entrant
     reached (0 in the other formats). An arena's line also counts the
-    entrant's ``races`` and their ``streak``: races placed first in a row up
-    to now (from 2, their next race scores double: docs/tournaments.md).
+    entrant's ``races``, their ``streak`` (races placed first in a row up to
+    now; from 2, their next race scores double: docs/tournaments.md) and
+    ``places``, the sum of their races' places (its mean breaks ties). The
+    line is the running total of the entrant's scored races, so an arena's
+    standings hold even for races no longer in the document.
     """
 
     place: int
@@ -323,9 +326,15 @@ class TournamentStanding:
     by: RankedBy | None = None
     races: int = 0
     streak: int = 0
+    places: int = 0
+
+    @property
+    def average_place(self) -> float:
+        """The mean place over the entrant's arena races (infinite before the first)."""
+        return self.places / self.races if self.races else float("inf")
 
     def to_data(self, *, arena: bool = False) -> dict[str, object]:
-        """The map; ``arena``: with the arena's ``races`` and ``streak``."""
+        """The map; ``arena``: with the arena's ``races``, ``streak`` and ``places``."""
         data: dict[str, object] = {
             "place": self.place,
             "player": self.player,
@@ -341,6 +350,7 @@ class TournamentStanding:
         if arena:
             data["races"] = self.races
             data["streak"] = self.streak
+            data["places"] = self.places
         return data
 
     @classmethod
@@ -358,6 +368,7 @@ class TournamentStanding:
             by=shape.optional_choice("by", RankedBy),
             races=shape.integer("races", 0),
             streak=shape.integer("streak", 0),
+            places=shape.integer("places", 0),
         )
 
 
@@ -371,6 +382,10 @@ class Tournament:
     winner once there is one. An arena lasts ``duration`` seconds from its
     start, until ``ends_at``, and starts no race in its last ``cutoff``
     seconds; each of its races is a stage of one table, and several run at once.
+    An arena's document keeps its races under way and its latest scored ones;
+    ``archived`` counts the older scored races moved out of ``stages`` (a
+    thousand entrants race thousands of times, and the document is pushed at
+    every change), which the record (``get_tournament_record``) still holds.
     """
 
     id: str
@@ -401,6 +416,7 @@ class Tournament:
     duration: int = 0
     cutoff: int = 0
     ends_at: float | None = None
+    archived: int = 0
 
     @property
     def knockout(self) -> bool:
@@ -455,6 +471,11 @@ class Tournament:
         """Every stage under way: an arena's races not yet scored."""
         return tuple(s for s in self.stages if s.status is StageStatus.RUNNING)
 
+    @property
+    def stages_played(self) -> int:
+        """How many stages have started, an arena's archived races counted."""
+        return self.archived + len(self.stages)
+
     def variant_of_round(self, number: int) -> str:
         """The variant bracket or rounds round ``number`` (from 1) plays."""
         return self.variants[(number - 1) % len(self.variants)]
@@ -472,7 +493,7 @@ class Tournament:
             rounds=self.rounds,
             best_of=self.best_of,
             entrants=sum(1 for _ in self.active_entrants()),
-            stage=len(self.stages),
+            stage=self.stages_played,
         )
 
     def to_data(self) -> dict[str, object]:
@@ -505,7 +526,12 @@ class Tournament:
             "champion": self.champion,
         }
         if self.arena:  # the other formats' maps stay as they were
-            data.update(duration=self.duration, cutoff=self.cutoff, ends_at=self.ends_at)
+            data.update(
+                duration=self.duration,
+                cutoff=self.cutoff,
+                ends_at=self.ends_at,
+                archived=self.archived,
+            )
         return data
 
     @classmethod
@@ -548,6 +574,7 @@ class Tournament:
             duration=shape.integer("duration", 0),
             cutoff=shape.integer("cutoff", 0),
             ends_at=shape.optional_number("ends_at"),
+            archived=shape.integer("archived", 0),
         )
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 __all__ = ["PROTOCOL_VERSION", "SUPPORTED_VERSIONS"]
 
 #: The version this code writes.
-PROTOCOL_VERSION = 3
+PROTOCOL_VERSION = 4
 
 #: Every version this code reads and answers, oldest first.
-SUPPORTED_VERSIONS: tuple[int, ...] = (3,)
+SUPPORTED_VERSIONS: tuple[int, ...] = (4,)

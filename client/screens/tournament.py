@@ -79,8 +79,10 @@ _HOST_KEYS: dict[str, frozenset[TournamentStatus]] = {
 
 
 def _age(doc: Tournament) -> tuple[int, int, int]:
-    done = sum(stage.status is not StageStatus.RUNNING for stage in doc.stages)
-    return (int(doc.status.over), len(doc.stages), done)
+    """How far the tournament has gone: over, stages started, stages over (an arena's
+    archived races count as both)."""
+    done = doc.archived + sum(stage.status is not StageStatus.RUNNING for stage in doc.stages)
+    return (int(doc.status.over), doc.stages_played, done)
 
 
 def _seating_stage(doc: Tournament, player: str) -> Stage | None:

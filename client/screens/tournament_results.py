@@ -28,7 +28,9 @@ from client.screens.base import ServerScreen
 from client.session import RequestFailed
 from client.widgets.status import TopBar
 from client.widgets.tournament import bracket_text, standings_table, status_line
+from protocol.exceptions import InvalidField
 from protocol.messages import GetTournamentRecord, TournamentRecord, deal_commitment
+from protocol.record import RecordPage, joined_record
 from protocol.tournaments import Record, Tournament
 
 __all__ = ["RaceCheck", "TournamentResultsScreen", "check_record", "final_text"]
@@ -169,14 +171,18 @@ class TournamentResultsScreen(ServerScreen):
 
     @work(exclusive=True, group="record")
     async def fetch(self) -> None:
+
+        async def page(start: int | None) -> RecordPage:
+            asked = GetTournamentRecord(tournament=self.tournament, from_stage=start)
+            reply = await self.link.request(asked, TournamentRecord)
+            return reply.record, reply.next_stage
+
         try:
-            reply = await self.link.request(
-                GetTournamentRecord(tournament=self.tournament), TournamentRecord
-            )
-        except (RequestFailed, Offline) as exc:
+            record = Record.from_data(await joined_record(page))
+        except (RequestFailed, Offline, InvalidField) as exc:
             self.query_one("#notice", Static).update(f"✗ Could not fetch the record: {exc}")
             return
-        self.record = Record.from_data(reply.record)
+        self.record = record
         self.doc = self.record.tournament
         self._draw()
 

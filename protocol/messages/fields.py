@@ -32,6 +32,7 @@ MAX_PLAYERS = 8
 MAX_RACES = 1000  # race summaries in one ``races`` reply
 MAX_LEGAL = 10_000  # legal moves listed in one message
 MAX_ROUNDS = 50  # rounds of one tournament, and variants listed for them
+MAX_STAGE = 2**31 - 1  # a tournament's stage numbers (an arena's race numbers)
 
 
 # Field types shared by several messages: the type for mypy, the check for us.

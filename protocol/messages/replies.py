@@ -18,6 +18,7 @@ from protocol.messages.fields import (
     MAX_RACES,
     MAX_SEED,
     MAX_SEQ,
+    MAX_STAGE,
     DealVersion,
     Digest,
     EventNumber,
@@ -346,6 +347,8 @@ class TournamentRecord(ServerMessage):
     #: (:func:`protocol.record.to_json`), and reads it with
     #: :meth:`protocol.tournaments.Record.from_data`, which writes no map back yet.
     record: Annotated[dict[str, Any], AnyMap()]
+    #: Where the next page of the record starts (its ``from_stage``); left out on the last.
+    next_stage: Annotated[int | None, Opt(Int(0, MAX_STAGE))] = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

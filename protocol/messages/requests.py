@@ -20,6 +20,7 @@ from protocol.messages.fields import (
     MAX_PLAYERS,
     MAX_ROUNDS,
     MAX_SEED,
+    MAX_STAGE,
     EventNumber,
     GivenPassword,
     MoveString,
@@ -356,9 +357,14 @@ class ManageTournament(ClientMessage):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class GetTournamentRecord(_NamesATournament):
-    """The whole record: every round, race, revealed seed and move log so far."""
+    """The record, a page at a time: every round, race, revealed seed and move log so far.
+
+    ``from_stage``: the stage number the page starts at (the first stage when
+    left out); the reply's ``next_stage`` is where the next page starts.
+    """
 
     t: ClassVar[str] = "get_tournament_record"
+    from_stage: Annotated[int | None, Opt(Int(0, MAX_STAGE))] = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

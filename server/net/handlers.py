@@ -437,7 +437,8 @@ async def on_pause_arena(conn: Peer, msg: PauseArena) -> ServerMessage:
 async def on_get_tournament_record(conn: Peer, msg: GetTournamentRecord) -> ServerMessage:
     director = conn.services.tournaments
     tournament = await director.resolve(msg.tournament, msg.code)
-    return TournamentRecord(id=msg.id, record=(await director.record(tournament)).to_data())
+    page = await director.record(tournament, msg.from_stage or 0)
+    return TournamentRecord(id=msg.id, record=page.to_data(), next_stage=page.next_stage)
 
 
 # -- quick races -----------------------------------------------------------------

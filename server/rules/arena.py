@@ -22,12 +22,20 @@ states it for players:
 The same functions score the races as they close and check a record
 afterwards (:func:`replayed_points`), so ``tournament verify`` recomputes
 every entrant's points from the races' places by these rules.
+
+An entrant's standings line is the running total of their scored races
+(points, wins, places, streak), each race folded in once as it is scored.
+An entrant is in one race at a time and grouped again only after it is
+scored, so their races are scored in their own order, and the streak on the
+line is the one the next race needs. The document therefore need not keep
+every race: :func:`archive` moves all but the newest :data:`KEEP` scored
+races out of it (the director stores them beside it, for the record).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from protocol.results import Standing
 from protocol.tournaments import (
@@ -43,8 +51,10 @@ from protocol.tournaments import (
 from server.rules.ranking import rank
 
 __all__ = [
+    "KEEP",
     "PLACE_POINTS",
     "STREAK",
+    "archive",
     "arena_standings",
     "cancel_race",
     "may_pair",
@@ -63,6 +73,9 @@ __all__ = [
 PLACE_POINTS = (4, 2, 1)
 #: Wins in a row that put an entrant on a streak: from then on their races score double.
 STREAK = 2
+
+#: Scored races an arena's document keeps (the newest), for the pages showing recent ones.
+KEEP = 20
 
 #: What decides the arena's standings, in order.
 ARENA_STANDING = ("removed", "points", "races won", "average place", "entry")
@@ -130,35 +143,64 @@ def seat_race(
     return replace(tournament, stages=tuple(stages))
 
 
-def _streak_before(stages: Iterable[Stage], player: str, n: int) -> int:
-    """``player``'s wins in a row over their scored races before race ``n``."""
-    streak = 0
-    for stage in stages:
-        result = stage.results.get(player)
-        if stage.n < n and stage.status is StageStatus.DONE and result is not None:
-            streak = _next_streak(result.place, streak)
-    return streak
-
-
 def score_race(tournament: Tournament, n: int, rows: Sequence[Standing]) -> Tournament:
-    """Race ``n`` closed with these results: each racer's place and points, streaks
-    counted; the standings follow."""
+    """Race ``n`` closed with these results: each racer's place and points (streaks
+    counted), folded into their standings lines; the standings are ranked again."""
     stages = list(tournament.stages)
     index = next(i for i, s in enumerate(stages) if s.n == n)
-    results = {
-        row.player: StageResult(
+    if stages[index].status is not StageStatus.RUNNING:
+        return tournament  # scored already: a race is folded in once
+    lines = {line.player: line for line in tournament.standings}
+    results: dict[str, StageResult] = {}
+    for row in rows:
+        line = lines.get(row.player) or _nought(row.player, tournament.name_of(row.player))
+        results[row.player] = StageResult(
             place=row.place,
-            points=race_points(row.place, _streak_before(stages, row.player, n)),
+            points=race_points(row.place, line.streak),
             status=row.status,
             home=row.home,
             time=row.time,
             by=row.by,
         )
-        for row in rows
-    }
+        lines[row.player] = _folded(line, results[row.player])
     stages[index] = replace(stages[index], results=results, status=StageStatus.DONE)
-    changed = replace(tournament, stages=tuple(stages))
+    changed = replace(tournament, stages=tuple(stages), standings=tuple(lines.values()))
     return replace(changed, standings=arena_standings(changed))
+
+
+def _nought(player: str, name: str, removed: bool = False) -> TournamentStanding:
+    """The line of an entrant with no race scored yet (its place is set by ranking)."""
+    return TournamentStanding(0, player, name, 0, 0, 0.0, 0, 0, removed)
+
+
+def _folded(line: TournamentStanding, result: StageResult) -> TournamentStanding:
+    """``line`` with one more scored race in it."""
+    return replace(
+        line,
+        points=line.points + result.points,
+        home=line.home + result.home,
+        time=line.time + result.time,
+        wins=line.wins + (result.place == 1),
+        races=line.races + 1,
+        places=line.places + result.place,
+        streak=_next_streak(result.place, line.streak),
+    )
+
+
+def archive(
+    tournament: Tournament, keep: int | None = None
+) -> tuple[Tournament, tuple[Stage, ...]]:
+    """The document without its scored races but the newest ``keep`` (:data:`KEEP`), and
+    those taken out. Their results are in the standings already; ``archived`` counts them.
+    """
+    keep = KEEP if keep is None else keep
+    scored = [s for s in tournament.stages if s.status is not StageStatus.RUNNING]
+    out = {s.n for s in sorted(scored, key=lambda s: s.n)[: max(0, len(scored) - keep)]}
+    if not out:
+        return tournament, ()
+    kept = tuple(s for s in tournament.stages if s.n not in out)
+    gone = tuple(s for s in tournament.stages if s.n in out)
+    return replace(tournament, stages=kept, archived=tournament.archived + len(gone)), gone
 
 
 def reveal_seed(tournament: Tournament, n: int, seed: int) -> Tournament:
@@ -196,62 +238,29 @@ def replayed_points(
     return points
 
 
-@dataclass(slots=True)
-class _Totals:
-    player: str
-    name: str
-    entry: int
-    points: float = 0
-    home: int = 0
-    time: float = 0.0
-    wins: int = 0
-    races: int = 0
-    places: int = 0
-    streak: int = 0
-
-    @property
-    def average_place(self) -> float:
-        return self.places / self.races if self.races else float("inf")
-
-
 def arena_standings(tournament: Tournament) -> tuple[TournamentStanding, ...]:
-    """The arena's table, best first: points, wins, average place, entry (no shared places)."""
-    removed = {e.player for e in tournament.entrants if e.removed}
-    totals = {
-        e.player: _Totals(e.player, e.name, entry) for entry, e in enumerate(tournament.entrants)
-    }
-    for stage in sorted(tournament.stages, key=lambda s: s.n):
-        if stage.status is not StageStatus.DONE:
-            continue
-        for player, result in stage.results.items():
-            total = totals.get(player)
-            if total is None:
-                continue
-            total.points += result.points
-            total.home += result.home
-            total.time += result.time
-            total.races += 1
-            total.places += result.place
-            total.wins += result.place == 1
-            total.streak = _next_streak(result.place, total.streak)
+    """The arena's table, best first: points, wins, average place, entry (no shared places).
 
-    def key(t: _Totals) -> tuple[bool | float, ...]:
-        return (t.player in removed, -t.points, -t.wins, t.average_place, t.entry)
+    Each entrant's totals are their line in the standings as they stand (a new
+    entrant's are nought): the races were folded in as they were scored.
+    """
+    lines = {line.player: line for line in tournament.standings}
+    entries = [
+        (entry, replace(lines[e.player], name=e.name, removed=e.removed))
+        if e.player in lines
+        else (entry, _nought(e.player, e.name, e.removed))
+        for entry, e in enumerate(tournament.entrants)
+    ]
+
+    def key(item: tuple[int, TournamentStanding]) -> tuple[bool | float, ...]:
+        entry, line = item
+        return (line.removed, -line.points, -line.wins, line.average_place, entry)
 
     return tuple(
-        TournamentStanding(
+        replace(
+            p.item[1],
             place=p.place,
-            player=p.item.player,
-            name=p.item.name,
-            points=p.item.points,
-            home=p.item.home,
-            time=p.item.time,
-            wins=p.item.wins,
-            round=0,
-            removed=p.item.player in removed,
             by=None if p.decided_by is None else RankedBy(p.decided_by),
-            races=p.item.races,
-            streak=p.item.streak,
         )
-        for p in rank(totals.values(), key, ARENA_STANDING)
+        for p in rank(entries, key, ARENA_STANDING)
     )

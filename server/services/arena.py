@@ -39,6 +39,7 @@ from server.services.races import RaceServices
 from server.storage.arena import ArenaStore, Grouped, pairing_score
 from server.storage.players import PlayerStore
 from server.storage.store import Store
+from server.storage.tournaments import TournamentStore
 
 __all__ = ["ArenaSchedule", "Draft", "MakeTable", "refuse_unless_arena"]
 
@@ -64,6 +65,7 @@ class ArenaSchedule:
 
     def __init__(self, store: Store, races: RaceServices, make_table: MakeTable) -> None:
         self.grouping = ArenaStore(store)
+        self.tournaments = TournamentStore(store)
         self.players = PlayerStore(store)
         self.races = races
         self.make_table = make_table
@@ -95,14 +97,22 @@ class ArenaSchedule:
         """One sweep of steps 1 to 5; True once the arena is over (the caller finishes it)."""
         doc = draft.tournament
         pending = await self.grouping.pending(doc.id)
-        doc = await self._make(doc, [g for g in pending if doc.stage(g.n) is None], now)
+        unseated = [g.n for g in pending if doc.stage(g.n) is None]
+        # Scored and archived, but a node died before it released the racers.
+        archived = await self.tournaments.archived_among(doc.id, unseated)
+        doc = await self._make(
+            doc, [g for g in pending if g.n in unseated and g.n not in archived], now
+        )
         await self._resign_absent(doc, absent)
         doc = await self._score_closed(doc)
+        scored = archived | {
+            g.n for g in pending if (s := doc.stage(g.n)) and s.status is not StageStatus.RUNNING
+        }
         draft.tournament = doc
         await draft.commit()  # scored before released: a release never loses points
+        doc = draft.tournament  # as stored: older scored races archived
         for group in pending:
-            stage = doc.stage(group.n)
-            if stage is not None and stage.status is not StageStatus.RUNNING:
+            if group.n in scored:
                 await self._release(doc, group)
         if rules.over(doc, now):
             return True

@@ -21,6 +21,7 @@ from collections.abc import AsyncIterator, Awaitable, Iterable
 from dataclasses import replace
 from typing import NamedTuple, TypeVar
 
+from protocol.codec import pack_value
 from protocol.exceptions import ErrorCode
 from protocol.messages import CreateTournament, TournamentAction, TournamentFormat
 from protocol.tournaments import (
@@ -59,11 +60,18 @@ T = TypeVar("T")
 MAX_ENTRANTS = 1024
 
 
+#: About how many bytes of stages and race results one page of a record carries: a
+#: thousand-entrant event's record is megabytes, and a frame at most one.
+RECORD_PAGE_BYTES = 256 * 1024
+
+
 class TournamentExport(NamedTuple):
-    """A tournament's whole record: its document and the results of its races over."""
+    """A page of a tournament's record: the document with this page's stages, the results
+    of their races over, and where the next page starts (None: this is the last)."""
 
     tournament: Tournament
     races: dict[str, RaceResults]
+    next_stage: int | None = None
 
     def to_data(self) -> dict[str, object]:
         """The ``tournament_record`` map (docs/tournaments.md)."""
@@ -92,10 +100,14 @@ class _Draft:
         self._store = store
 
     async def commit(self) -> None:
-        """Store and announce the draft now, if it changed."""
+        """Store and announce the draft now, if it changed; an arena's older scored races
+        go to its archive on the way (the draft goes on without them)."""
         if self.tournament != self.saved:
-            await self._store.save(self.tournament)
-            self.saved = self.tournament
+            doc, archived = self.tournament, ()
+            if doc.arena:
+                doc, archived = arena_rules.archive(doc)
+            await self._store.save(doc, archived)
+            self.tournament = self.saved = doc
 
 
 def _not_found(tournament: str) -> RequestRefused:
@@ -317,23 +329,47 @@ class Director:
             await self._resign(table.race, target)
         return rules.remove_entrant(doc, target)
 
-    async def record(self, tournament: str) -> TournamentExport:
-        """The document and the results (seeds, logs) of every race of the stages over.
+    async def record(self, tournament: str, from_stage: int = 0) -> TournamentExport:
+        """A page of the record: the document with its stages from number ``from_stage``
+        (an arena's archived races among them) and the results (seeds, logs) of their races
+        over, about :data:`RECORD_PAGE_BYTES` of them.
 
         Not of a stage under way, even of its tables that have closed: every
         table of a stage races one deal, so a closed table's seed and logs
         would show the racers still at the others their own face-down cards.
         """
         doc = await self.info(tournament)
+        archived = [n for n in await self.tournaments.archived_numbers(doc.id) if n >= from_stage]
+        listed = [s for s in doc.stages if s.n >= from_stage]
+        numbers = sorted({*archived, *(s.n for s in listed)})
+        page: list[Stage] = []
         races: dict[str, RaceResults] = {}
-        for stage in doc.stages:
-            if stage.status is StageStatus.RUNNING:
-                continue
-            for table in stage.races:
-                results = await self.races.results.stored_results(table.race)
-                if results is not None:
-                    races[table.race] = results
-        return TournamentExport(doc, races)
+        size = 0
+        for start in range(0, len(numbers), 64):
+            batch = numbers[start : start + 64]
+            stages = {s.n: s for s in listed if s.n in batch}
+            for stage in await self.tournaments.archived_stages(doc.id, batch):
+                stages.setdefault(stage.n, stage)
+            for n in batch:
+                if page and size >= RECORD_PAGE_BYTES:
+                    page_doc = replace(doc, stages=tuple(page), archived=0)
+                    return TournamentExport(page_doc, races, next_stage=n)
+                stage = stages[n]
+                page.append(stage)
+                size += await self._add_results(stage, races)
+        return TournamentExport(replace(doc, stages=tuple(page), archived=0), races)
+
+    async def _add_results(self, stage: Stage, races: dict[str, RaceResults]) -> int:
+        """Put the results of ``stage``'s races over into ``races``; about how many bytes."""
+        if stage.status is StageStatus.RUNNING:
+            return 0
+        size = 0
+        for table in stage.races:
+            results = await self.races.results.stored_results(table.race)
+            if results is not None:
+                races[table.race] = results
+                size += len(pack_value(results.to_data()))  # as the page will carry it
+        return size
 
     async def check_onlooker(self, race: str, player: str | None) -> None:
         """Refuse an entrant a look at any race of the stage they are racing in.

@@ -184,6 +184,11 @@ def tournament_meta(tournament: str) -> str:
     return f"tourn:{{{tournament}}}:meta"
 
 
+def tournament_archive(tournament: str) -> str:
+    """Hash: stage number -> the map of a scored arena race moved out of the document."""
+    return f"tourn:{{{tournament}}}:archive"
+
+
 def tournament_seen(tournament: str) -> str:
     """Hash: entrant -> when a node last saw them connected (their grace clock)."""
     return f"tourn:{{{tournament}}}:seen"

@@ -5,7 +5,9 @@ A tournament's public state is one msgpack document in its meta hash (the
 through ``from_data``, so the store takes and gives typed values); every
 change stores the whole document and announces it as the tournament's next
 event (``tournament_save.lua``), so watchers on any node get it through the
-same hub as race events. Seeds of stages not yet revealed stay in the meta
+same hub as race events. An arena's older scored races leave the document
+for its archive hash in the same step (:func:`server.rules.arena.archive`),
+and the record reads them back from there. Seeds of stages not yet revealed stay in the meta
 hash, never in the document. Changes are made under a Redis lock per
 tournament, so two nodes never interleave them.
 """
@@ -16,11 +18,12 @@ import asyncio
 import hashlib
 import hmac
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from redis.asyncio.lock import Lock
 
-from protocol.tournaments import Tournament, TournamentStatus
+from protocol.tournaments import Stage, Tournament, TournamentStatus
+from protocol.validation import Shape
 from server.rules.events import TournamentChanged
 from server.rules.winnable import WinnableChoice
 from server.storage import keys
@@ -120,20 +123,54 @@ class TournamentStore:
             return None
         return Tournament.from_data(unpack(reply_bytes(data)))
 
-    async def save(self, doc: Tournament) -> int:
-        """Store the document and announce it; returns its event number."""
+    async def save(self, doc: Tournament, archived: Sequence[Stage] = ()) -> int:
+        """Store the document and announce it, and move ``archived`` (stages it no longer
+        holds) to the archive; returns its event number."""
         tournament = doc.id
+        stages: list[bytes | int] = []
+        for stage in archived:
+            stages += [stage.n, pack(stage.to_data(ranked=not doc.knockout))]
         return int(
             await self._scripts.run(
                 "tournament_save",
-                [keys.tournament_meta(tournament), keys.events(tournament)],
+                [
+                    keys.tournament_meta(tournament),
+                    keys.events(tournament),
+                    keys.tournament_archive(tournament),
+                ],
                 [
                     pack(doc.to_data()),
                     keys.channel(tournament),
                     encode_event(TournamentChanged(doc)),
+                    *stages,
                 ],
             )
         )
+
+    async def archived_numbers(self, tournament: str) -> list[int]:
+        """The numbers of the stages in the archive, in order."""
+        return sorted(int(n) for n in await self.redis.hkeys(keys.tournament_archive(tournament)))
+
+    async def archived_among(self, tournament: str, numbers: Sequence[int]) -> set[int]:
+        """Which of these stages are in the archive."""
+        if not numbers:
+            return set()
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for n in numbers:
+                pipe.hexists(keys.tournament_archive(tournament), n)
+            found = await pipe.execute()
+        return {n for n, there in zip(numbers, found, strict=True) if there}
+
+    async def archived_stages(self, tournament: str, numbers: Sequence[int]) -> list[Stage]:
+        """These archived stages, in the order asked."""
+        if not numbers:
+            return []
+        found = await self.redis.hmget(keys.tournament_archive(tournament), list(numbers))
+        return [
+            Stage.read(Shape(unpack(reply_bytes(data)), f"archive[{n}]"))
+            for n, data in zip(numbers, found, strict=True)
+            if data is not None
+        ]
 
     async def event_count(self, tournament: str) -> int:
         return int(await self.redis.xlen(keys.events(tournament)))
@@ -171,6 +208,7 @@ class TournamentStore:
             for key in (
                 keys.tournament_meta(tournament), keys.events(tournament),
                 keys.tournament_seen(tournament), keys.tournament_code(code),
+                keys.tournament_archive(tournament),
             ):  # fmt: skip
                 pipe.expire(key, ttl)
             await pipe.execute()

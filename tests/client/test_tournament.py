@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -184,6 +185,14 @@ def test_a_late_reply_does_not_undo_a_newer_push() -> None:
     running = Tournament.from_data(rounds_doc())
     assert not newer_or_same(running, finished)
     assert newer_or_same(finished, running) and newer_or_same(running, running)
+
+
+def test_an_arena_document_that_archived_races_is_newer() -> None:
+    """An arena's document moves its older scored races out (``archived`` counts them), so
+    a later one may hold fewer stages; it is not behind, and is drawn."""
+    earlier = Tournament.from_data(rounds_doc())
+    later = replace(earlier, stages=earlier.stages[1:], archived=1)
+    assert newer_or_same(later, earlier)
 
 
 # -- whole tournaments -------------------------------------------------------------------

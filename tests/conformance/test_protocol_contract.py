@@ -75,7 +75,7 @@ async def test_a_whole_race_across_two_nodes_as_the_page_tells_it(
     ann = await hello(one, "Ann")
     bo = await hello(two, "Bo")
     cy = await hello(two, "Cy")  # a spectator
-    assert ann.welcome["v"] == 3 and ann.welcome["name"] == "Ann"
+    assert ann.welcome["v"] == 4 and ann.welcome["name"] == "Ann"
     assert ann.welcome["node"] != bo.welcome["node"]
     assert (await ann.ask("ping"))["t"] == "pong"
 

@@ -60,7 +60,7 @@ class Peer:
     ) -> Peer:
         """Connect and say hello (with ``token``: resume that session)."""
         peer = cls(await connect(url, compression=None, max_size=2**20), timeout)
-        fields: dict[str, Any] = {"v": 3, "name": name}
+        fields: dict[str, Any] = {"v": 4, "name": name}
         if token is not None:
             fields["token"] = token
         peer.welcome = await peer.ask("hello", **fields)

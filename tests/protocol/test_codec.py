@@ -81,8 +81,8 @@ def test_frames_from_another_encoder_decode() -> None:
     """Key order, bytearray frames and str8/str16 headers do not matter."""
     frame = pack({"move": "deal", "seq": 0, "id": 1, "race": "r7", "t": "move"})
     assert decode_client(bytearray(frame)) == SubmitMove(race="r7", seq=0, move="deal", id=1)
-    long_name = b"\x83\xa1t\xa5hello\xa1v\x03\xa4name\xd9\x03Ann"  # name as str8
-    assert decode_client(long_name) == decode_client(pack({"t": "hello", "v": 3, "name": "Ann"}))
+    long_name = b"\x83\xa1t\xa5hello\xa1v\x04\xa4name\xd9\x03Ann"  # name as str8
+    assert decode_client(long_name) == decode_client(pack({"t": "hello", "v": 4, "name": "Ann"}))
 
 
 def test_error_frame_reads_back_as_an_error_message() -> None:
@@ -175,8 +175,8 @@ INVALID, UNKNOWN = ErrorCode.INVALID_FIELD, ErrorCode.UNKNOWN_TYPE
         ({"t": "move", "race": 7, "seq": 0, "move": "deal"}, InvalidField, INVALID),
         ({"t": "resume", "race": "r7", "since": True}, InvalidField, INVALID),
         ({"t": "resume", "race": "r7", "since": -1}, InvalidField, INVALID),
-        ({"t": "hello", "v": 3, "name": "n" * 25}, InvalidField, INVALID),
-        ({"t": "hello", "v": 3, "name": "n", "token": "t" * 65}, InvalidField, INVALID),
+        ({"t": "hello", "v": 4, "name": "n" * 25}, InvalidField, INVALID),
+        ({"t": "hello", "v": 4, "name": "n", "token": "t" * 65}, InvalidField, INVALID),
         ({"t": "hello", "v": 99, "name": "n"}, UnsupportedVersion, ErrorCode.UNSUPPORTED_VERSION),
     ],
 )

@@ -26,7 +26,7 @@ from protocol.messages import (
 
 #: A valid value for each required field, by name.
 SAMPLES: dict[str, Any] = {
-    "v": 3,
+    "v": 4,
     "name": "Ann",
     "race": "r1",
     "variant": "gavotte",

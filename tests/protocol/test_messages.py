@@ -172,7 +172,7 @@ DAILY = DailyDeal(
 
 #: One valid message of every type, the optional fields filled in where possible.
 SAMPLES: list[Message] = [
-    Hello(v=3, name="Ann", token="tok-123", id=1),
+    Hello(v=4, name="Ann", token="tok-123", id=1),
     ListRaces(id=2),
     CreateRace(
         variant="royal-cotillion",
@@ -196,7 +196,7 @@ SAMPLES: list[Message] = [
     Hinted(race="r7", seq=3, outcome=HintOutcome.WINNABLE, move="w>f1", id=10),
     Replay(race="r7", player="p1", moves=["deal"], views=[View.from_data(VIEW)] * 2, id=9),
     Ping(id=0),
-    Welcome(v=3, token="tok-123", player="p1", name="Ann", node="node-a", id=1),
+    Welcome(v=4, token="tok-123", player="p1", name="Ann", node="node-a", id=1),
     Races(races=[RaceSummary.from_data(RACE)] * 2, id=2),
     RaceInfo(race=RACE, id=3),
     RaceState(race=RACE),
@@ -345,7 +345,7 @@ def test_frame_round_trip(message: Message) -> None:
 
 def test_to_wire_leaves_out_none_and_writes_enums_as_strings() -> None:
     """Nil optionals are absent on the wire; enum fields travel as their plain values."""
-    assert Hello(v=3, name="Ann").to_wire() == {"t": "hello", "v": 3, "name": "Ann"}
+    assert Hello(v=4, name="Ann").to_wire() == {"t": "hello", "v": 4, "name": "Ann"}
     wire = CreateRace(
         variant="gavotte", max_players=2, time_limit=300, spectate=SpectatePolicy.LIVE
     ).to_wire()
@@ -370,8 +370,8 @@ def test_spectating_an_open_race_has_no_layout() -> None:
 
 def test_explicit_nil_means_absent() -> None:
     """A peer may send an optional field as nil; it reads the same as leaving it out."""
-    wire = {"t": "hello", "v": 3, "name": "Ann", "token": None, "id": None}
-    assert client_from_wire(wire) == Hello(v=3, name="Ann")
+    wire = {"t": "hello", "v": 4, "name": "Ann", "token": None, "id": None}
+    assert client_from_wire(wire) == Hello(v=4, name="Ann")
 
 
 def test_values_are_normalised() -> None:
@@ -451,12 +451,12 @@ def move(**changes: Any) -> SubmitMove:
         (lambda: move(id=2**31), "id"),
         (lambda: move(id=-1), "id"),
         (lambda: Ready(race="r7", ready=1), "ready"),
-        (lambda: Hello(v=3, name=""), "name"),
-        (lambda: Hello(v=3, name="x" * 25), "name"),
-        (lambda: Hello(v=3, name="Ann\n"), "name"),
-        (lambda: Hello(v=3, name="Ann\x00"), "name"),
-        (lambda: Hello(v=3, name=" Ann"), "name"),
-        (lambda: Hello(v=3, name="Ann", token="t" * 65), "token"),
+        (lambda: Hello(v=4, name=""), "name"),
+        (lambda: Hello(v=4, name="x" * 25), "name"),
+        (lambda: Hello(v=4, name="Ann\n"), "name"),
+        (lambda: Hello(v=4, name="Ann\x00"), "name"),
+        (lambda: Hello(v=4, name=" Ann"), "name"),
+        (lambda: Hello(v=4, name="Ann", token="t" * 65), "token"),
         (lambda: Hello(v=True, name="Ann"), "v"),
         (lambda: create(max_players=0), "max_players"),
         (lambda: create(max_players=9), "max_players"),
@@ -511,8 +511,8 @@ def test_construction_refuses_bad_values_as_a_local_error(build: Any, field: str
 def test_bounds_are_inclusive() -> None:
     """The documented ranges include both ends."""
     Hello(v=0, name="A")
-    Hello(v=3, name="x" * 24, token="t" * 64)
-    Hello(v=3, name="Zoë ♠ 名前")  # printable beyond ASCII, inner spaces allowed
+    Hello(v=4, name="x" * 24, token="t" * 64)
+    Hello(v=4, name="Zoë ♠ 名前")  # printable beyond ASCII, inner spaces allowed
     CreateRace(variant="g", max_players=1, time_limit=30, spectate=SpectatePolicy.AFTER, deal=0)
     CreateRace(
         variant="g", max_players=8, time_limit=7200, spectate=SpectatePolicy.DELAYED, delay=600
@@ -539,7 +539,7 @@ def test_bounds_are_inclusive() -> None:
         ({"t": "ping", "id": "7"}, "id"),
         ({"t": "join_race"}, "race"),
         ({"t": "hello", "v": "1", "name": "Ann"}, "v"),
-        ({"t": "hello", "v": 3}, "name"),
+        ({"t": "hello", "v": 4}, "name"),
     ],
 )
 def test_from_wire_names_the_bad_field(wire: dict[str, Any], field: str) -> None:
@@ -602,14 +602,14 @@ def test_errors_carry_the_request_id_when_readable() -> None:
 
 
 def test_hello_with_an_unsupported_version_names_the_supported_ones() -> None:
-    """A hello of another version gets unsupported_version, even with fields v3 lacks."""
-    wire = {"t": "hello", "v": 2, "name": "Ann", "colour": "blue", "id": 1}
+    """A hello of another version gets unsupported_version, even with fields v4 lacks."""
+    wire = {"t": "hello", "v": 3, "name": "Ann", "colour": "blue", "id": 1}
     with pytest.raises(UnsupportedVersion) as info:
         client_from_wire(wire)
     assert info.value.code is ErrorCode.UNSUPPORTED_VERSION
     assert info.value.supported == SUPPORTED_VERSIONS
     assert info.value.request_id == 1
-    assert "supported versions: 3" in info.value.message
+    assert "supported versions: 4" in info.value.message
     assert PROTOCOL_VERSION in SUPPORTED_VERSIONS
 
 

@@ -193,7 +193,7 @@ BAD_FRAMES = [
     _case("bool-for-deal", _create(deal=True), INVALID, 3, "create_race.deal"),
     _case("unprintable-name", _hello(name="a\nb"), INVALID, 3, "hello.name"),
     _case("hello-int-token", _hello(token=5), INVALID, 3, "hello.token"),
-    _case("version", _hello(v=2), ErrorCode.UNSUPPORTED_VERSION, 3, "supported versions: 3"),
+    _case("version", _hello(v=3), ErrorCode.UNSUPPORTED_VERSION, 3, "supported versions: 4"),
 ]
 
 

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from protocol.messages import SpectatePolicy, TournamentFormat
 from protocol.results import RacerStatus, Standing
 from protocol.tournaments import (
@@ -12,6 +15,7 @@ from protocol.tournaments import (
     Entrant,
     RankedBy,
     Record,
+    Stage,
     Tournament,
     TournamentStatus,
     TournamentTable,
@@ -148,3 +152,53 @@ def test_replayed_points_match_the_scoring_and_verify_catches_a_forged_total() -
     assert _verify_arena_points(Record(made, closed)) == []
     forged = replace(made, standings=tuple(replace(s, points=s.points + 1) for s in made.standings))
     assert len(_verify_arena_points(Record(forged, closed))) == 3
+
+
+def _from_every_race(made: Tournament, stages: list[Stage]) -> dict[str, tuple[float, int, int]]:
+    """Each entrant's points, wins and sum of places worked out from every race afresh."""
+    played = [(s.n, {p: r.place for p, r in s.results.items()}) for s in stages]
+    points = arena.replayed_points(played)
+    totals = {e.player: (0.0, 0, 0) for e in made.entrants}
+    for n, places in played:
+        for player, place in places.items():
+            total = totals[player]
+            totals[player] = (
+                total[0] + points[n, player],
+                total[1] + (place == 1),
+                total[2] + place,
+            )
+    return totals
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_standings_folded_race_by_race_survive_archiving(data: st.DataObject) -> None:
+    """Races scored in any interleaving (one race at a time per entrant), and all but the
+    newest few scored races archived after each: every entrant's line is what every race
+    gives afresh, and the document plus the archive hold each race once."""
+    players = [f"p{i}" for i in range(data.draw(st.integers(2, 7)))]
+    keep = data.draw(st.integers(0, 3))
+    made = arena.start(doc(players), 0.0)
+    archived: list[Stage] = []
+    running: dict[int, tuple[str, ...]] = {}
+    free = list(players)
+    for n in range(1, data.draw(st.integers(1, 30)) + 1):
+        if len(free) >= 2 and data.draw(st.booleans()):
+            seated = tuple(data.draw(st.permutations(free))[: data.draw(st.integers(2, len(free)))])
+            free = [p for p in free if p not in seated]
+            table = TournamentTable(f"r{n}", 1, seated, "0" * 64)
+            made = arena.seat_race(made, n, "gavotte", table, float(n))
+            running[n] = seated
+        elif running:
+            finished = data.draw(st.sampled_from(sorted(running)))
+            seated = running.pop(finished)
+            made = arena.score_race(made, finished, [row(i + 1, p) for i, p in enumerate(seated)])
+            free += seated
+        made, gone = arena.archive(made, keep)
+        archived += gone
+    scored = [s for s in made.stages if s.n not in running]
+    assert made.archived == len(archived)
+    assert sorted(s.n for s in archived + scored) == sorted({s.n for s in archived + scored})
+    totals = _from_every_race(made, archived + scored)
+    for line in made.standings:
+        assert (line.points, line.wins, line.places) == totals[line.player]

@@ -6,7 +6,7 @@
 
 import { decode, encode } from "/assets/vendor/msgpack/index.mjs";
 
-const PROTOCOL_VERSION = 3;
+const PROTOCOL_VERSION = 4;
 const NAME = "Browser";
 const MAX_FRAME = 1 << 20; // the server's own frame limit (docs/protocol.md, Limits)
 
