@@ -103,7 +103,8 @@ class _Draft:
         """Store and announce the draft now, if it changed; an arena's older scored races
         go to its archive on the way (the draft goes on without them)."""
         if self.tournament != self.saved:
-            doc, archived = self.tournament, ()
+            doc = self.tournament
+            archived: tuple[Stage, ...] = ()
             if doc.arena:
                 doc, archived = arena_rules.archive(doc)
             await self._store.save(doc, archived)
