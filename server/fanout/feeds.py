@@ -408,17 +408,44 @@ class RaceWatch:
             return
         if self.policy is Spectate.AFTER:
             return  # boards come with the results, not before
-        replica = self.memory.replica_now(self.race)
-        view = None if replica is None else replica.view_after(event.player, event.seq, event.move)
-        if view is None:
-            if n == self._gap:  # the logs did not have it either: a rewound move
-                log.warning("race %s: no board for event %d", self.race, n)
+        board = shared.frames.get("board")
+        if board is None:  # the first spectator here to see the move: its board is drawn
+            replica = self.memory.replica_now(self.race)
+            view = (
+                None if replica is None else replica.view_after(event.player, event.seq, event.move)
+            )
+            if view is None:
+                if n == self._gap:  # the logs did not have it either: a rewound move
+                    log.warning("race %s: no board for event %d", self.race, n)
+                    return
+                self._gap = n
+                self._unseen = [(n, event, shared)]
+                self._spawn(self._fill_then_deliver())
                 return
-            self._gap = n
-            self._unseen = [(n, event, shared)]
-            self._spawn(self._fill_then_deliver())
+            board = self._board(n, event, view, shared)
+        if n > self._shown and self._plain(event.at) and self.conn.watches.get(self.race) is self:
+            self.conn.send_frame(board)  # the usual case: what _show_at would do, in one step
             return
-        self._board(n, event, view, shared)
+        self._show_at(event.at + self.delay, n, board)
+
+    def _plain(self, at: float) -> bool:
+        """Whether a board of a move made at ``at`` goes straight to the client: shown
+        live (no delay, and not in the future by this node's clock) with nothing before
+        it (no frame owed, held, in line or kept for a reply), to a client that keeps
+        up. The many spectators of a featured race each take this path for each move
+        (docs/deployment.md); any other case goes through :meth:`_show_at`, which
+        decides the same in several steps. A spectator never has progress waiting
+        (only racers are shown progress)."""
+        return (
+            not self.delay
+            and self._held is None
+            and not self._skipping
+            and self._before_reply is None
+            and not self._owed
+            and not self._line
+            and not self.conn.reading_behind
+            and at <= time.time()
+        )
 
     async def _fill_then_deliver(self) -> None:
         """Fill the race's replica from the logs, then deliver the events that waited."""
@@ -443,9 +470,9 @@ class RaceWatch:
             if self.conn.watches.get(self.race) is not self:
                 self._unseen = None
 
-    def _board(self, n: int, event: MoveMade, view: ViewMap, shared: Shared) -> None:
-        """Show a spectator the board of move event ``n`` now or after the race's delay."""
-        board = _shared_frame(
+    def _board(self, n: int, event: MoveMade, view: ViewMap, shared: Shared) -> bytes:
+        """The board of move event ``n``, encoded once for the event's spectators here."""
+        return _shared_frame(
             shared,
             "board",
             lambda: encode_trusted(
@@ -458,7 +485,6 @@ class RaceWatch:
                 event=n,
             ),
         )
-        self._show_at(event.at + self.delay, n, board)
 
     def _show_at(self, due: float, n: int, frame: bytes) -> None:
         """Show the frame of event ``n`` at Unix time ``due``, after those owed before it.

@@ -7,7 +7,14 @@ loop for a tenth of a second or more, and every racer's acknowledgement
 that came meanwhile would wait behind it. :class:`Spread` hands events
 out for :data:`BUDGET` seconds at most per turn of the event loop (looking
 at the clock every :data:`SLICE` watchers), so that a commit's reply
-waits that long at most, and a fast machine still serves thousands a turn.
+waits that long at most per turn, and a fast machine still serves hundreds
+a turn. A reply crosses a few turns of the loop on its way (Redis's answer
+is read, then the commit's future resolves, then the reply is written), and
+each of them may carry a slice: the budget is small for that reason.
+
+An event starts going out a turn of the loop after it came, never in the
+call that brings it: the commit whose event it is answers its racer from a
+callback that the same call schedules, and that reply goes first.
 
 Order holds per race: while a race's event is still being handed out, its
 later events (from pub/sub, from this node's own commits, from a watcher's
@@ -31,10 +38,10 @@ from server.rules.events import Event
 
 __all__ = ["BUDGET", "SLICE", "Spread"]
 
-#: Seconds of writes in one turn of the loop: what a commit's reply may wait at most.
-BUDGET = 0.008
-#: Watchers handed an event between two looks at the clock.
-SLICE = 64
+#: Seconds of writes in one turn of the loop: what a commit's reply may wait per turn.
+BUDGET = 0.002
+#: Watchers handed an event between two looks at the clock (a few tens of µs each).
+SLICE = 16
 
 
 class Receiver(Protocol):
@@ -66,19 +73,17 @@ class Spread:
         self._queues: dict[str, deque[_Handing]] = {}
 
     def deliver(self, race: str, n: int, event: Event, watchers: Sequence[Receiver]) -> None:
-        """Hand event ``n`` to ``watchers``: the first slice now if nothing of the race
-        waits, the rest in later turns of the loop."""
+        """Hand event ``n`` to ``watchers`` a slice per turn of the loop, behind the race's
+        events still going out; the first slice in the turn after the next, so that what
+        the caller scheduled for the next turn (a commit's reply) goes before it."""
         handing = _Handing(n, event, watchers, Shared())
         queue = self._queues.get(race)
         if queue is not None:
             queue.append(handing)  # behind the race's events still going out
             return
-        until = time.perf_counter() + self._budget
-        while not self._hand(race, handing, check=False):
-            if time.perf_counter() >= until:
-                self._queues[race] = deque([handing])
-                asyncio.get_running_loop().call_soon(self._next, race)
-                return
+        self._queues[race] = deque([handing])
+        loop = asyncio.get_running_loop()
+        loop.call_soon(loop.call_soon, self._next, race)
 
     def drop(self, race: str) -> None:
         """Forget what waits for ``race`` (a rewind: those events may never have been)."""
@@ -96,7 +101,7 @@ class Spread:
             return
         until = time.perf_counter() + self._budget
         while True:
-            if self._hand(race, queue[0], check=True):
+            if self._hand(race, queue[0]):
                 queue.popleft()
             if not queue or time.perf_counter() >= until:
                 break
@@ -105,16 +110,16 @@ class Spread:
         else:
             del self._queues[race]
 
-    def _hand(self, race: str, handing: _Handing, *, check: bool) -> bool:
+    def _hand(self, race: str, handing: _Handing) -> bool:
         """Hand one slice of ``handing`` out; True once every watcher has it.
 
-        ``check``: the event waited, so a watcher may have stopped following since.
+        The event waited, so a watcher may have stopped following since: it is skipped.
         """
         start, watchers = handing.done, handing.watchers
         end = min(len(watchers), start + self._size)
         n, event, shared, follows = handing.n, handing.event, handing.shared, self._follows
         for watcher in watchers[start:end]:
-            if not check or follows(race, watcher):
+            if follows(race, watcher):
                 watcher.deliver(race, n, event, shared)
         handing.done = end
         return end == len(watchers)

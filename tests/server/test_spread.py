@@ -22,20 +22,44 @@ class _Watcher:
 
 
 async def test_events_reach_every_watcher_in_order_a_slice_per_turn() -> None:
-    """The first slice gets an event at once, the rest in later turns of the loop (with no
-    time for more than a slice a turn); a later
-    event waits behind it for everyone; each event's Shared is one for all its watchers."""
+    """An event reaches nobody in the call that brings it, and a callback that call
+    scheduled (a commit's reply) runs before its first slice; then a slice a turn (with no
+    time for more than a slice a turn); a later event waits behind it for everyone; each
+    event's Shared is one for all its watchers."""
     gone: set[_Watcher] = set()
     spread = Spread(lambda race, watcher: watcher not in gone, size=10, budget=0.0)
     watchers = [_Watcher() for _ in range(25)]
     event = ReadySet("p1", True)
+    seen_by_reply: list[int] = []
     spread.deliver(RACE, 1, event, watchers)
-    assert [w.got for w in watchers[:10]] == [[1]] * 10 and not watchers[10].got
+    loop = asyncio.get_running_loop()
+    loop.call_soon(lambda: seen_by_reply.append(sum(len(w.got) for w in watchers)))
+    assert not any(w.got for w in watchers)
     spread.deliver(RACE, 2, event, watchers[:5])  # behind event 1, though its watchers have it
-    assert watchers[0].got == [1]
+    await asyncio.sleep(0)
+    assert seen_by_reply == [0]
+    while not watchers[0].got:
+        await asyncio.sleep(0)
+    assert [w.got for w in watchers[:10]] == [[1]] * 10 and not watchers[10].got
     gone.add(watchers[24])  # stops following while event 1 waits for it
     while spread.waiting(RACE):
         await asyncio.sleep(0)
     assert [w.got for w in watchers[:5]] == [[1, 2]] * 5
     assert [w.got for w in watchers[5:24]] == [[1]] * 19 and watchers[24].got == []
     assert len({id(w.shared[0]) for w in watchers[:24]}) == 1
+
+
+async def test_a_turn_hands_out_a_budget_of_slices() -> None:
+    """With time to spare, one turn of the loop hands out slice after slice (and the next
+    event too) until the budget is spent: small slices cost no extra turns."""
+    spread = Spread(lambda race, watcher: True, size=2, budget=10.0)
+    watchers = [_Watcher() for _ in range(9)]
+    event = ReadySet("p1", True)
+    spread.deliver(RACE, 1, event, watchers)
+    spread.deliver(RACE, 2, event, watchers)
+    turns = 0
+    while spread.waiting(RACE):
+        await asyncio.sleep(0)
+        turns += 1
+    assert [w.got for w in watchers] == [[1, 2]] * 9
+    assert turns <= 3  # the hop that puts the first slice behind the caller's callbacks
