@@ -17,7 +17,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import replace
 from typing import NamedTuple, TypeVar
 
@@ -40,6 +40,7 @@ from server.rules.races import RaceSettings, Spectate, commitment
 from server.rules.results import RaceResults
 from server.services.arena import ArenaSchedule, refuse_unless_arena
 from server.services.codes import id_or_code
+from server.services.entries import Entry, EntryQueue
 from server.services.guesses import Guesses
 from server.services.races import RaceServices
 from server.services.refusals import variant_or_refusal
@@ -138,6 +139,7 @@ class Director:
         #: Searches for winnable stage deals under way on this node, by (tournament, stage).
         self._searches: dict[tuple[str, int], asyncio.Task[None]] = {}
         self.arena = ArenaSchedule(store, races, self._arena_table)
+        self._entries = EntryQueue(self._enter_all)
 
     # -- requests ----------------------------------------------------------
 
@@ -209,22 +211,37 @@ class Director:
         """Enter ``player``; an entry password is checked as a throttled guess from ``address``."""
         if not await self._entry_password_matches(tournament, password, address):
             raise RequestRefused(ErrorCode.NOT_ALLOWED, "wrong or missing entry password")
+        return await self._entries.enter(tournament, player, name)
+
+    async def _enter_all(
+        self, tournament: str, take: Callable[[], list[Entry]]
+    ) -> tuple[Tournament, dict[Entry, RequestRefused]]:
+        """Enter every entry waiting on this node in one edit (server/services/entries.py)."""
+        refused: dict[Entry, RequestRefused] = {}
         async with self._editing(tournament) as draft:
-            doc = draft.tournament
-            if doc.entrant(player) is not None:
-                return doc
-            # An arena takes late entrants until it is over.
-            late = doc.arena and doc.status.active
-            if doc.status is not TournamentStatus.OPEN and not late:
-                raise RequestRefused(ErrorCode.RACE_NOT_OPEN, "the tournament has started")
-            if len(doc.entrants) >= MAX_ENTRANTS:
-                raise RequestRefused(ErrorCode.RACE_FULL, "the tournament is full")
-            draft.tournament = rules.with_entrant(doc, player, name)
-            await self.tournaments.touch({tournament: {player}}, time.time())
-            if late:
-                draft.tournament = arena_rules.with_late_entrant(draft.tournament)
-                await self.arena.wait(draft.tournament, player)
-            return draft.tournament
+            for entry in take():
+                try:
+                    draft.tournament = await self._enter(draft.tournament, entry)
+                except RequestRefused as exc:
+                    refused[entry] = exc
+        return draft.tournament, refused
+
+    async def _enter(self, doc: Tournament, entry: Entry) -> Tournament:
+        player = entry.player
+        if doc.entrant(player) is not None:
+            return doc
+        # An arena takes late entrants until it is over.
+        late = doc.arena and doc.status.active
+        if doc.status is not TournamentStatus.OPEN and not late:
+            raise RequestRefused(ErrorCode.RACE_NOT_OPEN, "the tournament has started")
+        if len(doc.entrants) >= MAX_ENTRANTS:
+            raise RequestRefused(ErrorCode.RACE_FULL, "the tournament is full")
+        doc = rules.with_entrant(doc, player, entry.name)
+        await self.tournaments.touch({doc.id: {player}}, time.time())
+        if late:
+            doc = arena_rules.with_late_entrant(doc)
+            await self.arena.wait(doc, player)
+        return doc
 
     async def _entry_password_matches(
         self, tournament: str, password: str | None, address: str
@@ -543,11 +560,13 @@ class Director:
             log.exception("the search for a winnable deal of %s failed", tournament)
 
     async def close(self) -> None:
-        """Stop the searches for winnable deals under way here (another node takes them up)."""
+        """Stop the searches for winnable deals under way here (another node takes them up),
+        and the entries' edits."""
         for task in list(self._searches.values()):
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+        await self._entries.close()
 
     async def _police(self, doc: Tournament, stage: Stage, now: float) -> Tournament:
         """Resign racers away past their grace period; a knockout match is forfeited."""
