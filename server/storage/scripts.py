@@ -53,13 +53,14 @@ def board_prelude() -> str:
 
 def script_source(name: str, *, sharded: bool = False) -> str:
     """A script's source (``lua/NAME.lua``), with the shared preludes it uses: the
-    boards hash's field names if it names one (``BOARD_SEQ``), ``emit`` if it emits events.
+    boards hash's field names if it names one (``BOARD_SEQ``), ``emit`` and ``emit_kept``
+    if it emits events.
 
     ``sharded``: events are announced on shard channels (SPUBLISH, Redis 7+),
     which a cluster delivers only from the shard that owns the race.
     """
     text = _LUA.joinpath(f"{name}.lua").read_text()
-    if "emit(" in text:
+    if "emit(" in text or "emit_kept(" in text:
         text = _LUA.joinpath("_emit.lua").read_text() + text
     if "BOARD_" in text:
         text = board_prelude() + text

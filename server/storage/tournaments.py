@@ -5,7 +5,8 @@ A tournament's public state is one msgpack document in its meta hash (the
 through ``from_data``, so the store takes and gives typed values); every
 change stores the whole document and announces it as the tournament's next
 event (``tournament_save.lua``), so watchers on any node get it through the
-same hub as race events. An arena's older scored races leave the document
+same hub as race events; its stream keeps only the newest :data:`EVENTS_KEPT`
+of them, since each is a whole document. An arena's older scored races leave the document
 for its archive hash in the same step (:func:`server.rules.arena.archive`),
 and the record reads them back from there. Seeds of stages not yet revealed stay in the meta
 hash, never in the document. Changes are made under a Redis lock per
@@ -41,6 +42,9 @@ from server.storage.store import Store
 __all__ = ["TournamentLock", "TournamentStore", "hash_password"]
 
 LOCK_SECONDS = 10.0
+#: Changes a tournament's stream keeps, the newest: each holds the whole document, and a
+#: follower needs only the newest (one further behind is sent the document afresh).
+EVENTS_KEPT = 32
 
 
 def hash_password(password: str, salt: str) -> str:
@@ -142,6 +146,7 @@ class TournamentStore:
                     pack(doc.to_data()),
                     keys.channel(tournament),
                     encode_event(TournamentChanged(doc)),
+                    EVENTS_KEPT,
                     *stages,
                 ],
             )
@@ -173,7 +178,11 @@ class TournamentStore:
         ]
 
     async def event_count(self, tournament: str) -> int:
-        return int(await self.redis.xlen(keys.events(tournament)))
+        """The number of the latest change (its stream keeps only the newest few)."""
+        last = await self.redis.xrevrange(keys.events(tournament), count=1)
+        if not last:
+            return 0
+        return int(reply_text(last[0][0]).rsplit("-", 1)[1])
 
     async def password_matches(self, tournament: str, password: str | None) -> bool:
         stored = await self.redis.hget(keys.tournament_meta(tournament), "password")

@@ -10,3 +10,18 @@ local function emit(events, channel, payload)
   redis.call('PUBLISH', channel, n .. '|' .. payload)
   return n
 end
+
+-- emit_kept(events, channel, payload, keep): as emit, for a stream that keeps only its
+-- newest `keep` events (a tournament's, whose every event is its whole document, and a
+-- follower needs only the newest): the number comes from the last event's id.
+local function emit_kept(events, channel, payload, keep)
+  local last = redis.call('XREVRANGE', events, '+', '-', 'COUNT', 1)
+  local n = 1
+  if #last > 0 then
+    n = tonumber(string.match(last[1][1], '%-(%d+)$')) + 1
+  end
+  n = tostring(n)
+  redis.call('XADD', events, 'MAXLEN', keep, '0-' .. n, 'd', payload)
+  redis.call('PUBLISH', channel, n .. '|' .. payload)
+  return n
+end
