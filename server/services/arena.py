@@ -35,6 +35,7 @@ from protocol.tournaments import StageStatus, Tournament, TournamentStatus, Tour
 from server.exceptions import RequestRefused
 from server.rules import arena as rules
 from server.rules.ratings import Skill
+from server.services.batches import batched
 from server.services.races import RaceServices
 from server.storage.arena import ArenaStore, Grouped, pairing_score
 from server.storage.players import PlayerStore
@@ -155,10 +156,18 @@ class ArenaSchedule:
         return doc
 
     async def _score_closed(self, doc: Tournament) -> Tournament:
-        for stage in doc.running_stages:
-            race = stage.races[0].race
-            results = self.races.results
-            if not await results.has_results(race) and not await results.close_if_done(race):
+        """Score every race that has closed (closing those over): hundreds run at once, so
+        they are checked together, not one round trip after another."""
+        results = self.races.results
+        running = doc.running_stages
+        races = [stage.races[0].race for stage in running]
+        have = await results.which_have_results(races)
+        closed = await batched(
+            _true() if done else results.close_if_done(race)
+            for race, done in zip(races, have, strict=True)
+        )
+        for stage, race, over in zip(running, races, closed, strict=True):
+            if not over:
                 continue
             stored = await results.stored_results(race)
             assert stored is not None  # results, once stored, stay
@@ -190,6 +199,10 @@ class ArenaSchedule:
             return Skill().display
         found = await self.players.skills(player, [variant])
         return Skill(*found[variant]).display if variant in found else Skill().display
+
+
+async def _true() -> bool:
+    return True
 
 
 def refuse_unless_arena(doc: Tournament) -> None:

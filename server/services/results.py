@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from protocol.exceptions import ErrorCode
@@ -133,6 +134,10 @@ class Results:
 
     async def has_results(self, race: str) -> bool:
         return await self.store.results.exist(race)
+
+    async def which_have_results(self, races: Sequence[str]) -> list[bool]:
+        """Whether each race's results are stored, asked in one round trip."""
+        return await self.store.results.which_exist(races)
 
     async def stored_results(self, race: str) -> RaceResults | None:
         """The results as stored, seed included, or None before the race closed."""

@@ -17,7 +17,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import replace
 from typing import NamedTuple, TypeVar
 
@@ -39,6 +39,7 @@ from server.rules import tournaments as rules
 from server.rules.races import RaceSettings, Spectate, commitment
 from server.rules.results import RaceResults
 from server.services.arena import ArenaSchedule, refuse_unless_arena
+from server.services.batches import batched
 from server.services.codes import id_or_code
 from server.services.entries import Entry, EntryQueue
 from server.services.guesses import Guesses
@@ -512,7 +513,7 @@ class Director:
             return doc  # a winnable deal is being looked for: a later tick starts the stage
         names = [f"{doc.id.lower()}-{plan.n}-{number}" for number in range(1, len(plan.tables) + 1)]
         # A round of a thousand is hundreds of races: made a batch at a time, not one by one.
-        proofs = await _batched(
+        proofs = await batched(
             self._make_race(doc, race, plan.variant, table.players, deal, tables=len(plan.tables))
             for race, table in zip(names, plan.tables, strict=True)
         )
@@ -588,12 +589,12 @@ class Director:
                 await race_results.close_if_done(table.race)
             ):
                 return doc
-        stored = await _batched(race_results.stored_results(t.race) for t in stage.races)
+        stored = await batched(race_results.stored_results(t.race) for t in stage.races)
         results: dict[str, RaceResults] = {}
         for table, found in zip(stage.races, stored, strict=True):
             assert found is not None  # results, once stored, stay
             results[table.race] = found
-        await _batched(race_results.announce_held_results(t.race) for t in stage.races)
+        await batched(race_results.announce_held_results(t.race) for t in stage.races)
         doc = rules.reveal_seeds(doc, {race: closed.seed for race, closed in results.items()})
         if doc.knockout:
             by_match = {
@@ -658,18 +659,6 @@ class Director:
         finally:
             with contextlib.suppress(Exception):
                 await lock.release()
-
-
-async def _batched(jobs: Iterable[Awaitable[T]], size: int = 32) -> list[T]:
-    """Every job's result, in order, ``size`` of them under way at a time."""
-    results: list[T] = []
-    batch: list[Awaitable[T]] = []
-    for job in jobs:
-        batch.append(job)
-        if len(batch) == size:
-            results += await asyncio.gather(*batch)
-            batch = []
-    return results + list(await asyncio.gather(*batch))
 
 
 class _Busy(Exception):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Sequence
 
 from protocol.results import RaceAnalysis
 from server.rules.events import Analysed, Finished
@@ -64,6 +65,15 @@ class ResultStore:
     async def exist(self, race: str) -> bool:
         """Whether the race's results are stored (announced or not)."""
         return bool(await self.redis.hexists(keys.race_meta(race), "results"))
+
+    async def which_exist(self, races: Sequence[str]) -> list[bool]:
+        """Whether each race's results are stored, in one pipeline."""
+        if not races:
+            return []
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for race in races:
+                pipe.hexists(keys.race_meta(race), "results")
+            return [bool(found) for found in await pipe.execute()]
 
     async def load(self, race: str) -> RaceResults | None:
         """The results as stored, seed included, and their analysis once it is stored;
