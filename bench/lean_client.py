@@ -53,6 +53,9 @@ class LeanClient(WSListener):
     ``on_push(message)`` is called synchronously from the frame callback for
     every message without an ``id`` (or with one nobody waits for), so it
     must be quick. ``expect(t, race)`` waits for one particular push instead.
+    ``on_frame(data)``, once set, takes every whole binary message instead,
+    undecoded: a client that only watches (thousands of them in a load
+    process) then costs one call per frame, and no Python object but the bytes.
     """
 
     def __init__(self, *, strict: bool = False) -> None:
@@ -61,6 +64,7 @@ class LeanClient(WSListener):
         self.strict = strict
         self.player = ""
         self.on_push: Callable[[Wire], None] | None = None
+        self.on_frame: Callable[[bytes], None] | None = None
         self.pushes = 0
         self.core: ClientCore[Wire, asyncio.Future[Wire]] = ClientCore(
             _read_strictly if strict else _read, _id_of
@@ -76,6 +80,9 @@ class LeanClient(WSListener):
 
     def on_ws_frame(self, transport: WSTransport, frame: WSFrame) -> None:
         kind = frame.msg_type
+        if self.on_frame is not None and kind is WSMsgType.BINARY and frame.fin:
+            self.on_frame(frame.get_payload_as_bytes())  # a watcher's usual frame
+            return
         if kind is WSMsgType.BINARY or kind is WSMsgType.CONTINUATION:
             if not frame.fin:
                 self._parts.append(frame.get_payload_as_bytes())
@@ -84,6 +91,9 @@ class LeanClient(WSListener):
             if self._parts:
                 data = b"".join([*self._parts, data])
                 self._parts.clear()
+            if self.on_frame is not None:
+                self.on_frame(data)
+                return
             self._receive(data)
         elif kind is WSMsgType.CLOSE:
             transport.send_close(frame.get_close_code(), frame.get_close_message())

@@ -42,6 +42,7 @@ import argparse
 import asyncio
 import contextlib
 import functools
+import gc
 import json
 import math
 import random
@@ -55,11 +56,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import msgpack
+
 from bench.harness import (
     child,
     close_all,
     connect_many,
     cpu_seconds,
+    cpu_split,
     gather_limited,
     load_average,
     machine,
@@ -70,14 +74,15 @@ from bench.harness import (
     server_argv,
     server_env,
 )
-from bench.lean_client import LeanClient, Wire, connect
+from bench.lean_client import LeanClient, connect
 from protocol.messages import Spectate, SubmitMove
 from server.storage.embedded import EmbeddedRedis
 
 __all__ = ["main"]
 
-#: Spectators one load process holds by default: its core keeps up with their frames.
-PER_LOAD = 2500
+#: Spectators one load process holds by default: a frame costs it a lookup and a float
+#: (:class:`Arrivals`), and fewer processes leave more of the machine to the nodes.
+PER_LOAD = 5000
 #: Handshakes in flight to one node from all the watch processes (a node refuses more
 #: than 64 pending from one address; the join process needs some too).
 HANDSHAKES = 40
@@ -91,43 +96,79 @@ SPARE_FILES = 256
 # A watch process: ``python -m bench.spectators watch``.
 
 
-@dataclass
 class Arrivals:
-    """When each board reached this process's spectators, by (player, seq), Unix time."""
+    """When each pushed frame reached this process's spectators, Unix time.
 
-    boards: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
-    #: Arrival times of every other push (race_state, presence, ...).
-    others: list[float] = field(default_factory=list)
+    Thousands of spectators in one process get the same frames (each board is
+    encoded once per node), so arrivals are kept per distinct frame, by its
+    bytes, and each distinct frame is decoded once, the first time it comes:
+    a frame costs a dictionary lookup and a float, not a decoded map.
+    """
 
-    #: Fresh snapshots pushed (``spectating`` with no id): a spectator that read too
-    #: slowly had boards skipped (docs/reliability.md, *Slow spectators*).
-    snapshots: int = 0
+    def __init__(self) -> None:
+        self._times: dict[bytes, list[float]] = {}
+        #: Per distinct frame: its board's ``player|seq``, or its type for another push.
+        self._kind: dict[bytes, tuple[bool, str]] = {}
 
-    def on_push(self, message: Wire) -> None:
-        now = time.time()
-        if message["t"] == "board":
-            self.boards[f"{message['player']}|{message['seq']}"].append(now)
-        else:
-            self.others.append(now)
-            self.snapshots += message["t"] == "spectating"
+    def arrived(self, frame: bytes) -> None:
+        """``frame`` reached a spectator now (an ``on_frame`` callback)."""
+        times = self._times.get(frame)
+        if times is None:
+            times = self._times[frame] = []
+            message = msgpack.unpackb(frame, raw=False)
+            board = message.get("t") == "board"
+            key = f"{message['player']}|{message['seq']}" if board else str(message.get("t"))
+            self._kind[frame] = (board, key)
+        times.append(time.time())
+
+    @property
+    def boards(self) -> dict[str, list[float]]:
+        """When each board (by ``player|seq``) arrived, one time per spectator that got it."""
+        boards: dict[str, list[float]] = defaultdict(list)
+        for frame, times in self._times.items():
+            board, key = self._kind[frame]
+            if board:
+                boards[key].extend(times)
+        return boards
+
+    @property
+    def snapshots(self) -> int:
+        """Fresh snapshots pushed (``spectating`` with no id): a spectator that read too
+        slowly had boards skipped (docs/reliability.md, *Slow spectators*)."""
+        return sum(
+            len(times)
+            for frame, times in self._times.items()
+            if self._kind[frame] == (False, "spectating")
+        )
+
+    def boards_done(self, spectators: int) -> int:
+        """Boards that every one of ``spectators`` got."""
+        return sum(len(times) >= spectators for times in self.boards.values())
 
     async def settled(self, spectators: int, moves: int, timeout: float) -> None:
         """Until ``spectators`` got the boards of ``moves`` moves (or ``timeout``): the
         boards of the window's last moves may still be on their way."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            if sum(len(times) >= spectators for times in self.boards.values()) >= moves:
+            if self.boards_done(spectators) >= moves:
                 return
-            await asyncio.sleep(0.1)
+            await asyncio.sleep(0.2)
 
     def frames_in(self, start: float, end: float) -> int:
         """Pushes that arrived between ``start`` and ``end``."""
-        inside = sum(start <= t <= end for times in self.boards.values() for t in times)
-        return inside + sum(start <= t <= end for t in self.others)
+        return sum(start <= t <= end for times in self._times.values() for t in times)
+
+
+def _no_collector() -> None:
+    """A load process lives a minute and keeps what it made: the cyclic collector only
+    costs it pauses (a full one took 100 ms with 4,000 clients), which would show as
+    late frames. Reference counting still frees nearly everything."""
+    gc.disable()
 
 
 async def watch(args: argparse.Namespace) -> None:
     """Spectate the race with ``args.count`` connections; report when told to stop."""
+    _no_collector()
     raise_open_files(resource.getrlimit(resource.RLIMIT_NOFILE)[1])
     urls = args.urls.split(",")
     clients = await connect_many(
@@ -141,7 +182,7 @@ async def watch(args: argparse.Namespace) -> None:
         reply = await client.request(Spectate, race=args.race)
         if reply["t"] != "spectating":
             refused += 1
-        client.on_push = arrivals.on_push
+        client.on_frame = arrivals.arrived
 
     # The first ``--slow`` stop reading once they watch (a phone asleep): not counted.
     slow, counted = clients[: args.slow], clients[args.slow :]
@@ -176,6 +217,7 @@ async def watch(args: argparse.Namespace) -> None:
 
 async def join(args: argparse.Namespace) -> None:
     """Open ``args.rate`` new spectators a second for ``args.seconds``; time each one."""
+    _no_collector()
     raise_open_files(resource.getrlimit(resource.RLIMIT_NOFILE)[1])
     urls = args.urls.split(",")
     joined: list[tuple[float, float, float]] = []  # (connect start, spectate sent, reply)
@@ -202,7 +244,7 @@ async def join(args: argparse.Namespace) -> None:
             failed[str(reply.get("code"))] += 1
             return
         joined.append((began, asked, time.time()))
-        client.on_push = frames.on_push
+        client.on_frame = frames.arrived
 
     tasks = []
     interval = 1.0 / args.rate
@@ -406,6 +448,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
 
         helper_pids = {h.name: h.proc.pid for h in loads if h.proc is not None}
         cpu_before = {name: cpu_seconds(pid) for name, pid in {**pids, **helper_pids}.items()}
+        split_before = [cpu_split(pid) for pid in pids.values()]
         start = time.time()
         end = start + args.seconds
         if joiner is not None:
@@ -419,6 +462,15 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             )
         )
         cpu_after = {name: cpu_seconds(pid) for name, pid in {**pids, **helper_pids}.items()}
+        split_after = [cpu_split(pid) for pid in pids.values()]
+        # The nodes' user and system CPU in the window (the system part: mostly the sends).
+        node_split = tuple(
+            sum(
+                after[i] - before[i]
+                for before, after in zip(split_before, split_after, strict=True)
+            )
+            for i in (0, 1)
+        )
         window = time.time() - start
         load_at_end = load_average()
         made = len(moves.acked)
@@ -430,10 +482,13 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             joined = await joiner.finish(start, end, made)
         await close_all(racers)
 
-    return _figures(
+    figures = _figures(
         args, moves, reports, joined, rss_before, rss_after, cpu_before, cpu_after, window,
         loads=(load_at_start, load_at_end), limits=(soft, hard, needed), setup=setup_seconds,
+        node_split=node_split,
     )  # fmt: skip
+    figures["window_unix"] = [round(start, 2), round(start + window, 2)]  # to match logs
+    return figures
 
 
 def _figures(
@@ -450,6 +505,7 @@ def _figures(
     loads: tuple[float, float],
     limits: tuple[int, int, int],
     setup: float,
+    node_split: tuple[float, ...],
 ) -> dict[str, Any]:
     watching = sum(r["spectators"] - r["refused"] for r in reports)
     arrivals: dict[str, list[float]] = defaultdict(list)
@@ -512,6 +568,9 @@ def _figures(
         "first_frame": first,
         "frames_delivered": frames,
         "node_us_per_frame": round(node_cpu / frames * 1e6, 2) if frames else math.nan,
+        "node_user_sys_us_per_frame": [round(t / frames * 1e6, 2) for t in node_split]
+        if frames
+        else None,
         "cores": cores,
     }
 
@@ -549,7 +608,8 @@ def _print(figures: dict[str, Any]) -> None:
         )
     print(
         f"  node CPU per delivered frame: {figures['node_us_per_frame']} µs "
-        f"({figures['frames_delivered']} frames); cores used: {figures['cores']}"
+        f"({figures['frames_delivered']} frames; user, system: "
+        f"{figures['node_user_sys_us_per_frame']}); cores used: {figures['cores']}"
     )
 
 
