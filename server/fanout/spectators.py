@@ -11,19 +11,25 @@ node, at most once a sweep (to a crowd, at most once per ``calm`` seconds);
 a dead node's spectators drop out of the count once its vouching runs out.
 
 The count says how many watch, nothing of the race: it goes out under every
-spectating policy, from the first moment, and never to a racer.
+spectating policy, from the first moment, and never to a racer. A new total
+told to a crowd is a write per spectator, as an event's board is: it goes
+out a few milliseconds of writes per turn of the loop (:data:`~server.fanout.spread.BUDGET`),
+so that the racers' replies never wait for a whole crowd to hear it.
 :class:`SpectatorTally` makes the decisions, without I/O; :class:`SpectatorCounts`
 carries them out.
 """
 
 from __future__ import annotations
 
+import asyncio
 import math
+import time
 from collections.abc import Collection, Hashable, Mapping
 from typing import Generic, NamedTuple, Protocol, TypeVar
 
 from protocol.codec import encode
 from protocol.messages import Spectators
+from server.fanout.spread import BUDGET, SLICE
 from server.storage.spectators import SpectatorStore
 
 __all__ = ["Saying", "Spectator", "SpectatorCounts", "SpectatorTally", "Telling"]
@@ -137,7 +143,13 @@ class SpectatorCounts:
         if not here:
             return
         totals = await self.store.totals(list(here), now)
+        until = time.perf_counter() + BUDGET
         for telling in self.tally.to_tell(totals, here, now):
             frame = encode(Spectators(race=telling.race, count=telling.total))
-            for spectator in telling.spectators:
-                spectator.notice(frame)
+            spectators = telling.spectators
+            for start in range(0, len(spectators), SLICE):
+                if time.perf_counter() >= until:
+                    await asyncio.sleep(0)  # a turn of the loop for what waits
+                    until = time.perf_counter() + BUDGET
+                for spectator in spectators[start : start + SLICE]:
+                    spectator.notice(frame)

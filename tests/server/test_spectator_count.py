@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
+import time
 
 import pytest
 
@@ -18,7 +20,7 @@ from protocol.messages import (
     Spectators,
     StartRace,
 )
-from server.fanout.spectators import Saying, SpectatorTally
+from server.fanout.spectators import Saying, SpectatorCounts, SpectatorTally
 from server.storage import keys
 from server.storage.spectators import SpectatorStore
 from server.storage.store import Store
@@ -115,6 +117,41 @@ async def test_a_count_that_is_not_a_number_counts_nothing(store: Store) -> None
     await counts.say("n1", {"r1": 2}, until=1000.0, keep=60.0)
     await store.redis.hset(keys.spectators_on("n1"), "r2", "many")
     assert await counts.totals(["r1", "r2"], now=500.0) == {"r1": 2, "r2": 0}
+
+
+class _Spectator:
+    """A spectator that takes a while to be written to (a socket write, tens of µs)."""
+
+    def __init__(self, told: list[bytes]) -> None:
+        self.told = told
+
+    def notice(self, frame: bytes) -> None:
+        time.sleep(0.00005)
+        self.told.append(frame)
+
+
+async def test_a_crowd_hears_its_total_a_few_milliseconds_per_turn(store: Store) -> None:
+    """Telling 2,000 spectators (about 0.1 s of writes) leaves the loop to the others
+    every few milliseconds: a callback due meanwhile runs before the last is told, after
+    no more than a budget of writes; all of them hear the total once."""
+    told: list[bytes] = []
+    crowd = [_Spectator(told) for _ in range(2000)]
+    counts = SpectatorCounts(SpectatorStore(store.redis), "n1", vouch=30.0)
+    heard_before: list[int] = []
+    ticking = True
+
+    def tick() -> None:
+        if ticking:
+            heard_before.append(len(told))
+            asyncio.get_running_loop().call_soon(tick)
+
+    asyncio.get_running_loop().call_soon(tick)
+    await counts.sweep({"r1": crowd}, time.time())
+    ticking = False
+    assert len(told) == 2000 and len(set(told)) == 1
+    during = [n for n in heard_before if 0 < n < 2000]
+    assert len(during) >= 5  # the loop ran between slices, not once after all of them
+    assert max(b - a for a, b in itertools.pairwise(heard_before)) <= 400  # ~a budget a turn
 
 
 # -- nodes -----------------------------------------------------------------
