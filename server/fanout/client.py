@@ -25,6 +25,8 @@ class Shared:
 
     frames: dict[str, bytes] = field(default_factory=dict)
     info: asyncio.Task[RaceSummary] | None = None
+    #: A tournament event's seats: each racing entrant's race in the document it carries.
+    seats: dict[str, str] | None = None
 
 
 class Client(Protocol):
@@ -51,6 +53,14 @@ class Client(Protocol):
 
     def send_frame(self, frame: bytes) -> None:
         """Write one encoded frame now."""
+        ...
+
+    def cork(self) -> None:
+        """Keep the frames sent from now on until :meth:`uncork`, then write them together."""
+        ...
+
+    def uncork(self) -> None:
+        """Write the frames kept since :meth:`cork`, in order, in one write."""
         ...
 
     @property

@@ -3,11 +3,17 @@
 Every tournament event carries the document as it became, so a watcher
 needs only the latest; the hub still hands them over in order, and the
 frame is encoded once per event for all of this node's watchers. A watcher
-is sent at most one document per :data:`EVERY` seconds: a change after a
-quiet spell goes out at once, and a burst of changes (a thousand entrants
-entering, an arena's races ending) sends the newest document at the end of
-each period instead of every one, so the bytes a burst costs stop growing
-with the square of the entrants. If Redis lost the latest changes
+is sent at most one document per period: a change after a quiet spell goes
+out at once, and a burst of changes (a thousand entrants entering, an
+arena's races ending) sends the newest document at the end of each period
+instead of every one. The period is :data:`EVERY` seconds, or longer for a
+big tournament: long enough that this node's watchers of it are sent at
+most :data:`NODE_BYTES_PER_SECOND` of documents between them (an arena of
+a thousand entrants has a document of hundreds of KiB, and a thousand
+watchers; sent four times a second to each, that was gigabytes a minute).
+
+One change never waits: the one that seats the watcher's player in a new
+race, which they should start at once. If Redis lost the latest changes
 (server/fanout/history.py), the watcher is simply sent the document as
 Redis now holds it.
 """
@@ -15,10 +21,12 @@ Redis now holds it.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from protocol.codec import encode
 from protocol.messages import TournamentInfo
+from protocol.tournaments import Tournament
 from server.fanout.client import Shared
 from server.rules.events import Event, TournamentChanged
 
@@ -30,23 +38,37 @@ __all__ = ["EVERY", "TournamentWatch"]
 
 #: The fewest seconds between two documents sent to one watcher.
 EVERY = 0.25
+#: The most bytes of one tournament's documents a node sends its watchers a second, but
+#: for the ones that seat an entrant (which go at once) and :data:`EVERY`'s floor.
+NODE_BYTES_PER_SECOND = 8 * 1024 * 1024
 
 
 class TournamentWatch:
     """One connection following one tournament; ``entrant`` keeps its grace clock running."""
 
     def __init__(
-        self, conn: Client, director: Director, tournament: str, since: int, *, entrant: bool
+        self,
+        conn: Client,
+        director: Director,
+        tournament: str,
+        since: int,
+        *,
+        entrant: bool,
+        watchers: Callable[[], int] = lambda: 1,
     ) -> None:
         self.conn = conn
         self.director = director
         self.tournament = tournament
         self.last_event = since
         self.entrant = entrant
+        #: How many watch the tournament on this node (they share its bytes a second).
+        self.watchers = watchers
+        #: The race the last document sent seated the player in, if any.
+        self._seat: str | None = None
         #: When the next document may go, on the loop's clock; the newest document waiting
-        #: for it, and the timer that sends it then.
+        #: for it (its frame and the player's seat in it), and the timer that sends it then.
         self._due = 0.0
-        self._waiting: bytes | None = None
+        self._waiting: tuple[bytes, str | None] | None = None
         self._timer: asyncio.TimerHandle | None = None
 
     def claim(self) -> None:
@@ -59,8 +81,9 @@ class TournamentWatch:
         count = await director.event_count(self.tournament)
         doc = await director.stored(self.tournament)
         if doc is not None:
-            self._waiting = None  # older than what Redis holds now
-            self.conn.send(TournamentInfo(tournament=doc))
+            player = self.conn.player
+            seat = None if player is None else _seats(doc).get(player)
+            self._send(encode(TournamentInfo(tournament=doc)), seat)  # older waiting: dropped
         return count
 
     def deliver(self, topic: str, n: int, event: Event, shared: Shared) -> None:
@@ -70,9 +93,16 @@ class TournamentWatch:
         frame = shared.frames.get("tournament")
         if frame is None:
             frame = shared.frames["tournament"] = encode(TournamentInfo(tournament=doc))
-        self._push(frame)
-        if self.conn.player is not None:
-            self.entrant = doc.entrant(self.conn.player) is not None
+        if shared.seats is None:
+            shared.seats = _seats(doc)  # once per event, for every watcher here
+        player = self.conn.player
+        seat = None if player is None else shared.seats.get(player)
+        if seat is not None and seat != self._seat:
+            self._send(frame, seat)  # a new race: they start it now
+        else:
+            self._push(frame, seat)
+        if player is not None:
+            self.entrant = doc.entrant(player) is not None
 
     def stop(self) -> None:
         """The connection follows the tournament no more (or anew): nothing waiting goes."""
@@ -81,20 +111,35 @@ class TournamentWatch:
             self._timer = None
         self._waiting = None
 
-    def _push(self, frame: bytes) -> None:
+    def period(self, size: int) -> float:
+        """Seconds until the next document, after one of ``size`` bytes: this node's
+        watchers of the tournament share :data:`NODE_BYTES_PER_SECOND`."""
+        return max(EVERY, self.watchers() * size / NODE_BYTES_PER_SECOND)
+
+    def _push(self, frame: bytes, seat: str | None) -> None:
         """Send ``frame`` now if the period is over, else keep it (the newest) for its end."""
         loop = asyncio.get_running_loop()
         if self._timer is None and loop.time() >= self._due:
-            self._due = loop.time() + EVERY
-            self.conn.send_frame(frame)
+            self._send(frame, seat)
             return
-        self._waiting = frame
+        self._waiting = (frame, seat)
         if self._timer is None:
             self._timer = loop.call_at(self._due, self._send_waiting)
 
+    def _send(self, frame: bytes, seat: str | None) -> None:
+        """Send ``frame`` now (an older one waiting is dropped), and start a period."""
+        self.stop()
+        self._due = asyncio.get_running_loop().time() + self.period(len(frame))
+        self._seat = seat
+        self.conn.send_frame(frame)
+
     def _send_waiting(self) -> None:
         self._timer = None
-        frame, self._waiting = self._waiting, None
-        if frame is not None:
-            self._due = asyncio.get_running_loop().time() + EVERY
-            self.conn.send_frame(frame)
+        waiting, self._waiting = self._waiting, None
+        if waiting is not None:
+            self._send(*waiting)
+
+
+def _seats(doc: Tournament) -> dict[str, str]:
+    """Each racing entrant's race, in ``doc``."""
+    return {p: t.race for s in doc.running_stages for t in s.races for p in t.players}

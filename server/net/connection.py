@@ -151,6 +151,19 @@ class Connection:
             log.info("dropping a client that reads too slowly")
             self._close(too_slow)
 
+    def cork(self) -> None:
+        """Keep what is sent from now on for one write at :meth:`uncork` (several events
+        handed at once to a spectator: server/fanout/spread.py)."""
+        self.ws.cork()
+
+    def uncork(self) -> None:
+        """Write what was kept since :meth:`cork`; drop the client if too much is unsent."""
+        if self.ws.uncork():
+            too_slow = self.core.unsent(self.ws.transport.get_write_buffer_size())
+            if too_slow is not None:
+                log.info("dropping a client that reads too slowly")
+                self._close(too_slow)
+
     @property
     def reading_behind(self) -> bool:
         """Whether the client reads more slowly than it is written to (its socket's buffer is
@@ -410,7 +423,12 @@ class Connection:
             old.stop()
             await self.hub.unwatch(tournament, old)
         follower = TournamentWatch(
-            self, self.services.tournaments, tournament, since, entrant=entrant
+            self,
+            self.services.tournaments,
+            tournament,
+            since,
+            entrant=entrant,
+            watchers=lambda: self.hub.watching(tournament),
         )
         self.tournaments[tournament] = follower
         await self.hub.watch(tournament, follower)

@@ -179,16 +179,20 @@ async def test_away_entrants_are_paused_and_a_bot_comes_back(make_node: NodeFact
             last = max((s.n for s in paused.tournament.stages), default=0)
             # The bot's own player pauses it from another connection: it comes back.
             assert bots[0].token is not None
-            host.received.clear()  # only what is pushed from now on
             other = await ClientSession.connect(url, "Bot 0", bots[0].token)
-            await other.request(PauseArena(tournament=doc.id, paused=True), TournamentInfo)
+            pause = PauseArena(tournament=doc.id, paused=True)
+            at_pause = (await other.request(pause, TournamentInfo)).tournament
             await other.close()
-            states: list[bool] = []
+            assert at_pause.entrant(bots[0].player).paused  # type: ignore[union-attr]
+            raced = max((s.n for s in at_pause.stages), default=0)
 
             def back(m: TournamentInfo) -> bool:
+                """Not paused, and grouped into a race made after the pause. (The host may
+                never see the paused document itself: a watcher is sent the newest.)"""
                 entrant = m.tournament.entrant(bots[0].player)
-                states.append(entrant is not None and entrant.paused)
-                return True in states and not states[-1]
+                again = [s for s in m.tournament.running_stages if s.n > raced]
+                seated = any(bots[0].player in s.races[0].players for s in again)
+                return entrant is not None and not entrant.paused and seated
 
             await host.next(TournamentInfo, back, timeout=TIMEOUT)
         finally:
