@@ -33,7 +33,7 @@ import logging
 from collections.abc import Callable
 from typing import Protocol
 
-from server.fanout.client import Shared
+from server.fanout.client import Client, Shared
 from server.fanout.hub_core import (
     Action,
     CatchUp,
@@ -61,6 +61,11 @@ class Watcher(Protocol):
     """Something that wants a race's events: a connection's interest in a race."""
 
     last_event: int
+
+    @property
+    def conn(self) -> Client:
+        """The client it serves: its writes are corked while it is handed several events."""
+        ...
 
     def deliver(self, race: str, n: int, event: Event, shared: Shared) -> None:
         """Event ``n``; ``shared`` is what its watchers on this node build once for all."""

@@ -22,11 +22,19 @@ catch-up) queue behind it, and each goes out in its turn. A watcher that
 stopped following the race while its event waited is skipped. Each event
 is unpacked once and its :class:`~server.fanout.client.Shared` frames are
 made once, whatever the number of slices.
+
+When a race's events queue up (moves that come while the last one is still
+going out: a node behind, or racers moving at once), each watcher handed
+the oldest is handed the later ones it is to get at the same time, and its
+client's writes are corked meanwhile (:meth:`~server.fanout.client.Client.cork`):
+their frames go out in one system call instead of one each. A node that
+falls behind so spends less per frame, and catches up.
 """
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -44,21 +52,46 @@ BUDGET = 0.002
 SLICE = 16
 
 
+class Writer(Protocol):
+    """A watcher's client, as far as corking its writes goes (:class:`Client`)."""
+
+    def cork(self) -> None: ...
+
+    def uncork(self) -> None: ...
+
+
 class Receiver(Protocol):
     """What :class:`Spread` needs of a watcher (the hub's ``Watcher``)."""
+
+    @property
+    def conn(self) -> Writer: ...
 
     def deliver(self, race: str, n: int, event: Event, shared: Shared) -> None: ...
 
 
 @dataclass(slots=True)
 class _Handing:
-    """One event being handed out: to ``watchers[done:]`` still."""
+    """One event being handed out: to ``watchers[done:]`` still, but those in ``ahead``
+    (handed it with an earlier event of theirs)."""
 
     n: int
     event: Event
     watchers: Sequence[Receiver]
     shared: Shared
     done: int = 0
+    #: The watchers, as a set: made once the event is handed out ahead of its turn.
+    members: set[Receiver] | None = None
+    ahead: set[Receiver] | None = None
+
+    def take(self, watcher: Receiver) -> bool:
+        """Whether ``watcher`` is to get this event; if so it is counted as handed it."""
+        if self.members is None:
+            self.members, self.ahead = set(self.watchers), set()
+        if watcher not in self.members:
+            return False
+        assert self.ahead is not None
+        self.ahead.add(watcher)
+        return True
 
 
 class Spread:
@@ -101,7 +134,7 @@ class Spread:
             return
         until = time.perf_counter() + self._budget
         while True:
-            if self._hand(race, queue[0]):
+            if self._hand(race, queue):
                 queue.popleft()
             if not queue or time.perf_counter() >= until:
                 break
@@ -110,16 +143,31 @@ class Spread:
         else:
             del self._queues[race]
 
-    def _hand(self, race: str, handing: _Handing) -> bool:
-        """Hand one slice of ``handing`` out; True once every watcher has it.
+    def _hand(self, race: str, queue: deque[_Handing]) -> bool:
+        """Hand one slice of the oldest event in ``queue`` out, with the later events of
+        each of its watchers; True once every watcher has the oldest.
 
         The event waited, so a watcher may have stopped following since: it is skipped.
         """
-        start, watchers = handing.done, handing.watchers
+        handing = queue[0]
+        start, watchers, ahead = handing.done, handing.watchers, handing.ahead
         end = min(len(watchers), start + self._size)
         n, event, shared, follows = handing.n, handing.event, handing.shared, self._follows
+        later = list(itertools.islice(queue, 1, None))
         for watcher in watchers[start:end]:
-            if follows(race, watcher):
+            if (ahead is not None and watcher in ahead) or not follows(race, watcher):
+                continue
+            if not later:
                 watcher.deliver(race, n, event, shared)
+                continue
+            conn = watcher.conn
+            conn.cork()  # this event and its later ones, in order, in one write
+            try:
+                watcher.deliver(race, n, event, shared)
+                for other in later:
+                    if other.take(watcher):
+                        watcher.deliver(race, other.n, other.event, other.shared)
+            finally:
+                conn.uncork()
         handing.done = end
         return end == len(watchers)

@@ -147,6 +147,7 @@ class PushConnection(asyncio.Protocol):
     __slots__ = (
         "_address",
         "_closing",
+        "_corked",
         "_drained",
         "_early",
         "_eof",
@@ -200,6 +201,7 @@ class PushConnection(asyncio.Protocol):
         #: (``bounds.backlog``): the client reads more slowly than it is written to.
         self.writing_paused = False
         self._drained: list[Callable[[], None]] | None = None  # told once the client caught up
+        self._corked: list[bytes] | None = None  # frames kept for one write (cork)
 
     # -- for the handler ---------------------------------------------------
 
@@ -229,7 +231,28 @@ class PushConnection(asyncio.Protocol):
             protocol.send_binary(message)
             self._flush()
             return
+        if self._corked is not None:
+            self._corked.append(framed(message))
+            return
         self.transport.write(framed(message))
+
+    def cork(self) -> None:
+        """Keep the messages written from now on until :meth:`uncork`: a spectator handed
+        several events at once gets their frames in one system call, not one each."""
+        if self._corked is None:
+            self._corked = []
+
+    def uncork(self) -> bool:
+        """Write what :meth:`cork` kept, in order, in one write; whether anything was.
+
+        Nothing is written once the connection is closing (a frame after the close frame
+        would break the protocol): what was kept is dropped, as a later write would be.
+        """
+        kept, self._corked = self._corked, None
+        if not kept or self.protocol.state is not OPEN or self._eof:
+            return False
+        self.transport.write(kept[0] if len(kept) == 1 else b"".join(kept))
+        return True
 
     def when_drained(self, callback: Callable[[], None]) -> None:
         """Call ``callback`` once the client has read what was written (at once if it has)."""

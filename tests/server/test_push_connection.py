@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 from websockets.frames import BINARY, CONT, TEXT, Frame
+from websockets.protocol import CLOSING, OPEN
 
 from protocol.codec import decode_server, encode
 from protocol.exceptions import ErrorCode
@@ -36,7 +37,7 @@ from protocol.messages import (
     Welcome,
 )
 from protocol.version import PROTOCOL_VERSION
-from server.net.websocket import PushConnection, WebSocketServer
+from server.net.websocket import PushConnection, WebSocketServer, framed
 from server.services.moves import Moves
 from server.settings import Timeouts
 from tests.server.conftest import NODES, TIMEOUT, Clients, NodeFactory
@@ -254,6 +255,41 @@ async def test_messages_parsed_before_the_handler_attaches_are_handed_over_in_or
     assert got == [b"early", "fragmented"]
     conn.frame_received(Frame(BINARY, b"late"))
     assert got == [b"early", "fragmented", b"late"]
+
+
+class _Transport:
+    """A transport that keeps each write."""
+
+    def __init__(self) -> None:
+        self.writes: list[bytes] = []
+
+    def write(self, data: bytes) -> None:
+        self.writes.append(data)
+
+
+async def test_corked_messages_go_out_in_one_write_and_never_after_a_close() -> None:
+    """Messages written while corked are one write at uncork, framed in order; uncorked,
+    each is its own write; what was corked when the connection began closing is dropped."""
+    server = WebSocketServer(
+        _never_called, "127.0.0.1", 0, max_size=1024, ping_interval=None, ping_timeout=None,
+        close_timeout=1,
+    )  # fmt: skip
+    conn = PushConnection(server)
+    transport = _Transport()
+    conn.transport = cast(Any, transport)
+    conn.protocol.state = OPEN
+    conn.cork()
+    conn.write(b"one")
+    conn.write(b"two")
+    assert transport.writes == []
+    assert conn.uncork()
+    assert transport.writes == [framed(b"one") + framed(b"two")]
+    conn.write(b"three")
+    assert transport.writes[1:] == [framed(b"three")]
+    conn.cork()
+    conn.write(b"four")
+    conn.protocol.state = CLOSING
+    assert not conn.uncork() and len(transport.writes) == 2
 
 
 async def _never_called(_: PushConnection) -> None:

@@ -11,21 +11,45 @@ from server.rules.events import Event, ReadySet
 RACE = "r1"
 
 
+class _Conn:
+    """A watcher's client: what was written, one entry per write (corked frames together)."""
+
+    def __init__(self) -> None:
+        self.writes: list[list[int]] = []
+        self._corked: list[int] | None = None
+
+    def cork(self) -> None:
+        self._corked = []
+
+    def uncork(self) -> None:
+        kept, self._corked = self._corked, None
+        if kept:
+            self.writes.append(kept)
+
+    def write(self, n: int) -> None:
+        if self._corked is not None:
+            self._corked.append(n)
+        else:
+            self.writes.append([n])
+
+
 class _Watcher:
     def __init__(self) -> None:
         self.got: list[int] = []
         self.shared: list[Shared] = []
+        self.conn = _Conn()
 
     def deliver(self, race: str, n: int, event: Event, shared: Shared) -> None:
         self.got.append(n)
         self.shared.append(shared)
+        self.conn.write(n)
 
 
 async def test_events_reach_every_watcher_in_order_a_slice_per_turn() -> None:
     """An event reaches nobody in the call that brings it, and a callback that call
     scheduled (a commit's reply) runs before its first slice; then a slice a turn (with no
-    time for more than a slice a turn); a later event waits behind it for everyone; each
-    event's Shared is one for all its watchers."""
+    time for more than a slice a turn); a later event goes behind it (with it, to the
+    watchers of both); each event's Shared is one for all its watchers."""
     gone: set[_Watcher] = set()
     spread = Spread(lambda race, watcher: watcher not in gone, size=10, budget=0.0)
     watchers = [_Watcher() for _ in range(25)]
@@ -40,7 +64,8 @@ async def test_events_reach_every_watcher_in_order_a_slice_per_turn() -> None:
     assert seen_by_reply == [0]
     while not watchers[0].got:
         await asyncio.sleep(0)
-    assert [w.got for w in watchers[:10]] == [[1]] * 10 and not watchers[10].got
+    # the first slice: event 1, and event 2 with it for its watchers (it queued behind)
+    assert [w.got for w in watchers[:10]] == [[1, 2]] * 5 + [[1]] * 5 and not watchers[10].got
     gone.add(watchers[24])  # stops following while event 1 waits for it
     while spread.waiting(RACE):
         await asyncio.sleep(0)
@@ -63,3 +88,22 @@ async def test_a_turn_hands_out_a_budget_of_slices() -> None:
         turns += 1
     assert [w.got for w in watchers] == [[1, 2]] * 9
     assert turns <= 3  # the hop that puts the first slice behind the caller's callbacks
+
+
+async def test_a_watcher_handed_events_that_queued_gets_them_in_one_write() -> None:
+    """Events queued behind one still going out reach each of its watchers with it, in
+    order, corked into one write; a watcher of a later event only (a newcomer) gets that
+    one in its turn, and one that is not a watcher of a later event does not get it."""
+    spread = Spread(lambda race, watcher: True, size=4, budget=0.0)
+    watchers = [_Watcher() for _ in range(10)]
+    newcomer = _Watcher()
+    event = ReadySet("p1", True)
+    spread.deliver(RACE, 1, event, watchers)
+    spread.deliver(RACE, 2, event, [*watchers[:9], newcomer])  # watchers[9] left
+    spread.deliver(RACE, 3, event, [newcomer, *watchers[:9]])
+    while spread.waiting(RACE):
+        await asyncio.sleep(0)
+    assert all(w.got == [1, 2, 3] for w in watchers[:9]) and watchers[9].got == [1]
+    assert all(w.conn.writes == [[1, 2, 3]] for w in watchers[:9])
+    assert newcomer.got == [2, 3] and newcomer.conn.writes == [[2, 3]]
+    assert len({id(w.shared[1]) for w in watchers[:9]} | {id(newcomer.shared[0])}) == 1
