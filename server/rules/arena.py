@@ -35,7 +35,7 @@ races out of it (the director stores them beside it, for the record).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from protocol.results import Standing
 from protocol.tournaments import (
@@ -54,6 +54,7 @@ __all__ = [
     "KEEP",
     "PLACE_POINTS",
     "STREAK",
+    "Scored",
     "archive",
     "arena_standings",
     "cancel_race",
@@ -61,8 +62,8 @@ __all__ = [
     "over",
     "race_points",
     "replayed_points",
-    "reveal_seed",
     "score_race",
+    "score_races",
     "seat_race",
     "start",
     "with_late_entrant",
@@ -146,25 +147,49 @@ def seat_race(
 def score_race(tournament: Tournament, n: int, rows: Sequence[Standing]) -> Tournament:
     """Race ``n`` closed with these results: each racer's place and points (streaks
     counted), folded into their standings lines; the standings are ranked again."""
-    stages = list(tournament.stages)
-    index = next(i for i, s in enumerate(stages) if s.n == n)
-    if stages[index].status is not StageStatus.RUNNING:
-        return tournament  # scored already: a race is folded in once
+    return score_races(tournament, [Scored(n, tuple(rows))])
+
+
+@dataclass(frozen=True, slots=True)
+class Scored:
+    """A race that closed: its number, its results' rows and, once revealed, its seed."""
+
+    n: int
+    rows: tuple[Standing, ...]
+    seed: int | None = None
+
+
+def score_races(tournament: Tournament, scored: Sequence[Scored]) -> Tournament:
+    """These races closed: each racer's place and points (streaks counted) folded into
+    their standings lines, in race order, each race's seed revealed, and the standings
+    ranked once for all of them (hundreds of an arena's races may close in one sweep)."""
+    stages = {s.n: s for s in tournament.stages}
     lines = {line.player: line for line in tournament.standings}
-    results: dict[str, StageResult] = {}
-    for row in rows:
-        line = lines.get(row.player) or _nought(row.player, tournament.name_of(row.player))
-        results[row.player] = StageResult(
-            place=row.place,
-            points=race_points(row.place, line.streak),
-            status=row.status,
-            home=row.home,
-            time=row.time,
-            by=row.by,
-        )
-        lines[row.player] = _folded(line, results[row.player])
-    stages[index] = replace(stages[index], results=results, status=StageStatus.DONE)
-    changed = replace(tournament, stages=tuple(stages), standings=tuple(lines.values()))
+    for race in sorted(scored, key=lambda race: race.n):
+        stage = stages.get(race.n)
+        if stage is None or stage.status is not StageStatus.RUNNING:
+            continue  # not seated here, or scored already: a race is folded in once
+        results: dict[str, StageResult] = {}
+        for row in race.rows:
+            line = lines.get(row.player) or _nought(row.player, tournament.name_of(row.player))
+            results[row.player] = StageResult(
+                place=row.place,
+                points=race_points(row.place, line.streak),
+                status=row.status,
+                home=row.home,
+                time=row.time,
+                by=row.by,
+            )
+            lines[row.player] = _folded(line, results[row.player])
+        tables = stage.races
+        if race.seed is not None:
+            tables = tuple(replace(table, seed=race.seed) for table in tables)
+        stages[race.n] = replace(stage, results=results, status=StageStatus.DONE, races=tables)
+    changed = replace(
+        tournament,
+        stages=tuple(stages[s.n] for s in tournament.stages),
+        standings=tuple(lines.values()),
+    )
     return replace(changed, standings=arena_standings(changed))
 
 
@@ -201,15 +226,6 @@ def archive(
     kept = tuple(s for s in tournament.stages if s.n not in out)
     gone = tuple(s for s in tournament.stages if s.n in out)
     return replace(tournament, stages=kept, archived=tournament.archived + len(gone)), gone
-
-
-def reveal_seed(tournament: Tournament, n: int, seed: int) -> Tournament:
-    """Race ``n``'s seed, once it has closed (each arena race has its own deal)."""
-    stages = tuple(
-        replace(s, races=tuple(replace(t, seed=seed) for t in s.races)) if s.n == n else s
-        for s in tournament.stages
-    )
-    return replace(tournament, stages=stages)
 
 
 def cancel_race(tournament: Tournament, n: int) -> Tournament:

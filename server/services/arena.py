@@ -46,6 +46,10 @@ __all__ = ["ArenaSchedule", "Draft", "MakeTable", "refuse_unless_arena"]
 
 log = logging.getLogger(__name__)
 
+#: Seconds between two tries of this node to close a race under way whose racers' node
+#: may have died before it closed the race (it closes itself otherwise).
+CLOSE_EVERY = 5.0
+
 
 class Draft(Protocol):
     """The tournament being changed under its lock (the director's)."""
@@ -70,6 +74,8 @@ class ArenaSchedule:
         self.players = PlayerStore(store)
         self.races = races
         self.make_table = make_table
+        #: When this node last tried to close each race under way (a safety net).
+        self._tried: dict[str, float] = {}
 
     # -- requests ------------------------------------------------------------
 
@@ -156,24 +162,36 @@ class ArenaSchedule:
         return doc
 
     async def _score_closed(self, doc: Tournament) -> Tournament:
-        """Score every race that has closed (closing those over): hundreds run at once, so
-        they are checked together, not one round trip after another."""
+        """Score every race that has closed, in one pass: hundreds run at once, and a
+        wave of them ends together.
+
+        A race closes itself when its last racer stops (``close_soon``), or at its
+        deadline (the node's sweep); closing it here is only the net for a node that
+        died in between, so each race is tried at most every :data:`CLOSE_EVERY`
+        seconds, not in every sweep.
+        """
         results = self.races.results
-        running = doc.running_stages
-        races = [stage.races[0].race for stage in running]
+        running = {stage.races[0].race: stage for stage in doc.running_stages}
+        races = list(running)
         have = await results.which_have_results(races)
-        closed = await batched(
-            _true() if done else results.close_if_done(race)
+        now = time.monotonic()
+        due = [
+            race
             for race, done in zip(races, have, strict=True)
-        )
-        for stage, race, over in zip(running, races, closed, strict=True):
-            if not over:
-                continue
-            stored = await results.stored_results(race)
-            assert stored is not None  # results, once stored, stay
-            doc = rules.score_race(doc, stage.n, stored.standings)
-            doc = rules.reveal_seed(doc, stage.n, stored.seed)
-        return doc
+            if not done and now - self._tried.get(race, -CLOSE_EVERY) >= CLOSE_EVERY
+        ]
+        self._tried = {race: self._tried.get(race, now) for race in races}
+        for race in due:
+            self._tried[race] = now
+        closed = await batched(results.close_if_done(race) for race in due)
+        over = [r for r, done in zip(races, have, strict=True) if done]
+        over += [race for race, done in zip(due, closed, strict=True) if done]
+        stored = await batched(results.stored_results(race) for race in over)
+        scored = []
+        for race, found in zip(over, stored, strict=True):
+            assert found is not None  # results, once stored, stay
+            scored.append(rules.Scored(running[race].n, found.standings, found.seed))
+        return rules.score_races(doc, scored) if scored else doc
 
     async def _release(self, doc: Tournament, group: Grouped) -> None:
         scores = {player: await self._score(doc, player) for player in group.players}
@@ -199,10 +217,6 @@ class ArenaSchedule:
             return Skill().display
         found = await self.players.skills(player, [variant])
         return Skill(*found[variant]).display if variant in found else Skill().display
-
-
-async def _true() -> bool:
-    return True
 
 
 def refuse_unless_arena(doc: Tournament) -> None:
