@@ -118,9 +118,7 @@ class ArenaSchedule:
         draft.tournament = doc
         await draft.commit()  # scored before released: a release never loses points
         doc = draft.tournament  # as stored: older scored races archived
-        for group in pending:
-            if group.n in scored:
-                await self._release(doc, group)
+        await batched(self._release(doc, group) for group in pending if group.n in scored)
         if rules.over(doc, now):
             return True
         if rules.may_pair(doc, now):
@@ -133,9 +131,13 @@ class ArenaSchedule:
         return False
 
     async def _make(self, doc: Tournament, groups: list[Grouped], now: float) -> Tournament:
-        for group in groups:
-            variant = doc.variant_of_round(group.n)
-            table = await self.make_table(doc, group.n, variant, group.players)
+        """Make each group's race, 32 at a time (at the start everyone is grouped at once)."""
+        variants = [doc.variant_of_round(group.n) for group in groups]
+        tables = await batched(
+            self.make_table(doc, group.n, variant, group.players)
+            for group, variant in zip(groups, variants, strict=True)
+        )
+        for group, variant, table in zip(groups, variants, tables, strict=True):
             if table is not None:
                 doc = rules.seat_race(doc, group.n, variant, table, now)
         return doc

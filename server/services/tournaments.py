@@ -60,6 +60,8 @@ T = TypeVar("T")
 
 #: A bracket of 1,024 (issue 28); bench/events.py runs one on two nodes.
 MAX_ENTRANTS = 1024
+#: Seconds a sweep of one tournament may take before the node says so in its log.
+SLOW_ADVANCE = 2.0
 
 
 #: About how many bytes of stages and race results one page of a record carries: a
@@ -419,6 +421,7 @@ class Director:
 
     async def advance(self, tournament: str, now: float, *, wait: float | None = 5.0) -> None:
         """Score the stage under way if its races are over; start the next when due."""
+        began = time.monotonic()
         try:
             async with self._editing(tournament, wait=wait) as draft:
                 if draft.tournament.arena and draft.tournament.status.active:
@@ -427,6 +430,9 @@ class Director:
                     draft.tournament = await self._advance(draft.tournament, now)
         except _Busy:
             return  # another node holds the lock: it is doing this very work
+        took = time.monotonic() - began
+        if took > SLOW_ADVANCE:  # its lock's lease is LOCK_SECONDS: docs/deployment.md
+            log.warning("tournament %s took %.1f s to move on", tournament, took)
 
     async def _advance(self, doc: Tournament, now: float) -> Tournament:
         if not doc.status.active:
