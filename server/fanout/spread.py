@@ -25,7 +25,10 @@ made once, whatever the number of slices.
 
 When a race's events queue up (moves that come while the last one is still
 going out: a node behind, or racers moving at once), each watcher handed
-the oldest is handed the later ones it is to get at the same time, and its
+the oldest is handed the later ones it is to get at the same time (up to
+the first event for only a few watchers, such as a newcomer's catch-up:
+looking through many of those for each watcher would cost more than it
+saves), and its
 client's writes are corked meanwhile (:meth:`~server.fanout.client.Client.cork`):
 their frames go out in one system call instead of one each. A node that
 falls behind so spends less per frame, and catches up.
@@ -143,6 +146,17 @@ class Spread:
         else:
             del self._queues[race]
 
+    def _later(self, queue: deque[_Handing]) -> list[_Handing]:
+        """The events behind the oldest that its watchers may be handed with it: those up
+        to the first for a few watchers only (a newcomer's catch-up), which goes in its
+        turn, and the events behind it after it (each watcher's events stay in order)."""
+        later = []
+        for handing in itertools.islice(queue, 1, None):
+            if len(handing.watchers) < self._size:
+                break
+            later.append(handing)
+        return later
+
     def _hand(self, race: str, queue: deque[_Handing]) -> bool:
         """Hand one slice of the oldest event in ``queue`` out, with the later events of
         each of its watchers; True once every watcher has the oldest.
@@ -153,7 +167,7 @@ class Spread:
         start, watchers, ahead = handing.done, handing.watchers, handing.ahead
         end = min(len(watchers), start + self._size)
         n, event, shared, follows = handing.n, handing.event, handing.shared, self._follows
-        later = list(itertools.islice(queue, 1, None))
+        later = self._later(queue)
         for watcher in watchers[start:end]:
             if (ahead is not None and watcher in ahead) or not follows(race, watcher):
                 continue

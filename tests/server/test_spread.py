@@ -48,8 +48,8 @@ class _Watcher:
 async def test_events_reach_every_watcher_in_order_a_slice_per_turn() -> None:
     """An event reaches nobody in the call that brings it, and a callback that call
     scheduled (a commit's reply) runs before its first slice; then a slice a turn (with no
-    time for more than a slice a turn); a later event goes behind it (with it, to the
-    watchers of both); each event's Shared is one for all its watchers."""
+    time for more than a slice a turn); a later event waits behind it for everyone; each
+    event's Shared is one for all its watchers."""
     gone: set[_Watcher] = set()
     spread = Spread(lambda race, watcher: watcher not in gone, size=10, budget=0.0)
     watchers = [_Watcher() for _ in range(25)]
@@ -64,8 +64,8 @@ async def test_events_reach_every_watcher_in_order_a_slice_per_turn() -> None:
     assert seen_by_reply == [0]
     while not watchers[0].got:
         await asyncio.sleep(0)
-    # the first slice: event 1, and event 2 with it for its watchers (it queued behind)
-    assert [w.got for w in watchers[:10]] == [[1, 2]] * 5 + [[1]] * 5 and not watchers[10].got
+    # event 2, for fewer watchers than a slice, is not handed ahead: it goes in its turn
+    assert [w.got for w in watchers[:10]] == [[1]] * 10 and not watchers[10].got
     gone.add(watchers[24])  # stops following while event 1 waits for it
     while spread.waiting(RACE):
         await asyncio.sleep(0)
@@ -107,3 +107,19 @@ async def test_a_watcher_handed_events_that_queued_gets_them_in_one_write() -> N
     assert all(w.conn.writes == [[1, 2, 3]] for w in watchers[:9])
     assert newcomer.got == [2, 3] and newcomer.conn.writes == [[2, 3]]
     assert len({id(w.shared[1]) for w in watchers[:9]} | {id(newcomer.shared[0])}) == 1
+
+
+async def test_an_event_for_a_few_watchers_is_handed_in_its_turn_and_order_holds() -> None:
+    """Behind an event still going out, an event for a single watcher (a newcomer's
+    catch-up) is not looked for watcher by watcher: it and the events behind it go in
+    their own turns, each watcher's events still in order."""
+    spread = Spread(lambda race, watcher: True, size=4, budget=10.0)
+    watchers = [_Watcher() for _ in range(8)]
+    event = ReadySet("p1", True)
+    spread.deliver(RACE, 1, event, watchers)
+    spread.deliver(RACE, 2, event, watchers[:1])
+    spread.deliver(RACE, 3, event, watchers)
+    while spread.waiting(RACE):
+        await asyncio.sleep(0)
+    assert watchers[0].got == [1, 2, 3] and all(w.got == [1, 3] for w in watchers[1:])
+    assert all(w.conn.writes == [[1], [3]] for w in watchers[1:])
