@@ -138,7 +138,7 @@ class Hub:
                     # With the feed down, the resubscription after it subscribes.
                     if self._feed is not None and self._feed.usable:
                         await self._feed.subscribe(keys.channel(action.race))
-        self._act(self.core.catch_up(race, watcher))
+        self._act(self.core.started(race, watcher))
 
     async def unwatch(self, race: str, watcher: Watcher) -> None:
         for action in self.core.unwatch(race, watcher):

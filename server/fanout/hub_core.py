@@ -236,6 +236,24 @@ class HubCore(Generic[W]):
         self._passed_on(race, n, payload)
         return [Deliver(race, n, payload, tuple(now))]
 
+    def started(self, race: str, watcher: W) -> list[Action[W]]:
+        """``watcher`` starts following ``race`` (once subscribed): it reads what it missed
+        from the stream, if it may have missed anything.
+
+        One that starts at or after the newest event passed on here (a spectator
+        whose snapshot was just read: a hundred join a second) missed nothing: the
+        race's channel is subscribed while anyone here follows it, so every later
+        event reaches this node by pub/sub or from its own commits, and one lost on
+        the way shows as a gap, read then. An outage of the feed has every watcher
+        read anyway (:meth:`catch_up_all`). A race with no event passed on here yet
+        (its first watcher here) says nothing of what came before, and is read.
+        """
+        trail = self._trails.get(race)
+        newest = None if trail is None else trail.newest
+        if newest is not None and newest[0] <= watcher.last_event:
+            return []
+        return self.catch_up(race, watcher)
+
     def catch_up(self, race: str, watcher: W) -> list[Action[W]]:
         """Have ``watcher`` read what it missed from the stream (unless it reads already)."""
         actions: list[Action[W]] = []

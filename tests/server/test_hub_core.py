@@ -231,3 +231,25 @@ def test_unwatching_stops_a_catch_up_and_its_read_hands_nothing() -> None:
     assert core.read(RACE, alice, read, stream(1, 2)) == ([], False)
     assert core.caught_up(RACE, alice, job) == []
     assert alice.got == [] and not core.catching_up(alice)
+
+
+def test_a_watcher_from_the_newest_event_here_reads_nothing_and_one_behind_it_reads() -> None:
+    """Once events pass on here, a newcomer whose snapshot is as new (or newer) needs no read
+    of the stream: the next event reaches it by pub/sub. One whose snapshot is older reads;
+    so does the first watcher of a race (nothing passed on here says what came before)."""
+    core: HubCore[Follower] = HubCore()
+    first = Follower("first", last_event=4)
+    job = catch_up_job(core.watch(RACE, first) + core.started(RACE, first))
+    assert run_read(core, job, stream(1, 2, 3, 4, 5)) == []
+    assert first.got == [5]
+    fresh, newer = Follower("fresh", last_event=5), Follower("newer", last_event=6)
+    behind = Follower("behind", last_event=3)
+    for watcher in (fresh, newer, behind):
+        core.watch(RACE, watcher)
+    assert core.started(RACE, fresh) == [] and core.started(RACE, newer) == []
+    job = catch_up_job(core.started(RACE, behind))
+    assert run_read(core, job, stream(1, 2, 3, 4, 5)) == []
+    assert hand_out(core.heard(RACE, 6, payload(6))) == []
+    assert fresh.got == [6] and newer.got == [] and behind.got == [4, 5, 6]
+    assert hand_out(core.heard(RACE, 7, payload(7))) == []
+    assert newer.got == [7] and fresh.got == [6, 7]
