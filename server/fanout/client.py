@@ -25,8 +25,10 @@ class Shared:
 
     frames: dict[str, bytes] = field(default_factory=dict)
     info: asyncio.Task[RaceSummary] | None = None
-    #: A tournament event's seats: each racing entrant's race in the document it carries.
+    #: A tournament event's seats (each racing entrant's race in the document it carries)
+    #: and its entrants.
     seats: dict[str, str] | None = None
+    entrants: frozenset[str] | None = None
 
 
 class Client(Protocol):

@@ -21,12 +21,12 @@ Redis now holds it.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
-from protocol.codec import encode
+from protocol.codec import encode, encode_trusted
 from protocol.messages import TournamentInfo
-from protocol.tournaments import Tournament
+from protocol.tournaments import StageStatus, Tournament
 from server.fanout.client import Shared
 from server.rules.events import Event, TournamentChanged
 
@@ -89,20 +89,20 @@ class TournamentWatch:
     def deliver(self, topic: str, n: int, event: Event, shared: Shared) -> None:
         if not isinstance(event, TournamentChanged):
             return  # a tournament's channel carries nothing else
-        doc = event.doc
         frame = shared.frames.get("tournament")
-        if frame is None:
-            frame = shared.frames["tournament"] = encode(TournamentInfo(tournament=doc))
-        if shared.seats is None:
-            shared.seats = _seats(doc)  # once per event, for every watcher here
+        if frame is None:  # once per event, for every watcher here: from the map as stored
+            frame = shared.frames["tournament"] = encode_trusted(
+                TournamentInfo, tournament=event.data
+            )
+            shared.seats, shared.entrants = _seats_and_entrants(event.data)
         player = self.conn.player
-        seat = None if player is None else shared.seats.get(player)
+        seat = None if player is None or shared.seats is None else shared.seats.get(player)
         if seat is not None and seat != self._seat:
             self._send(frame, seat)  # a new race: they start it now
         else:
             self._push(frame, seat)
-        if player is not None:
-            self.entrant = doc.entrant(player) is not None
+        if player is not None and shared.entrants is not None:
+            self.entrant = player in shared.entrants
 
     def stop(self) -> None:
         """The connection follows the tournament no more (or anew): nothing waiting goes."""
@@ -143,3 +143,16 @@ class TournamentWatch:
 def _seats(doc: Tournament) -> dict[str, str]:
     """Each racing entrant's race, in ``doc``."""
     return {p: t.race for s in doc.running_stages for t in s.races for p in t.players}
+
+
+def _seats_and_entrants(data: Mapping[str, Any]) -> tuple[dict[str, str], frozenset[str]]:
+    """Each racing entrant's race, and every entrant, in a document's map (the server's
+    own, as stored: read without :meth:`Tournament.from_data`'s checks)."""
+    seats = {
+        player: table["race"]
+        for stage in data["stages"]
+        if stage["status"] == StageStatus.RUNNING
+        for table in stage["races"]
+        for player in table["players"]
+    }
+    return seats, frozenset(entrant["player"] for entrant in data["entrants"])

@@ -16,7 +16,6 @@ from __future__ import annotations
 import msgpack
 
 from protocol.results import RaceAnalysis
-from protocol.tournaments import Tournament
 from protocol.views import Progress
 from server.rules.events import (
     Analysed,
@@ -76,7 +75,7 @@ def encode_event(event: Event) -> bytes:
         data = {"k": "resigned", "player": event.player,
                 "progress": _progress_data(event.progress), "at": event.at}  # fmt: skip
     elif isinstance(event, TournamentChanged):
-        data = {"k": "tournament", "doc": event.doc.to_data()}
+        data = {"k": "tournament", "doc": event.data}
     elif isinstance(event, Analysed):
         data = {"k": "analysis", "analysis": event.analysis.to_data()}
     else:
@@ -97,7 +96,7 @@ def decode_event(payload: bytes) -> Event:
     if kind == "resigned":
         return Resigned(data["player"], Progress.from_data(data["progress"]), data["at"])
     if kind == "tournament":
-        return TournamentChanged(Tournament.from_data(data["doc"]))
+        return TournamentChanged(data=data["doc"])  # read into a Tournament if asked
     if kind == "analysis":
         return Analysed(RaceAnalysis.from_data(data["analysis"]))
     if kind == "move":  # written by a node older than the packed move event

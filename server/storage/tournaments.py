@@ -131,6 +131,7 @@ class TournamentStore:
         """Store the document and announce it, and move ``archived`` (stages it no longer
         holds) to the archive; returns its event number."""
         tournament = doc.id
+        data = doc.to_data()  # made once: stored, and announced
         stages: list[bytes | int] = []
         for stage in archived:
             stages += [stage.n, pack(stage.to_data(ranked=not doc.knockout))]
@@ -143,9 +144,9 @@ class TournamentStore:
                     keys.tournament_archive(tournament),
                 ],
                 [
-                    pack(doc.to_data()),
+                    pack(data),
                     keys.channel(tournament),
-                    encode_event(TournamentChanged(doc)),
+                    encode_event(TournamentChanged(doc, data=data)),
                     EVENTS_KEPT,
                     *stages,
                 ],
