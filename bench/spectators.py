@@ -29,7 +29,8 @@ Figures (printed, and with ``--out`` written as JSON):
   before, over N;
 * a new spectator's first frame (p50/p99) while joining at the rate asked;
 * the nodes' CPU per delivered frame (every frame the spectators got in
-  the window), and the share of a core each node and load process used.
+  the window), and the share of a core each node, load process, Redis and
+  the racers' process used (the join process's counted from its start).
 
 Every process holds a file descriptor per connection: the bench raises its
 soft ``RLIMIT_NOFILE`` to the hard limit (the children inherit it) and
@@ -45,6 +46,7 @@ import functools
 import gc
 import json
 import math
+import os
 import random
 import resource
 import sys
@@ -447,6 +449,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             stack.callback(joiner.stop)
 
         helper_pids = {h.name: h.proc.pid for h in loads if h.proc is not None}
+        # The rest of the machine's share of this bench: Redis, and this process's racers.
+        assert redis.process is not None
+        helper_pids |= {"redis": redis.process.pid, "racers": os.getpid()}
         cpu_before = {name: cpu_seconds(pid) for name, pid in {**pids, **helper_pids}.items()}
         split_before = [cpu_split(pid) for pid in pids.values()]
         start = time.time()
@@ -461,6 +466,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 for r, s in zip(racers, starts, strict=True)
             )
         )
+        if joiner is not None and joiner.proc is not None:  # started in the window: all of it
+            helper_pids["join"] = joiner.proc.pid
+            cpu_before["join"] = 0.0
         cpu_after = {name: cpu_seconds(pid) for name, pid in {**pids, **helper_pids}.items()}
         split_after = [cpu_split(pid) for pid in pids.values()]
         # The nodes' user and system CPU in the window (the system part: mostly the sends).
