@@ -242,3 +242,40 @@ async def test_a_delayed_spectator_arriving_within_the_delay_gets_no_opening_ear
     opening = await watcher.next(Spectating, timeout=TIMEOUT)
     assert time.time() >= started.started_at + 1
     assert opening.boards[bob.player] == started.view
+
+
+async def test_a_spectator_joining_mid_race_on_another_node_gets_every_later_board(
+    make_node: NodeFactory,
+) -> None:
+    """A spectator who joins on a node that already passes the race's events on (its
+    snapshot as new as them: no read of the stream) gets each later board once, in order,
+    numbered after its snapshot, and none that its snapshot showed."""
+    async with make_node() as first, make_node() as second:
+        alice, _, race = await _race(first)
+        early = await ClientSession.connect(second, "Early")
+        await alice.request(StartRace(race=race), RaceInfo)
+        started = await alice.next(RaceStarted)
+        await early.request(Spectate(race=race), Spectating)
+        policy = GreedyPolicy(started.layout)
+        view, legal = started.view, started.legal
+
+        async def move(seq: int) -> Moved:
+            nonlocal view, legal
+            choice = policy.choose(view, [Move.parse(text) for text in legal])
+            reply = await alice.request(SubmitMove(race=race, seq=seq, move=choice.text()), Moved)
+            view, legal = reply.view, reply.legal
+            return reply
+
+        for seq in range(2):
+            await move(seq)
+            await early.next(Board, functools.partial(_is_move, seq))
+        late = await ClientSession.connect(second, "Late")
+        snapshot = await late.request(Spectate(race=race), Spectating)
+        assert snapshot.boards[alice.player] == view
+        last = snapshot.event
+        for seq in range(2, 5):
+            reply = await move(seq)
+            board = await late.next(Board)  # the first board it got that is still unread
+            assert (board.seq, board.view) == (seq, reply.view) and board.event > last
+            last = board.event
+        assert not [m for m in late.received if isinstance(m, Board)]
