@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -101,6 +102,10 @@ class _Limit(Exception):
 
 #: The share of the limits the streamliner gets before the full search.
 STREAMLINER_SHARE = 0.5
+#: Positions the first restart of the full search may reach; each next one may reach twice as many.
+FIRST_PROBE = 2_000
+#: The share of positions whose moves a restart tries in a random order.
+SHUFFLE_SHARE = 0.5
 #: Move kinds a streamlined position keeps while it has any: the card moves.
 _CARD_MOVES = frozenset({MoveKind.MOVE, MoveKind.SWAP})
 
@@ -112,6 +117,7 @@ def solve(
     seconds: float | None = None,
     nodes: int | None = None,
     clock: Callable[[], float] | None = None,
+    first_probe: int | None = None,
 ) -> Solution:
     """Search ``state`` for a win; give up after ``seconds`` (by ``clock``) or ``nodes``.
 
@@ -121,6 +127,20 @@ def solve(
     it gets :data:`STREAMLINER_SHARE` of the limits. A win it finds is a win
     (a line of legal moves); if it finds none, the **full** search runs in
     what is left, and only that one can prove a deal lost.
+
+    The full search **restarts**: it may first reach ``first_probe``
+    positions (:data:`FIRST_PROBE` by default), then twice as many, and so
+    on, and from the second start on the moves of a position are tried in a
+    shuffled order (:data:`SHUFFLE_SHARE` of the positions; the shuffle is
+    seeded, so the answer is the same every time). A search cut off this
+    way has not been wasted: the positions it searched to the end without
+    a win are lost, and stay in the table the next start reads; only those
+    left open on its current line are taken out. A start that ends without
+    hitting its limit has searched the whole tree, so a win or a proof
+    comes from any start. What the restarts buy is escape from an early
+    wrong turn: a depth-first search spends its whole budget under its
+    first choices, and a winning line that deals earlier or builds in
+    another order than the first lines tried is found by a later start.
 
     The engine reads no clock of its own: a time limit needs ``clock`` (the
     caller's ``time.monotonic``, or a test's fake). It is read once at the
@@ -138,26 +158,41 @@ def solve(
     streamline_deadline = None if seconds is None else start + STREAMLINER_SHARE * seconds
     streamline_nodes = None if nodes is None else int(STREAMLINER_SHARE * nodes)
     count = 0
+    lost: set[Key] = set()  # positions the full search has searched to no win
     try:
-        for restricted in (True, False):
-            search = _Search(game, family, clock, deadline, nodes, count)
-            if restricted:
-                search.restricted = True
-                search.phase_deadline = streamline_deadline
-                search.phase_nodes = streamline_nodes
+        search = _Search(game, family, clock, deadline, nodes, count)
+        search.restricted = True
+        search.phase_deadline = streamline_deadline
+        search.phase_nodes = streamline_nodes
+        try:
+            won = search.run(state)
+        except _Limit as limit:
+            won = None
+            count = search.count
+            if limit.final:
+                raise
+        count = search.count
+        if won is not None:
+            return _done(Outcome.WINNABLE, won, count, clock() - start)
+        probe = 0
+        while True:
+            search = _Search(game, family, clock, deadline, nodes, count, lost)
+            if probe:
+                search.rng = random.Random(probe)
+            search.phase_nodes = count + (first_probe or FIRST_PROBE) * 2**probe
             try:
                 won = search.run(state)
             except _Limit as limit:
                 count = search.count
+                search.forget_open()
                 if limit.final:
                     raise
+                probe += 1
                 continue
             count = search.count
             if won is not None:
                 return _done(Outcome.WINNABLE, won, count, clock() - start)
-            if not restricted:
-                return _done(Outcome.UNWINNABLE, [], count, clock() - start)
-        raise AssertionError("the full search always answers")  # pragma: no cover
+            return _done(Outcome.UNWINNABLE, [], count, clock() - start)
     except _Limit:
         return _done(Outcome.UNKNOWN, [], count, clock() - start)
 
@@ -173,6 +208,7 @@ class _Search:
         deadline: float | None,
         node_limit: int | None,
         count: int,
+        seen: set[Key] | None = None,
     ) -> None:
         self.game = game
         self.family = family
@@ -182,7 +218,11 @@ class _Search:
         self.phase_deadline: float | None = None
         self.phase_nodes: int | None = None
         self.restricted = False
-        self.seen: set[Key] = set()
+        self.seen: set[Key] = set() if seen is None else seen
+        #: Keys of the positions on the current line, not yet searched to the end.
+        self.open: list[Key] = []
+        #: Where set, the order of a position's moves is sometimes shuffled (a restart).
+        self.rng: random.Random | None = None
         self.line: list[Move] = []
         self.count = count
         self.next_check = count - count % CHECK_EVERY + CHECK_EVERY
@@ -203,22 +243,29 @@ class _Search:
         if self.phase_nodes is not None and count > self.phase_nodes:
             raise _Limit(final=False)
 
-    def enter(self, position: State) -> tuple[State, int, list[Move]] | None:
-        """Play safe moves from ``position``; its children, or None if searched before."""
-        family, line = self.family, self.line
+    def enter(self, position: State) -> tuple[State, int, list[Move], int] | None:
+        """Play safe moves from ``position``; its children, or None if searched before.
+
+        Also says how many keys it left open (on the current line); a
+        position seen before, or dead, closes the safe moves that led to it.
+        """
+        family, line, opened = self.family, self.line, self.open
         played = 0
         while True:
             self.count += 1
             self._check()
             if family.won(position):
-                return position, played, []
+                return position, played, [], played
             key = family.key(position)
             if key in self.seen:
                 del line[len(line) - played :]
+                del opened[len(opened) - played :]
                 return None
             self.seen.add(key)
+            opened.append(key)
             if family.dead(position):
                 del line[len(line) - played :]
+                del opened[len(opened) - played - 1 :]
                 return None
             moves = self.game.generate(position)
             safe = family.safe_move(position, moves)
@@ -228,29 +275,40 @@ class _Search:
                     cards = [move for move in ordered if move.kind in _CARD_MOVES]
                     if cards:
                         ordered = cards
-                return position, played, ordered
+                rng = self.rng
+                if rng is not None and rng.random() < SHUFFLE_SHARE:
+                    rng.shuffle(ordered)
+                return position, played, ordered, played + 1
             line.append(safe)
             played += 1
             position = _step(self.game, position, safe)
 
+    def forget_open(self) -> None:
+        """Take the positions of a line cut off by a limit out of the table: they are not
+        searched to the end, so the next search from the same table must search them."""
+        for key in self.open:
+            self.seen.discard(key)
+        self.open.clear()
+
     def run(self, state: State) -> list[Move] | None:
         """A winning line from ``state``, or None once the tree is searched without one."""
-        family, line = self.family, self.line
+        family, line, opened = self.family, self.line, self.open
         root = self.enter(state)
         if root is None:
             return None
         if family.won(root[0]):
             return line
-        stack: list[tuple[State, int, list[Move], int]] = [(root[0], root[1], root[2], 0)]
+        stack: list[tuple[State, int, list[Move], int, int]] = [(*root, 0)]
         while stack:
-            position, played, moves, at = stack[-1]
+            position, played, moves, keys, at = stack[-1]
             if at == len(moves):
                 stack.pop()
+                del opened[len(opened) - keys :]  # searched to the end: no win
                 if stack:
                     # Undo this node's safe moves and the move that led here.
                     del line[len(line) - played - 1 :]
                 continue
-            stack[-1] = (position, played, moves, at + 1)
+            stack[-1] = (position, played, moves, keys, at + 1)
             move = moves[at]
             line.append(move)
             child = self.enter(_step(self.game, position, move))
@@ -259,7 +317,7 @@ class _Search:
                 continue
             if family.won(child[0]):
                 return line
-            stack.append((child[0], child[1], child[2], 0))
+            stack.append((*child, 0))
         return None
 
 
@@ -302,10 +360,11 @@ def solve_deal(
     seconds: float | None = None,
     nodes: int | None = None,
     clock: Callable[[], float] | None = None,
+    first_probe: int | None = None,
 ) -> Solution:
     """Solve the opening position of deal ``seed`` (limits as in :func:`solve`)."""
     state = game.deal(seed) if deal_version is None else game.deal(seed, deal_version)
-    return solve(game, state, seconds=seconds, nodes=nodes, clock=clock)
+    return solve(game, state, seconds=seconds, nodes=nodes, clock=clock, first_probe=first_probe)
 
 
 def verify_line(game: Game, state: State, line: Sequence[str]) -> bool:
