@@ -177,12 +177,13 @@ class ArenaSchedule:
         races = list(running)
         have = await results.which_have_results(races)
         now = time.monotonic()
+        # A race first seen here is tried CLOSE_EVERY later (a wave of hundreds starts at once).
+        self._tried = {race: self._tried.get(race, now) for race in races}
         due = [
             race
             for race, done in zip(races, have, strict=True)
-            if not done and now - self._tried.get(race, -CLOSE_EVERY) >= CLOSE_EVERY
+            if not done and now - self._tried[race] >= CLOSE_EVERY
         ]
-        self._tried = {race: self._tried.get(race, now) for race in races}
         for race in due:
             self._tried[race] = now
         closed = await batched(results.close_if_done(race) for race in due)
