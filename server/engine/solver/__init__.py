@@ -3,7 +3,7 @@
 Pure, like the rest of the engine: no I/O, no asyncio, and time enters only
 through an injected clock, read every :data:`CHECK_EVERY` positions. It is a
 depth-first search over the engine's own moves (so every line it finds is
-one the engine will replay), made fast enough by three things:
+one the engine will replay), made fast enough by four things:
 
 * a **transposition table** of the positions already searched, keyed by a
   canonical form of the position in which the two copies of a card are one
@@ -15,7 +15,10 @@ one the engine will replay), made fast enough by three things:
   family is in ``docs/engine.md``);
 * **move ordering**: cards going home first, then cards founding a
   foundation, then the stock actions, so that the first line tried is close
-  to what a good player does.
+  to what a good player does;
+* **restarts**: the full search starts again with twice the budget and
+  partly shuffled orders, keeping the positions it searched to the end, so
+  that one wrong first choice does not take the whole budget.
 
 Every move either puts a card home, uses up stock, or uses up a redeal, so
 a position never repeats along a line: the table only needs to remember

@@ -128,19 +128,19 @@ def solve(
     (a line of legal moves); if it finds none, the **full** search runs in
     what is left, and only that one can prove a deal lost.
 
-    The full search **restarts**: it may first reach ``first_probe``
-    positions (:data:`FIRST_PROBE` by default), then twice as many, and so
-    on, and from the second start on the moves of a position are tried in a
+    Each phase **restarts**: it may first reach ``first_probe`` positions
+    (:data:`FIRST_PROBE` by default), then twice as many, and so on, and
+    from the second start on the moves of a position are tried in a
     shuffled order (:data:`SHUFFLE_SHARE` of the positions; the shuffle is
-    seeded, so the answer is the same every time). A search cut off this
-    way has not been wasted: the positions it searched to the end without
-    a win are lost, and stay in the table the next start reads; only those
-    left open on its current line are taken out. A start that ends without
-    hitting its limit has searched the whole tree, so a win or a proof
-    comes from any start. What the restarts buy is escape from an early
-    wrong turn: a depth-first search spends its whole budget under its
-    first choices, and a winning line that deals earlier or builds in
-    another order than the first lines tried is found by a later start.
+    seeded, so the answer is the same every time). A start cut off this way
+    is not wasted: the positions it searched to the end without a win stay
+    in the phase's table, which the next start reads; only those left open
+    on its current line are taken out. A start that ends without hitting
+    its limit has searched the phase's whole tree, so the full search's
+    last start can still prove a deal lost. What the restarts buy is escape
+    from an early wrong turn: a depth-first search spends its whole budget
+    under its first choices, and a winning line that deals earlier or plays
+    in another order than the first lines tried is found by a later start.
 
     The engine reads no clock of its own: a time limit needs ``clock`` (the
     caller's ``time.monotonic``, or a test's fake). It is read once at the
@@ -158,41 +158,42 @@ def solve(
     streamline_deadline = None if seconds is None else start + STREAMLINER_SHARE * seconds
     streamline_nodes = None if nodes is None else int(STREAMLINER_SHARE * nodes)
     count = 0
-    lost: set[Key] = set()  # positions the full search has searched to no win
+    first = first_probe or FIRST_PROBE
     try:
-        search = _Search(game, family, clock, deadline, nodes, count)
-        search.restricted = True
-        search.phase_deadline = streamline_deadline
-        search.phase_nodes = streamline_nodes
-        try:
-            won = search.run(state)
-        except _Limit as limit:
-            won = None
-            count = search.count
-            if limit.final:
-                raise
-        count = search.count
-        if won is not None:
-            return _done(Outcome.WINNABLE, won, count, clock() - start)
-        probe = 0
-        while True:
-            search = _Search(game, family, clock, deadline, nodes, count, lost)
-            if probe:
-                search.rng = random.Random(probe)
-            search.phase_nodes = count + (first_probe or FIRST_PROBE) * 2**probe
-            try:
-                won = search.run(state)
-            except _Limit as limit:
+        for restricted in (True, False):
+            table: set[Key] = set()  # positions this phase searched to no win
+            end = streamline_nodes if restricted else None
+            probe = 0
+            while True:
+                search = _Search(game, family, clock, deadline, nodes, count, table)
+                search.restricted = restricted
+                if restricted:
+                    search.phase_deadline = streamline_deadline
+                if probe:
+                    search.rng = random.Random(probe)
+                limit = count + first * 2**probe
+                search.phase_nodes = limit if end is None else min(limit, end)
+                try:
+                    won = search.run(state)
+                except _Limit as cut:
+                    count = search.count
+                    search.forget_open()
+                    if cut.final:
+                        raise
+                    if restricted and (
+                        (end is not None and count >= end)
+                        or (streamline_deadline is not None and clock() >= streamline_deadline)
+                    ):
+                        break  # the streamliner's share is spent
+                    probe += 1
+                    continue
                 count = search.count
-                search.forget_open()
-                if limit.final:
-                    raise
-                probe += 1
-                continue
-            count = search.count
-            if won is not None:
-                return _done(Outcome.WINNABLE, won, count, clock() - start)
-            return _done(Outcome.UNWINNABLE, [], count, clock() - start)
+                if won is not None:
+                    return _done(Outcome.WINNABLE, won, count, clock() - start)
+                if restricted:
+                    break  # no win in the restricted tree: the full search decides
+                return _done(Outcome.UNWINNABLE, [], count, clock() - start)
+        raise AssertionError("the full search always answers")  # pragma: no cover
     except _Limit:
         return _done(Outcome.UNKNOWN, [], count, clock() - start)
 
