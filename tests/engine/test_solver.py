@@ -75,8 +75,8 @@ def test_solver_agrees_with_a_plain_search(variant_id: str, seed: int, out: int)
 def test_restarts_agree_with_a_plain_search(
     variant_id: str, seed: int, out: int, streamline: bool
 ) -> None:
-    """With starts cut off after 2, 4, 8, ... positions (a shuffled order from the second
-    on), the positions a cut-off start left open are searched again by the next: the
+    """With starts cut off after 2, 2, 4, 2, 2, 4, 8, ... positions (a shuffled order from
+    the second on), the positions a cut-off start left open are searched again by the next: the
     answer is still exactly the plain search's, and a winning line replays. With the
     streamliner and without it (it finds almost every win of a small position itself,
     which would leave the full search's restarts only losses to prove)."""
@@ -85,7 +85,7 @@ def test_restarts_agree_with_a_plain_search(
     with pytest.MonkeyPatch.context() as patch:
         if not streamline:
             patch.setattr(search, "STREAMLINER_SHARE", 0.0)
-        solution = solve(game, state, nodes=200_000, first_probe=2)
+        solution = solve(game, state, nodes=200_000, probe_unit=2)
     assert solution.outcome is not Outcome.UNKNOWN
     assert solution.won == exhaustive(game, state)
     if solution.won:
@@ -95,8 +95,8 @@ def test_restarts_agree_with_a_plain_search(
 def test_restarts_give_the_same_answer_every_time() -> None:
     """The shuffles are seeded: the same deal gets the same line and the same count."""
     game = find_variant("virginia-reel")
-    first = solve_deal(game, 7, seconds=None, nodes=20_000, first_probe=50)
-    again = solve_deal(game, 7, seconds=None, nodes=20_000, first_probe=50)
+    first = solve_deal(game, 7, seconds=None, nodes=20_000, probe_unit=50)
+    again = solve_deal(game, 7, seconds=None, nodes=20_000, probe_unit=50)
     assert first == dataclasses.replace(again, elapsed=first.elapsed)
 
 

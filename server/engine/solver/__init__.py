@@ -16,7 +16,7 @@ one the engine will replay), made fast enough by four things:
 * **move ordering**: cards going home first, then cards founding a
   foundation, then the stock actions, so that the first line tried is close
   to what a good player does;
-* **restarts**: the full search starts again with twice the budget and
+* **restarts**: each phase starts again, mostly with a small budget and
   partly shuffled orders, keeping the positions it searched to the end, so
   that one wrong first choice does not take the whole budget.
 

@@ -102,8 +102,8 @@ class _Limit(Exception):
 
 #: The share of the limits the streamliner gets before the full search.
 STREAMLINER_SHARE = 0.5
-#: Positions the first restart of the full search may reach; each next one may reach twice as many.
-FIRST_PROBE = 2_000
+#: Positions a start may reach, in units of :func:`_luby`'s sequence: 1, 1, 2, 1, 1, 2, 4, ...
+PROBE_UNIT = 1_000
 #: The share of positions whose moves a restart tries in a random order.
 SHUFFLE_SHARE = 0.5
 #: Move kinds a streamlined position keeps while it has any: the card moves.
@@ -117,7 +117,7 @@ def solve(
     seconds: float | None = None,
     nodes: int | None = None,
     clock: Callable[[], float] | None = None,
-    first_probe: int | None = None,
+    probe_unit: int | None = None,
 ) -> Solution:
     """Search ``state`` for a win; give up after ``seconds`` (by ``clock``) or ``nodes``.
 
@@ -128,19 +128,20 @@ def solve(
     (a line of legal moves); if it finds none, the **full** search runs in
     what is left, and only that one can prove a deal lost.
 
-    Each phase **restarts**: it may first reach ``first_probe`` positions
-    (:data:`FIRST_PROBE` by default), then twice as many, and so on, and
-    from the second start on the moves of a position are tried in a
-    shuffled order (:data:`SHUFFLE_SHARE` of the positions; the shuffle is
-    seeded, so the answer is the same every time). A start cut off this way
-    is not wasted: the positions it searched to the end without a win stay
-    in the phase's table, which the next start reads; only those left open
-    on its current line are taken out. A start that ends without hitting
-    its limit has searched the phase's whole tree, so the full search's
-    last start can still prove a deal lost. What the restarts buy is escape
-    from an early wrong turn: a depth-first search spends its whole budget
-    under its first choices, and a winning line that deals earlier or plays
-    in another order than the first lines tried is found by a later start.
+    Each phase **restarts**: its starts may reach ``probe_unit`` positions
+    (:data:`PROBE_UNIT` by default) times 1, 1, 2, 1, 1, 2, 4, ... (Luby's
+    sequence, :func:`_luby`), and from the second start on the moves of a
+    position are tried in a shuffled order (:data:`SHUFFLE_SHARE` of the
+    positions; the shuffle is seeded, so the answer is the same every
+    time). A start cut off this way is not wasted: the positions it
+    searched to the end without a win stay in the phase's table, which the
+    next start reads; only those left open on its current line are taken
+    out. A start that ends without hitting its limit has searched the
+    phase's whole tree, so the full search can still prove a deal lost.
+    What the restarts buy is escape from an early wrong turn: a depth-first
+    search spends its whole budget under its first choices, and a winning
+    line that deals earlier or plays in another order than the first lines
+    tried is found by a later start.
 
     The engine reads no clock of its own: a time limit needs ``clock`` (the
     caller's ``time.monotonic``, or a test's fake). It is read once at the
@@ -158,7 +159,7 @@ def solve(
     streamline_deadline = None if seconds is None else start + STREAMLINER_SHARE * seconds
     streamline_nodes = None if nodes is None else int(STREAMLINER_SHARE * nodes)
     count = 0
-    first = first_probe or FIRST_PROBE
+    unit = probe_unit or PROBE_UNIT
     try:
         for restricted in (True, False):
             table: set[Key] = set()  # positions this phase searched to no win
@@ -171,7 +172,7 @@ def solve(
                     search.phase_deadline = streamline_deadline
                 if probe:
                     search.rng = random.Random(probe)
-                limit = count + first * 2**probe
+                limit = count + unit * _luby(probe + 1)
                 search.phase_nodes = limit if end is None else min(limit, end)
                 try:
                     won = search.run(state)
@@ -322,6 +323,20 @@ class _Search:
         return None
 
 
+def _luby(i: int) -> int:
+    """The ``i``-th term (from 1) of Luby's sequence 1, 1, 2, 1, 1, 2, 4, 1, 1, 2, ...
+
+    Starts sized by it are mostly short (many different first choices are
+    tried) while every size recurs, doubled, without end (so a start long
+    enough to finish the search always comes).
+    """
+    while True:
+        k = i.bit_length()
+        if i == (1 << k) - 1:
+            return 1 << (k - 1)
+        i -= (1 << (k - 1)) - 1
+
+
 def _no_clock() -> float:
     return 0.0
 
@@ -361,11 +376,11 @@ def solve_deal(
     seconds: float | None = None,
     nodes: int | None = None,
     clock: Callable[[], float] | None = None,
-    first_probe: int | None = None,
+    probe_unit: int | None = None,
 ) -> Solution:
     """Solve the opening position of deal ``seed`` (limits as in :func:`solve`)."""
     state = game.deal(seed) if deal_version is None else game.deal(seed, deal_version)
-    return solve(game, state, seconds=seconds, nodes=nodes, clock=clock, first_probe=first_probe)
+    return solve(game, state, seconds=seconds, nodes=nodes, clock=clock, probe_unit=probe_unit)
 
 
 def verify_line(game: Game, state: State, line: Sequence[str]) -> bool:
