@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from protocol.exceptions import ErrorCode
@@ -75,6 +75,9 @@ class Results:
         self._closers: set[asyncio.Task[None]] = set()
         #: The post-race analysis, run after the results went out (never before).
         self.analyst = Analyst(store, lobby.solver)
+        #: Told the tournament of each tournament race this node closes (the director
+        #: moves it on at once, not at its next sweep).
+        self.on_tournament_race_closed: Callable[[str], None] | None = None
 
     # -- closing -------------------------------------------------------------
 
@@ -115,6 +118,9 @@ class Results:
         stored = await self.store.closing.record(race, results, hold=hold, end=end, keep_for=keep)
         if stored is not None:  # announced (or held) now: the analysis follows them
             self.analyst.analyse_soon(race, stored)
+            tournament = end.meta.settings.tournament
+            if tournament is not None and self.on_tournament_race_closed is not None:
+                self.on_tournament_race_closed(tournament)
         if self.records is not None and results.records and stored is not None:
             # The stored results, not ours: another node may have stored its own first.
             await self.records.write(race, stored)

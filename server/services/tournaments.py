@@ -49,6 +49,7 @@ from server.services.winnable_deals import winnable_choice
 from server.settings import Settings
 from server.storage import keys
 from server.storage.counters import RateCounters
+from server.storage.exceptions import StoreUnavailable
 from server.storage.store import Store
 from server.storage.tournaments import TournamentStore
 
@@ -62,6 +63,10 @@ T = TypeVar("T")
 MAX_ENTRANTS = 1024
 #: Seconds a sweep of one tournament may take before the node says so in its log.
 SLOW_ADVANCE = 2.0
+#: How often a tournament one of whose races closed here is tried while another node
+#: (or this node's sweep) holds its lock, and how long apart.
+POKE_TRIES = 20
+POKE_RETRY = 0.1
 
 
 #: About how many bytes of stages and race results one page of a record carries: a
@@ -143,6 +148,11 @@ class Director:
         self._searches: dict[tuple[str, int], asyncio.Task[None]] = {}
         self.arena = ArenaSchedule(store, races, self._arena_table)
         self._entries = EntryQueue(self._enter_all)
+        #: Tournaments being moved on because one of their races closed here, and those
+        #: whose race closed again meanwhile (they are moved on once more).
+        self._poked: dict[str, asyncio.Task[None]] = {}
+        self._poked_again: set[str] = set()
+        races.results.on_tournament_race_closed = self.poke
 
     # -- requests ----------------------------------------------------------
 
@@ -419,8 +429,9 @@ class Director:
         for tournament in await self.tournaments.active():
             await self.advance(tournament, now, wait=None)
 
-    async def advance(self, tournament: str, now: float, *, wait: float | None = 5.0) -> None:
-        """Score the stage under way if its races are over; start the next when due."""
+    async def advance(self, tournament: str, now: float, *, wait: float | None = 5.0) -> bool:
+        """Score the stage under way if its races are over; start the next when due.
+        False if another node held the tournament's lock (with ``wait`` None)."""
         began = time.monotonic()
         try:
             async with self._editing(tournament, wait=wait) as draft:
@@ -429,10 +440,36 @@ class Director:
                 else:
                     draft.tournament = await self._advance(draft.tournament, now)
         except _Busy:
-            return  # another node holds the lock: it is doing this very work
+            return False  # another node holds the lock: it is doing this very work
         took = time.monotonic() - began
         if took > SLOW_ADVANCE:  # its lock's lease is LOCK_SECONDS: docs/deployment.md
             log.warning("tournament %s took %.1f s to move on", tournament, took)
+        return True
+
+    def poke(self, tournament: str) -> None:
+        """One of ``tournament``'s races closed here: move it on now (its racers are
+        grouped again, or its stage scored), not at the next sweep. Races closing while
+        it runs make it run once more after."""
+        if tournament in self._poked:
+            self._poked_again.add(tournament)
+            return
+        task = asyncio.get_running_loop().create_task(self._move_on(tournament))
+        self._poked[tournament] = task
+        task.add_done_callback(lambda _: self._poked.pop(tournament, None))
+
+    async def _move_on(self, tournament: str) -> None:
+        try:
+            for _ in range(POKE_TRIES):
+                self._poked_again.discard(tournament)
+                if await self.advance(tournament, time.time(), wait=None):
+                    if tournament not in self._poked_again:
+                        return
+                else:  # another sweep holds the lock, maybe past this race already
+                    await asyncio.sleep(POKE_RETRY)
+        except (StoreUnavailable, RequestRefused) as exc:
+            log.info("moving tournament %s on failed: %s (the sweep will)", tournament, exc)
+        except Exception:
+            log.exception("moving tournament %s on failed (the sweep will)", tournament)
 
     async def _advance(self, doc: Tournament, now: float) -> Tournament:
         if not doc.status.active:
@@ -569,7 +606,7 @@ class Director:
     async def close(self) -> None:
         """Stop the searches for winnable deals under way here (another node takes them up),
         and the entries' edits."""
-        for task in list(self._searches.values()):
+        for task in [*self._searches.values(), *self._poked.values()]:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
