@@ -49,6 +49,8 @@ log = logging.getLogger(__name__)
 #: Seconds between two tries of this node to close a race under way whose racers' node
 #: may have died before it closed the race (it closes itself otherwise).
 CLOSE_EVERY = 5.0
+#: Arenas whose tries this node remembers, the ones it moved on last.
+ARENAS_TRIED = 16
 
 
 class Draft(Protocol):
@@ -74,8 +76,8 @@ class ArenaSchedule:
         self.players = PlayerStore(store)
         self.races = races
         self.make_table = make_table
-        #: When this node last tried to close each race under way (a safety net).
-        self._tried: dict[str, float] = {}
+        #: When this node last tried to close each race under way, by arena (a safety net).
+        self._tried: dict[str, dict[str, float]] = {}
 
     # -- requests ------------------------------------------------------------
 
@@ -95,6 +97,7 @@ class ArenaSchedule:
 
     async def close(self, doc: Tournament, keep: int) -> None:
         """Over: nobody waits; the keys go with the tournament."""
+        self._tried.pop(doc.id, None)
         await self.grouping.close(doc.id)
         await self.grouping.expire(doc.id, keep)
 
@@ -178,14 +181,17 @@ class ArenaSchedule:
         have = await results.which_have_results(races)
         now = time.monotonic()
         # A race first seen here is tried CLOSE_EVERY later (a wave of hundreds starts at once).
-        self._tried = {race: self._tried.get(race, now) for race in races}
+        before = self._tried.pop(doc.id, {})
+        tried = self._tried[doc.id] = {race: before.get(race, now) for race in races}
+        while len(self._tried) > ARENAS_TRIED:  # arenas that ended on another node
+            del self._tried[next(iter(self._tried))]
         due = [
             race
             for race, done in zip(races, have, strict=True)
-            if not done and now - self._tried[race] >= CLOSE_EVERY
+            if not done and now - tried[race] >= CLOSE_EVERY
         ]
         for race in due:
-            self._tried[race] = now
+            tried[race] = now
         closed = await batched(results.close_if_done(race) for race in due)
         over = [r for r, done in zip(races, have, strict=True) if done]
         over += [race for race, done in zip(due, closed, strict=True) if done]
