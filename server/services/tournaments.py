@@ -693,7 +693,7 @@ class Director:
                 raise _Busy
             raise RequestRefused(ErrorCode.UNAVAILABLE, "the tournament is busy; try again")
         try:
-            loaded = await self.tournaments.load(tournament)
+            loaded = await self.tournaments.load_for_change(tournament)
             if loaded is None:
                 raise _not_found(tournament)
             draft = _Draft(loaded, self.tournaments)

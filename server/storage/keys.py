@@ -180,7 +180,8 @@ def session(token: str) -> str:
 
 
 def tournament_meta(tournament: str) -> str:
-    """Hash: ``doc`` (the public document), ``events``, ``password``, ``seed:N``."""
+    """Hash: ``doc`` (the public document), ``saved`` (which save it is), ``password``,
+    ``seed:N``."""
     return f"tourn:{{{tournament}}}:meta"
 
 

@@ -42,6 +42,8 @@ from server.storage.store import Store
 __all__ = ["TournamentLock", "TournamentStore", "hash_password"]
 
 LOCK_SECONDS = 10.0
+#: Documents a node keeps, the ones it changed last (:meth:`TournamentStore.load_for_change`).
+HELD = 16
 #: Changes a tournament's stream keeps, the newest: each holds the whole document, and a
 #: follower needs only the newest (one further behind is sent the document afresh).
 EVENTS_KEPT = 32
@@ -79,6 +81,8 @@ class TournamentStore:
         self._scripts = store.scripts
         #: One Redis runs a MULTI over any keys; a cluster only over one slot's.
         self.atomic_across_slots = store.atomic_across_slots
+        #: Tournament -> the token of the save this node made or read last, and its document.
+        self._held: dict[str, tuple[str, Tournament]] = {}
 
     async def create(
         self, host: str, password: str | None, make_doc: Callable[[str, str], Tournament]
@@ -132,10 +136,11 @@ class TournamentStore:
         holds) to the archive; returns its event number."""
         tournament = doc.id
         data = doc.to_data()  # made once: stored, and announced
+        token = secrets.token_hex(8)  # which save the stored document is
         stages: list[bytes | int] = []
         for stage in archived:
             stages += [stage.n, pack(stage.to_data(ranked=not doc.knockout))]
-        return int(
+        n = int(
             await self._scripts.run(
                 "tournament_save",
                 [
@@ -148,10 +153,36 @@ class TournamentStore:
                     keys.channel(tournament),
                     encode_event(TournamentChanged(doc, data=data)),
                     EVENTS_KEPT,
+                    token,
                     *stages,
                 ],
             )
         )
+        self._hold(tournament, token, doc)
+        return n
+
+    async def load_for_change(self, tournament: str) -> Tournament | None:
+        """The document, to change under the tournament's lock: the one this node saved
+        last if it is still the one stored (no other node saved since), without reading
+        it again (an arena of a thousand entrants takes ~75 ms to read)."""
+        held = self._held.get(tournament)
+        if held is not None:
+            token = await self.redis.hget(keys.tournament_meta(tournament), "saved")
+            if token is not None and reply_text(token) == held[0]:
+                return held[1]
+        data, token = await self.redis.hmget(keys.tournament_meta(tournament), ["doc", "saved"])
+        if data is None:
+            return None
+        doc = Tournament.from_data(unpack(reply_bytes(data)))
+        if token is not None:
+            self._hold(tournament, reply_text(token), doc)
+        return doc
+
+    def _hold(self, tournament: str, token: str, doc: Tournament) -> None:
+        self._held.pop(tournament, None)
+        self._held[tournament] = (token, doc)
+        while len(self._held) > HELD:
+            del self._held[next(iter(self._held))]
 
     async def archived_numbers(self, tournament: str) -> list[int]:
         """The numbers of the stages in the archive, in order."""
