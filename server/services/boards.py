@@ -4,7 +4,9 @@ writes, and a spectator's boards under the race's spectating policy."""
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
+import functools
 import time
 from typing import NamedTuple
 
@@ -20,7 +22,7 @@ from server.exceptions import RequestRefused
 from server.rules.events import Finished, MoveMade, Resigned, Starting
 from server.rules.races import Phase, Spectate
 from server.services.lobby import Lobby, public_info
-from server.services.race_memory import RaceMemory
+from server.services.race_memory import RaceMemory, StartedRace
 from server.storage.events import StoredEvent
 from server.storage.store import Store
 
@@ -116,6 +118,9 @@ class Boards:
         self.lobby = lobby
         #: Race -> its latest live snapshot and the newest event it reflects.
         self._live: dict[str, tuple[SpectatorSnapshot, StoredEvent]] = {}
+        #: Race -> its live snapshot being built now, which live joiners meanwhile
+        #: await instead of building their own; each leaves as its build ends.
+        self._building: dict[str, asyncio.Future[tuple[SpectatorSnapshot, StoredEvent | None]]] = {}
 
     async def event_count(self, race: str) -> int:
         """How many events the race has had: a watcher's ``since`` for what comes next."""
@@ -213,13 +218,83 @@ class Boards:
         cutoff = now - delay
         live = upto is None and delay == 0 and opening_shown and not hidden_until_the_end
         if live and not over:
-            kept = self._live.get(race)
-            if kept is not None:
-                # The same newest event, by number and by payload (after a rewind a
-                # number may come back as another event): the same boards.
-                newest = await self.store.events.before(race, None, 1)
-                if newest and newest[0] == kept[1]:
-                    return kept[0]._replace(race=info)
+            return await self._live_snapshot(race, info, started, cutoff)
+        snapshot, _ = await self._replay(
+            race, info, started, upto=upto, cutoff=cutoff,
+            opening_shown=opening_shown, hidden_until_the_end=hidden_until_the_end,
+        )  # fmt: skip
+        return snapshot
+
+    async def _live_snapshot(
+        self, race: str, info: RaceSummary, started: StartedRace, cutoff: float
+    ) -> SpectatorSnapshot:
+        """A live spectator's boards: the kept snapshot while it is the newest, else the
+        build in flight (joiners at once share it), else a build of its own."""
+        kept = self._live.get(race)
+        if kept is not None and await self._still_newest(race, kept[1]):
+            return kept[0]._replace(race=info)
+        building = self._building.get(race)
+        if building is not None:
+            try:
+                # Shielded: a joiner that gives up must not cancel the others' build.
+                shared, newest = await asyncio.shield(building)
+            except Exception:  # its builder hears why; this joiner builds its own
+                newest = None
+            if newest is not None and await self._still_newest(race, newest):
+                return shared._replace(race=info)
+            if self._building.get(race) is not None:  # a newer build is on: no third wait
+                snapshot, _ = await self._replay(race, info, started, cutoff=cutoff)
+                return snapshot
+        task = asyncio.ensure_future(self._build_live(race, info, started, cutoff))
+        self._building[race] = task
+        task.add_done_callback(functools.partial(self._built, race))
+        snapshot, _ = await asyncio.shield(task)
+        return snapshot
+
+    async def _build_live(
+        self, race: str, info: RaceSummary, started: StartedRace, cutoff: float
+    ) -> tuple[SpectatorSnapshot, StoredEvent | None]:
+        """Replay the race for live spectators; the snapshot is kept (and its newest event
+        returned) when it reflects the race's newest event, so that others may share it."""
+        snapshot, newest = await self._replay(race, info, started, cutoff=cutoff)
+        if not snapshot.boards or newest is None or newest.number != snapshot.event:
+            return snapshot, None
+        snapshot = snapshot.shared()
+        self._live.pop(race, None)
+        self._live[race] = (snapshot, newest)  # the newest last: the oldest goes first
+        while len(self._live) > self.KEEP_LIVE:
+            del self._live[next(iter(self._live))]
+        return snapshot, newest
+
+    def _built(
+        self, race: str, task: asyncio.Future[tuple[SpectatorSnapshot, StoredEvent | None]]
+    ) -> None:
+        """A live build is over: off the in-flight map; its failure marked as heard
+        (its builder, if still there, raised it; its waiters build their own)."""
+        if self._building.get(race) is task:
+            del self._building[race]
+        if not task.cancelled():
+            task.exception()
+
+    async def _still_newest(self, race: str, newest: StoredEvent) -> bool:
+        """Whether ``newest`` is still the race's newest event, by number and by payload
+        (after a rewind a number may come back as another event)."""
+        latest = await self.store.events.before(race, None, 1)
+        return bool(latest) and latest[0] == newest
+
+    async def _replay(
+        self,
+        race: str,
+        info: RaceSummary,
+        started: StartedRace,
+        *,
+        cutoff: float,
+        upto: int | None = None,
+        opening_shown: bool = True,
+        hidden_until_the_end: bool = False,
+    ) -> tuple[SpectatorSnapshot, StoredEvent | None]:
+        """The boards the race's events up to ``upto`` (and no move after ``cutoff``) show,
+        and the newest event read."""
         game = started.game
         states: dict[str, State] = {}
         resigned: dict[str, Progress] = {}
@@ -252,11 +327,4 @@ class Boards:
                 views[racer]["resigned"] = True
                 if progress.left:
                     views[racer]["left"] = True
-        snapshot = SpectatorSnapshot(info, game.layout.to_data(), views, last)
-        if live and not over and states and newest_read is not None and newest_read[0] == last:
-            snapshot = snapshot.shared()
-            self._live.pop(race, None)
-            self._live[race] = (snapshot, newest_read)  # the newest last: the oldest goes first
-            while len(self._live) > self.KEEP_LIVE:
-                del self._live[next(iter(self._live))]
-        return snapshot
+        return SpectatorSnapshot(info, game.layout.to_data(), views, last), newest_read
