@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import logging
 import os
+import subprocess
+import sys
+import time
 
 import pytest
 
@@ -12,6 +15,7 @@ from server.services.analysis import Analyst
 from server.services.solving import NICENESS, SolverPool
 from server.settings import Solving
 from server.storage.store import Store
+from tests.processes import ROOT
 from tests.server.conftest import TIMEOUT
 
 
@@ -45,3 +49,44 @@ async def test_analyses_waiting_for_the_solver_are_bounded(
     finally:
         await analyst.close()
         await pool.close()
+
+
+POOL_USER = """
+import asyncio, os, sys
+from server.services.solving import SolverPool
+from server.settings import Solving
+
+async def main() -> None:
+    pool = SolverPool(Solving(workers=1))
+    print(await pool.run(60, os.getpid), flush=True)  # the worker's pid
+    await asyncio.sleep(3600)
+
+asyncio.run(main())
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().split(") ")[1][0] != "Z"  # a zombie has ended
+    except FileNotFoundError:
+        return False
+
+
+def test_a_node_killed_outright_leaves_no_solver_worker_behind() -> None:
+    """SIGKILL closes nothing: the kill tests once left forty workers (and their fork
+    servers) running, 3.5 GiB in all. A worker watches its node and ends with it."""
+    node = subprocess.Popen(
+        [sys.executable, "-c", POOL_USER], cwd=ROOT, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert node.stdout is not None
+        worker = int(node.stdout.readline())
+        assert _alive(worker)
+    finally:
+        node.kill()
+        node.wait()
+    deadline = time.monotonic() + TIMEOUT
+    while _alive(worker) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(worker), f"worker {worker} outlived its node"
