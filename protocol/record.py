@@ -30,17 +30,21 @@ async def joined_record(
     """The whole record, asked for page by page: ``fetch(from_stage)`` asks for one.
 
     The pages' stages and races are put together in order, and the document is
-    the last page's (its standings the newest); a record of ``most`` pages or
-    more is refused rather than asked for forever.
+    the last page's (its standings the newest). A page must start past the one
+    before it, and a record of ``most`` pages or more is refused: a client is
+    never kept asking for ever.
 
     Raises:
-        InvalidField: a page is not a record's map.
+        InvalidField: a page is not a record's map, or the pages do not move on.
     """
     stages: list[object] = []
     races: dict[str, object] = {}
     start: int | None = None
     for _ in range(most):
-        page, start = await fetch(start)
+        asked = start
+        page, start = await fetch(asked)
+        if start is not None and asked is not None and start <= asked:
+            raise InvalidField("tournament_record.next_stage", f"must be past {asked}")
         tournament = dict(_map(page, "tournament"))
         stages += list(_list(tournament, "stages"))
         races.update(_map(page, "races"))
