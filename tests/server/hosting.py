@@ -12,13 +12,16 @@ from client.session import ClientSession
 from client.tournament_bot import TournamentBot
 from protocol.messages import (
     CreateTournament,
+    GetTournamentRecord,
     JoinTournament,
     ManageTournament,
     RaceInfo,
     Resign,
     TournamentAction,
     TournamentInfo,
+    TournamentRecord,
 )
+from protocol.record import RecordPage, joined_record
 from protocol.tournaments import Tournament
 from tests.server.conftest import FAST, TIMEOUT
 
@@ -41,6 +44,19 @@ async def host_tournament_as(host: ClientSession, **settings: Any) -> Tournament
     }
     reply = await host.request(CreateTournament(**{**defaults, **settings}), TournamentInfo)
     return reply.tournament
+
+
+async def whole_record(
+    session: ClientSession, *, tournament: str | None = None, code: str | None = None
+) -> dict[str, object]:
+    """The tournament's record (named by its id or its code), joined from its pages."""
+
+    async def page(start: int | None) -> RecordPage:
+        asked = GetTournamentRecord(tournament=tournament, code=code, from_stage=start)
+        reply = await session.request(asked, TournamentRecord)
+        return reply.record, reply.next_stage
+
+    return await joined_record(page)
 
 
 async def run_bots(

@@ -22,13 +22,12 @@ from protocol.messages import (
     TournamentInfo,
     TournamentRecord,
 )
-from protocol.record import RecordPage, joined_record
 from protocol.tournaments import Record, StageStatus, Tournament
 from server.rules.arena import replayed_points
 from server.rules.record import verify
 from tests.processes import ROOT
 from tests.server.conftest import TIMEOUT, NodeFactory
-from tests.server.hosting import FAST, QUICK, host_tournament, run_bots
+from tests.server.hosting import FAST, QUICK, host_tournament, run_bots, whole_record
 
 pytestmark = pytest.mark.slow
 
@@ -78,13 +77,7 @@ async def test_arena_with_bots_on_two_nodes_to_its_end(make_node: NodeFactory) -
                 never_in_two_races(pushed.tournament)
                 final = pushed.tournament
             finals = await asyncio.gather(*tasks)
-
-        async def page(start: int | None) -> RecordPage:
-            asked = GetTournamentRecord(code=doc.code, from_stage=start)
-            reply = await host.request(asked, TournamentRecord)
-            return reply.record, reply.next_stage
-
-        raw = await joined_record(page)
+        raw = await whole_record(host, code=doc.code)
         record = Record.from_data(raw)
         with pytest.raises(RequestFailed) as refused:
             await away.request(PauseArena(tournament=doc.id, paused=False), TournamentInfo)

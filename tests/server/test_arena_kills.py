@@ -25,15 +25,12 @@ from client.session import ClientSession
 from client.tournament_bot import TournamentBot
 from protocol.messages import (
     CreateTournament,
-    GetTournamentRecord,
     ManageTournament,
     SpectatePolicy,
     TournamentAction,
     TournamentFormat,
     TournamentInfo,
-    TournamentRecord,
 )
-from protocol.record import RecordPage, joined_record
 from protocol.tournaments import Record, Tournament
 from server.rules.record import verify
 from server.storage import keys
@@ -41,6 +38,7 @@ from server.storage.arena import ArenaStore
 from server.storage.store import Store
 from server.storage.tournaments import TournamentStore
 from tests.server.conftest import NODE_ENV, TIMEOUT, ServerProcess
+from tests.server.hosting import whole_record
 
 pytestmark = pytest.mark.slow
 
@@ -211,13 +209,7 @@ async def test_nodes_killed_during_an_arena_lose_nobody(
             ManageTournament(tournament=doc.id, action=TournamentAction.CANCEL), TournamentInfo
         )
         final = cancelled.tournament
-
-        async def page(start: int | None) -> RecordPage:
-            asked = GetTournamentRecord(tournament=doc.id, from_stage=start)
-            reply = await host.request(asked, TournamentRecord)
-            return reply.record, reply.next_stage
-
-        record = await joined_record(page)
+        record = await whole_record(host, tournament=doc.id)
         await host.close()
         stop.set()
         await watcher
