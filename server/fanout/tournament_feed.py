@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from protocol.codec import encode, encode_trusted
 from protocol.messages import TournamentInfo
-from protocol.tournaments import StageStatus, Tournament
+from protocol.tournaments import StageStatus
 from server.fanout.client import Shared
 from server.rules.events import Event, TournamentChanged
 
@@ -82,7 +82,8 @@ class TournamentWatch:
         doc = await director.stored(self.tournament)
         if doc is not None:
             player = self.conn.player
-            seat = None if player is None else _seats(doc).get(player)
+            seats, _ = _seats_and_entrants(doc.to_data())
+            seat = None if player is None else seats.get(player)
             self._send(encode(TournamentInfo(tournament=doc)), seat)  # older waiting: dropped
         return count
 
@@ -138,11 +139,6 @@ class TournamentWatch:
         waiting, self._waiting = self._waiting, None
         if waiting is not None:
             self._send(*waiting)
-
-
-def _seats(doc: Tournament) -> dict[str, str]:
-    """Each racing entrant's race, in ``doc``."""
-    return {p: t.race for s in doc.running_stages for t in s.races for p in t.players}
 
 
 def _seats_and_entrants(data: Mapping[str, Any]) -> tuple[dict[str, str], frozenset[str]]:
