@@ -10,9 +10,10 @@ beside the results and announced
 time makes that racer's analysis ``unknown``: the racers are never left
 waiting for one.
 
-The pool also answers hints within a second, so analyses take turns: one
-job at a time from all of a node's analyses, short ones, so that a hint
-never waits behind more than one of them. Races can close faster than
+Nobody waits for an analysis, so it runs only on CPU the node's races leave
+(:attr:`~server.services.solving.Priority.IDLE`, workers apart from the
+hints'), and analyses take turns: one job at a time from all of a node's
+analyses, so that they hold one worker however many races close. Races can close faster than
 their analyses run (bots racing back to back): at most :data:`BACKLOG`
 races wait for a turn, and a race closing beyond that is stored as
 ``unknown`` at once, so the waiting work and its memory stay bounded
@@ -32,7 +33,7 @@ from server.engine import find_variant
 from server.engine.solver import Outcome
 from server.rules.analysis import analyse_opening, analyse_racer
 from server.rules.results import RaceResults
-from server.services.solving import SolverPool
+from server.services.solving import Priority, SolverPool
 from server.storage.store import Store
 
 __all__ = ["Analyst", "opening_in_worker", "racer_in_worker"]
@@ -115,7 +116,7 @@ class Analyst:
         deal = (results.variant, results.seed, results.deal_version)
         async with self._turn:
             opening = await self.solver.run(
-                seconds, opening_in_worker, *deal, results.line, seconds
+                seconds, opening_in_worker, *deal, results.line, seconds, priority=Priority.IDLE
             )
         if opening is None:
             return unknown_analysis(results)
@@ -137,7 +138,14 @@ class Analyst:
                 continue
             async with self._turn:
                 found = await self.solver.run(
-                    seconds, racer_in_worker, *deal, player, moves, outcome, seconds
+                    seconds,
+                    racer_in_worker,
+                    *deal,
+                    player,
+                    moves,
+                    outcome,
+                    seconds,
+                    priority=Priority.IDLE,
                 )
             unknown = RacerAnalysis(player, Winnability.UNKNOWN)
             racers.append(unknown if found is None else RacerAnalysis.from_data(found))

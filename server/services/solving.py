@@ -3,10 +3,11 @@
 A solve takes up to seconds of CPU, which on the event loop would stall every
 race the node serves. So every solve runs in a process pool. Its workers are
 fresh interpreters and children of the node, so each ends when the node
-does, even a node killed outright (:func:`start_worker`). They run at a
-lower scheduling priority (:data:`NICENESS`): on a busy machine the races'
-own path comes first, and the solver takes the CPU they leave (a node that
-closes races back to back, each analysed, once lost half its core to it).
+does, even a node killed outright (:func:`start_worker`). They never come
+before the races' own path (a node that closes races back to back, each
+analysed, once lost half its core to it), and how far they stand back depends
+on whether somebody waits (:class:`Priority`): a hint or a race's deal runs
+niced, a post-race analysis only on CPU that nothing else wants.
 Every wait for one is bounded twice: the worker's own search stops at its
 time limit, and the node stops waiting a little after that (the pool may be
 busy with other solves), falling back to what a race without the solver would do.
@@ -20,6 +21,7 @@ values, which is what crosses the process boundary.
 from __future__ import annotations
 
 import asyncio
+import enum
 import logging
 import multiprocessing
 import os
@@ -41,6 +43,7 @@ __all__ = [
     "NICENESS",
     "LineCache",
     "PositionAnswer",
+    "Priority",
     "SolverPool",
     "solve_position",
     "start_worker",
@@ -54,8 +57,26 @@ T = TypeVar("T")
 #: a first solve starts the workers, and others may be ahead in the queue.
 STARTUP_GRACE = 2.0
 
-#: How much nicer than the node its solver workers are (``nice``'s increment).
+#: How much nicer than the node its solver workers for a waiting person are
+#: (``nice``'s increment).
 NICENESS = 10
+
+
+class Priority(enum.Enum):
+    """How a solve stands back from the node's races, by whether somebody waits for it.
+
+    ``WAITED``: a person waits (a hint, the deal of a race being made): the
+    worker is niced, so it gets a share of a busy core. ``IDLE``: nobody
+    waits (a post-race analysis, which follows the results): the worker runs
+    only on CPU nothing else wants (``SCHED_IDLE``). A niced worker still took
+    0.10-0.15 of a core pinned for a node playing races back to back, and
+    the analyses that run out of time are ``unknown``, which they say.
+    """
+
+    WAITED = "waited"
+    IDLE = "idle"
+
+
 #: How often a worker looks whether its node is still there, in seconds.
 WATCH_EVERY = 1.0
 
@@ -92,15 +113,18 @@ def solve_position(
     return solution.outcome.value, solution.line, suggestion
 
 
-def start_worker(node: int) -> None:
-    """A worker's first act: yield the CPU to the node's event loop when both want it, and
-    watch the node (``node``, its parent), ending when it does.
+def start_worker(node: int, priority: Priority) -> None:
+    """A worker's first act: stand back from the node's event loop (as ``priority``
+    says), and watch the node (``node``, its parent), ending when it does.
 
     A node killed outright (SIGKILL, the OOM killer) closes nothing: its
     workers would go on running, each holding its memory, for as long as the
     machine does (a kill test left forty behind, 3.5 GiB in all).
     """
-    os.nice(NICENESS)
+    if priority is Priority.IDLE and hasattr(os, "SCHED_IDLE"):
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+    else:  # no idle class outside Linux: the nicest niceness instead
+        os.nice(NICENESS if priority is Priority.WAITED else 19)
     threading.Thread(target=_end_with, args=(node,), name="watch-node", daemon=True).start()
 
 
@@ -114,11 +138,12 @@ def _end_with(node: int) -> None:
 
 
 class SolverPool:
-    """A node's process pool for the solver, started at its first use."""
+    """A node's process pools for the solver, one per :class:`Priority`, each started
+    at its first use."""
 
     def __init__(self, solving: Solving) -> None:
         self.solving = solving
-        self._executor: ProcessPoolExecutor | None = None
+        self._executors: dict[Priority, ProcessPoolExecutor] = {}
 
     def start(self) -> None:
         """Make the pool now (its workers still start at the first solve).
@@ -127,31 +152,38 @@ class SolverPool:
         the process's stderr: a node makes it at its start, while stderr is
         still the real one (an app embedding the node may replace it later).
         """
-        self._pool()
+        self._pool(Priority.WAITED)
 
-    def _pool(self) -> ProcessPoolExecutor:
-        if self._executor is None:
+    def _pool(self, priority: Priority) -> ProcessPoolExecutor:
+        executor = self._executors.get(priority)
+        if executor is None:
             # Workers start as fresh interpreters (never forked from the node: its
             # threads and sockets stay behind), children of the node itself, so that
             # each can tell when the node is gone (a fork server outlives a killed node,
             # and so do the workers it forked).
             context = multiprocessing.get_context("spawn")
-            self._executor = ProcessPoolExecutor(
+            executor = self._executors[priority] = ProcessPoolExecutor(
                 self.solving.workers,
                 mp_context=context,
                 initializer=start_worker,
-                initargs=(os.getpid(),),
+                initargs=(os.getpid(), priority),
             )
-        return self._executor
+        return executor
 
-    async def _run(self, seconds: float, work: Callable[..., T], *args: Any) -> T | None:
+    async def _run(
+        self,
+        seconds: float,
+        work: Callable[..., T],
+        *args: Any,
+        priority: Priority = Priority.WAITED,
+    ) -> T | None:
         """``work(*args)`` in a worker; None if no answer came within ``seconds`` and the grace."""
         try:
             async with asyncio.timeout(seconds + STARTUP_GRACE):
                 # The first job starts the workers, which import the engine (seconds
                 # on a busy machine): in a thread, so that the node's event loop goes
                 # on serving everyone meanwhile.
-                job = await asyncio.to_thread(self._pool().submit, work, *args)
+                job = await asyncio.to_thread(self._pool(priority).submit, work, *args)
                 return await asyncio.wrap_future(job)
         except TimeoutError:
             log.warning("the solver gave no answer within %.1f s", seconds + STARTUP_GRACE)
@@ -160,13 +192,20 @@ class SolverPool:
             # A worker died (killed, out of memory): answer as if out of time,
             # and make a new pool for the next solve.
             log.warning("a solver worker died; the pool starts again")
-            self._executor = None
+            self._executors.pop(priority, None)
             return None
 
-    async def run(self, seconds: float, work: Callable[..., T], *args: Any) -> T | None:
-        """``work(*args)`` (a module-level function of plain values) in a worker: None if
-        no answer came within ``seconds`` and the grace (as for every solve here)."""
-        return await self._run(seconds, work, *args)
+    async def run(
+        self,
+        seconds: float,
+        work: Callable[..., T],
+        *args: Any,
+        priority: Priority = Priority.WAITED,
+    ) -> T | None:
+        """``work(*args)`` (a module-level function of plain values) in a worker of the
+        ``priority`` pool: None if no answer came within ``seconds`` and the grace (as
+        for every solve here)."""
+        return await self._run(seconds, work, *args, priority=priority)
 
     async def solve_from(self, game: Game, state: State) -> PositionAnswer:
         """The solver's answer from ``state`` within the hint's time bound."""
@@ -182,8 +221,8 @@ class SolverPool:
 
     async def close(self) -> None:
         """Stop the workers; a solve under way ends at its own time limit first."""
-        executor, self._executor = self._executor, None
-        if executor is not None:
+        executors, self._executors = list(self._executors.values()), {}
+        for executor in executors:
             await asyncio.to_thread(executor.shutdown, wait=True, cancel_futures=True)
 
 

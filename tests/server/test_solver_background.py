@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import multiprocessing
 import os
 import subprocess
 import sys
@@ -29,6 +30,24 @@ async def test_solver_workers_run_at_a_lower_priority_than_the_node() -> None:
     finally:
         await pool.close()
     assert worker == min(19, os.nice(0) + NICENESS)
+
+
+@pytest.mark.skipif(not hasattr(os, "SCHED_IDLE"), reason="Linux's idle scheduling class")
+async def test_analyses_run_only_on_cpu_the_races_leave(store: Store) -> None:
+    """Niced, the analyses of races closed back to back still took 0.10-0.15 of the node's
+    pinned core in the peers bench. Nobody waits for them: their workers are in the idle
+    class, which runs only when nothing else wants the CPU; a hint's stay niced."""
+    pool = SolverPool(Solving(workers=1))
+    analyst = Analyst(store, pool)
+    try:
+        await analyst.analyse(RaceResults((), 7, "c", 1, "quadrille", {}))
+        analysts = {os.sched_getscheduler(p.pid or 0) for p in multiprocessing.active_children()}
+        hint = await pool.run(TIMEOUT, os.sched_getscheduler, 0)
+    finally:
+        await analyst.close()
+        await pool.close()
+    assert analysts == {os.SCHED_IDLE}
+    assert hint == os.SCHED_OTHER
 
 
 async def test_analyses_waiting_for_the_solver_are_bounded(
