@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 
 from server.engine import DEAL_VERSION, VARIANTS, find_variant
-from server.rules.winnable import NODES, candidate_seed, check_choice
+from server.rules.winnable import NODES, check_choice, check_fallback
 
 __all__ = ["add_parser", "run"]
 
@@ -24,8 +24,9 @@ def run(args: argparse.Namespace) -> int:
     """Check a revealed winnable deal: 0 when it checks out, 1 (with the reasons) if not."""
     game = find_variant(args.variant)
     if not args.line:  # a fallback deal: only that it is candidate 0 of the draw
-        expected = candidate_seed(game.id, args.deal_version, args.draw, 0)
-        ok = args.pick == 0 and expected == args.seed
+        ok = check_fallback(
+            game.id, args.deal_version, draw=args.draw, pick=args.pick, seed=args.seed
+        )
         print("fallback deal: candidate 0 of the draw" if ok else "not candidate 0 of the draw")
         return 0 if ok else 1
     problems = check_choice(

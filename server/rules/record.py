@@ -21,7 +21,7 @@ from protocol.tournaments import ClosedRace, Record, StageStatus, TournamentTabl
 from server.engine import Game, IllegalMoveError, find_variant
 from server.engine.exceptions import UnknownVariantError
 from server.rules.arena import replayed_points
-from server.rules.winnable import candidate_seed, check_choice
+from server.rules.winnable import check_choice, check_fallback
 
 __all__ = ["verify"]
 
@@ -127,7 +127,7 @@ def _verify_choice(name: str, game: Game, closed: ClosedRace) -> list[str]:
     if draw is None or pick is None:
         return []
     if not closed.line:  # the fallback: candidate 0, claimed winnable by nobody
-        if pick == 0 and candidate_seed(game.id, version, draw, 0) == closed.seed:
+        if check_fallback(game.id, version, draw=draw, pick=pick, seed=closed.seed):
             return []
         return [f"{name}: seed {closed.seed} is not the fallback of draw {draw}"]
     found = check_choice(game, version, draw=draw, pick=pick, seed=closed.seed, line=closed.line)

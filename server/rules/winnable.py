@@ -16,7 +16,12 @@ the draw's candidate ``pick``; anyone can recompute the candidates and run
 the same bounded solve on the ones before ``pick`` (:func:`check_choice`) to
 see that none of them was proved winnable: the deal is the first winnable
 one, not one picked among several. The count of positions, unlike a time
-limit, gives the same answer on every machine (for the same solver).
+limit, gives the same answer on every machine for the same solver, and
+only for it: which candidates the solver proves within the bound is part of
+the rule, whose version (:data:`RULE`) every candidate's text names. A
+solver that answers one of them differently makes a new version, and a deal
+shows by its seed which version chose it (:func:`rule_of`), so a checker of
+another version says so instead of finding an earlier candidate winnable.
 """
 
 from __future__ import annotations
@@ -31,22 +36,41 @@ from server.engine.solver import solve_deal, verify_line
 __all__ = [
     "CANDIDATES",
     "NODES",
+    "RULE",
     "WinnableChoice",
     "candidate_seed",
     "check_choice",
+    "check_fallback",
     "choose_winnable",
+    "rule_of",
 ]
 
 #: Candidates tried before the plain-deal fallback.
 CANDIDATES = 16
 #: Positions the solver may search per candidate: a count, so every machine agrees.
 NODES = 20_000
+#: The rule's version, in every candidate's text: one more whenever the solver's
+#: answers within :data:`NODES` change (tests/server/test_winnable_rule.py holds
+#: a sample of them, and fails then).
+RULE = 1
 
 
-def candidate_seed(variant: str, deal_version: int, draw: int, k: int) -> int:
-    """Candidate ``k`` of ``draw``: a 64-bit seed (docs/protocol.md, "Winnable deals")."""
-    text = f"ballroom-winnable/v1/{variant}/{deal_version}/{draw}/{k}"
+def candidate_seed(variant: str, deal_version: int, draw: int, k: int, rule: int = RULE) -> int:
+    """Candidate ``k`` of ``draw`` under version ``rule``: a 64-bit seed (docs/protocol.md,
+    "Winnable deals")."""
+    text = f"ballroom-winnable/v{rule}/{variant}/{deal_version}/{draw}/{k}"
     return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big")
+
+
+def rule_of(
+    variant: str, deal_version: int, *, draw: int, pick: int, seed: int, rule: int = RULE
+) -> int | None:
+    """The version, up to ``rule``, whose candidate ``pick`` of ``draw`` is ``seed`` (None:
+    no version's is, so the seed is not the draw's)."""
+    for version in range(rule, 0, -1):
+        if candidate_seed(variant, deal_version, draw, pick, version) == seed:
+            return version
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,19 +120,38 @@ def check_choice(
     seed: int,
     line: Sequence[str],
     nodes: int = NODES,
+    rule: int = RULE,
 ) -> list[str]:
-    """What is wrong with a revealed winnable deal (empty: it checks out).
+    """What is wrong with a revealed winnable deal (empty: it checks out), checked by
+    version ``rule`` of the rule (this server's).
 
     The seed must be candidate ``pick`` of ``draw``, the line must win it, and
-    no candidate before it may be proved winnable in ``nodes`` positions.
+    no candidate before it may be proved winnable in ``nodes`` positions. A
+    deal chosen by an earlier version is not checked: this solver's answers
+    are not that version's, so it says which version to check it with.
     """
+    chosen_by = rule_of(game.id, deal_version, draw=draw, pick=pick, seed=seed, rule=rule)
+    if chosen_by is not None and chosen_by != rule:
+        return [
+            f"chosen by version {chosen_by} of the winnable-deal rule, not {rule}: "
+            f"check it with a Ballroom release of version {chosen_by}"
+        ]
     problems: list[str] = []
-    if candidate_seed(game.id, deal_version, draw, pick) != seed:
+    if chosen_by is None:
         problems.append(f"seed {seed} is not candidate {pick} of draw {draw}")
     if not verify_line(game, game.deal(seed, deal_version), line):
         problems.append("the line does not win the deal")
     for k in range(pick):
-        earlier = candidate_seed(game.id, deal_version, draw, k)
+        earlier = candidate_seed(game.id, deal_version, draw, k, rule)
         if solve_deal(game, earlier, deal_version, nodes=nodes).won:
             problems.append(f"candidate {k} (seed {earlier}) is winnable too, and comes first")
     return problems
+
+
+def check_fallback(
+    variant: str, deal_version: int, *, draw: int, pick: int, seed: int, rule: int = RULE
+) -> bool:
+    """Whether a deal no solve was claimed for is its draw's fallback, candidate 0 (of any
+    version up to ``rule``: the fallback does not depend on the solver)."""
+    found = rule_of(variant, deal_version, draw=draw, pick=0, seed=seed, rule=rule)
+    return pick == 0 and found is not None
