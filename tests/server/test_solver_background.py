@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import multiprocessing
 import os
@@ -13,7 +14,7 @@ import pytest
 
 from server.rules.results import RaceResults
 from server.services.analysis import Analyst
-from server.services.solving import NICENESS, SolverPool
+from server.services.solving import NICENESS, Priority, SolverPool
 from server.settings import Solving
 from server.storage.store import Store
 from tests.processes import ROOT
@@ -48,6 +49,44 @@ async def test_analyses_run_only_on_cpu_the_races_leave(store: Store) -> None:
         await pool.close()
     assert analysts == {os.SCHED_IDLE}
     assert hint == os.SCHED_OTHER
+
+
+def _scheduling(pid: int) -> tuple[int, int]:
+    """A process's scheduling policy and niceness, read however young it is."""
+    return os.sched_getscheduler(pid), os.getpriority(os.PRIO_PROCESS, pid)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux schedules threads")
+@pytest.mark.parametrize(
+    ("priority", "expected"),
+    [(Priority.IDLE, (os.SCHED_IDLE, os.nice(0))), (Priority.WAITED, (os.SCHED_OTHER, None))],
+)
+async def test_a_worker_is_born_at_its_priority(
+    priority: Priority, expected: tuple[int, int | None]
+) -> None:
+    """A worker spent its start (a fresh interpreter importing the engine: 0.1-0.2 s of
+    CPU) at the node's own priority, and lowered it only at its first act: in the peers
+    bench's window that took 0.13 of the node's pinned core. Started from a thread at
+    the job's priority, it is born there."""
+    policy, niceness = expected
+    if niceness is None:
+        niceness = min(19, os.nice(0) + NICENESS)
+    pool = SolverPool(Solving(workers=1))
+    before = set(multiprocessing.active_children())
+    job = asyncio.ensure_future(pool.run(TIMEOUT, os.getpid, priority=priority))
+    try:
+        deadline = time.monotonic() + TIMEOUT
+        born = set(multiprocessing.active_children()) - before
+        while not born and time.monotonic() < deadline:
+            await asyncio.sleep(0.001)
+            born = set(multiprocessing.active_children()) - before
+        (worker,) = born
+        assert worker.pid is not None
+        assert _scheduling(worker.pid) == (policy, niceness)  # still importing, most likely
+        assert await job == worker.pid
+        assert _scheduling(worker.pid) == (policy, niceness)
+    finally:
+        await pool.close()
 
 
 async def test_analyses_waiting_for_the_solver_are_bounded(
