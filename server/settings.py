@@ -88,6 +88,7 @@ class Solving:
 
     workers: int = field(default_factory=_solver_workers)
     winnable: float = 6.0  # whole search for a winnable deal, before the plain-deal fallback
+    ahead: float = 10.0  # one candidate's solve for a winnable deal chosen ahead (idle CPU)
     hint: float = 0.8  # one hint's search from a racer's board: a hint answers within 1 s
     analysis: float = 2.0  # post-race analysis, per racer (and once more for the opening)
 

@@ -143,6 +143,7 @@ class Node:
         await self.hub.close()
         await self.director.close()
         await self.races.results.analyst.close()
+        await self.races.winnable.close()
         await self.races.solver.close()
         self.accounts.close()
 

@@ -42,6 +42,7 @@ __all__ = [
     "check_choice",
     "check_fallback",
     "choose_winnable",
+    "proved_line",
     "rule_of",
 ]
 
@@ -105,10 +106,16 @@ def choose_winnable(
         if out_of_time():
             break
         seed = candidate_seed(game.id, deal_version, draw, k)
-        solution = solve_deal(game, seed, deal_version, nodes=nodes)
-        if solution.won:
-            return WinnableChoice(draw, k, seed, solution.line)
+        line = proved_line(game, seed, deal_version, nodes=nodes)
+        if line:
+            return WinnableChoice(draw, k, seed, line)
     return WinnableChoice(draw, 0, candidate_seed(game.id, deal_version, draw, 0), ())
+
+
+def proved_line(game: Game, seed: int, deal_version: int, *, nodes: int = NODES) -> tuple[str, ...]:
+    """Deal ``seed``'s winning line if the solver proves it winnable within ``nodes``
+    positions, else empty: the rule's answer for one candidate."""
+    return solve_deal(game, seed, deal_version, nodes=nodes).line
 
 
 def check_choice(
@@ -143,7 +150,7 @@ def check_choice(
         problems.append("the line does not win the deal")
     for k in range(pick):
         earlier = candidate_seed(game.id, deal_version, draw, k, rule)
-        if solve_deal(game, earlier, deal_version, nodes=nodes).won:
+        if proved_line(game, earlier, deal_version, nodes=nodes):
             problems.append(f"candidate {k} (seed {earlier}) is winnable too, and comes first")
     return problems
 

@@ -33,7 +33,6 @@ from server.rules.winnable import WinnableChoice
 from server.services.lobby import Lobby
 from server.services.refusals import variant_or_refusal
 from server.services.results import Results
-from server.services.winnable_deals import winnable_choice
 from server.storage.daily import DailyStore
 from server.storage.players import PlayerStore
 
@@ -139,7 +138,7 @@ class DailyDeals:
         key = (day, game.id)
         search = self._searches.get(key)
         if search is None:  # one search per node, however many ask at once
-            search = asyncio.ensure_future(winnable_choice(self.lobby.solver, game, DEAL_VERSION))
+            search = asyncio.ensure_future(self.lobby.winnable.choose(game, DEAL_VERSION))
             self._searches[key] = search
             search.add_done_callback(lambda _: self._searches.pop(key, None))
         return await self.store.choose(day, game.id, await asyncio.shield(search))

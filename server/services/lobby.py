@@ -20,7 +20,7 @@ from server.rules.races import (
 from server.services.codes import id_or_code
 from server.services.refusals import refusal, variant_or_refusal
 from server.services.solving import SolverPool
-from server.services.winnable_deals import winnable_choice
+from server.services.winnable_deals import WinnableDeals
 from server.settings import Settings
 from server.storage.draws import draw_secret_seed
 from server.storage.races import RaceMeta
@@ -83,11 +83,15 @@ def next_phase_change(listed: list[RaceSummary]) -> float | None:
 class Lobby:
     """Race requests before the start, and the public picture of any race."""
 
-    def __init__(self, store: Store, settings: Settings, solver: SolverPool) -> None:
+    def __init__(
+        self, store: Store, settings: Settings, solver: SolverPool, winnable: WinnableDeals
+    ) -> None:
         self.store = store
         self.settings = settings
-        #: Where a winnable deal is found for a race that asks for one.
+        #: The node's solver pool (the results' analysis runs in it too).
         self.solver = solver
+        #: Where a race that asks for a winnable deal gets one.
+        self.winnable = winnable
 
     async def create(self, player: str, name: str, request: CreateRace) -> str:
         """A new open race hosted by ``player``; returns its id."""
@@ -102,7 +106,7 @@ class Lobby:
         winnable, line, draw, pick = "", tuple[str, ...](), None, None
         if request.winnable and deal is None:
             # The first winnable candidate of a secret draw (docs/protocol.md, "Winnable deals").
-            choice = await winnable_choice(self.solver, game, DEAL_VERSION)
+            choice = await self.winnable.choose(game, DEAL_VERSION)
             seed, winnable = choice.seed, "proved" if choice.proved else "fallback"
             line, draw, pick = choice.line, choice.draw, choice.pick
         settings = RaceSettings(

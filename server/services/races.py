@@ -20,6 +20,7 @@ from server.services.presence import Presence
 from server.services.race_memory import RaceMemory
 from server.services.results import Results
 from server.services.solving import SolverPool
+from server.services.winnable_deals import WinnableDeals
 from server.settings import Settings
 from server.storage.store import Store
 
@@ -40,8 +41,10 @@ class RaceServices:
     results: Results
     presence: Presence
     boards: Boards
-    #: Finds winnable deals and works out hints, off the event loop.
+    #: Works out hints, analyses and winnable deals, off the event loop.
     solver: SolverPool
+    #: Winnable deals, made ahead where the node can.
+    winnable: WinnableDeals
 
     @classmethod
     def build(
@@ -56,7 +59,8 @@ class RaceServices:
         """The parts for one node; ``own_events`` hears of the moves it stores (its hub)."""
         solver = SolverPool(settings.solving) if solver is None else solver
         memory = RaceMemory(store)
-        lobby = Lobby(store, settings, solver)
+        winnable = WinnableDeals(solver)
+        lobby = Lobby(store, settings, solver, winnable)
         results = Results(store, settings, memory, lobby, records)
         moves = Moves(store, memory, results, NoWatchers() if own_events is None else own_events)
         return cls(
@@ -68,4 +72,5 @@ class RaceServices:
             presence=Presence(store, settings, moves),
             boards=Boards(store, memory, lobby),
             solver=solver,
+            winnable=winnable,
         )

@@ -45,7 +45,6 @@ from server.services.entries import Entry, EntryQueue
 from server.services.guesses import Guesses
 from server.services.races import RaceServices
 from server.services.refusals import variant_or_refusal
-from server.services.winnable_deals import winnable_choice
 from server.settings import Settings
 from server.storage import keys
 from server.storage.counters import RateCounters
@@ -598,7 +597,7 @@ class Director:
     async def _search(self, tournament: str, stage: int, variant: str) -> None:
         try:
             game = variant_or_refusal(variant)
-            choice = await winnable_choice(self.races.solver, game, DEAL_VERSION)
+            choice = await self.races.winnable.choose(game, DEAL_VERSION)
             await self.tournaments.offer_stage_deal(tournament, stage, choice)
         except Exception:
             log.exception("the search for a winnable deal of %s failed", tournament)
