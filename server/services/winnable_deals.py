@@ -89,10 +89,11 @@ class WinnableDeals:
         self._fill(key)
         if choice is not None:
             return choice
-        return await self._choose_now(game, deal_version)
+        return await self.choose_now(game, deal_version)
 
-    async def _choose_now(self, game: Game, deal_version: int) -> WinnableChoice:
-        """A fresh secret draw's winnable deal, or (past the time bound) its candidate 0."""
+    async def choose_now(self, game: Game, deal_version: int) -> WinnableChoice:
+        """A fresh secret draw's winnable deal searched for now, or (past the time bound)
+        its candidate 0."""
         draw = draw_secret_seed()
         seconds = self.pool.solving.winnable
         found = None
