@@ -13,11 +13,11 @@ waiting for one.
 Nobody waits for an analysis, so it runs only on CPU the node's races leave
 (:attr:`~server.services.solving.Priority.IDLE`, workers apart from the
 hints'), and analyses take turns: one job at a time from all of a node's
-analyses, so that they hold one worker however many races close. Races can close faster than
-their analyses run (bots racing back to back): at most :data:`BACKLOG`
-races wait for a turn, and a race closing beyond that is stored as
-``unknown`` at once, so the waiting work and its memory stay bounded
-however fast races close.
+analyses, so that they hold one worker however many races close. Races can
+close faster than their analyses run (bots racing back to back): at most
+:data:`BACKLOG` races wait for a turn, and a race closing beyond that is
+stored as ``unknown`` at once, so the waiting work and its memory stay
+bounded however fast races close.
 """
 
 from __future__ import annotations
