@@ -219,7 +219,12 @@ class SolverPool:
                 job = await loop.run_in_executor(self._submitter(priority), submit)
                 return await asyncio.wrap_future(job)
         except TimeoutError:
-            log.warning("the solver gave no answer within %.1f s", seconds + STARTUP_GRACE)
+            # Said with the pool: an idle one out of time means a node with no CPU to spare.
+            log.warning(
+                "the solver (%s) gave no answer within %.1f s",
+                priority.value,
+                seconds + STARTUP_GRACE,
+            )
             return None
         except BrokenProcessPool:
             # A worker died (killed, out of memory): answer as if out of time,
