@@ -13,6 +13,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.css.query import NoMatches
 from textual.events import Resize
 from textual.reactive import reactive
 from textual.widgets import Footer, Static
@@ -229,6 +230,14 @@ class SpectateScreen(ServerScreen):
     def _redraw(self) -> None:
         if not self.composed:
             return
+        try:
+            self._draw()
+        except NoMatches:
+            # A push between two steps of building or taking down the screen (its widgets
+            # all mounted but one not there yet, or gone): the next push draws it.
+            return
+
+    def _draw(self) -> None:
         record = self.record
         title = title_of(record.variant)
         now = self.link.now()
