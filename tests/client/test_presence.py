@@ -70,6 +70,42 @@ async def test_a_spectator_sees_the_race_running_and_who_is_away(node: str) -> N
     await cy.close()
 
 
+async def test_a_push_to_a_spectate_screen_missing_a_widget_draws_nothing(node: str) -> None:
+    """A push may come while the screen has all its widgets mounted but one not there yet (or
+    any more): it raised NoMatches and ended the client (a clean-clone make test once). Here
+    the top bar is taken away, then a racer's client dies: the presence is kept, nothing
+    drawn, and the client runs on."""
+    from client.screens.spectate import SpectateScreen
+    from client.widgets.status import TopBar
+    from protocol.messages import Ready, StartRace
+
+    bob = await ClientSession.connect(node, "Bob")
+    cy = await ClientSession.connect(node, "Cy")
+    created = await bob.request(
+        CreateRace(
+            variant="quadrille", max_players=2, time_limit=600, spectate=SpectatePolicy.LIVE
+        ),
+        RaceInfo,
+    )
+    race = str(created.race.id)
+    await cy.request(JoinRace(code=str(created.race.code)), RaceInfo)
+    await cy.request(Ready(race=race, ready=True), RaceInfo)
+    app = BallroomApp(node, "Ann")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.link.online, "online")
+        await bob.request(StartRace(race=race), RaceInfo)
+        await bob.next(RaceStarted)
+        screen = SpectateScreen(race)
+        app.push_screen(screen)
+        await on_screen(pilot, "running", "Bob · 0/52")
+        await screen.query_one(TopBar).remove()
+        bob.ws.transport.abort()
+        await until(pilot, lambda: screen.record.away, "a racer away in the record")
+        await pilot.pause()
+        assert app.is_running
+    await cy.close()
+
+
 def test_a_races_phase_moves_on_with_the_clock() -> None:
     """The info says countdown; past its start it is running, past its end time is up."""
     from client.models.record import RaceRecord
