@@ -41,11 +41,9 @@ async def test_the_hud_shows_an_opponent_away_then_gone(make_node: NodeFactory) 
             await bob.close()
 
 
-async def test_a_spectator_sees_the_race_running_and_who_is_away(node: str) -> None:
-    """Watching from the countdown on: the header moves on to "running" by the clock,
-    and a racer whose client dies shows as away on their seat."""
-    from client.screens.spectate import SpectateScreen
-    from protocol.messages import Ready, StartRace
+async def _bob_and_cy_ready(node: str) -> tuple[ClientSession, ClientSession, str]:
+    """Bob hosts a quadrille race watched live, Cy joined and ready: (bob, cy, race)."""
+    from protocol.messages import Ready
 
     bob = await ClientSession.connect(node, "Bob")
     cy = await ClientSession.connect(node, "Cy")
@@ -58,6 +56,16 @@ async def test_a_spectator_sees_the_race_running_and_who_is_away(node: str) -> N
     race = str(created.race.id)
     await cy.request(JoinRace(code=str(created.race.code)), RaceInfo)
     await cy.request(Ready(race=race, ready=True), RaceInfo)
+    return bob, cy, race
+
+
+async def test_a_spectator_sees_the_race_running_and_who_is_away(node: str) -> None:
+    """Watching from the countdown on: the header moves on to "running" by the clock,
+    and a racer whose client dies shows as away on their seat."""
+    from client.screens.spectate import SpectateScreen
+    from protocol.messages import StartRace
+
+    bob, cy, race = await _bob_and_cy_ready(node)
     app = BallroomApp(node, "Ann")
     async with app.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: app.link.online, "online")
@@ -77,19 +85,9 @@ async def test_a_push_to_a_spectate_screen_missing_a_widget_draws_nothing(node: 
     drawn, and the client runs on."""
     from client.screens.spectate import SpectateScreen
     from client.widgets.status import TopBar
-    from protocol.messages import Ready, StartRace
+    from protocol.messages import StartRace
 
-    bob = await ClientSession.connect(node, "Bob")
-    cy = await ClientSession.connect(node, "Cy")
-    created = await bob.request(
-        CreateRace(
-            variant="quadrille", max_players=2, time_limit=600, spectate=SpectatePolicy.LIVE
-        ),
-        RaceInfo,
-    )
-    race = str(created.race.id)
-    await cy.request(JoinRace(code=str(created.race.code)), RaceInfo)
-    await cy.request(Ready(race=race, ready=True), RaceInfo)
+    bob, cy, race = await _bob_and_cy_ready(node)
     app = BallroomApp(node, "Ann")
     async with app.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: app.link.online, "online")
