@@ -257,8 +257,8 @@ async def test_after_the_race_the_tables_show_boards_only_once_the_stage_is_over
         # The bots' table may be over already (full-speed bots): it says so, still boardless.
         waiting = page.locator(".tables .table-waiting")
         await expect(waiting).to_have_count(2)
-        for said in await waiting.all_text_contents():
-            assert said in ("boards are shown once the race is over", "the race is over"), said
+        for text in await waiting.all_text_contents():
+            assert text in ("boards are shown once the race is over", "the race is over"), text
         await expect(page.locator(".tables .board")).to_have_count(0)
         await seated.tess.request(Resign(race=seated.race), RaceInfo)
         await expect(page.locator(".tables h2")).to_have_text("Round 1: over")
