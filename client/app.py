@@ -24,7 +24,7 @@ from textual.app import App
 from textual.reactive import reactive
 from textual.screen import Screen
 
-from client import navigation
+from client import navigation, terminal
 from client.bot import Bot, Patience
 from client.models.names import clean_name
 from client.models.record import RaceRecord
@@ -44,6 +44,8 @@ from protocol.messages import RaceFinished
 
 __all__ = ["BOT_LEVELS", "BOT_SPEEDS", "BallroomApp"]
 
+#: Seconds between two looks at whether the terminal is still there (client/terminal.py).
+HANGUP_CHECK_EVERY = 1.0
 #: The practice bot's speeds a player can choose (``b``), in moves per second.
 BOT_SPEEDS: dict[str, float] = {"slow": 1.0, "normal": 2.0, "fast": 5.0}
 #: The practice bot's levels (``l``): greedy play, the server's winning line (which
@@ -136,13 +138,25 @@ class BallroomApp(App[None]):
         return navigation.first_page()
 
     def on_mount(self) -> None:
-        # A closed terminal (SIGHUP) or a polite kill (SIGTERM) ends the app the
-        # normal way, so the launcher behind it can stop its local server.
+        # A polite kill (SIGTERM, or SIGHUP with the terminal still there) ends the app
+        # the normal way, so the launcher behind it can stop its local server. A terminal
+        # that went away, with a signal or without one, ends the process at once
+        # (client/terminal.py says why): it is looked at every HANGUP_CHECK_EVERY seconds.
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGHUP):
             with contextlib.suppress(NotImplementedError, RuntimeError):
-                loop.add_signal_handler(sig, self.exit)
+                loop.add_signal_handler(sig, self._end)
+        if not self.is_headless:
+            self.set_interval(HANGUP_CHECK_EVERY, self._end_if_hung_up)
         self.keep_linked()
+
+    def _end(self) -> None:
+        self._end_if_hung_up()
+        self.exit()
+
+    def _end_if_hung_up(self) -> None:
+        if terminal.hung_up():
+            terminal.leave_now()
 
     @work(group="link", exclusive=True)
     async def keep_linked(self) -> None:
