@@ -131,6 +131,16 @@ def _play(args: argparse.Namespace) -> int:
         except BadServerURL as exc:
             print(f"ballroom play: --server: {exc}", file=sys.stderr)
             return 2
+    # Without a terminal the client would draw into the void, its input thread spinning
+    # on end-of-file (client/terminal.py): say so before anything starts.
+    for what, stream in (("input", sys.stdin), ("output", sys.stdout)):
+        if stream is None or not stream.isatty():
+            print(
+                f"ballroom play: needs a terminal (its {what} is not one); "
+                "to race from a script, see `ballroom bot`",
+                file=sys.stderr,
+            )
+            return 2
     try:
         return play(
             server,

@@ -88,3 +88,26 @@ def test_a_terminal_that_goes_away_ends_the_client_and_its_server(
         client.kill()
         client.wait(TIMEOUT)
         kill_left(started)
+
+
+@pytest.mark.parametrize("missing", ["input", "output"])
+def test_play_without_a_terminal_says_so_and_starts_nothing(missing: str) -> None:
+    """Run from a script or a pipe, the client would draw into the void (its input thread
+    spinning on end-of-file): it refuses at once instead, before any server starts."""
+    master, terminal = os.openpty()
+    try:
+        play = subprocess.run(
+            [sys.executable, "-m", "protocol.cli", "play", "--name", "Ann"],
+            cwd=ROOT,
+            stdin=subprocess.DEVNULL if missing == "input" else terminal,
+            stdout=subprocess.PIPE if missing == "output" else terminal,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=2 * TIMEOUT,
+        )
+    finally:
+        os.close(terminal)
+        os.close(master)
+    assert play.returncode == 2
+    assert f"ballroom play: needs a terminal (its {missing} is not one)" in play.stderr
+    assert "Starting a local Ballroom server" not in play.stderr
