@@ -348,6 +348,7 @@ async def test_a_tournament_table_is_titled_by_its_tournament_and_links_it(
         await link.wait_for(timeout=WAIT_MS)
         label = (await link.inner_text()).strip()
         assert doc.name in label and not label.endswith("·"), label
+        assert label.startswith("Gavotte · "), label  # the variant's title, not its id
         await link.click()
         await page.wait_for_url(re.compile(f"/race/{table}$"), timeout=WAIT_MS)
         back = page.locator(f'a[href="/tournament/{doc.code}"]')

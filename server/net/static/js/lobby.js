@@ -4,6 +4,7 @@
 // every few seconds, which also keeps the clocks of the races moving.
 
 import { clock, fill, h, nameOf, policyText, raceName } from "/assets/js/dom.js";
+import { variantTitle } from "/assets/js/variants.js";
 
 const REFRESH_MS = 2000;
 
@@ -13,7 +14,7 @@ function raceRow(info, now) {
   return h(
     "li",
     { class: `race phase-${info.phase}`, "data-race": info.id },
-    h("a", { href: `/race/${info.id}` }, `${info.variant} · ${raceName(info)}`),
+    h("a", { href: `/race/${info.id}` }, `${variantTitle(info.variant)} · ${raceName(info)}`),
     h(
       "span",
       { class: "meta" },
@@ -34,7 +35,7 @@ function tournamentRow(summary) {
         summary.status,
         summary.format,
         `${Number(summary.entrants)} entrants`,
-        summary.variants.join(", "),
+        summary.variants.map(variantTitle).join(", "),
       ].join(" · "),
     ),
   );

@@ -18,6 +18,7 @@
 // outbox) and a phone's patience.
 
 import { drawBoard } from "/assets/js/board.js";
+import { variantTitle } from "/assets/js/variants.js";
 import { fill, h, nameOf, policyText } from "/assets/js/dom.js";
 import { describeMove, markMove } from "/assets/js/moved.js";
 import { Wire, nodeUrl } from "/assets/js/wire.js";
@@ -290,7 +291,7 @@ export class LiveTables {
           h(
             "span",
             { class: "meta" },
-            ` · ${stage.variant}`,
+            ` · ${variantTitle(stage.variant)}`,
             doc.format === "knockout" ? ` · game ${stage.game}` : "",
             spectate ? ` · ${spectate}` : "",
           ),

@@ -5,6 +5,7 @@
 
 import { clock, fill, h } from "/assets/js/dom.js";
 import { LiveTables } from "/assets/js/tables.js";
+import { variantTitle } from "/assets/js/variants.js";
 
 function names(doc) {
   const map = new Map(doc.entrants.map((e) => [e.player, e.name]));
@@ -215,7 +216,7 @@ function arenaRaces(doc, nameOf) {
           "li",
           {},
           h("a", { href: `/race/${stage.races[0].race}`, class: "stage-race" }, `Race ${stage.n}`),
-          ` · ${stage.variant}: `,
+          ` · ${variantTitle(stage.variant)}: `,
           Object.entries(stage.results ?? {})
             .sort((a, b) => a[1].place - b[1].place)
             .map(([p, r]) => `${r.place}. ${nameOf(p)} (${r.points})`)
@@ -242,7 +243,7 @@ function pastStages(doc, nameOf) {
           "li",
           {},
           `Round ${stage.round}${doc.format === "knockout" ? `, game ${stage.game}` : ""}`,
-          ` · ${stage.variant} · ${stage.status}: `,
+          ` · ${variantTitle(stage.variant)} · ${stage.status}: `,
           stage.races.map((race) =>
             h("a", { href: `/race/${race.race}`, class: "stage-race" }, `table ${race.table}`),
           ),
@@ -284,7 +285,12 @@ export async function showTournament(wire, main, stop, key) {
       h(
         "p",
         { class: "status" },
-        [doc.status, doc.format, doc.variants.join(", "), `hosted by ${doc.host_name}`].join(" · "),
+        [
+          doc.status,
+          doc.format,
+          doc.variants.map(variantTitle).join(", "),
+          `hosted by ${doc.host_name}`,
+        ].join(" · "),
       ),
       schedule(doc, now),
       live.section(doc, nameOf),

@@ -17,3 +17,8 @@ export const VARIANTS = [
   { id: "royal-parade-bergholt", title: "Bergholt's Royal Parade" },
   { id: "virginia-reel", title: "Virginia Reel" },
 ];
+
+// A variant's title by its id; an id the page does not know (a newer server's) as it is.
+export function variantTitle(id) {
+  return VARIANTS.find((v) => v.id === id)?.title ?? id;
+}
