@@ -35,8 +35,11 @@ def hung_up(fd: int | None = None) -> bool:
     """Whether the terminal on ``fd`` (standard input by default) has hung up.
 
     Asks without reading: poll reports a hang-up or an error on a file with
-    no events asked for, and never consumes the keys Textual reads.
+    no events asked for, and never consumes the keys Textual reads. Where
+    there is no poll (Windows), it cannot tell, and says no.
     """
+    if not hasattr(select, "poll"):
+        return False
     if fd is None:
         if sys.__stdin__ is None:
             return False
