@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import os
+import tty
 
 from client.terminal import hung_up
 
 
 def test_a_terminal_is_hung_up_once_its_other_end_closes() -> None:
     master, terminal = os.openpty()
+    tty.setraw(terminal)  # as Textual sets it: a key is read as it comes, not by the line
     try:
         os.write(master, b"q")  # a key waits: looking must not take it
         assert not hung_up(terminal)
