@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import select
 import tty
 
 from client.terminal import hung_up
@@ -14,6 +15,7 @@ def test_a_terminal_is_hung_up_once_its_other_end_closes() -> None:
     try:
         os.write(master, b"q")  # a key waits: looking must not take it
         assert not hung_up(terminal)
+        assert select.select([terminal], [], [], 5)[0], "the key was taken"  # never a blocking read
         assert os.read(terminal, 1) == b"q"
         os.close(master)
         assert hung_up(terminal)
