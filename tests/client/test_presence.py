@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import pytest
+from textual.pilot import Pilot
 
 from client.app import BallroomApp
 from client.models.racers import RacerLine, progress_summary
@@ -13,6 +16,9 @@ from tests.client.play import race_with_bob
 from tests.client.screen import on_screen, until
 from tests.client.values import race_summary
 from tests.server.conftest import NodeFactory
+
+if TYPE_CHECKING:
+    from client.screens.spectate import SpectateScreen
 
 pytestmark = pytest.mark.slow
 
@@ -59,20 +65,29 @@ async def _bob_and_cy_ready(node: str) -> tuple[ClientSession, ClientSession, st
     return bob, cy, race
 
 
-async def test_a_spectator_sees_the_race_running_and_who_is_away(node: str) -> None:
-    """Watching from the countdown on: the header moves on to "running" by the clock,
-    and a racer whose client dies shows as away on their seat."""
+async def _watching_it_run(
+    pilot: Pilot[Any], app: BallroomApp, bob: ClientSession, race: str
+) -> SpectateScreen:
+    """Ann, online, watches the race that Bob starts until her screen shows it running."""
     from client.screens.spectate import SpectateScreen
     from protocol.messages import StartRace
 
+    await until(pilot, lambda: app.link.online, "online")
+    await bob.request(StartRace(race=race), RaceInfo)
+    await bob.next(RaceStarted)
+    screen = SpectateScreen(race)
+    app.push_screen(screen)
+    await on_screen(pilot, "running", "Bob · 0/52")
+    return screen
+
+
+async def test_a_spectator_sees_the_race_running_and_who_is_away(node: str) -> None:
+    """Watching from the countdown on: the header moves on to "running" by the clock,
+    and a racer whose client dies shows as away on their seat."""
     bob, cy, race = await _bob_and_cy_ready(node)
     app = BallroomApp(node, "Ann")
     async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: app.link.online, "online")
-        await bob.request(StartRace(race=race), RaceInfo)
-        await bob.next(RaceStarted)
-        app.push_screen(SpectateScreen(race))
-        await on_screen(pilot, "running", "Bob · 0/52")
+        await _watching_it_run(pilot, app, bob, race)
         bob.ws.transport.abort()
         await on_screen(pilot, "Bob · 0/52 · 0 moves · away")
     await cy.close()
@@ -83,19 +98,12 @@ async def test_a_push_to_a_spectate_screen_missing_a_widget_draws_nothing(node: 
     any more): it raised NoMatches and ended the client (a clean-clone make test once). Here
     the top bar is taken away, then a racer's client dies: the presence is kept, nothing
     drawn, and the client runs on."""
-    from client.screens.spectate import SpectateScreen
     from client.widgets.status import TopBar
-    from protocol.messages import StartRace
 
     bob, cy, race = await _bob_and_cy_ready(node)
     app = BallroomApp(node, "Ann")
     async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: app.link.online, "online")
-        await bob.request(StartRace(race=race), RaceInfo)
-        await bob.next(RaceStarted)
-        screen = SpectateScreen(race)
-        app.push_screen(screen)
-        await on_screen(pilot, "running", "Bob · 0/52")
+        screen = await _watching_it_run(pilot, app, bob, race)
         await screen.query_one(TopBar).remove()
         bob.ws.transport.abort()
         await until(pilot, lambda: screen.record.away, "a racer away in the record")
