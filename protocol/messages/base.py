@@ -19,7 +19,7 @@ from typing import Any, ClassVar, Self, get_type_hints
 
 from protocol.exceptions import InvalidField, LocalProtocolError
 from protocol.messages.fields import RequestId
-from protocol.validation import Check, ListOf, MapOf, Opt, Typed, WireValue
+from protocol.validation import Check, ListOf, MapOf, Opt, Typed
 
 __all__ = ["ClientMessage", "Message", "ServerMessage"]
 
@@ -70,9 +70,16 @@ def _holds_typed(check: Check) -> bool:
 
 
 def _to_data(value: object) -> object:
-    """A typed value (or a tuple or map of them) as the plain map its message carries."""
-    if isinstance(value, WireValue):
-        return value.to_data()
+    """A typed value (or a tuple or map of them) as the plain map its message carries.
+
+    A typed value is known by its ``to_data`` (what
+    :class:`~protocol.validation.WireValue` asks for): an ``isinstance``
+    check against the protocol class walks its members on every call, and a
+    ``spectating`` reply makes a dozen of them.
+    """
+    to_data = getattr(value, "to_data", None)
+    if to_data is not None:
+        return to_data()
     if isinstance(value, tuple | list):
         return [_to_data(item) for item in value]
     if isinstance(value, dict):

@@ -341,6 +341,10 @@ class Connection:
         """The races this connection follows as a racer."""
         return [race for race, watch in self.watches.items() if watch.role is Role.RACER]
 
+    def newest_here(self, race: str) -> tuple[int, bytes] | None:
+        """(number, payload) of the newest event of ``race`` this node has passed on."""
+        return self.hub.latest(race)
+
     def rewind(self, race: str, why: str) -> None:
         """Redis lost ``race``'s latest writes (``why``): everyone here goes on from Redis."""
         self.history.rewind(race, why)

@@ -301,8 +301,11 @@ async def on_spectate(conn: Peer, msg: Spectate) -> None:
 async def _spectate(conn: Peer, request: int | None, race: str, upto: int | None) -> None:
     """Reply ``spectating`` with the boards as of event ``upto`` (None: as late as the
     policy allows), then push every later event, each once, in order."""
-    await conn.services.tournaments.check_onlooker(race, conn.player)
-    snapshot = await conn.services.boards.spectator_snapshot(race, conn.player, upto=upto)
+    snapshot = await conn.services.boards.spectator_snapshot(
+        race, conn.player, upto=upto, newest_here=conn.newest_here(race)
+    )
+    # Before anything is sent: the snapshot's summary says the race's tournament.
+    await conn.services.tournaments.check_onlooker_of(race, snapshot.race.tournament, conn.player)
     watch = await conn.watch(
         race,
         Role.SPECTATOR,

@@ -71,6 +71,11 @@ class Peer(Protocol):
         """Follow a race's events after number ``since``, as a racer or a spectator."""
         ...
 
+    def newest_here(self, race: str) -> tuple[int, bytes] | None:
+        """(number, payload) of the newest event of ``race`` this node has passed on to
+        its watchers, if it follows the race."""
+        ...
+
     def watch_of(self, race: str) -> RaceWatch | None:
         """How the connection follows ``race`` now, if it does."""
         ...

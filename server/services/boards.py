@@ -175,6 +175,7 @@ class Boards:
         upto: int | None = None,
         *,
         opening_due: bool = False,
+        newest_here: tuple[int, bytes] | None = None,
     ) -> SpectatorSnapshot:
         """Boards as the race's policy lets spectators see them now (and no later than
         event ``upto``), and the number of the last event they reflect.
@@ -186,6 +187,8 @@ class Boards:
         pushes the opening when it is due. ``opening_due``: the caller's timer
         says that moment has come (the watch pushing the opening), so the
         opening is not held back by a clock a hair behind the timer's.
+        ``newest_here``: the race's newest event this node has passed on to its
+        watchers (the hub's), if it follows the race; see :meth:`_live_snapshot`.
 
         Refused to racers (no one spectates their own race) and, until its
         results are announced the next day, to anyone for a daily deal's race:
@@ -218,7 +221,7 @@ class Boards:
         cutoff = now - delay
         live = upto is None and delay == 0 and opening_shown and not hidden_until_the_end
         if live and not over:
-            return await self._live_snapshot(race, info, started, cutoff)
+            return await self._live_snapshot(race, info, started, cutoff, newest_here)
         snapshot, _ = await self._replay(
             race, info, started, upto=upto, cutoff=cutoff,
             opening_shown=opening_shown, hidden_until_the_end=hidden_until_the_end,
@@ -226,12 +229,25 @@ class Boards:
         return snapshot
 
     async def _live_snapshot(
-        self, race: str, info: RaceSummary, started: StartedRace, cutoff: float
+        self,
+        race: str,
+        info: RaceSummary,
+        started: StartedRace,
+        cutoff: float,
+        newest_here: tuple[int, bytes] | None,
     ) -> SpectatorSnapshot:
         """A live spectator's boards: the kept snapshot while it is the newest, else the
-        build in flight (joiners at once share it), else a build of its own."""
+        build in flight (joiners at once share it), else a build of its own.
+
+        A kept snapshot of exactly the newest event this node has passed on
+        (``newest_here``) is taken without asking Redis whether a newer one
+        exists: one committed but not yet heard here reaches the new watch as
+        it reaches every watcher here, and a loss of writes not yet noticed
+        here is told to it with them. A crowd joining a watched race so pays
+        no read for it.
+        """
         kept = self._live.get(race)
-        if kept is not None and await self._still_newest(race, kept[1]):
+        if kept is not None and await self._still_newest(race, kept[1], newest_here):
             return kept[0]._replace(race=info)
         building = self._building.get(race)
         if building is not None:
@@ -240,7 +256,7 @@ class Boards:
                 shared, newest = await asyncio.shield(building)
             except Exception:  # its builder hears why; this joiner builds its own
                 newest = None
-            if newest is not None and await self._still_newest(race, newest):
+            if newest is not None and await self._still_newest(race, newest, newest_here):
                 return shared._replace(race=info)
             if self._building.get(race) is not None:  # a newer build is on: no third wait
                 snapshot, _ = await self._replay(race, info, started, cutoff=cutoff)
@@ -276,9 +292,14 @@ class Boards:
         if not task.cancelled():
             task.exception()
 
-    async def _still_newest(self, race: str, newest: StoredEvent) -> bool:
+    async def _still_newest(
+        self, race: str, newest: StoredEvent, here: tuple[int, bytes] | None
+    ) -> bool:
         """Whether ``newest`` is still the race's newest event, by number and by payload
-        (after a rewind a number may come back as another event)."""
+        (after a rewind a number may come back as another event): the newest passed on
+        ``here`` (see :meth:`_live_snapshot`), else the newest in Redis."""
+        if here is not None and tuple(newest) == here:
+            return True
         latest = await self.store.events.before(race, None, 1)
         return bool(latest) and latest[0] == newest
 

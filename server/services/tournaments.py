@@ -409,8 +409,17 @@ class Director:
         in their own game.
         """
         tournament = await self.races.lobby.tournament_of(race)
-        doc = None if not tournament else await self.tournaments.load(tournament)
-        if doc is None or player is None:
+        await self.check_onlooker_of(race, tournament, player)
+
+    async def check_onlooker_of(
+        self, race: str, tournament: str | None, player: str | None
+    ) -> None:
+        """:meth:`check_onlooker` for a race whose ``tournament`` (None: none) the caller
+        has just read with the rest of the race: a spectator's join reads it once."""
+        if not tournament or player is None:
+            return
+        doc = await self.tournaments.load(tournament)
+        if doc is None:
             return
         for stage in doc.stages:
             if stage.status is not StageStatus.RUNNING or stage.table_of(race) is None:

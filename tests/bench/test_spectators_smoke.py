@@ -45,6 +45,21 @@ def test_spectator_bench_delivers_every_board_over_two_nodes(tmp_path: Path) -> 
     assert report["node_us_per_frame"] > 0 and report["kib_per_spectator"] != 0
 
 
+def test_join_bench_counts_each_joins_cpu_and_redis_commands(tmp_path: Path) -> None:
+    """Every round's joins are answered and costed: node CPU and Redis commands per join."""
+    report = _run(
+        tmp_path, "bench.join_path", "--joins", "30", "--batch", "10", "--moves", "4",
+        "--repeat", "2",
+    )  # fmt: skip
+    assert len(report["rounds"]) == 2
+    for figures in report["rounds"]:
+        assert figures["join_us"] > 0
+        assert figures["join_us"] == pytest.approx(figures["hello_us"] + figures["spectate_us"])
+        # A guest's hello opens a session; a spectate reads the race's record at least.
+        assert figures["hello_commands"] >= 1 and figures["spectate_commands"] >= 1
+    assert report["median"].keys() == report["rounds"][0].keys()
+
+
 @pytest.mark.browser
 def test_web_page_bench_weighs_the_page_and_counts_its_frames(tmp_path: Path) -> None:
     """One cold load timed, the pages weighed, and a board per move reaches the page."""

@@ -9,6 +9,7 @@ that counts reads from the start of a race's stream (one per replay).
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from typing import Any
 
 import pytest
@@ -89,6 +90,36 @@ class _Memory:
         return getattr(self.inner, name)
 
 
+class _Counted:
+    """An object whose methods named in ``names`` count their calls in ``counts``."""
+
+    def __init__(self, inner: Any, counts: Counter[str], names: set[str]) -> None:
+        self.inner, self.counts, self.names = inner, counts, names
+
+    def __getattr__(self, name: str) -> Any:
+        method = getattr(self.inner, name)
+        if name not in self.names:
+            return method
+
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            self.counts[name] += 1
+            return method(*args, **kwargs)
+
+        return counted
+
+
+class _ReadCounting:
+    """A store counting its reads of races' records and of their streams."""
+
+    def __init__(self, inner: Any, counts: Counter[str]) -> None:
+        self.inner = inner
+        self.races = _Counted(inner.races, counts, {"meta", "metas_and_players"})
+        self.events = _Counted(inner.events, counts, {"before", "since", "count"})
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
 async def _running_race(url: str, clients: Clients) -> str:
     alice = await clients.hello(url, "Alice")
     bob = await clients.hello(url, "Bob")
@@ -159,3 +190,28 @@ async def test_a_failed_build_leaves_its_waiters_to_build_their_own(
             got = await asyncio.gather(*joiners)
         assert all(s.boards and s.boards == got[0].boards for s in got)
         assert not getattr(boards, "_building", {})
+
+
+async def test_joiners_of_a_race_passed_on_here_read_only_its_record(
+    make_node: NodeFactory, clients: Clients, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A node that passes a race's events on to its racers knows the newest: a spectator
+    joining reads the race's record once (its tournament check shares it) and nothing of
+    its stream, the snapshot kept from the first joiner being of that newest event."""
+    async with make_node() as url:
+        race = await _running_race(url, clients)  # the racers follow it here
+        services = NODES[url].services
+        first = await clients.hello(url, "First")
+        kept = await first.request(Spectate(race=race), Spectating)
+        counts: Counter[str] = Counter()
+        for service in (services.boards, services.lobby):
+            monkeypatch.setattr(service, "store", _ReadCounting(service.store, counts))
+        for i in range(JOINERS // 4):
+            watcher = await clients.hello(url, f"Watcher{i}")
+            reply = await watcher.request(Spectate(race=race), Spectating)
+            assert (reply.boards, reply.event, reply.layout) == (
+                kept.boards,
+                kept.event,
+                kept.layout,
+            )
+        assert counts == {"metas_and_players": JOINERS // 4}, counts
