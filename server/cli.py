@@ -8,6 +8,7 @@ way the launcher, the benches and the tests start a node.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 import time
 
@@ -16,7 +17,7 @@ from protocol.text import render_view
 from server import solve_command, winnable_command
 from server.engine import DEAL_VERSION, VARIANTS, find_variant
 from server.engine.prng import MAX_SEED
-from server.rules.expert import ExpertBudget
+from server.rules.expert import ExpertBudget, budget_for
 from server.rules.odds import measure_odds
 from server.settings import EventLoop
 
@@ -59,10 +60,17 @@ def _odds(args: argparse.Namespace) -> int:
             args.seed_base,
             args.strategy,
             clock=time.perf_counter,
-            budget=ExpertBudget(samples=args.samples, nodes=args.nodes or 0),
+            budget=_expert_budget(name, args),
         )
         print(result.summary(), flush=True)
     return 0
+
+
+def _expert_budget(variant: str, args: argparse.Namespace) -> ExpertBudget:
+    """The rule set's own expert budget, with what the command line says instead."""
+    budget = budget_for(variant)
+    samples = budget.samples if args.samples is None else args.samples
+    return dataclasses.replace(budget, samples=samples, nodes=args.nodes or 0)
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -156,8 +164,9 @@ def register(commands: Commands) -> None:
     odds.add_argument(
         "--samples",
         type=int,
-        default=ExpertBudget().samples,
-        help="expert: deals of the unseen cards per choice (with --nodes N, a solver call of N "
+        default=None,
+        help=f"expert: deals of the unseen cards per choice (default {ExpertBudget().samples}, "
+        "or the rule set's own: server/rules/expert.py; with --nodes N, a solver call of N "
         "positions per sample before its greedy play-out)",
     )
     solve_command.add_odds_options(odds)

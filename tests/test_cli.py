@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
 from protocol.cards import card_text
 from protocol.cli import main
-from server.engine import VARIANTS, find_variant
+from server import cli
+from server.engine import VARIANTS, Game, find_variant
+from server.rules.expert import BUDGETS, ExpertBudget, budget_for
 from server.supervisor import worker_count
 
 
@@ -45,6 +50,25 @@ def test_odds_plays_every_variant_to_the_end(capsys: pytest.CaptureFixture[str])
     lines = capsys.readouterr().out.strip().splitlines()
     assert len(lines) == len(VARIANTS) == 12
     assert all("of 3" in line and "95% CI" in line for line in lines)
+
+
+def test_odds_gives_the_expert_its_rule_sets_budget_and_the_samples_asked_for(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`ballroom odds --strategy expert` measures the expert that hints and bots play:
+    the rule set's own budget, with only what the command line says changed."""
+    budgets: dict[str, ExpertBudget] = {}
+
+    def measure(game: Game, *args: object, budget: ExpertBudget, **kwargs: object) -> Any:
+        budgets[game.id] = budget
+        return SimpleNamespace(summary=lambda: game.id)
+
+    monkeypatch.setattr(cli, "measure_odds", measure)
+    for variant in ("parisienne", "gavotte"):
+        assert main(["odds", variant, "--strategy", "expert", "-n", "1"]) == 0
+        assert budgets[variant] == budget_for(variant)
+    assert main(["odds", "parisienne", "--strategy", "expert", "-n", "1", "--samples", "4"]) == 0
+    assert budgets["parisienne"] == dataclasses.replace(BUDGETS["parisienne"], samples=4)
 
 
 def test_unknown_variant_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:

@@ -14,7 +14,15 @@ import pytest
 
 from protocol.policy import GreedyPolicy
 from server.engine import VARIANTS, Game, State
-from server.rules.expert import ExpertBudget, ExpertPolicy, determinize, masked, unseen_cards
+from server.rules.expert import (
+    BUDGETS,
+    ExpertBudget,
+    ExpertPolicy,
+    budget_for,
+    determinize,
+    masked,
+    unseen_cards,
+)
 from server.rules.odds import play_out
 
 QUICK = ExpertBudget(samples=4)
@@ -99,3 +107,15 @@ def test_forced_and_safe_moves_draw_no_sample() -> None:
     before = rng.getstate()
     assert ExpertPolicy(game, QUICK).choose(state, rng) == game.legal_moves(state)[0]
     assert rng.getstate() == before
+
+
+def test_each_rule_set_thinks_with_its_own_budget() -> None:
+    """Parisienne, where more guesses were measured to win more deals, gets them; every
+    other rule set the default. An expert given a budget keeps it."""
+    for variant, game in VARIANTS.items():
+        expected = BUDGETS.get(variant, ExpertBudget())
+        assert ExpertPolicy(game).budget == expected == budget_for(variant)
+        assert ExpertPolicy(game, QUICK).budget == QUICK
+    larger = BUDGETS["parisienne"]
+    default = ExpertBudget()
+    assert larger.samples > default.samples and larger.candidates > default.candidates
