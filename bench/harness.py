@@ -40,6 +40,8 @@ __all__ = [
     "cpu_split",
     "fresh_store",
     "gather_limited",
+    "gc_pauses",
+    "gc_pauses_env",
     "load_average",
     "machine",
     "machine_busy_seconds",
@@ -182,6 +184,32 @@ def server_env(**extra: str) -> dict[str, str]:
         "BALLROOM_GUESTS_PER_ADDRESS": "1000000",
         "PYTHONUNBUFFERED": "1",
         **extra,
+    }
+
+
+def gc_pauses_env(log: Path) -> dict[str, str]:
+    """The environment that has a node time its collector's passes into ``log``
+    (:mod:`bench.gc_pauses`, imported at start-up from the ``PYTHONPATH``)."""
+    path = [str(ROOT / "bench" / "gc_pauses"), os.environ.get("PYTHONPATH", "")]
+    return {"PYTHONPATH": os.pathsep.join(p for p in path if p), "BALLROOM_GC_PAUSES": str(log)}
+
+
+def gc_pauses(log: Path, start: float, end: float) -> dict[str, dict[str, float]]:
+    """Per generation, the collector passes ``log`` holds between Unix times ``start`` and
+    ``end``: how many, the longest and their total, in ms (none if the log is missing)."""
+    found: dict[int, list[float]] = {}
+    if log.exists():
+        for line in log.read_text(encoding="ascii").splitlines():
+            at, generation, ms = line.split()
+            if start <= float(at) <= end:
+                found.setdefault(int(generation), []).append(float(ms))
+    return {
+        str(generation): {
+            "count": len(passes),
+            "max_ms": round(max(passes), 1),
+            "total_ms": round(sum(passes), 1),
+        }
+        for generation, passes in sorted(found.items())
     }
 
 

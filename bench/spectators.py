@@ -30,7 +30,10 @@ Figures (printed, and with ``--out`` written as JSON):
 * a new spectator's first frame (p50/p99) while joining at the rate asked;
 * the nodes' CPU per delivered frame (every frame the spectators got in
   the window), and the share of a core each node, load process, Redis and
-  the racers' process used (the join process's counted from its start).
+  the racers' process used (the join process's counted from its start);
+* each node's garbage collector passes in the window, per generation: how
+  many, the longest and their total (:mod:`bench.gc_pauses` times them): a
+  pass holds the node's loop, every write and reply waiting behind it.
 
 Every process holds a file descriptor per connection: the bench raises its
 soft ``RLIMIT_NOFILE`` to the hard limit (the children inherit it) and
@@ -67,6 +70,8 @@ from bench.harness import (
     cpu_seconds,
     cpu_split,
     gather_limited,
+    gc_pauses,
+    gc_pauses_env,
     load_average,
     machine,
     open_race,
@@ -396,7 +401,12 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         env = server_env(BALLROOM_COUNTDOWN="0", BALLROOM_LOOP=args.loop)
         nodes = [
             stack.enter_context(
-                child(f"node{i}", server_argv(redis.url, _profile(args, i)), tmp, env)
+                child(
+                    f"node{i}",
+                    server_argv(redis.url, _profile(args, i)),
+                    tmp,
+                    {**env, **gc_pauses_env(tmp / f"gc-node{i}.log")},
+                )
             )
             for i in range(1, args.nodes + 1)
         ]
@@ -481,6 +491,10 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         )
         window = time.time() - start
         load_at_end = load_average()
+        pauses = {
+            node.name: gc_pauses(tmp / f"gc-{node.name}.log", start, start + window)
+            for node in nodes
+        }
         made = len(moves.acked)
         finishing = [h.finish(start, end, made, timeout=SETTLE + 120) for h in loads]
         reports = list(await asyncio.gather(*finishing))  # each waits for the last boards
@@ -496,6 +510,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         node_split=node_split,
     )  # fmt: skip
     figures["window_unix"] = [round(start, 2), round(start + window, 2)]  # to match logs
+    figures["gc_pauses"] = pauses
     return figures
 
 
@@ -619,6 +634,12 @@ def _print(figures: dict[str, Any]) -> None:
         f"({figures['frames_delivered']} frames; user, system: "
         f"{figures['node_user_sys_us_per_frame']}); cores used: {figures['cores']}"
     )
+    for node, generations in figures["gc_pauses"].items():
+        passes = "; ".join(
+            f"generation {g}: {p['count']}, longest {p['max_ms']} ms, {p['total_ms']} ms in all"
+            for g, p in generations.items()
+        )
+        print(f"  {node}'s collector passes in the window: {passes or 'none'}")
 
 
 def build_parser() -> argparse.ArgumentParser:
