@@ -3,7 +3,7 @@
 A race that asks for a winnable deal does not search at random. The server
 draws one secret number, the **draw**, and from it a fixed sequence of
 candidate seeds (:func:`candidate_seed`: SHA-256 of
-``ballroom-winnable/v1/{variant}/{deal_version}/{draw}/{k}``, first 8 bytes,
+``ballroom-winnable/v{RULE}/{variant}/{deal_version}/{draw}/{k}``, first 8 bytes,
 big-endian, for k = 0, 1, ...). It deals the first candidate the solver
 proves winnable within :data:`NODES` positions, trying at most
 :data:`CANDIDATES`; if none is proved (or the server runs out of time) it
@@ -53,7 +53,7 @@ NODES = 20_000
 #: The rule's version, in every candidate's text: one more whenever the solver's
 #: answers within :data:`NODES` change (tests/server/test_winnable_rule.py holds
 #: a sample of them, and fails then).
-RULE = 1
+RULE = 2
 
 
 def candidate_seed(variant: str, deal_version: int, draw: int, k: int, rule: int = RULE) -> int:

@@ -189,6 +189,36 @@ def test_cotillion_the_right_copy_goes_to_the_ace_foundation() -> None:
     assert not exhaustive(game, game.apply(state, Move.parse("t1>f1")))
 
 
+def test_a_reserve_card_that_waits_for_a_deal_is_not_played_early() -> None:
+    """Q♦ may go home now, to its last open place; played now, its gap takes the waste's
+    K♣, and the 9♣ dealt next is buried under J♣ for good. Dealt first, the 9♣ fills
+    the gap instead (Q♦ home after the deal) and every card goes home.
+
+    The deuce foundation of clubs wants 7♣, 9♣, J♣, K♣ in that order; the stock
+    deals 9♣, J♣, 7♣. So the move home from a reserve is not safe while a deal
+    can still come: the solver once played it at once and called this lost.
+    """
+    game = find_variant("royal-cotillion")
+    assert isinstance(game, StockWasteGame)
+    full = foundation_cards(game)
+    piles: list[tuple[int, ...]] = [() for _ in game.pile_ids]
+    for pile, held in full.items():
+        piles[pile] = tuple(held)
+    clubs, diamonds = game.index["f5"], game.index["f2"]
+    seven, nine, jack, king = full[clubs][-4:]
+    queen = full[diamonds][-1]
+    piles[clubs], piles[diamonds] = tuple(full[clubs][:-4]), tuple(full[diamonds][:-1])
+    piles[game.index["r1"]] = (queen,)
+    piles[game.waste] = (king,)
+    piles[game.stock] = game.stock_from([nine, jack, seven])
+    state = State(game.id, tuple(piles))
+    assert exhaustive(game, state)
+    assert not exhaustive(game, game.apply(state, Move.parse("r1>f2")))
+    solution = solved(game, state)
+    assert_replays_to_a_win(game, state, solution)
+    assert solution.line[:2] == ("deal", "r1>f2")
+
+
 def test_parade_buried_pairs_are_lost() -> None:
     """Both 5♣ under the 8♣ of their own row on depots: no foundation of ♣ top row passes 2."""
     game = find_variant("royal-parade")

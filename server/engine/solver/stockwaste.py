@@ -32,6 +32,7 @@ class StockWasteFamily(Family):
             groups.setdefault(kinds, []).append(pile)
         self.groups = tuple(tuple(piles) for piles in groups.values())
         self.waits_for_deal = game.refill is Refill.WASTE_THEN_NEXT_DEAL
+        self.reserve = frozenset(game.reserve)
         # Where the waste feeds no reserve, it is a stack in the last pass (see ``dead``).
         self.waste_safe = not game.reserve
         # Interchangeable foundations, as positions in ``self.foundations``.
@@ -173,20 +174,29 @@ class StockWasteFamily(Family):
         )
 
     def safe_move(self, state: State, moves: Sequence[Move]) -> Move | None:
-        """A card home to the last open place of its kind, from any source.
+        """A card home to the last open place of its kind: from the waste or the ladies'
+        side always, from a reserve only once no card can be dealt any more.
 
-        From a reserve or a waste that refills one, too: the refill moves
-        the waste's top card (or the stock's, or the next dealt card) into
-        a reserve spot, where it is available for good, and leaves the
-        stock's order as it was; ``docs/engine.md`` has the argument.
+        A reserve card's gap is refilled at once, from the waste's top card
+        (or the stock's). A line that deals first and plays the card after
+        fills the gap with a later card instead, and which of the two is
+        left on the waste, to be covered by the deals to come, can decide
+        the game (``tests/engine/test_solver.py``, a queen that must wait
+        for a deal). With nothing left to deal, the waste only shrinks, and
+        the refill now takes the card a later one would have: then the move
+        is safe (``docs/engine.md`` has the argument).
         """
         piles = state.piles
         index = self.game.index
+        stock, waste = piles[self.sw.stock], piles[self.sw.waste]
+        dealing = bool(stock) or (state.passes < self.game.redeals and bool(waste))
         for move in moves:
             if move.kind is not MoveKind.MOVE:
                 continue
             assert move.src is not None and move.dst is not None
             src, dst = index[move.src], index[move.dst]
+            if dealing and src in self.reserve:
+                continue
             kind = piles[src][-1] % 52
             if self.only_slot_left(self.slots[kind], lambda f: len(piles[f]), dst):
                 return move
