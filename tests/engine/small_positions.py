@@ -101,4 +101,33 @@ def small_position(game: Game, rng: random.Random, out: int) -> State:
     return State(game.id, tuple(tuple(pile) for pile in piles), passes, 0, deals)
 
 
-__all__ = ["exhaustive", "foundation_cards", "small_position"]
+def reserve_position(game: StockWasteGame, rng: random.Random) -> State:
+    """A position where a refilled reserve decides: a run of one foundation's top cards
+    put back over the waste, the stock and maybe a reserve spot, and another card,
+    whose only place is open, in a reserve spot.
+
+    The reserve card's refill takes the waste's top card now, or a later card if it is
+    played after a deal: small positions put back at random rarely depend on which,
+    and the solver once played such a card at once and called some of these lost.
+    Reserve spots not given a card stay empty (a position no deal leads to, which the
+    rules play all the same).
+    """
+    built = foundation_cards(game)
+    piles: list[list[int]] = [[] for _ in game.pile_ids]
+    for pile, held in built.items():
+        piles[pile] = list(held)
+    run_pile, single_pile = rng.sample([p for p in built if len(built[p]) > 6], 2)
+    run = [piles[run_pile].pop() for _ in range(rng.randint(3, 6))]
+    rng.shuffle(run)
+    spots = rng.sample(list(game.reserve), rng.randint(1, 2))
+    piles[spots[0]].append(piles[single_pile].pop())
+    if len(spots) > 1:
+        piles[spots[1]].append(run.pop())
+    on_waste = rng.randint(1, 2)
+    piles[game.waste].extend(run[:on_waste])
+    piles[game.stock].extend(run[on_waste:])
+    passes = rng.randint(0, game.redeals)
+    return State(game.id, tuple(tuple(pile) for pile in piles), passes, 0, rng.randint(0, 1))
+
+
+__all__ = ["exhaustive", "foundation_cards", "reserve_position", "small_position"]
