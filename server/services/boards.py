@@ -298,7 +298,7 @@ class Boards:
         """Whether ``newest`` is still the race's newest event, by number and by payload
         (after a rewind a number may come back as another event): the newest passed on
         ``here`` (see :meth:`_live_snapshot`), else the newest in Redis."""
-        if here is not None and tuple(newest) == here:
+        if here is not None and newest == here:
             return True
         latest = await self.store.events.before(race, None, 1)
         return bool(latest) and latest[0] == newest

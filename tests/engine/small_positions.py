@@ -60,6 +60,15 @@ def foundation_cards(game: Game) -> dict[int, list[int]]:
     return built
 
 
+def _won_piles(game: Game, built: dict[int, list[int]]) -> list[list[int]]:
+    """Every pile of ``game`` as the won game has it: the foundations ``built``, the rest
+    empty, each as a list the caller changes."""
+    piles: list[list[int]] = [[] for _ in game.pile_ids]
+    for pile, held in built.items():
+        piles[pile] = list(held)
+    return piles
+
+
 def small_position(game: Game, rng: random.Random, out: int) -> State:
     """A position near the end: every foundation complete, then ``out`` top cards put back.
 
@@ -67,9 +76,7 @@ def small_position(game: Game, rng: random.Random, out: int) -> State:
     hold them: stock, waste, tableau, an empty reserve spot, a depot.
     """
     built = foundation_cards(game)
-    piles: list[list[int]] = [[] for _ in game.pile_ids]
-    for pile, held in built.items():
-        piles[pile] = list(held)
+    piles = _won_piles(game, built)
     loose: list[int] = []
     tall = [pile for pile in built if len(piles[pile]) > 1]
     for _ in range(out):
@@ -113,9 +120,7 @@ def reserve_position(game: StockWasteGame, rng: random.Random) -> State:
     rules play all the same).
     """
     built = foundation_cards(game)
-    piles: list[list[int]] = [[] for _ in game.pile_ids]
-    for pile, held in built.items():
-        piles[pile] = list(held)
+    piles = _won_piles(game, built)
     run_pile, single_pile = rng.sample([p for p in built if len(built[p]) > 6], 2)
     run = [piles[run_pile].pop() for _ in range(rng.randint(3, 6))]
     rng.shuffle(run)
