@@ -19,6 +19,7 @@ from server.engine.solver import (
     CHECK_EVERY,
     Outcome,
     Solution,
+    beam,
     family_of,
     first_choice,
     search,
@@ -90,7 +91,25 @@ def test_restarts_agree_with_a_plain_search(
     with pytest.MonkeyPatch.context() as patch:
         if not streamline:
             patch.setattr(search, "STREAMLINER_SHARE", 0.0)
-        solution = solve(game, state, nodes=200_000, probe_unit=2)
+        # No beam: it finds every win of a small position itself.
+        solution = solve(game, state, nodes=200_000, probe_unit=2, beam_share=0.0)
+    assert solution.outcome is not Outcome.UNKNOWN
+    assert solution.won == exhaustive(game, state)
+    if solution.won:
+        assert_replays_to_a_win(game, state, solution)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(sorted(VARIANTS)), st.integers(0, 2**32 - 1), st.integers(4, 9))
+def test_the_beam_agrees_with_a_plain_search(variant_id: str, seed: int, out: int) -> None:
+    """The beam alone (no depth-first phase), starting one position wide (one line) so that it
+    drops positions and widens: it wins exactly when some line wins, its line replays,
+    and it calls a position lost only from a beam that dropped nothing."""
+    game = find_variant(variant_id)
+    state = small_position(game, random.Random(seed), out)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(beam, "FIRST_WIDTH", 1)
+        solution = solve(game, state, nodes=200_000, beam_share=1.0)
     assert solution.outcome is not Outcome.UNKNOWN
     assert solution.won == exhaustive(game, state)
     if solution.won:
@@ -146,6 +165,15 @@ def test_a_real_deal_is_won_and_its_line_replays(variant_id: str) -> None:
     assert solution.nodes >= len(solution.line)
 
 
+def test_the_beam_wins_a_deal_the_depth_first_phases_leave_unknown() -> None:
+    """Odd and Even's deal 2: the depth-first phases, given all 50,000 positions, find no
+    win; with the beam's share of them, the first beam (100 wide) wins it."""
+    game = find_variant("odd-and-even")
+    state = game.deal(2)
+    assert solve(game, state, nodes=50_000, beam_share=0.0).outcome is Outcome.UNKNOWN
+    assert_replays_to_a_win(game, state, solve(game, state, nodes=50_000))
+
+
 def test_quadrille_losses_are_proved() -> None:
     """Quadrille has no real choices: every deal is decided in a few hundred positions."""
     game = find_variant("quadrille")
@@ -194,15 +222,10 @@ def test_cotillion_the_right_copy_goes_to_the_ace_foundation() -> None:
     assert not exhaustive(game, game.apply(state, Move.parse("t1>f1")))
 
 
-def test_a_reserve_card_that_waits_for_a_deal_is_not_played_early() -> None:
-    """Q♦ may go home now, to its last open place; played now, its gap takes the waste's
-    K♣, and the 9♣ dealt next is buried under J♣ for good. Dealt first, the 9♣ fills
-    the gap instead (Q♦ home after the deal) and every card goes home.
-
-    The deuce foundation of clubs wants 7♣, 9♣, J♣, K♣ in that order; the stock
-    deals 9♣, J♣, 7♣. So the move home from a reserve is not safe while a deal
-    can still come: the solver once played it at once and called this lost.
-    """
+def waiting_queen() -> tuple[Game, State]:
+    """Royal Cotillion near its end: Q♦ in a reserve spot may go home now, to its last
+    open place, the waste holds K♣, and the stock deals 9♣, J♣, 7♣, which the deuce
+    foundation of clubs wants as 7♣, 9♣, J♣, K♣."""
     game = find_variant("royal-cotillion")
     assert isinstance(game, StockWasteGame)
     full = foundation_cards(game)
@@ -216,12 +239,34 @@ def test_a_reserve_card_that_waits_for_a_deal_is_not_played_early() -> None:
     piles[game.index["r1"]] = (queen,)
     piles[game.waste] = (king,)
     piles[game.stock] = game.stock_from([nine, jack, seven])
-    state = State(game.id, tuple(piles))
+    return game, State(game.id, tuple(piles))
+
+
+def test_a_reserve_card_that_waits_for_a_deal_is_not_played_early() -> None:
+    """Q♦ may go home now, to its last open place; played now, its gap takes the waste's
+    K♣, and the 9♣ dealt next is buried under J♣ for good. Dealt first, the 9♣ fills
+    the gap instead (Q♦ home after the deal) and every card goes home.
+
+    So the move home from a reserve is not safe while a deal can still come: the
+    solver once played it at once and called this lost.
+    """
+    game, state = waiting_queen()
     assert exhaustive(game, state)
     assert not exhaustive(game, game.apply(state, Move.parse("r1>f2")))
     solution = solved(game, state)
     assert_replays_to_a_win(game, state, solution)
-    assert solution.line[:2] == ("deal", "r1>f2")
+    assert solution.line[0] == "deal"
+
+
+def test_a_beam_that_dropped_the_win_is_widened() -> None:
+    """One line wide, the beam takes Q♦ home first (a card home rates above a card
+    dealt) and loses; having dropped the deal, it proves nothing, and the next, wider
+    beam finds the win."""
+    game, state = waiting_queen()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(beam, "FIRST_WIDTH", 1)
+        solution = solve(game, state, nodes=10_000, beam_share=1.0)
+    assert_replays_to_a_win(game, state, solution)
 
 
 RESERVE_VARIANTS = sorted(

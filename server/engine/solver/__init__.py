@@ -1,13 +1,13 @@
 """A solver: decides a deal with full knowledge of the stock order.
 
 Pure, like the rest of the engine: no I/O, no asyncio, and time enters only
-through an injected clock, read every :data:`CHECK_EVERY` positions. It is a
-depth-first search over the engine's own moves (so every line it finds is
-one the engine will replay), made fast enough by four things:
+through an injected clock, read every :data:`CHECK_EVERY` positions. It searches
+over the engine's own moves (so every line it finds is one the engine will
+replay), depth-first and in beams, made fast enough by five things:
 
 * a **transposition table** of the positions already searched, keyed by a
   canonical form of the position in which the two copies of a card are one
-  card and interchangeable piles are sorted (:class:`Canon` says which, per
+  card and interchangeable piles are sorted (:meth:`Family.key` says which, per
   family), so that positions that differ only by such a symmetry are
   searched once;
 * **safe moves**: a move that can never hurt is played at once, with no
@@ -16,9 +16,13 @@ one the engine will replay), made fast enough by four things:
 * **move ordering**: cards going home first, then cards founding a
   foundation, then the stock actions, so that the first line tried is close
   to what a good player does;
-* **restarts**: each phase starts again, mostly with a small budget and
-  partly shuffled orders, keeping the positions it searched to the end, so
-  that one wrong first choice does not take the whole budget.
+* **restarts**: each depth-first phase starts again, mostly with a small
+  budget and partly shuffled orders, keeping the positions it searched to
+  the end, so that one wrong first choice does not take the whole budget;
+* a **beam** between the depth-first phases (:mod:`.beam`): the most
+  promising positions at each move, a hundred or more, searched in step,
+  which finds the wins whose early choices a depth-first search never
+  gets back to.
 
 Every move either puts a card home, uses up stock, or uses up a redeal, so
 a position never repeats along a line: the table only needs to remember
@@ -27,7 +31,8 @@ without a win and without hitting a limit therefore proves the deal lost
 (given that the pruning is safe, which is what the tests check against a
 plain search on small positions).
 
-The package: :mod:`.search` (the search and its answers), :mod:`.base` (what
+The package: :mod:`.search` (the phases and the answer), :mod:`.beam`,
+:mod:`.budget` (the count and limits every phase shares), :mod:`.base` (what
 every family shares), one module per family (:mod:`.stockwaste`,
 :mod:`.duchess`, :mod:`.parade`).
 """

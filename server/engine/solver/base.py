@@ -57,6 +57,9 @@ class Family:
 
     def __init__(self, game: Game) -> None:
         self.game = game
+        #: The share of a solve's limits its beam gets (:mod:`.search`): none where beams
+        #: were measured to decide fewer deals than the depth-first phases in those limits.
+        self.beam_share = 0.0
 
     def begin(self, root: State) -> None:
         """Called once before a search from ``root``: what keys may take as known."""
@@ -79,6 +82,11 @@ class Family:
 
     def won(self, state: State) -> bool:
         return self.game.count_home(state) == self.game.target()
+
+    def progress(self, state: State) -> int:
+        """How promising the position looks, higher better, for the beam (:mod:`.beam`)
+        to keep the best of those it reached: by default the cards home."""
+        return self.game.count_home(state)
 
     @staticmethod
     def only_slot_left(

@@ -12,6 +12,8 @@ from server.engine.duchess import GrandDuchess
 from server.engine.game import Game
 from server.engine.parade import RoyalParade
 from server.engine.solver.base import Family, Key
+from server.engine.solver.beam import Beam
+from server.engine.solver.budget import CHECK_EVERY, Budget, Limit, step
 from server.engine.solver.duchess import DuchessFamily
 from server.engine.solver.parade import ParadeFamily
 from server.engine.solver.stockwaste import StockWasteFamily
@@ -32,8 +34,6 @@ __all__ = [
 
 #: The default time limit, in seconds, of one solve.
 DEFAULT_SECONDS = 10.0
-#: How many positions are searched between two readings of the clock.
-CHECK_EVERY = 512
 
 
 class Outcome(enum.Enum):
@@ -81,26 +81,8 @@ def family_of(game: Game) -> Family:
 # The search.
 
 
-def _step(game: Game, state: State, move: Move) -> State:
-    """The position after a legal ``move``, without the legality check of ``apply``.
-
-    Only whether any deal was made is kept (Royal Rendezvous fills gaps by
-    it); the move count is left at zero, which no rule reads.
-    """
-    after = game.perform(state, move)
-    dealt = state.deals or int(move.kind in (MoveKind.DEAL, MoveKind.DEAL_REVERSED))
-    return State(after.variant, after.piles, after.passes, 0, dealt)
-
-
-class _Limit(Exception):
-    """A node or time limit was reached: the phase's own, or (``final``) the whole solve's."""
-
-    def __init__(self, final: bool) -> None:
-        super().__init__(final)
-        self.final = final
-
-
-#: The share of the limits the streamliner gets before the full search.
+#: The share of the depth-first phases' limits the streamliner gets (the beam's share,
+#: :attr:`.Family.beam_share`, comes off the limits first).
 STREAMLINER_SHARE = 0.5
 #: Positions a start may reach, in units of :func:`_luby`'s sequence: 1, 1, 2, 1, 1, 2, 4, ...
 PROBE_UNIT = 1_000
@@ -118,20 +100,31 @@ def solve(
     nodes: int | None = None,
     clock: Callable[[], float] | None = None,
     probe_unit: int | None = None,
+    beam_share: float | None = None,
 ) -> Solution:
     """Search ``state`` for a win; give up after ``seconds`` (by ``clock``) or ``nodes``.
 
-    Two phases share the limits. First a **streamliner**: the same search
-    where no stock action (deal, redeal) is tried while a card can move,
-    which is a much smaller tree and holds a win for most winnable deals;
-    it gets :data:`STREAMLINER_SHARE` of the limits. A win it finds is a win
-    (a line of legal moves); if it finds none, the **full** search runs in
-    what is left, and only that one can prove a deal lost.
+    Three phases share the limits, each with its own share of them:
 
-    Each phase **restarts**: its starts may reach ``probe_unit`` positions
-    (:data:`PROBE_UNIT` by default) times 1, 1, 2, 1, 1, 2, 4, ... (Luby's
-    sequence, :func:`_luby`), and from the second start on the moves of a
-    position are tried in a shuffled order (:data:`SHUFFLE_SHARE` of the
+    1. a **streamliner** (:data:`STREAMLINER_SHARE` of what the beam leaves):
+       the depth-first search
+       where no stock action (deal, redeal) is tried while a card can move,
+       a much smaller tree that holds a win for most winnable deals;
+    2. a **beam** (``beam_share`` of the limits, by default the family's
+       :attr:`~.Family.beam_share`, none in some; :mod:`.beam`): the most
+       promising positions kept at each move, in beams of growing width,
+       which finds the wins whose early choices a depth-first search does
+       not get to. A beam that drops nothing searches every position, so
+       one that dies out then proves the deal lost;
+    3. the **full** search, depth-first, in what is left: it proves a deal
+       lost by searching it to the end.
+
+    A win any phase finds is a line of legal moves.
+
+    The depth-first phases **restart**: their starts may reach ``probe_unit``
+    positions (:data:`PROBE_UNIT` by default) times 1, 1, 2, 1, 1, 2, 4, ...
+    (Luby's sequence, :func:`_luby`), and from the second start on the moves
+    of a position are tried in a shuffled order (:data:`SHUFFLE_SHARE` of the
     positions; the shuffle is seeded, so the answer is the same every
     time). A start cut off this way is not wasted: the positions it
     searched to the end without a win stay in the phase's table, which the
@@ -156,69 +149,89 @@ def solve(
     family.begin(state)
     start = clock()
     deadline = None if seconds is None else start + seconds
-    streamline_deadline = None if seconds is None else start + STREAMLINER_SHARE * seconds
-    streamline_nodes = None if nodes is None else int(STREAMLINER_SHARE * nodes)
-    count = 0
+
+    def ending(share: float) -> tuple[float | None, int | None]:
+        """Where a phase that ends at ``share`` of the limits ends: a time, a count."""
+        return (
+            None if seconds is None else start + share * seconds,
+            None if nodes is None else int(share * nodes),
+        )
+
+    budget = Budget(clock, deadline, nodes)
     unit = probe_unit or PROBE_UNIT
+    if beam_share is None:
+        beam_share = family.beam_share
+    streamlined = STREAMLINER_SHARE * (1 - beam_share)
     try:
-        for restricted in (True, False):
-            table: set[Key] = set()  # positions this phase searched to no win
-            end = streamline_nodes if restricted else None
-            probe = 0
-            while True:
-                search = _Search(game, family, clock, deadline, nodes, count, table)
-                search.restricted = restricted
-                if restricted:
-                    search.phase_deadline = streamline_deadline
-                if probe:
-                    search.rng = random.Random(probe)
-                limit = count + unit * _luby(probe + 1)
-                search.phase_nodes = limit if end is None else min(limit, end)
-                try:
-                    won = search.run(state)
-                except _Limit as cut:
-                    count = search.count
-                    search.forget_open()
-                    if cut.final:
-                        raise
-                    if restricted and (
-                        (end is not None and count >= end)
-                        or (streamline_deadline is not None and clock() >= streamline_deadline)
-                    ):
-                        break  # the streamliner's share is spent
-                    probe += 1
-                    continue
-                count = search.count
-                if won is not None:
-                    return _done(Outcome.WINNABLE, won, count, clock() - start)
-                if restricted:
-                    break  # no win in the restricted tree: the full search decides
-                return _done(Outcome.UNWINNABLE, [], count, clock() - start)
-        raise AssertionError("the full search always answers")  # pragma: no cover
-    except _Limit:
-        return _done(Outcome.UNKNOWN, [], count, clock() - start)
+        won = _restarting(game, family, state, budget, unit, ending(streamlined))
+        if won is None and beam_share > 0:
+            budget.phase_deadline, budget.phase_nodes = ending(streamlined + beam_share)
+            try:
+                won = Beam(game, family, budget).run(state)
+            except Limit as cut:
+                if cut.final:
+                    raise
+            else:
+                if won is None:  # a beam that dropped nothing died out
+                    return _done(Outcome.UNWINNABLE, [], budget.count, clock() - start)
+        if won is None:
+            won = _restarting(game, family, state, budget, unit, None)
+        if won is not None:
+            return _done(Outcome.WINNABLE, won, budget.count, clock() - start)
+        return _done(Outcome.UNWINNABLE, [], budget.count, clock() - start)
+    except Limit:
+        return _done(Outcome.UNKNOWN, [], budget.count, clock() - start)
+
+
+def _restarting(
+    game: Game,
+    family: Family,
+    state: State,
+    budget: Budget,
+    unit: int,
+    ending: tuple[float | None, int | None] | None,
+) -> list[Move] | None:
+    """One depth-first phase in restarts (see :func:`solve`): a winning line, or None.
+
+    ``ending`` is the streamliner's (the time and count its share ends at),
+    and None for the full search, which ends only at the solve's limits.
+    None from the streamliner says its share is spent or its tree holds no
+    win; from the full search, that no line wins. Raises :class:`.Limit`
+    past the solve's limits.
+    """
+    table: set[Key] = set()  # positions this phase searched to no win
+    end_time, end_nodes = ending or (None, None)
+    probe = 0
+    while True:
+        search = _Search(game, family, budget, table)
+        search.restricted = ending is not None
+        if probe:
+            search.rng = random.Random(probe)
+        limit = budget.count + unit * _luby(probe + 1)
+        budget.phase_deadline = end_time
+        budget.phase_nodes = limit if end_nodes is None else min(limit, end_nodes)
+        try:
+            return search.run(state)
+        except Limit as cut:
+            search.forget_open()
+            if cut.final:
+                raise
+            if (end_nodes is not None and budget.count >= end_nodes) or (
+                end_time is not None and budget.clock() >= end_time
+            ):
+                return None  # the streamliner's share is spent
+            probe += 1
 
 
 class _Search:
     """One depth-first search with its own table of positions searched to no win."""
 
     def __init__(
-        self,
-        game: Game,
-        family: Family,
-        clock: Callable[[], float],
-        deadline: float | None,
-        node_limit: int | None,
-        count: int,
-        seen: set[Key] | None = None,
+        self, game: Game, family: Family, budget: Budget, seen: set[Key] | None = None
     ) -> None:
         self.game = game
         self.family = family
-        self.clock = clock
-        self.deadline = deadline
-        self.node_limit = node_limit
-        self.phase_deadline: float | None = None
-        self.phase_nodes: int | None = None
+        self.budget = budget
         self.restricted = False
         self.seen: set[Key] = set() if seen is None else seen
         #: Keys of the positions on the current line, not yet searched to the end.
@@ -226,24 +239,6 @@ class _Search:
         #: Where set, the order of a position's moves is sometimes shuffled (a restart).
         self.rng: random.Random | None = None
         self.line: list[Move] = []
-        self.count = count
-        self.next_check = count - count % CHECK_EVERY + CHECK_EVERY
-
-    def _check(self) -> None:
-        """Raise :class:`_Limit` past a limit; the clock is read every CHECK_EVERY positions."""
-        count = self.count
-        if count >= self.next_check:
-            self.next_check += CHECK_EVERY
-            if self.deadline is not None:
-                now = self.clock()
-                if now >= self.deadline:
-                    raise _Limit(final=True)
-                if self.phase_deadline is not None and now >= self.phase_deadline:
-                    raise _Limit(final=False)
-        if self.node_limit is not None and count > self.node_limit:
-            raise _Limit(final=True)
-        if self.phase_nodes is not None and count > self.phase_nodes:
-            raise _Limit(final=False)
 
     def enter(self, position: State) -> tuple[State, int, list[Move], int] | None:
         """Play safe moves from ``position``; its children, or None if searched before.
@@ -253,9 +248,9 @@ class _Search:
         """
         family, line, opened = self.family, self.line, self.open
         played = 0
+        reach = self.budget.reach
         while True:
-            self.count += 1
-            self._check()
+            reach()
             if family.won(position):
                 return position, played, [], played
             key = family.key(position)
@@ -283,7 +278,7 @@ class _Search:
                 return position, played, ordered, played + 1
             line.append(safe)
             played += 1
-            position = _step(self.game, position, safe)
+            position = step(self.game, position, safe)
 
     def forget_open(self) -> None:
         """Take the positions of a line cut off by a limit out of the table: they are not
@@ -313,7 +308,7 @@ class _Search:
             stack[-1] = (position, played, moves, keys, at + 1)
             move = moves[at]
             line.append(move)
-            child = self.enter(_step(self.game, position, move))
+            child = self.enter(step(self.game, position, move))
             if child is None:
                 line.pop()
                 continue
@@ -363,7 +358,7 @@ def first_choice(game: Game, state: State) -> Move | None:
         return safe
     ordered = family.order(state, moves)
     for move in ordered:
-        if not family.dead(_step(game, state, move)):
+        if not family.dead(step(game, state, move)):
             return move
     return ordered[0]
 

@@ -10,7 +10,10 @@ from server.engine.solver.proofs import dealt_lost, stuck
 from server.engine.state import Piles, State
 from server.engine.stockwaste import Refill, StockWasteGame
 
-__all__ = ["StockWasteFamily"]
+__all__ = ["RESERVE_BEAM_SHARE", "StockWasteFamily"]
+
+#: The beam's share of the limits in a game whose reserve refills from the waste.
+RESERVE_BEAM_SHARE = 0.45
 
 
 class StockWasteFamily(Family):
@@ -33,6 +36,9 @@ class StockWasteFamily(Family):
         self.groups = tuple(tuple(piles) for piles in groups.values())
         self.waits_for_deal = game.refill is Refill.WASTE_THEN_NEXT_DEAL
         self.reserve = frozenset(game.reserve)
+        # Where a reserve refills from the waste, beams find most of the wins the
+        # depth-first phases miss (which card a gap takes is a choice made early).
+        self.beam_share = RESERVE_BEAM_SHARE if game.reserve else 0.0
         # Where the waste feeds no reserve, it is a stack in the last pass (see ``dead``).
         self.waste_safe = not game.reserve
         # Interchangeable foundations, as positions in ``self.foundations``.
@@ -101,6 +107,13 @@ class StockWasteFamily(Family):
     def won(self, state: State) -> bool:
         piles = state.piles
         return sum([len(piles[f]) for f in self.foundations]) == self.target
+
+    def progress(self, state: State) -> int:
+        """Cards home, less a quarter for each card on the waste: of two positions with
+        as many home, the one that covered fewer cards has more within reach."""
+        piles = state.piles
+        home = sum([len(piles[f]) for f in self.foundations])
+        return 4 * home - len(piles[self.sw.waste])
 
     def dead(self, state: State) -> bool:
         """Some card on a stack can never leave it (:func:`.stuck`).
