@@ -166,12 +166,12 @@ def test_a_real_deal_is_won_and_its_line_replays(variant_id: str) -> None:
 
 
 def test_the_beam_wins_a_deal_the_depth_first_phases_leave_unknown() -> None:
-    """Odd and Even's deal 2: the depth-first phases, given all 50,000 positions, find no
-    win; with the beam's share of them, the first beam (100 wide) wins it."""
+    """Odd and Even's deal 3: the depth-first phases, given all 30,000 positions, find no
+    win; with the beam's share of them (13,500 of the 30,000), a beam wins it."""
     game = find_variant("odd-and-even")
-    state = game.deal(2)
-    assert solve(game, state, nodes=50_000, beam_share=0.0).outcome is Outcome.UNKNOWN
-    assert_replays_to_a_win(game, state, solve(game, state, nodes=50_000))
+    state = game.deal(3)
+    assert solve(game, state, nodes=30_000, beam_share=0.0).outcome is Outcome.UNKNOWN
+    assert_replays_to_a_win(game, state, solve(game, state, nodes=30_000))
 
 
 def test_quadrille_losses_are_proved() -> None:

@@ -63,9 +63,9 @@ ANSWERS: dict[str, dict[int, tuple[str, int]]] = {
         3: ("unknown", 20001),
     },
     "odd-and-even": {
-        0: ("winnable", 15762),
-        1: ("unknown", 20001),
-        2: ("unknown", 20001),
+        0: ("winnable", 13713),
+        1: ("winnable", 12296),
+        2: ("winnable", 3512),
         3: ("winnable", 245),
     },
     "parisienne": {
@@ -82,7 +82,7 @@ ANSWERS: dict[str, dict[int, tuple[str, int]]] = {
     },
     "royal-cotillion": {
         0: ("winnable", 258),
-        1: ("unknown", 20001),
+        1: ("winnable", 2737),
         2: ("winnable", 200),
         3: ("winnable", 692),
     },
@@ -99,13 +99,13 @@ ANSWERS: dict[str, dict[int, tuple[str, int]]] = {
         14: ("winnable", 2101),
     },
     "royal-rendezvous": {
-        0: ("unknown", 20001),
+        0: ("winnable", 3280),
         1: ("winnable", 571),
         2: ("winnable", 423),
         3: ("unknown", 20001),
     },
     "royal-rendezvous-solsuite": {
-        0: ("unknown", 20001),
+        0: ("winnable", 9636),
         1: ("unknown", 20001),
         9: ("winnable", 500),
         14: ("winnable", 168),

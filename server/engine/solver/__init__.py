@@ -20,9 +20,9 @@ replay), depth-first and in beams, made fast enough by five things:
   budget and partly shuffled orders, keeping the positions it searched to
   the end, so that one wrong first choice does not take the whole budget;
 * a **beam** between the depth-first phases (:mod:`.beam`): the most
-  promising positions at each move, a hundred or more, searched in step,
-  which finds the wins whose early choices a depth-first search never
-  gets back to.
+  promising positions at each move, ten at first, more when that fails,
+  searched in step, which finds the wins whose early choices a depth-first
+  search never gets back to.
 
 Every move either puts a card home, uses up stock, or uses up a redeal, so
 a position never repeats along a line: the table only needs to remember

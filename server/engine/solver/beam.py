@@ -23,8 +23,8 @@ from server.engine.state import State
 __all__ = ["FIRST_WIDTH", "WIDENING", "Beam"]
 
 #: The width of the first beam, and how much wider each next one is.
-FIRST_WIDTH = 100
-WIDENING = 4
+FIRST_WIDTH = 10
+WIDENING = 3
 
 #: A line as links back to its first move, so that a position's line costs one tuple.
 _Link = tuple[Move, "_Link"] | None
