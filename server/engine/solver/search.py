@@ -107,9 +107,9 @@ def solve(
     Three phases share the limits, each with its own share of them:
 
     1. a **streamliner** (:data:`STREAMLINER_SHARE` of what the beam leaves):
-       the depth-first search
-       where no stock action (deal, redeal) is tried while a card can move,
-       a much smaller tree that holds a win for most winnable deals;
+       the depth-first search where no stock action (deal, redeal) is tried
+       while a card can move, a much smaller tree that holds a win for most
+       winnable deals;
     2. a **beam** (``beam_share`` of the limits, by default the family's
        :attr:`~.Family.beam_share`, none in some; :mod:`.beam`): the most
        promising positions kept at each move, in beams of growing width,
