@@ -14,6 +14,8 @@ __all__ = ["RESERVE_BEAM_SHARE", "StockWasteFamily"]
 
 #: The beam's share of the limits in a game whose reserve refills from the waste.
 RESERVE_BEAM_SHARE = 0.45
+#: Answers of the stuck-card proof kept at most (then forgotten, all at once).
+STUCK_KNOWN = 50_000
 
 
 class StockWasteFamily(Family):
@@ -49,9 +51,6 @@ class StockWasteFamily(Family):
         )
         self.target = game.target()
         self.root_passes = -1  # no search begun: keys hold the whole stock
-        # The ladies' columns are never refilled: their cards leave only from the top,
-        # only home. In the last pass so does the waste, where it feeds no reserve.
-        self.last_pass_stacks = (*game.tableau, game.waste) if self.waste_safe else game.tableau
         # Kinds whose only two places are on a pair of twins (Contradance's every kind):
         # see ``_twin_dominates``. Not where a reserve refills from the waste.
         self.twin_kinds = (
@@ -64,6 +63,9 @@ class StockWasteFamily(Family):
             else frozenset()
         )
 
+        #: :func:`.stuck`'s answers by the ladies' columns and the foundations' heights,
+        #: where the waste feeds a reserve (see ``dead``).
+        self._stuck_known: dict[tuple[tuple[tuple[int, ...], ...], bytes], bool] = {}
         #: The last position ``dead`` found alive whose waste top could not go home: a
         #: deal from it changes nothing in :func:`.dealt_lost`'s run (see ``_dealt_from``).
         self._quiet: State | None = None
@@ -123,7 +125,6 @@ class StockWasteFamily(Family):
         reorders it, and deals only add cards on top). Not the waste of a game
         with a refilled reserve: a refill takes its top card elsewhere.
         """
-        last = state.passes >= self.game.redeals
         piles = state.piles
         sw = self.sw
         if self.waste_safe:
@@ -146,20 +147,24 @@ class StockWasteFamily(Family):
             quiet = not lost and not sw.tableau and not self._top_fits(piles)
             self._quiet = state if quiet else None
             return lost
-        stacks = self.last_pass_stacks if last else self.sw.tableau
-        if not stacks:
+        # Where the waste feeds a reserve, the stacks are the ladies' columns in every
+        # pass, and every card not home and not on them is ready: the answer depends on
+        # the columns and the foundations' heights only, which a deal leaves as they were.
+        columns = tuple([piles[t] for t in sw.tableau])
+        if not columns:
             return False
-        ready = set(bytes(piles[sw.stock]).translate(KIND))
-        ready.update([piles[r][-1] % 52 for r in sw.reserve if piles[r]])
-        if not (last and self.waste_safe):
+        heights = [len(piles[f]) for f in self.foundations]
+        known = (columns, bytes(heights))
+        answer = self._stuck_known.get(known)
+        if answer is None:
+            ready = set(bytes(piles[sw.stock]).translate(KIND))
+            ready.update([piles[r][-1] % 52 for r in sw.reserve if piles[r]])
             ready.update(bytes(piles[sw.waste]).translate(KIND))
-        return stuck(
-            (piles[s] for s in stacks),
-            ready,
-            [len(piles[f]) for f in self.foundations],
-            self.sequences,
-            self.places,
-        )
+            answer = stuck(columns, ready, heights, self.sequences, self.places)
+            if len(self._stuck_known) >= STUCK_KNOWN:
+                self._stuck_known.clear()
+            self._stuck_known[known] = answer
+        return answer
 
     def _top_fits(self, piles: Piles) -> bool:
         """Whether the waste's top card goes home now (to some foundation at its height)."""
