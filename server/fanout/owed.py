@@ -22,12 +22,10 @@ class Owed:
     __slots__ = ("_frames",)
 
     def __init__(self) -> None:
-        # Made by the first frame owed: only a delayed spectator owes any, and a node
-        # holds one per watcher (docs/deployment.md, *The collector's pauses*).
-        self._frames: deque[tuple[float, int, bytes]] | None = None
+        self._frames: deque[tuple[float, int, bytes]] = deque()
 
     def __len__(self) -> int:
-        return len(self._frames) if self._frames else 0
+        return len(self._frames)
 
     @property
     def next_due(self) -> float | None:
@@ -39,8 +37,6 @@ class Owed:
         the frame itself if nothing is owed before it and it is due, else nothing."""
         if not self._frames and due <= now:
             return [(n, frame)]
-        if self._frames is None:
-            self._frames = deque()
         self._frames.append((due, n, frame))
         return []
 
@@ -55,5 +51,4 @@ class Owed:
 
     def clear(self) -> None:
         """Forget what is owed (a rewind: those events may never have been)."""
-        if self._frames:
-            self._frames.clear()
+        self._frames.clear()
