@@ -107,15 +107,16 @@ class StockWasteFamily(Family):
         return bytes(heights)
 
     def won(self, state: State) -> bool:
-        piles = state.piles
-        return sum([len(piles[f]) for f in self.foundations]) == self.target
+        return self._home(state.piles) == self.target
 
     def progress(self, state: State) -> int:
         """Cards home, less a quarter for each card on the waste: of two positions with
         as many home, the one that covered fewer cards has more within reach."""
         piles = state.piles
-        home = sum([len(piles[f]) for f in self.foundations])
-        return 4 * home - len(piles[self.sw.waste])
+        return 4 * self._home(piles) - len(piles[self.sw.waste])
+
+    def _home(self, piles: Piles) -> int:
+        return sum([len(piles[f]) for f in self.foundations])
 
     def dead(self, state: State) -> bool:
         """Some card on a stack can never leave it (:func:`.stuck`).
