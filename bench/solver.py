@@ -24,8 +24,9 @@ import argparse
 import statistics
 import time
 from collections.abc import Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
+from typing import TextIO
 
 from server.engine import VARIANTS, find_variant
 from server.engine.solver import DEFAULT_SECONDS, Outcome, solve_deal
@@ -107,8 +108,26 @@ def bench_variant(
     seeds = range(seed_base, seed_base + deals)
     if pool is None:
         return [solve_one(variant, seed, limit, node_limit, cpu) for seed in seeds]
-    n = len(seeds)
-    return list(pool.map(solve_one, [variant] * n, seeds, [limit] * n, [node_limit] * n, [cpu] * n))
+    return [
+        future.result() for future in submit_variant(pool, variant, seeds, limit, node_limit, cpu)
+    ]
+
+
+def submit_variant(
+    pool: ProcessPoolExecutor,
+    variant: str,
+    seeds: range,
+    limit: float | None,
+    node_limit: int | None,
+    cpu: bool,
+) -> list[Future[DealRun]]:
+    """Queue every deal of one rule set on the pool, in seed order.
+
+    Queuing every rule set before waiting on any keeps all the processes busy
+    to the end: waiting on each rule set in turn would leave most of them idle
+    while the last few deals of each ran out their limit.
+    """
+    return [pool.submit(solve_one, variant, seed, limit, node_limit, cpu) for seed in seeds]
 
 
 HEADER = (
@@ -153,24 +172,36 @@ def main() -> None:
     print(HEADER, flush=True)
     pool = ProcessPoolExecutor(args.jobs) if args.jobs > 1 else None
     out = open(args.out, "w", encoding="utf-8") if args.out else None  # noqa: SIM115
+    seeds = range(args.seed_base, args.seed_base + args.deals)
     try:
+        queued = {
+            variant: submit_variant(pool, variant, seeds, limit, args.nodes, args.cpu)
+            for variant in args.variants
+            if pool is not None
+        }
         for variant in args.variants:
-            runs = bench_variant(
-                variant, args.deals, limit, args.seed_base, args.nodes, pool, args.cpu
+            answers: Iterable[DealRun] = (
+                (solve_one(variant, seed, limit, args.nodes, args.cpu) for seed in seeds)
+                if pool is None
+                else (future.result() for future in queued[variant])
             )
-            if out is not None:
-                for run in runs:
-                    out.write(
-                        f"{run.variant} {run.seed} {run.outcome.value} {run.nodes} "
-                        f"{run.seconds:.4f}\n"
-                    )
-                out.flush()
+            runs = []
+            for run in answers:
+                runs.append(run)
+                if out is not None:
+                    write_run(out, run)
             print(row(summarise(variant, runs)), flush=True)
     finally:
         if pool is not None:
-            pool.shutdown()
+            pool.shutdown(cancel_futures=True)
         if out is not None:
             out.close()
+
+
+def write_run(out: TextIO, run: DealRun) -> None:
+    """One deal's answer as a line of ``--out``, written at once (a run cut short keeps it)."""
+    out.write(f"{run.variant} {run.seed} {run.outcome.value} {run.nodes} {run.seconds:.4f}\n")
+    out.flush()
 
 
 if __name__ == "__main__":
