@@ -607,6 +607,21 @@ class RaceWatch:
     def _stop_following(self) -> None:
         self._spawn(self.conn.unwatch(self.race, self))
 
+    def stop(self) -> None:
+        """The client is gone, or follows the race another way: drop what the watch still
+        had in hand for it (reads in flight, frames owed, progress waiting).
+
+        Called by the connection, never by the watch itself: a watch that ends on its
+        own (after the results) lets its last frames go out. A task of the watch that
+        calls this is left to finish what it is doing.
+        """
+        self._forget_owed()
+        self._forget_waiting_progress()
+        running = asyncio.current_task()
+        for task in self._tasks:
+            if task is not running:
+                task.cancel()
+
     def _spawn(self, work: Coroutine[object, object, None]) -> asyncio.Task[None]:
         task = asyncio.get_running_loop().create_task(self._guarded(work))
         self._tasks.add(task)  # the loop keeps only a weak reference to a task
@@ -671,7 +686,8 @@ class RaceWatch:
         node's timer, whatever a clock a hair behind it says."""
         frame = None
         try:
-            race = await (self.lobby.info(self.race) if info is None else info)
+            # A read shared with other watchers goes on for them if this one stops.
+            race = await (self.lobby.info(self.race) if info is None else asyncio.shield(info))
             if started and race.phase is RacePhase.COUNTDOWN:
                 race = dataclasses.replace(race, phase=RacePhase.RUNNING)
             frame = encode(RaceState(race=race, event=n))

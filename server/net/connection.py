@@ -212,6 +212,7 @@ class Connection:
                 await self._leave_queue(self.player)
             for race, watch in list(self.watches.items()):
                 await self.hub.unwatch(race, watch)
+                watch.stop()
                 if watch.role is Role.RACER and self.player is not None:
                     await self._went_away(race, self.player)
             for tournament, follower in list(self.tournaments.items()):
@@ -332,6 +333,7 @@ class Connection:
         watch = self.watches.get(race)
         if watch is not None:
             await self.unwatch(race, watch)
+            watch.stop()
 
     def watch_of(self, race: str) -> RaceWatch | None:
         """How this connection follows ``race`` now, if it does."""
@@ -368,6 +370,7 @@ class Connection:
         old = self.watches.pop(race, None)
         if old is not None:
             await self.hub.unwatch(race, old)
+            old.stop()
         watch = RaceWatch(
             self, race, role, since,
             lobby=self.services.lobby, boards=self.services.boards, memory=self.services.memory,
