@@ -112,6 +112,21 @@ class Role(enum.Enum):
     SPECTATOR = "spectator"
 
 
+class _Ending:
+    """What the end of a race sets on a watch. Made when first needed, not with the
+    watch: a node holds a watch per spectator, and a crowd's idle watches are what its
+    garbage collector walks (docs/deployment.md, *The collector's pauses*)."""
+
+    __slots__ = ("analysed", "hurry", "results_sent")
+
+    def __init__(self) -> None:
+        #: The race ended: an opening push waiting for the race's delay stops waiting.
+        self.hurry = asyncio.Event()
+        #: The results went out to a spectator, and then the post-race analysis.
+        self.results_sent = asyncio.Event()
+        self.analysed = asyncio.Event()
+
+
 class RaceWatch:
     """One connection following one race, as a :attr:`Role.RACER` or a :attr:`Role.SPECTATOR`."""
 
@@ -155,11 +170,10 @@ class RaceWatch:
         # that shows the first when it is due.
         self._owed = Owed()
         self._owed_timer: asyncio.TimerHandle | None = None
-        # The push of the opening boards, while it waits for the race's delay,
-        # and what cuts that wait short when the race ends first.
+        # The push of the opening boards, while it waits for the race's delay
+        # (the race's end cuts that wait short: ``_ended().hurry``).
         self._opening: asyncio.Task[None] | None = None
-        self._hurry = asyncio.Event()
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._tasks: set[asyncio.Task[None]] | None = None  # made by the first _spawn
         # Boards held back while the opening boards pushed at the start are
         # read, so that no board reaches a spectator before them.
         self._held: list[tuple[int, bytes]] | None = None
@@ -180,10 +194,9 @@ class RaceWatch:
         # Whether this watch passed the results on: later offers of a rematch
         # reach the racer through the connection's rematch watch instead.
         self._over = False
-        # Set once the results went out to a spectator, and once the post-race
-        # analysis that follows them did: the watch ends after both.
-        self._results_sent = asyncio.Event()
-        self._analysed = asyncio.Event()
+        # What the race's end sets (:meth:`_ended`): the watch ends once the results,
+        # and the post-race analysis that follows them, went out.
+        self._ending: _Ending | None = None
         # The other racers' newest moves waiting for the next progress frames (at most
         # one batch per progress_every, on the loop's clock), and the timer that sends them.
         self._progress_waiting: Throttle[tuple[MoveMade, Shared]] = Throttle(progress_every)
@@ -533,24 +546,32 @@ class RaceWatch:
         is over, so nothing is secret any more and nothing need wait for the delay.
         The watch ends then, or once the post-race analysis that follows went out
         (:data:`ANALYSIS_WAIT` at most)."""
-        self._hurry.set()
+        ending = self._ended()
+        ending.hurry.set()
         opening = self._opening
         if opening is not None:
             await asyncio.wait([opening])
         self._pay(everything=True)
         self._emit(results)
-        self._results_sent.set()
+        ending.results_sent.set()
         if analysis_follows:
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(ANALYSIS_WAIT):
-                    await self._analysed.wait()
+                    await ending.analysed.wait()
         await self.conn.unwatch(self.race, self)
 
     async def _analysis_after_results(self, frame: bytes) -> None:
         """The post-race analysis to a spectator, never before the results it follows."""
-        await self._results_sent.wait()
+        ending = self._ended()
+        await ending.results_sent.wait()
         self._emit(frame)
-        self._analysed.set()
+        ending.analysed.set()
+
+    def _ended(self) -> _Ending:
+        """What the race's end sets, made now if nothing needed it before."""
+        if self._ending is None:
+            self._ending = _Ending()
+        return self._ending
 
     def _show(self, n: int, frame: bytes) -> None:
         """Send board ``n`` now, or hold it while the opening boards are being read.
@@ -618,12 +639,14 @@ class RaceWatch:
         self._forget_owed()
         self._forget_waiting_progress()
         running = asyncio.current_task()
-        for task in self._tasks:
+        for task in self._tasks or ():
             if task is not running:
                 task.cancel()
 
     def _spawn(self, work: Coroutine[object, object, None]) -> asyncio.Task[None]:
         task = asyncio.get_running_loop().create_task(self._guarded(work))
+        if self._tasks is None:
+            self._tasks = set()
         self._tasks.add(task)  # the loop keeps only a weak reference to a task
         task.add_done_callback(self._tasks.discard)
         return task
@@ -695,11 +718,12 @@ class RaceWatch:
             self._fill(place, frame)
 
     async def _until(self, when: float) -> bool:
-        """Wait until Unix time ``when``; False if the race ended first (:attr:`_hurry`)."""
+        """Wait until Unix time ``when``; False if the race ended first (``hurry``)."""
+        hurry = self._ended().hurry
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(max(0.0, when - time.time())):
-                await self._hurry.wait()
-        return not self._hurry.is_set()
+                await hurry.wait()
+        return not hurry.is_set()
 
     async def _send_spectating(self, n: int, wait: float) -> None:
         """Say the race runs once its countdown ends, push the opening boards when the

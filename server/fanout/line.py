@@ -34,10 +34,12 @@ class Line:
     __slots__ = ("_waiting",)
 
     def __init__(self) -> None:
-        self._waiting: deque[Place] = deque()
+        # Made by the first place reserved: most watchers' frames never wait, and a node
+        # holds a line per watcher (docs/deployment.md, *The collector's pauses*).
+        self._waiting: deque[Place] | None = None
 
     def __len__(self) -> int:
-        return len(self._waiting)
+        return len(self._waiting) if self._waiting else 0
 
     def put(self, frame: bytes) -> list[bytes]:
         """Queue ``frame`` behind those waiting; returns what may go out now."""
@@ -51,6 +53,8 @@ class Line:
     def reserve(self) -> Place:
         """A place for a frame made later: every frame put after it waits for it."""
         place = Place()
+        if self._waiting is None:
+            self._waiting = deque()
         self._waiting.append(place)
         return place
 
@@ -59,12 +63,14 @@ class Line:
         out now, in order. A place dropped by :meth:`clear` sends nothing."""
         place.frame, place.filled = frame, True
         out: list[bytes] = []
-        while self._waiting and self._waiting[0].filled:
-            ready = self._waiting.popleft().frame
+        waiting = self._waiting
+        while waiting and waiting[0].filled:
+            ready = waiting.popleft().frame
             if ready is not None:
                 out.append(ready)
         return out
 
     def clear(self) -> None:
         """Drop every frame waiting (a rewind: their events may never have been)."""
-        self._waiting.clear()
+        if self._waiting:
+            self._waiting.clear()

@@ -22,10 +22,12 @@ class Owed:
     __slots__ = ("_frames",)
 
     def __init__(self) -> None:
-        self._frames: deque[tuple[float, int, bytes]] = deque()
+        # Made by the first frame owed: only a delayed spectator owes any, and a node
+        # holds one per watcher (docs/deployment.md, *The collector's pauses*).
+        self._frames: deque[tuple[float, int, bytes]] | None = None
 
     def __len__(self) -> int:
-        return len(self._frames)
+        return len(self._frames) if self._frames else 0
 
     @property
     def next_due(self) -> float | None:
@@ -37,6 +39,8 @@ class Owed:
         the frame itself if nothing is owed before it and it is due, else nothing."""
         if not self._frames and due <= now:
             return [(n, frame)]
+        if self._frames is None:
+            self._frames = deque()
         self._frames.append((due, n, frame))
         return []
 
@@ -51,4 +55,5 @@ class Owed:
 
     def clear(self) -> None:
         """Forget what is owed (a rewind: those events may never have been)."""
-        self._frames.clear()
+        if self._frames:
+            self._frames.clear()

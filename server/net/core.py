@@ -23,9 +23,11 @@ until the driver says the one before it is answered.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass
 
 from protocol.codec import CLIENT_LIMITS, decode_client, error_frame
+from protocol.codec import Limits as DecodeLimits
 from protocol.exceptions import ErrorCode, RemoteProtocolError
 from protocol.messages import ClientMessage, Hello
 from server.settings import Limits, Timeouts
@@ -99,6 +101,13 @@ class TokenBucket:
         return False
 
 
+@functools.cache
+def _decode_limits(max_frame: int) -> DecodeLimits:
+    """The client's decoding limits with this frame cap: one object for every connection
+    (a node holds a core per connection, spectators included)."""
+    return dataclasses.replace(CLIENT_LIMITS, max_frame=max_frame)
+
+
 class ConnectionCore:
     """What one client connection has said, and what the server may do about it next.
 
@@ -129,7 +138,7 @@ class ConnectionCore:
         self.player: str | None = None
         self.bucket = TokenBucket(limits.rate, limits.burst, now)
         self.strikes = 0
-        self.decode_limits = dataclasses.replace(CLIENT_LIMITS, max_frame=limits.max_frame)
+        self.decode_limits = _decode_limits(limits.max_frame)
         self.heard = now  # when the last frame came
         self.busy = False  # a message is being handled
         self.closing = False

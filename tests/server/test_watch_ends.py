@@ -67,7 +67,9 @@ async def _spectating_a_read_in_flight(url: str) -> ReadInFlight:
         each.lobby = lobby  # type: ignore[assignment]
     await alice.request(Ready(race=race, ready=True), RaceInfo)  # a lobby event: a read
     await asyncio.wait_for(lobby.asked.wait(), TIMEOUT)
-    racers_reading = {task for racer in watches if racer is not watch for task in racer._tasks}
+    racers_reading = {
+        task for racer in watches if racer is not watch for task in racer._tasks or ()
+    }
     assert watch._tasks and racers_reading
     return ReadInFlight(carol, set(watch._tasks), racers_reading, race, lobby)
 
