@@ -31,6 +31,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from server import event_loop
+from server.collector import CrowdCollector
 from server.lifetime import (
     DataDirInUse,
     PortClaimed,
@@ -38,7 +39,7 @@ from server.lifetime import (
     exit_with_parent,
     lock_data_dir,
 )
-from server.net.node import running_node
+from server.net.node import Node, running_node
 from server.settings import Settings
 from server.storage.embedded import EmbeddedRedis
 from server.supervisor import Supervisor
@@ -112,14 +113,17 @@ async def serve_forever(settings: Settings, sock: socket.socket | None = None) -
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(sig, stop.set)
     async with running_node(settings, sock) as node:
-        _tune_garbage_collector()
+        collector = _tune_garbage_collector(node)
         print(
             f"ballroom node {node.name} (pid {os.getpid()}) listening on "
             f"ws://{settings.host}:{settings.port}/ (redis {settings.redis_url})",
             flush=True,
         )
         print(f"watch in a browser: {page_url(settings.host, settings.port)}", flush=True)
-        await stop.wait()
+        try:
+            await stop.wait()
+        finally:
+            collector.uninstall()
 
 
 def page_url(host: str, port: int) -> str:
@@ -130,14 +134,17 @@ def page_url(host: str, port: int) -> str:
     return f"http://{shown}:{port}/"
 
 
-def _tune_garbage_collector() -> None:
-    """Never scan what start-up made, and collect young objects a little less often.
+def _tune_garbage_collector(node: Node) -> CrowdCollector:
+    """Never scan what start-up made or what a crowd holds, and collect young objects a
+    little less often.
 
     A move allocates a few dozen short-lived containers, so with the default
     threshold (700) a busy node runs a young collection every few moves, and
     the full collections that follow scan every long-lived object (modules,
-    settings, caches): 80-150 ms pauses every ~11 s in the soak. Freezing the
-    objects made at start-up takes them out of every collection.
+    settings, caches, every spectator's connection): 80-150 ms pauses every
+    ~11 s in the soak, 500 ms and more with thousands of spectators. The
+    objects made at start-up are frozen out of every collection, and those
+    that survive a full pass out of the next ones (:class:`CrowdCollector`).
 
     The young threshold bounds how long one pass holds the loop: the middle
     generation holds the survivors of ten young passes, and a node with a
@@ -148,8 +155,10 @@ def _tune_garbage_collector() -> None:
     change measurably between 2,000 and 20,000 (`bench.interleaved`, seven
     pairs: median ratio 1.00). docs/deployment.md has the figures.
     """
-    gc.freeze()
     gc.set_threshold(GC_YOUNG_THRESHOLD, *gc.get_threshold()[1:])
+    collector = CrowdCollector(lambda: len(node.connections), lambda: node.connections_closed)
+    collector.install()
+    return collector
 
 
 def _worker_sockets(

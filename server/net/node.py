@@ -110,6 +110,9 @@ class Node:
         )
         self.degraded = False
         self.connections: set[Connection] = set()
+        #: How many connections ended since the node started (the collector's
+        #: thaws count them: server/collector.py).
+        self.connections_closed = 0
         #: The watching page, answered on the websocket's port (docs/web.md).
         self.site = Site.load(allowed_origins=settings.allowed_origins)
         self._per_address: Counter[str] = Counter()
@@ -199,6 +202,7 @@ class Node:
             await conn.run()
         finally:
             self.connections.discard(conn)
+            self.connections_closed += 1
             self._per_address[address] -= 1
             if not self._per_address[address]:
                 del self._per_address[address]
