@@ -1,9 +1,9 @@
 """The cyclic garbage collector's full passes, kept short while a crowd watches.
 
 A full pass of CPython's collector walks every object it tracks and holds
-the event loop meanwhile: with 5,000 spectators on a node (about 65 tracked
-objects each: the connection, its transport, its watch) a pass took 500 ms
-or more, and every board and every move's acknowledgement waited behind it
+the event loop meanwhile: with 3,000 to 5,000 spectators on a node (about 65
+tracked objects each: the connection, its transport, its watch) a pass took
+190-450 ms, and every board and every move's acknowledgement waited behind it
 (docs/deployment.md, *The collector's pauses*). Full passes come whenever
 the long-lived objects grew by a quarter, so a crowd that is still arriving
 sets off one after another.
@@ -12,11 +12,13 @@ What survives a full pass is mostly the crowd itself, which will not become
 garbage while it watches. So after every full pass the survivors are frozen
 (:func:`gc.freeze`): later passes skip them, and a full pass costs what was
 made since the last one. A frozen object that dies by its last reference
-going away is freed as before. One that dies in a reference cycle (a closed
-connection leaves about 40 objects in cycles, most of them inside asyncio's
-transport and the websocket protocol) is not, until the frozen objects are
-thawed: they are once the connections closed since the last thaw outnumber
-the live ones, or once :attr:`CrowdCollector.THAW_EVERY` seconds passed,
+going away is freed as before. One that dies in a reference cycle is not,
+until the frozen objects are thawed. A closed connection leaves few such
+objects (its transport, the transport's bound method and its socket: five,
+asyncio's own cycle; :meth:`server.net.connection.Connection.run` lets go
+of the rest), but other cycles may die frozen too. The frozen objects are
+thawed once the connections closed since the last thaw outnumber the
+live ones, or once :attr:`CrowdCollector.THAW_EVERY` seconds passed,
 whichever comes first. The full pass after a thaw walks everything, as
 every full pass did before, and frees the cycles; its survivors are frozen
 again. A crowd that stays pays for one such pass per turnover, or per

@@ -142,7 +142,7 @@ def _tune_garbage_collector(node: Node) -> CrowdCollector:
     threshold (700) a busy node runs a young collection every few moves, and
     the full collections that follow scan every long-lived object (modules,
     settings, caches, every spectator's connection): 80-150 ms pauses every
-    ~11 s in the soak, 500 ms and more with thousands of spectators. The
+    ~11 s in the soak, 200-450 ms with thousands of spectators. The
     objects made at start-up are frozen out of every collection, and those
     that survive a full pass out of the next ones (:class:`CrowdCollector`).
 

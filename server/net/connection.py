@@ -220,6 +220,13 @@ class Connection:
                 await self.hub.unwatch(tournament, follower)
             if self.rematch_offers is not None:
                 await self.hub.unwatch(self.rematch_offers.race, self.rematch_offers)
+            # Each watch points back at this connection, as the socket does at its sink:
+            # let go of them, so that the connection is freed when its last reference
+            # goes rather than by a full pass of the collector (server/collector.py).
+            self.watches.clear()
+            self.tournaments.clear()
+            self.rematch_offers = None
+            self.ws.detach()
 
     def _check_silence(self) -> None:
         verdict = self.core.silence(self.loop.time())

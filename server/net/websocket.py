@@ -217,6 +217,10 @@ class PushConnection(asyncio.Protocol):
         for message in early:
             sink(message)
 
+    def detach(self) -> None:
+        """Send messages to nobody from now on (the handler is done with the connection)."""
+        self._sink = None
+
     def write(self, message: bytes) -> None:
         """Send one binary message now, unless the connection is closing.
 

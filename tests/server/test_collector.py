@@ -15,7 +15,11 @@ from collections.abc import Iterator
 
 import pytest
 
+from client.session import ClientSession
+from protocol.messages import CreateRace, RaceInfo, Spectate, Spectating
 from server.collector import CrowdCollector, thaw_due
+from tests.server.conftest import NODES, NodeFactory
+from tests.server.faults import eventually
 
 
 class Counts:
@@ -101,3 +105,28 @@ def test_uninstalling_thaws_everything(counts: Counts) -> None:
     crowd.uninstall()
     assert gc.get_freeze_count() == 0
     assert crowd._after_pass not in gc.callbacks
+
+
+async def test_a_closed_connection_is_freed_without_the_collector(make_node: NodeFactory) -> None:
+    """Its objects go when their last reference does, not in a full pass: frozen, they
+    would otherwise wait for a thaw. (Only asyncio's transport and its socket are
+    left in a cycle, which is asyncio's own.)"""
+    async with make_node() as url:
+        alice = await ClientSession.connect(url, "Alice")
+        created = await alice.request(
+            CreateRace(variant="gavotte", max_players=2, time_limit=600), RaceInfo
+        )
+        carol = await ClientSession.connect(url, "Carol")
+        await carol.request(Spectate(race=created.race.id), Spectating)
+        (conn,) = [c for c in NODES[url].connections if c.player == carol.player]
+        watch = conn.watches[created.race.id]
+        left = weakref.ref(conn), weakref.ref(watch)
+        del conn, watch
+        gc.disable()
+        try:
+            await carol.close()
+            await eventually(
+                lambda: all(ref() is None for ref in left), "the connection is freed at once"
+            )
+        finally:
+            gc.enable()
