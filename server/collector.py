@@ -23,6 +23,18 @@ whichever comes first. The full pass after a thaw walks everything, as
 every full pass did before, and frees the cycles; its survivors are frozen
 again. A crowd that stays pays for one such pass per turnover, or per
 interval, instead of one per quarter it grew by.
+
+The young generation's threshold (allocations between young passes) is set
+here too, by the crowd's size. It bounds how long a middle-generation pass
+holds the loop, since that generation holds the survivors of ten young
+passes, and a crowd arriving leaves many. A node racing flat out wants it
+high: a young pass every few moves cost CPU, and at 700 (Python's default)
+a move cost 5% more than at 2,000 (`bench.interleaved`, seven pairs). A node
+holding a crowd wants it low: with 10,000 spectators over two nodes, at 700
+no pass took over 50 ms and the racers' acknowledgements stayed within
+15-28 ms p99, against passes of up to 147 ms and acks of 22-127 ms at 2,000
+(docs/deployment.md, *The collector's pauses*). So it is 2,000 until
+:attr:`CrowdCollector.CROWD` connections are open, then 700.
 """
 
 from __future__ import annotations
@@ -31,13 +43,18 @@ import gc
 import time
 from collections.abc import Callable
 
-__all__ = ["CrowdCollector", "thaw_due"]
+__all__ = ["CrowdCollector", "thaw_due", "young_threshold"]
 
 
 def thaw_due(closed: int, live: int, elapsed: float, *, minimum: int, every: float) -> bool:
     """Whether the frozen objects are to be thawed: ``closed`` connections ended since
     the last thaw, ``live`` are open now, ``elapsed`` seconds passed since it."""
     return closed > max(live, minimum) or elapsed >= every
+
+
+def young_threshold(live: int, *, crowd: int) -> int:
+    """Allocations between young passes for a node with ``live`` connections open."""
+    return CrowdCollector.CROWD_YOUNG if live >= crowd else CrowdCollector.YOUNG
 
 
 class CrowdCollector:
@@ -53,6 +70,9 @@ class CrowdCollector:
     #: Seconds after which the frozen objects are thawed anyway: cycles that are no
     #: connection's (a race's end, say) are freed at least this often.
     THAW_EVERY = 600.0
+    #: The young threshold of a node without a crowd, and of one with a crowd: at
+    #: least this many connections open (see the module's docstring).
+    YOUNG, CROWD_YOUNG, CROWD = 2_000, 700, 2_000
 
     def __init__(
         self,
@@ -61,31 +81,46 @@ class CrowdCollector:
         *,
         minimum: int = THAW_MINIMUM,
         every: float = THAW_EVERY,
+        crowd: int = CROWD,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._live = live
         self._closed = closed
         self.minimum = minimum
         self.every = every
+        self.crowd = crowd
         self._clock = clock
         self._closed_at_thaw = closed()
         self._thawed_at = clock()
         #: How many times the frozen objects were thawed (for tests and figures).
         self.thaws = 0
+        self._thresholds = gc.get_threshold()  # as they were before install()
 
     def install(self) -> None:
-        """Freeze now, and after every full pass from now on."""
+        """Freeze now, and after every full pass from now on; set the young threshold
+        now, and again after every pass but a young one."""
+        self._thresholds = gc.get_threshold()
         gc.freeze()
+        self._set_young()
         gc.callbacks.append(self._after_pass)
 
     def uninstall(self) -> None:
-        """Stop, and thaw what is frozen: the collector is as Python leaves it."""
+        """Stop, and thaw what is frozen: the collector is as before :meth:`install`."""
         if self._after_pass in gc.callbacks:
             gc.callbacks.remove(self._after_pass)
         gc.unfreeze()
+        gc.set_threshold(*self._thresholds)
+
+    def _set_young(self) -> None:
+        young = young_threshold(self._live(), crowd=self.crowd)
+        if gc.get_threshold()[0] != young:
+            gc.set_threshold(young, *gc.get_threshold()[1:])
 
     def _after_pass(self, phase: str, info: dict[str, int]) -> None:
-        if phase != "stop" or info["generation"] != 2:
+        if phase != "stop" or info["generation"] == 0:
+            return
+        self._set_young()
+        if info["generation"] != 2:
             return
         closed, now = self._closed(), self._clock()
         if thaw_due(

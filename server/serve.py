@@ -19,7 +19,6 @@ import asyncio
 import contextlib
 import errno
 import functools
-import gc
 import logging
 import os
 import shutil
@@ -47,10 +46,6 @@ from server.supervisor import Supervisor
 __all__ = ["Launch", "ServeError", "listening_socket", "page_url", "run_server", "serve_forever"]
 
 log = logging.getLogger(__name__)
-
-#: Allocations (less deallocations) between young-generation collections: see
-#: :func:`_tune_garbage_collector`.
-GC_YOUNG_THRESHOLD = 2_000
 
 
 class ServeError(RuntimeError):
@@ -135,27 +130,15 @@ def page_url(host: str, port: int) -> str:
 
 
 def _tune_garbage_collector(node: Node) -> CrowdCollector:
-    """Never scan what start-up made or what a crowd holds, and collect young objects a
-    little less often.
+    """Never scan what start-up made or what a crowd holds, and collect young objects
+    less often than Python does unless a crowd is here (:mod:`server.collector`).
 
     A move allocates a few dozen short-lived containers, so with the default
     threshold (700) a busy node runs a young collection every few moves, and
     the full collections that follow scan every long-lived object (modules,
     settings, caches, every spectator's connection): 80-150 ms pauses every
-    ~11 s in the soak, 200-450 ms with thousands of spectators. The
-    objects made at start-up are frozen out of every collection, and those
-    that survive a full pass out of the next ones (:class:`CrowdCollector`).
-
-    The young threshold bounds how long one pass holds the loop: the middle
-    generation holds the survivors of ten young passes, and a node with a
-    crowd of spectators joining has many. At 20,000 its passes took 180-320
-    ms with 3,000 spectators on a node (`bench.spectators`, which times
-    them), at 2,000 26-29 ms, at 700 14 ms but with twice the full
-    collections (each a few hundred ms there); the CPU per move did not
-    change measurably between 2,000 and 20,000 (`bench.interleaved`, seven
-    pairs: median ratio 1.00). docs/deployment.md has the figures.
+    ~11 s in the soak, 200-450 ms with thousands of spectators.
     """
-    gc.set_threshold(GC_YOUNG_THRESHOLD, *gc.get_threshold()[1:])
     collector = CrowdCollector(lambda: len(node.connections), lambda: node.connections_closed)
     collector.install()
     return collector

@@ -17,7 +17,7 @@ import pytest
 
 from client.session import ClientSession
 from protocol.messages import CreateRace, RaceInfo, Spectate, Spectating
-from server.collector import CrowdCollector, thaw_due
+from server.collector import CrowdCollector, thaw_due, young_threshold
 from tests.server.conftest import NODES, NodeFactory
 from tests.server.faults import eventually
 
@@ -98,13 +98,36 @@ def test_an_object_freed_by_its_last_reference_goes_at_once_though_frozen(
     assert watched() is None
 
 
-def test_uninstalling_thaws_everything(counts: Counts) -> None:
+def test_uninstalling_thaws_everything_and_restores_the_thresholds(counts: Counts) -> None:
+    before = gc.get_threshold()
     crowd = CrowdCollector(lambda: counts.live, lambda: counts.closed)
     crowd.install()
     gc.collect()
     crowd.uninstall()
     assert gc.get_freeze_count() == 0
     assert crowd._after_pass not in gc.callbacks
+    assert gc.get_threshold() == before
+
+
+def test_young_passes_come_less_often_unless_a_crowd_is_connected() -> None:
+    assert young_threshold(0, crowd=2_000) == CrowdCollector.YOUNG == 2_000
+    assert young_threshold(1_999, crowd=2_000) == 2_000
+    assert young_threshold(2_000, crowd=2_000) == CrowdCollector.CROWD_YOUNG == 700
+
+
+def test_the_young_threshold_follows_the_crowd(counts: Counts) -> None:
+    crowd = CrowdCollector(lambda: counts.live, lambda: counts.closed, crowd=10)
+    crowd.install()
+    try:
+        assert gc.get_threshold()[0] == CrowdCollector.YOUNG
+        counts.live = 10  # a crowd came: the next pass past the young one says so
+        gc.collect(1)
+        assert gc.get_threshold()[0] == CrowdCollector.CROWD_YOUNG
+        counts.live = 3
+        gc.collect(1)
+        assert gc.get_threshold()[0] == CrowdCollector.YOUNG
+    finally:
+        crowd.uninstall()
 
 
 async def test_a_closed_connection_is_freed_without_the_collector(make_node: NodeFactory) -> None:
