@@ -174,11 +174,14 @@ def main() -> None:
     out = open(args.out, "w", encoding="utf-8") if args.out else None  # noqa: SIM115
     seeds = range(args.seed_base, args.seed_base + args.deals)
     try:
-        queued = {
-            variant: submit_variant(pool, variant, seeds, limit, args.nodes, args.cpu)
-            for variant in args.variants
-            if pool is not None
-        }
+        queued = (
+            {}
+            if pool is None
+            else {
+                variant: submit_variant(pool, variant, seeds, limit, args.nodes, args.cpu)
+                for variant in args.variants
+            }
+        )
         for variant in args.variants:
             answers: Iterable[DealRun] = (
                 (solve_one(variant, seed, limit, args.nodes, args.cpu) for seed in seeds)

@@ -94,14 +94,14 @@ class CrowdCollector:
         self._thawed_at = clock()
         #: How many times the frozen objects were thawed (for tests and figures).
         self.thaws = 0
-        self._thresholds = gc.get_threshold()  # as they were before install()
+        self._thresholds = gc.get_threshold()  # read again by install(), put back by uninstall()
 
     def install(self) -> None:
         """Freeze now, and after every full pass from now on; set the young threshold
         now, and again after every pass but a young one."""
         self._thresholds = gc.get_threshold()
         gc.freeze()
-        self._set_young()
+        self._set_young(self._live())
         gc.callbacks.append(self._after_pass)
 
     def uninstall(self) -> None:
@@ -111,21 +111,22 @@ class CrowdCollector:
         gc.unfreeze()
         gc.set_threshold(*self._thresholds)
 
-    def _set_young(self) -> None:
-        young = young_threshold(self._live(), crowd=self.crowd)
+    def _set_young(self, live: int) -> None:
+        young = young_threshold(live, crowd=self.crowd)
         if gc.get_threshold()[0] != young:
             gc.set_threshold(young, *gc.get_threshold()[1:])
 
     def _after_pass(self, phase: str, info: dict[str, int]) -> None:
         if phase != "stop" or info["generation"] == 0:
             return
-        self._set_young()
+        live = self._live()
+        self._set_young(live)
         if info["generation"] != 2:
             return
         closed, now = self._closed(), self._clock()
         if thaw_due(
             closed - self._closed_at_thaw,
-            self._live(),
+            live,
             now - self._thawed_at,
             minimum=self.minimum,
             every=self.every,
