@@ -17,7 +17,10 @@ the race before the racers start moving, so the nodes' resident memory
 before and after they came gives the memory per spectator. A join process
 (``python -m bench.spectators join``) opens ``--join-rate`` new spectators
 a second through the window, each timed from the start of its connection
-to its ``spectating`` reply (the first frame, with every board).
+to its ``spectating`` reply (the first frame, with every board). With
+``--leave-rate`` as many of the N leave a second meanwhile (a featured
+race's turnover), so that the crowd stays at N rather than growing by the
+joiners.
 
 Figures (printed, and with ``--out`` written as JSON):
 
@@ -44,6 +47,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import bisect
 import contextlib
 import functools
 import gc
@@ -148,6 +152,15 @@ class Arrivals:
             if self._kind[frame] == (False, "spectating")
         )
 
+    @property
+    def counts(self) -> list[tuple[float, float, int]]:
+        """Each ``spectators`` count told: when it first and last arrived, and to how many."""
+        return [
+            (min(times), max(times), len(times))
+            for frame, times in self._times.items()
+            if self._kind[frame] == (False, "spectators")
+        ]
+
     def boards_done(self, spectators: int) -> int:
         """Boards that every one of ``spectators`` got."""
         return sum(len(times) >= spectators for times in self.boards.values())
@@ -201,9 +214,17 @@ async def watch(args: argparse.Namespace) -> None:
         client.transport.underlying_transport.pause_reading()
     print("ready", flush=True)
     loop = asyncio.get_running_loop()
+    left: list[float] = []
+    leaving = None
+    if args.leave_rate > 0:  # told when the window opens, then a steady trickle out
+        go = float(await loop.run_in_executor(None, sys.stdin.readline))
+        leavers = random.Random(args.index).sample(counted, len(counted))
+        leaving = loop.create_task(leave(leavers, args.leave_rate, go, args.seconds, left))
     line = await loop.run_in_executor(None, sys.stdin.readline)
     start, end, moves = (float(x) for x in line.split())
-    await arrivals.settled(len(counted) - refused, int(moves), SETTLE)
+    if leaving is not None:
+        await leaving
+    await arrivals.settled(len(counted) - refused - len(left), int(moves), SETTLE)
     report = {
         "spectators": len(counted),
         "slow": len(slow),
@@ -213,9 +234,24 @@ async def watch(args: argparse.Namespace) -> None:
         "snapshots": arrivals.snapshots,
         "boards": {key: [round(t, 5) for t in times] for key, times in arrivals.boards.items()},
         "frames_in_window": arrivals.frames_in(start, end),
+        "counts": [(round(a, 4), round(b, 4), n) for a, b, n in arrivals.counts],
+        "left": [round(t, 4) for t in left],
     }
     Path(args.out).write_text(json.dumps(report))
     await close_all(clients)
+
+
+async def leave(
+    clients: Sequence[LeanClient], rate: float, go: float, seconds: float, left: list[float]
+) -> None:
+    """Close ``clients`` one by one, ``rate`` a second from Unix time ``go`` for ``seconds``
+    (the crowd's turnover, as joiners come); each close's time goes into ``left``."""
+    for i, client in enumerate(clients[: int(rate * seconds)]):
+        delay = go + i / rate - time.time()
+        if delay > 0:
+            await asyncio.sleep(delay)
+        left.append(time.time())
+        client.close()
 
 
 # ----------------------------------------------------------------------
@@ -337,6 +373,12 @@ class Helper:
             code = self.proc.returncode
             raise RuntimeError(f"{self.name} failed before it was ready (exit {code})")
 
+    async def tell(self, line: str) -> None:
+        """Write one line to the process (a watch process is told when its leaving starts)."""
+        assert self.proc is not None and self.proc.stdin is not None
+        self.proc.stdin.write(f"{line}\n".encode())
+        await self.proc.stdin.drain()
+
     async def finish(
         self, start: float, end: float, moves: int, timeout: float = 120
     ) -> dict[str, Any]:
@@ -430,6 +472,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 "--race", race, "--count", str(count), "--index", str(index), "--out", str(out),
                 "--connect-limit", str(_connect_limit(args)),
                 "--slow", str(args.slow // args.loads + (index < args.slow % args.loads)),
+                "--leave-rate", str(args.leave_rate / args.loads), "--seconds", str(args.seconds),
             ]  # fmt: skip
             loads.append(Helper(f"watch{index}", argv, out))
         for helper in loads:
@@ -466,6 +509,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         split_before = [cpu_split(pid) for pid in pids.values()]
         start = time.time()
         end = start + args.seconds
+        if args.leave_rate > 0:
+            for helper in loads:
+                await helper.tell(str(start))
         if joiner is not None:
             await joiner.start()
         moves = Moves()
@@ -495,6 +541,10 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             node.name: gc_pauses(tmp / f"gc-{node.name}.log", start, start + window)
             for node in nodes
         }
+        long_passes = {
+            node.name: _long_passes(tmp / f"gc-{node.name}.log", start, start + window)
+            for node in nodes
+        }
         made = len(moves.acked)
         finishing = [h.finish(start, end, made, timeout=SETTLE + 120) for h in loads]
         reports = list(await asyncio.gather(*finishing))  # each waits for the last boards
@@ -511,7 +561,21 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     )  # fmt: skip
     figures["window_unix"] = [round(start, 2), round(start + window, 2)]  # to match logs
     figures["gc_pauses"] = pauses
+    figures["long_passes"] = {node: passes for node, passes in long_passes.items() if passes}
     return figures
+
+
+def _long_passes(log: Path, start: float, end: float, ms: float = 5.0) -> list[list[float]]:
+    """The collector passes in ``log`` between ``start`` and ``end`` that took ``ms`` or
+    more: [Unix time, generation, ms] each, to line up with the slow moves."""
+    if not log.exists():
+        return []
+    passes = (line.split() for line in log.read_text(encoding="ascii").splitlines())
+    return [
+        [float(at), int(generation), float(took)]
+        for at, generation, took in passes
+        if start <= float(at) <= end and float(took) >= ms
+    ]
 
 
 def _figures(
@@ -537,15 +601,20 @@ def _figures(
             arrivals[key].extend(times)
     last: list[float] = []
     every: list[float] = []
+    per_move: list[tuple[float, float]] = []
     missing = 0
+    # A spectator that left within a second after a move's send may or may not have got
+    # its board: each move is owed by those who were still there a second after it.
+    left = sorted(t for report in reports for t in report["left"])
     for key, sent in moves.sent.items():
         if key not in moves.acked:
             continue
         times = arrivals.get(key, [])
-        missing += watching - len(times)
+        missing += max(0, watching - bisect.bisect_right(left, sent + 1.0) - len(times))
         if times:
             last.append(max(times) - sent)
             every.extend(t - sent for t in times)
+            per_move.append((round(sent, 4), round(1000 * (max(times) - sent), 1)))
     acks = [moves.acked[k] - moves.sent[k] for k in moves.acked]
     frames = sum(r["frames_in_window"] for r in reports)
     frames += joined["frames_in_window"] if joined else 0
@@ -569,6 +638,8 @@ def _figures(
         "open_files": {"soft": limits[0], "hard": limits[1], "needed": limits[2]},
         "spectators": args.spectators,
         "watching": watching,
+        "leave_rate": args.leave_rate,
+        "left": len(left),
         "nodes": args.nodes,
         "loads": args.loads,
         "racers": args.racers,
@@ -581,6 +652,10 @@ def _figures(
         "move_errors": dict(moves.errors),
         "delivery_to_last": _quantiles(last),
         "delivery_each": _quantiles(every),
+        # For lining the slow moves up with what happened then: each move's send (Unix
+        # time) and its delivery to the last spectator (ms); each count told to a crowd.
+        "per_move": sorted(per_move),
+        "counts_told": sorted(c for r in reports for c in r["counts"]),
         "missing_deliveries": missing,
         "slow": sum(r["slow"] for r in reports),
         "slow_dropped": sum(r["slow_dropped"] for r in reports),
@@ -608,6 +683,8 @@ def _print(figures: dict[str, Any]) -> None:
         f"racers at {figures['pace_per_racer']:g} moves/s each, {figures['moves']} moves in "
         f"{figures['seconds']} s; load average {figures['load_average']}"
     )
+    if figures["left"]:
+        print(f"  {figures['left']} of them left through the window, as joiners came")
     print(f"  delivery, send -> last spectator: {q('delivery_to_last')}")
     print(f"  delivery, send -> each spectator: {q('delivery_each')}")
     print(
@@ -647,6 +724,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--spectators", type=int, default=1000, help="N (1000)")
     parser.add_argument("--nodes", type=int, default=1, help="K (1)")
     parser.add_argument("--join-rate", type=float, default=0.0, help="joins a second (0)")
+    parser.add_argument(
+        "--leave-rate",
+        type=float,
+        default=0.0,
+        help="of the N, spectators leaving a second through the window (0); with "
+        "--join-rate the same, the crowd stays at N",
+    )
     parser.add_argument("--seconds", type=float, default=20.0, help="the window (20)")
     parser.add_argument("--racers", type=int, default=2, help="racers in the race (2)")
     parser.add_argument("--pace", type=float, default=1.0, help="moves a second per racer (1)")
@@ -673,6 +757,8 @@ def build_parser() -> argparse.ArgumentParser:
     one.add_argument("--out", required=True)
     one.add_argument("--connect-limit", type=int, default=HANDSHAKES)
     one.add_argument("--slow", type=int, default=0)
+    one.add_argument("--leave-rate", type=float, default=0.0)
+    one.add_argument("--seconds", type=float, default=0.0)
     joiner = sub.add_parser("join", help="the join process (started by the bench)")
     joiner.add_argument("--urls", required=True)
     joiner.add_argument("--race", required=True)
