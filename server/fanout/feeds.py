@@ -197,6 +197,9 @@ class RaceWatch:
         # What the race's end sets (:meth:`_ended`): the watch ends once the results,
         # and the post-race analysis that follows them, went out.
         self._ending: _Ending | None = None
+        # A frame that numbers no event (a count of spectators) kept to go out with the
+        # next frame the client gets (:meth:`notice_with_next`).
+        self._aside: bytes | None = None
         # The other racers' newest moves waiting for the next progress frames (at most
         # one batch per progress_every, on the loop's clock), and the timer that sends them.
         self._progress_waiting: Throttle[tuple[MoveMade, Shared]] = Throttle(progress_every)
@@ -247,7 +250,21 @@ class RaceWatch:
         if self._before_reply is not None:
             self._before_reply.append(frame)
         else:
+            self._write(frame)
+
+    def _write(self, frame: bytes) -> None:
+        """Write ``frame`` to the client now, with the frame kept aside if there is one."""
+        aside = self._aside
+        if aside is None:
             self.conn.send_frame(frame)
+            return
+        self._aside = None
+        self.conn.cork()  # one system call for both
+        try:
+            self.conn.send_frame(frame)
+            self.conn.send_frame(aside)
+        finally:
+            self.conn.uncork()
 
     def deliver(self, race: str, n: int, event: Event, shared: Shared) -> None:
         if self._unseen is not None:
@@ -437,7 +454,7 @@ class RaceWatch:
                 return
             board = self._board(n, event, view, shared)
         if n > self._shown and self._plain(event.at) and self.conn.watches.get(self.race) is self:
-            self.conn.send_frame(board)  # the usual case: what _show_at would do, in one step
+            self._write(board)  # the usual case: what _show_at would do, in one step
             return
         self._show_at(event.at + self.delay, n, board)
 
@@ -623,7 +640,21 @@ class RaceWatch:
     def notice(self, frame: bytes) -> None:
         """Pass on a frame about the race that numbers no event (how many watch it): in
         line with the frames being made, after the reply that opened the watch."""
+        self._aside = None  # this one is newer
         self._send_if_watching(frame)
+
+    def notice_with_next(self, frame: bytes) -> None:
+        """Keep a frame that numbers no event to go out in the same write as the next
+        frame the client gets, or at :meth:`send_aside`, whichever comes first: a count
+        told to a crowd then rides with the race's next board instead of costing a
+        system call per spectator of its own. A newer one replaces it."""
+        self._aside = frame
+
+    def send_aside(self) -> None:
+        """Send the frame :meth:`notice_with_next` kept, unless a frame took it along."""
+        frame, self._aside = self._aside, None
+        if frame is not None:
+            self._send_if_watching(frame)
 
     def _stop_following(self) -> None:
         self._spawn(self.conn.unwatch(self.race, self))

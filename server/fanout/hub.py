@@ -151,7 +151,8 @@ class Hub:
                 self._act([action])
 
     def watching(self, race: str) -> int:
-        return len(self.core.watchers_of(race))
+        """How many follow ``race`` on this node."""
+        return self.core.watching(race)
 
     def races(self) -> list[str]:
         """The races someone on this node follows."""

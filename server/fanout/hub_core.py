@@ -168,6 +168,9 @@ class HubCore(Generic[W]):
     def watchers_of(self, race: str) -> list[W]:
         return list(self._watchers.get(race, ()))
 
+    def watching(self, race: str) -> int:
+        return len(self._watchers.get(race, ()))
+
     def follows(self, race: str, watcher: W) -> bool:
         return watcher in self._watchers.get(race, ())
 

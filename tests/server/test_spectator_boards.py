@@ -13,8 +13,8 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from protocol.codec import decode_server
-from protocol.messages import Board, ServerMessage
+from protocol.codec import decode_server, encode
+from protocol.messages import Board, ServerMessage, Spectators
 from protocol.views import Progress, ViewMap
 from server.engine import find_variant
 from server.fanout.client import Shared
@@ -35,6 +35,9 @@ class _Client:
         self.seat_holder = "h"
         self.watches: dict[str, object] = {}
         self.frames: list[bytes] = []
+        #: The frames of each write to the socket (several between a cork and its uncork).
+        self.writes: list[list[bytes]] = []
+        self._corked: list[bytes] | None = None
         self.reading_behind = False
         self.caught_up: list[Callable[[], None]] = []
 
@@ -43,6 +46,18 @@ class _Client:
 
     def send_frame(self, frame: bytes) -> None:
         self.frames.append(frame)
+        if self._corked is None:
+            self.writes.append([frame])
+        else:
+            self._corked.append(frame)
+
+    def cork(self) -> None:
+        self._corked = []
+
+    def uncork(self) -> None:
+        kept, self._corked = self._corked, None
+        if kept:
+            self.writes.append(kept)
 
     def when_caught_up(self, callback: Callable[[], None]) -> None:
         self.caught_up.append(callback)
@@ -76,7 +91,7 @@ def _spectators(count: int, memory: _Memory, delay: float = 0.0) -> list[RaceWat
     for _ in range(count):
         client = _Client()
         watch = RaceWatch(
-            client,  # type: ignore[arg-type]
+            client,
             RACE,
             Role.SPECTATOR,
             0,
@@ -147,3 +162,25 @@ async def test_a_board_from_a_clock_ahead_waits_until_its_time() -> None:
     watch.deliver(RACE, 1, _move(0, at=time.time() + 30), Shared())
     watch.deliver(RACE, 2, _move(1), Shared())
     assert _sent(watch) == []
+
+
+async def test_a_count_kept_aside_goes_out_with_the_next_board() -> None:
+    """A count of spectators kept aside is written with the next board, after it, in one
+    write; kept with nothing to take it along, it goes alone when the sweep says; told on
+    its own, it drops an older one still kept."""
+    memory = _Memory()
+    rides, alone, replaced = _spectators(3, memory)
+    count, newer = encode(Spectators(race=RACE, count=9)), encode(Spectators(race=RACE, count=10))
+    for watch in (rides, alone, replaced):
+        watch.notice_with_next(count)
+    replaced.notice(newer)
+    assert _sent(rides) == [] and _sent(alone) == [] and _sent(replaced) == [newer]
+    rides.deliver(RACE, 1, _move(0), Shared())
+    ((board, then),) = rides.conn.writes  # type: ignore[attr-defined]
+    assert isinstance(decode_server(board), Board) and then == count
+    alone.send_aside()
+    replaced.send_aside()
+    rides.send_aside()  # taken along already: nothing more
+    assert alone.conn.writes == [[count]]  # type: ignore[attr-defined]
+    assert replaced.conn.writes == [[newer]]  # type: ignore[attr-defined]
+    assert len(rides.conn.writes) == 1  # type: ignore[attr-defined]
