@@ -33,7 +33,7 @@ Figures (printed, and with ``--out`` written as JSON):
 * a new spectator's first frame (p50/p99) while joining at the rate asked;
 * the nodes' CPU per delivered frame (every frame the spectators got in
   the window), and the share of a core each node, load process, Redis and
-  the racers' process used (the join process's counted from its start);
+  the racers' process used, all in the window;
 * each node's garbage collector passes in the window, per generation: how
   many, the longest and their total (:mod:`bench.gc_pauses` times them): a
   pass holds the node's loop, every write and reply waiting behind it.
@@ -289,6 +289,10 @@ async def join(args: argparse.Namespace) -> None:
         joined.append((began, asked, time.time()))
         client.on_frame = frames.arrived
 
+    # Started before the window and told when it opens: the interpreter's own start-up
+    # is no part of what joining costs the nodes.
+    print("ready", flush=True)
+    await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
     tasks = []
     interval = 1.0 / args.rate
     first = time.perf_counter()
@@ -298,7 +302,7 @@ async def join(args: argparse.Namespace) -> None:
             await asyncio.sleep(delay)
         tasks.append(asyncio.get_running_loop().create_task(one(i)))
     await asyncio.wait(tasks, timeout=40)
-    print("ready", flush=True)
+    print("done", flush=True)
     line = await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
     start, end, _ = (float(x) for x in line.split())
     report = {
@@ -366,10 +370,11 @@ class Helper:
             *self.argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE
         )
 
-    async def ready(self, timeout: float) -> None:
+    async def ready(self, timeout: float, word: bytes = b"ready") -> None:
+        """Until the process says ``word`` (each says "ready" once set up)."""
         assert self.proc is not None and self.proc.stdout is not None
         line = await asyncio.wait_for(self.proc.stdout.readline(), timeout)
-        if line.strip() != b"ready":
+        if line.strip() != word:
             code = self.proc.returncode
             raise RuntimeError(f"{self.name} failed before it was ready (exit {code})")
 
@@ -500,8 +505,10 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             ]  # fmt: skip
             joiner = Helper("join", argv, out)
             stack.callback(joiner.stop)
+            await joiner.start()
+            await joiner.ready(60)
 
-        helper_pids = {h.name: h.proc.pid for h in loads if h.proc is not None}
+        helper_pids = {h.name: h.proc.pid for h in [*loads, joiner] if h and h.proc}
         # The rest of the machine's share of this bench: Redis, and this process's racers.
         assert redis.process is not None
         helper_pids |= {"redis": redis.process.pid, "racers": os.getpid()}
@@ -513,7 +520,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             for helper in loads:
                 await helper.tell(str(start))
         if joiner is not None:
-            await joiner.start()
+            await joiner.tell("go")
         moves = Moves()
         every = 1.0 / args.pace
         await asyncio.gather(
@@ -522,9 +529,6 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 for r, s in zip(racers, starts, strict=True)
             )
         )
-        if joiner is not None and joiner.proc is not None:  # started in the window: all of it
-            helper_pids["join"] = joiner.proc.pid
-            cpu_before["join"] = 0.0
         cpu_after = {name: cpu_seconds(pid) for name, pid in {**pids, **helper_pids}.items()}
         split_after = [cpu_split(pid) for pid in pids.values()]
         # The nodes' user and system CPU in the window (the system part: mostly the sends).
@@ -550,7 +554,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         reports = list(await asyncio.gather(*finishing))  # each waits for the last boards
         joined: dict[str, Any] | None = None
         if joiner is not None:
-            await joiner.ready(60)
+            await joiner.ready(60, b"done")
             joined = await joiner.finish(start, end, made)
         await close_all(racers)
 
