@@ -17,7 +17,7 @@ import pytest
 
 from client.session import ClientSession
 from protocol.messages import CreateRace, RaceInfo, Spectate, Spectating
-from server.collector import CrowdCollector, thaw_due, young_threshold
+from server.collector import CrowdCollector, thaw_due, thresholds
 from tests.server.conftest import NODES, NodeFactory
 from tests.server.faults import eventually
 
@@ -109,23 +109,25 @@ def test_uninstalling_thaws_everything_and_restores_the_thresholds(counts: Count
     assert gc.get_threshold() == before
 
 
-def test_young_passes_come_less_often_unless_a_crowd_is_connected() -> None:
-    assert young_threshold(0, crowd=2_000) == CrowdCollector.YOUNG == 2_000
-    assert young_threshold(1_999, crowd=2_000) == 2_000
-    assert young_threshold(2_000, crowd=2_000) == CrowdCollector.CROWD_YOUNG == 700
+def test_passes_come_more_often_while_a_crowd_is_connected() -> None:
+    """Young passes every 2,000 allocations and full ones every 10 middle ones without a
+    crowd; every 700, and every 2, with one."""
+    assert thresholds(0, crowd=2_000) == CrowdCollector.THRESHOLDS == (2_000, 10, 10)
+    assert thresholds(1_999, crowd=2_000) == (2_000, 10, 10)
+    assert thresholds(2_000, crowd=2_000) == CrowdCollector.CROWD_THRESHOLDS == (700, 10, 2)
 
 
-def test_the_young_threshold_follows_the_crowd(counts: Counts) -> None:
+def test_the_thresholds_follow_the_crowd(counts: Counts) -> None:
     crowd = CrowdCollector(lambda: counts.live, lambda: counts.closed, crowd=10)
     crowd.install()
     try:
-        assert gc.get_threshold()[0] == CrowdCollector.YOUNG
+        assert gc.get_threshold() == CrowdCollector.THRESHOLDS
         counts.live = 10  # a crowd came: the next pass past the young one says so
         gc.collect(1)
-        assert gc.get_threshold()[0] == CrowdCollector.CROWD_YOUNG
+        assert gc.get_threshold() == CrowdCollector.CROWD_THRESHOLDS
         counts.live = 3
         gc.collect(1)
-        assert gc.get_threshold()[0] == CrowdCollector.YOUNG
+        assert gc.get_threshold() == CrowdCollector.THRESHOLDS
     finally:
         crowd.uninstall()
 
