@@ -21,23 +21,23 @@ from server.fanout.client import Shared
 from server.fanout.feeds import RaceWatch, Role
 from server.rules.events import MoveMade
 from server.rules.races import Spectate
+from tests.server.writes import Writes
 
 RACE = "r1"
 GAME = find_variant("odd-and-even")
 VIEW = GAME.view(GAME.deal(7))
 
 
-class _Client:
-    """A spectator's connection: what it was sent, and whether it reads behind."""
+class _Client(Writes[bytes]):
+    """A spectator's connection: what it was sent (each write's frames in ``writes``),
+    and whether it reads behind."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.player: str | None = None
         self.seat_holder = "h"
         self.watches: dict[str, object] = {}
         self.frames: list[bytes] = []
-        #: The frames of each write to the socket (several between a cork and its uncork).
-        self.writes: list[list[bytes]] = []
-        self._corked: list[bytes] | None = None
         self.reading_behind = False
         self.caught_up: list[Callable[[], None]] = []
 
@@ -46,18 +46,7 @@ class _Client:
 
     def send_frame(self, frame: bytes) -> None:
         self.frames.append(frame)
-        if self._corked is None:
-            self.writes.append([frame])
-        else:
-            self._corked.append(frame)
-
-    def cork(self) -> None:
-        self._corked = []
-
-    def uncork(self) -> None:
-        kept, self._corked = self._corked, None
-        if kept:
-            self.writes.append(kept)
+        self.write(frame)
 
     def when_caught_up(self, callback: Callable[[], None]) -> None:
         self.caught_up.append(callback)

@@ -7,37 +7,16 @@ import asyncio
 from server.fanout.client import Shared
 from server.fanout.spread import Spread
 from server.rules.events import Event, ReadySet
+from tests.server.writes import Writes
 
 RACE = "r1"
-
-
-class _Conn:
-    """A watcher's client: what was written, one entry per write (corked frames together)."""
-
-    def __init__(self) -> None:
-        self.writes: list[list[int]] = []
-        self._corked: list[int] | None = None
-
-    def cork(self) -> None:
-        self._corked = []
-
-    def uncork(self) -> None:
-        kept, self._corked = self._corked, None
-        if kept:
-            self.writes.append(kept)
-
-    def write(self, n: int) -> None:
-        if self._corked is not None:
-            self._corked.append(n)
-        else:
-            self.writes.append([n])
 
 
 class _Watcher:
     def __init__(self) -> None:
         self.got: list[int] = []
         self.shared: list[Shared] = []
-        self.conn = _Conn()
+        self.conn: Writes[int] = Writes()
 
     def deliver(self, race: str, n: int, event: Event, shared: Shared) -> None:
         self.got.append(n)
