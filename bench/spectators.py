@@ -620,7 +620,7 @@ def _figures(
             arrivals[key].extend(times)
     last: list[float] = []
     every: list[float] = []
-    per_move: list[tuple[float, float]] = []
+    per_move: list[tuple[float, float, float]] = []
     missing = 0
     # A spectator that left within a second after a move's send may or may not have got
     # its board: each move is owed by those who were still there a second after it.
@@ -633,7 +633,8 @@ def _figures(
         if times:
             last.append(max(times) - sent)
             every.extend(t - sent for t in times)
-            per_move.append((round(sent, 4), round(1000 * (max(times) - sent), 1)))
+            ack = 1000 * (moves.acked[key] - sent)
+            per_move.append((round(sent, 4), round(1000 * (max(times) - sent), 1), round(ack, 1)))
     acks = [moves.acked[k] - moves.sent[k] for k in moves.acked]
     frames = sum(r["frames_in_window"] for r in reports)
     frames += joined["frames_in_window"] if joined else 0
@@ -672,7 +673,7 @@ def _figures(
         "delivery_to_last": _quantiles(last),
         "delivery_each": _quantiles(every),
         # For lining the slow moves up with what happened then: each move's send (Unix
-        # time) and its delivery to the last spectator (ms); each count told to a crowd.
+        # time), its delivery to the last spectator and its ack (ms); each count told.
         "per_move": sorted(per_move),
         "counts_told": sorted(c for r in reports for c in r["counts"]),
         "missing_deliveries": missing,
