@@ -21,6 +21,7 @@ from protocol.messages import (
     StartRace,
 )
 from server.fanout.spectators import Saying, SpectatorCounts, SpectatorTally
+from server.settings import Limits
 from server.storage import keys
 from server.storage.spectators import SpectatorStore
 from server.storage.store import Store
@@ -227,6 +228,26 @@ async def test_spectators_on_two_nodes_hear_how_many_watch(make_node: NodeFactor
             await one.close()
             assert not [m for m in ann.received if isinstance(m, Spectators)]
         finally:
+            await ann.close()
+
+
+@pytest.mark.slow
+async def test_a_crowd_hears_its_count_with_no_board_to_ride(make_node: NodeFactory) -> None:
+    """A crowd's count waits for the race's next board; with no move to bring one, every
+    spectator still hears the whole crowd's count on its own soon after."""
+    crowd = SpectatorTally[object](refresh=1.0).crowd + 1
+    limits = Limits(rate=10_000, burst=10_000, connections_per_address=crowd + 8)
+    async with make_node(limits=limits) as url:
+        ann, race = await _live_race(url)
+        watchers: list[ClientSession] = []
+        try:
+            for i in range(crowd):
+                watchers.append(await _watch(url, race, f"W{i}"))
+            # The crowd hears a new total at most every 5 s, then waits up to 2 s for a board.
+            wait = TIMEOUT + SpectatorTally[object](refresh=1.0).calm + SpectatorCounts.ASIDE
+            await asyncio.gather(*(_counted(w, race, crowd, wait=wait) for w in watchers))
+        finally:
+            await asyncio.gather(*(w.close() for w in watchers))
             await ann.close()
 
 
