@@ -29,7 +29,6 @@ from __future__ import annotations
 import asyncio
 import math
 import time
-from collections import deque
 from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
 from operator import methodcaller
 from typing import Generic, NamedTuple, Protocol, TypeVar
@@ -151,8 +150,8 @@ class SpectatorCounts:
         #: Seconds a written count stays counted: a dead node's spectators drop out then.
         self.vouch = vouch
         self.tally: SpectatorTally[Spectator] = SpectatorTally(refresh=vouch / 3)
-        #: When each crowd was told a total it keeps aside for a board, oldest first.
-        self._aside: deque[tuple[float, list[Spectator]]] = deque()
+        #: Race -> when its crowd was told a total it keeps aside for a board.
+        self._aside: dict[str, float] = {}
 
     async def sweep(self, here: Mapping[str, Collection[Spectator]], now: float) -> None:
         """Write this node's counts of the spectators ``here`` (race -> them), then tell
@@ -161,9 +160,10 @@ class SpectatorCounts:
         if saying.counts:
             await self.store.say(self.node, saying.counts, now + self.vouch, keep=2 * self.vouch)
             self.tally.said(saying, now)
-        while self._aside and now - self._aside[0][0] >= self.ASIDE:
-            _, aside = self._aside.popleft()
-            await _each(aside, methodcaller("send_aside"))  # no board took them along
+        for race, told_at in list(self._aside.items()):
+            if now - told_at >= self.ASIDE:  # to those of its spectators no board reached
+                del self._aside[race]
+                await _each(list(here.get(race, ())), methodcaller("send_aside"))
         if not here:
             return
         totals = await self.store.totals(list(here), now)
@@ -174,7 +174,7 @@ class SpectatorCounts:
                 # A crowd's count rides with the race's next board: no write of its own.
                 for spectator in spectators:
                     spectator.notice_with_next(frame)
-                self._aside.append((now, spectators))
+                self._aside[telling.race] = now
             else:
                 await _each(spectators, methodcaller("notice", frame))
 
