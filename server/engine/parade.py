@@ -223,6 +223,23 @@ class RoyalParade(Game):
         for spot in spots:
             piles[spot] = by_home[self.row_of[spot]]
 
+    def landings(self, stock: Sequence[int], *, reverse_final: bool) -> list[list[tuple[int, int]]]:
+        """Where the rest of ``stock`` (its top last) will land, deal by deal: each deal's
+        (depot's place among the depots, card), the final deal made right to left if
+        ``reverse_final`` (and the game allows it). The deals alone decide this, never
+        the play between them, which is what lets the solver look ahead
+        (:func:`server.engine.solver.proofs.deals_lost`)."""
+        piles: list[tuple[int, ...]] = [()] * len(self.pile_ids)
+        piles[self.stock] = tuple(stock)
+        deals: list[list[tuple[int, int]]] = []
+        while piles[self.stock]:
+            final = self.reversed_final_deal and len(piles[self.stock]) <= DEPOTS
+            for depot in self.depots:
+                piles[depot] = ()
+            self._deal(piles, self.depots[::-1] if final and reverse_final else self.depots)
+            deals.append([(n, piles[d][0]) for n, d in enumerate(self.depots) if piles[d]])
+        return deals
+
     def _deal(self, piles: list[tuple[int, ...]], order: Sequence[int]) -> None:
         """One card per depot in ``order`` while the stock lasts; aces per :class:`AceOnDepot`."""
         stock = list(piles[self.stock])

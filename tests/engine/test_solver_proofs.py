@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from server.engine import VARIANTS, State, find_variant
 from server.engine.solver import family_of
 from server.engine.solver.base import foundation_places
-from server.engine.solver.proofs import dealt_lost, stuck
+from server.engine.solver.proofs import deals_lost, dealt_lost, stuck
 from tests.engine.small_positions import exhaustive, small_position
 
 #: Two foundations of kinds 0, 1 and 2, 3 (card ids are kinds here: one deck).
@@ -86,6 +86,44 @@ def test_a_dead_stack_only_position_has_no_winning_line() -> None:
                 dead += 1
                 assert not won, (variant_id, seed)
         assert dead >= 5 and wins >= 5, (variant_id, dead, wins)
+
+
+def test_a_card_dealt_onto_a_depot_covers_it_until_it_can_leave() -> None:
+    """Depot 2 under 1 (which waits for 0); the next deal puts 3 (which waits for 2) on it
+    and 0 on a second depot. :func:`stuck`, which takes the stock as available from the
+    start, sees no deadlock. In the game the 3 covers the 1 before the 0 comes: lost.
+    Dealt the other way round (0 onto the first depot, 3 onto the second), the 0 goes home
+    and frees the 1, then the 2, then the 3."""
+    depots = [(2, 1), ()]
+    assert not stuck(depots, {0, 3}, [0, 0], SEQUENCES, PLACES)
+    assert deals_lost(depots, [[(0, 3), (1, 0)]], (), [0, 0], SEQUENCES, PLACES)
+    assert not deals_lost(depots, [[(0, 0), (1, 3)]], (), [0, 0], SEQUENCES, PLACES)
+    # A card dealt in an earlier deal is off its depot before the next deal covers it.
+    assert not deals_lost(depots, [[(1, 0)], [(0, 3)]], (), [0, 0], SEQUENCES, PLACES)
+
+
+#: The games whose depots take the stock in an order no play changes.
+PARADES = ("royal-parade", "royal-parade-bergholt", "virginia-reel")
+
+
+def test_a_dead_parade_position_has_no_winning_line() -> None:
+    """Parade positions with cards in the stock: whenever ``dead`` (the landings kept)
+    calls one lost, the plain search finds no win; both answers occur."""
+    for variant_id in PARADES:
+        game = find_variant(variant_id)
+        family = family_of(game)
+        dead = wins = dealt = 0
+        for seed in range(150):
+            rng = random.Random(seed)
+            state = small_position(game, rng, rng.randint(6, 14))
+            dealt += bool(state.piles[game.index["s"]])
+            family.begin(state)
+            won = exhaustive(game, state)
+            wins += won
+            if family.dead(state):
+                dead += 1
+                assert not won, (variant_id, seed)
+        assert dead >= 5 and wins >= 5 and dealt >= 50, (variant_id, dead, wins, dealt)
 
 
 def test_a_kind_with_no_foundation_always_leaves() -> None:

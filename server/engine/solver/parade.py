@@ -9,7 +9,7 @@ from protocol.cards import card_rank, kind_of
 from protocol.moves import DISCARD_PILE, Move, MoveKind
 from server.engine.parade import FULL, ROW_RANKS, RoyalParade
 from server.engine.solver.base import ACTION_ORDER, KIND, Family, Key, foundation_places
-from server.engine.solver.proofs import stuck
+from server.engine.solver.proofs import deals_lost
 from server.engine.state import Piles, State
 
 __all__ = ["ParadeFamily"]
@@ -67,21 +67,32 @@ class ParadeFamily(Family):
         self.rows = tuple((self.founds[row], spots) for row, spots in enumerate(game.rows))
         self.row_piles = tuple(itemgetter(*spots) for spots in game.rows)
         self.codes = tuple(_Codes(self.founds[row]) for row in range(len(game.rows)))
+        #: Where the stock's cards land, by the stock's size and the final deal's way: within
+        #: one search the stock only loses its top cards, so its size says what it holds.
+        self._landings: dict[tuple[int, bool], list[list[tuple[int, int]]]] = {}
+
+    def begin(self, root: State) -> None:
+        self._landings.clear()
 
     def dead(self, state: State) -> bool:
-        """Some depot card can never leave its depot (:func:`.stuck`).
+        """Some depot card can never leave its depot (:func:`.deals_lost`).
 
         A depot card leaves only from the top: home, or a base card into a
-        space, or an ace to the discard pile; the loose Parade cards and the
-        stock count as available. This takes in the chain rule that came
-        first: both copies of a card under higher cards of its own row and
-        suit, which wait for it.
+        space, or an ace to the discard pile; the loose Parade cards count as
+        available. The stock's cards are dealt onto the depots in an order
+        the play cannot change, so each covers its depot as it does in the
+        game; where the final deal may go either way, the position is lost
+        only if it is lost both ways. This takes in the earlier rules: a card
+        that can never leave the depots as they are, and both copies of a card
+        under higher cards of its own row and suit, which wait for it.
         """
         piles = state.piles
-        if all(len(piles[d]) < 2 for d in self.depots):
-            return False  # no card covers another (see :func:`.stuck`)
+        stock = piles[self.stock]
+        depots = [piles[d] for d in self.depots]
+        if not stock and all(len(depot) < 2 for depot in depots):
+            return False  # no card covers another, and none will
         heights = [0] * len(self.sequences)
-        ready = set(bytes(piles[self.stock]).translate(KIND))
+        ready: set[int] = set()
         for founds, spots in self.rows:
             for spot in spots:
                 pile = piles[spot]
@@ -95,7 +106,18 @@ class ParadeFamily(Family):
                     if heights[place]:
                         place += 1
                     heights[place] = len(pile)
-        return stuck((piles[d] for d in self.depots), ready, heights, self.sequences, self.places)
+        ways = (False, True) if self.parade.reversed_final_deal else (False,)
+        return all(
+            deals_lost(depots, self._land(stock, way), ready, heights, self.sequences, self.places)
+            for way in ways
+        )
+
+    def _land(self, stock: Sequence[int], reverse_final: bool) -> list[list[tuple[int, int]]]:
+        known = (len(stock), reverse_final)
+        deals = self._landings.get(known)
+        if deals is None:
+            deals = self._landings[known] = self.parade.landings(stock, reverse_final=reverse_final)
+        return deals
 
     def key(self, state: State) -> Key:
         """Rows (each spot as its top kind, sorted in its row), depots, the stock's size.

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
-__all__ = ["Places", "dealt_lost", "stuck"]
+__all__ = ["Places", "deals_lost", "dealt_lost", "stuck"]
 
 #: Card kind -> every (foundation, position in its sequence) that takes that kind.
 Places = Sequence[tuple[tuple[int, int], ...]]
@@ -135,6 +135,55 @@ def dealt_lost(
             break
         deals, pile = pile, []  # the redeal: the waste's bottom card is dealt first
     return bool(pile) or any(columns)
+
+
+def deals_lost(
+    stacks: Sequence[Sequence[int]],
+    deals: Iterable[Sequence[tuple[int, int]]],
+    ready: Iterable[int],
+    heights: Sequence[int],
+    sequences: Sequence[Sequence[int]],
+    places: Places,
+) -> bool:
+    """Whether some card can never leave ``stacks``, in a relaxation that keeps the order
+    in which the stock's cards land on them (the Parade games' depots).
+
+    Each of ``deals`` puts its cards, as (stack's place in ``stacks``, card
+    id), on top of the stacks; the kinds in ``ready`` are available at any
+    time. :func:`stuck` counts every stock card as available from the start;
+    here a dealt card that cannot leave at once covers its stack's cards as it
+    does in the game, and the cards it covers wait for it.
+
+    The relaxation is :func:`dealt_lost`'s: a kind once available serves every
+    foundation, so the relaxed player takes off every stack top it can
+    before each deal. Where the cards land is fixed by the deals alone, not
+    by the play between them. By induction over the deals, every card a real
+    line has taken off before a deal, the relaxed player has taken off too,
+    and each relaxed stack keeps a part of the real one, in the same order.
+    So a card the relaxed player never takes off, no line does: the game is
+    lost.
+    """
+    available = set(ready)
+    can_leave = _leaving(available, heights, sequences, places)
+    piles = [list(stack) for stack in stacks]
+
+    def settle() -> None:
+        """Take off every top card that can leave, until none can."""
+        moved = True
+        while moved:
+            moved = False
+            for pile in piles:
+                while pile and can_leave(kind := pile[-1] % 52):
+                    available.add(kind)
+                    pile.pop()
+                    moved = True
+
+    settle()
+    for deal in deals:
+        for stack, card in deal:
+            piles[stack].append(card)
+        settle()
+    return any(piles)
 
 
 def _leaving(
