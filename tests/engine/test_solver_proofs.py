@@ -73,19 +73,30 @@ def test_a_dead_stack_only_position_has_no_winning_line() -> None:
     pass): whenever ``dead`` (the stock's order kept) calls one lost, the plain search
     finds no win; both answers occur."""
     for variant_id in STACK_ONLY:
-        game = find_variant(variant_id)
-        family = family_of(game)
-        dead = wins = 0
-        for seed in range(120):
-            rng = random.Random(seed)
-            state = small_position(game, rng, rng.randint(6, 16))
-            family.begin(state)
-            won = exhaustive(game, state)
-            wins += won
-            if family.dead(state):
-                dead += 1
-                assert not won, (variant_id, seed)
+        dead, wins, _ = _dead_against_search(variant_id, range(120), (6, 16))
         assert dead >= 5 and wins >= 5, (variant_id, dead, wins)
+
+
+def _dead_against_search(
+    variant_id: str, seeds: range, sizes: tuple[int, int]
+) -> tuple[int, int, int]:
+    """Small positions of ``variant_id`` (``sizes`` cards out): asserts that none that
+    ``dead`` calls lost is won by the plain search, and counts the dead ones, the won
+    ones and those with cards in the stock."""
+    game = find_variant(variant_id)
+    family = family_of(game)
+    dead = wins = dealt = 0
+    for seed in seeds:
+        rng = random.Random(seed)
+        state = small_position(game, rng, rng.randint(*sizes))
+        dealt += bool(state.piles[game.index["s"]])
+        family.begin(state)
+        won = exhaustive(game, state)
+        wins += won
+        if family.dead(state):
+            dead += 1
+            assert not won, (variant_id, seed)
+    return dead, wins, dealt
 
 
 def test_a_card_dealt_onto_a_depot_covers_it_until_it_can_leave() -> None:
@@ -110,19 +121,7 @@ def test_a_dead_parade_position_has_no_winning_line() -> None:
     """Parade positions with cards in the stock: whenever ``dead`` (the landings kept)
     calls one lost, the plain search finds no win; both answers occur."""
     for variant_id in PARADES:
-        game = find_variant(variant_id)
-        family = family_of(game)
-        dead = wins = dealt = 0
-        for seed in range(150):
-            rng = random.Random(seed)
-            state = small_position(game, rng, rng.randint(6, 14))
-            dealt += bool(state.piles[game.index["s"]])
-            family.begin(state)
-            won = exhaustive(game, state)
-            wins += won
-            if family.dead(state):
-                dead += 1
-                assert not won, (variant_id, seed)
+        dead, wins, dealt = _dead_against_search(variant_id, range(150), (6, 14))
         assert dead >= 5 and wins >= 5 and dealt >= 50, (variant_id, dead, wins, dealt)
 
 

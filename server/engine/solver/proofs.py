@@ -103,37 +103,23 @@ def dealt_lost(
     home: set[int] = set()
     can_leave = _leaving(home, heights, sequences, places)
 
-    columns = [list(stack) for stack in stacks if stack]
     pile = list(waste)
-
-    def settle() -> None:
-        """Take home every top card that can go, until none can."""
-        moved = True
-        while moved:
-            moved = False
-            while pile and can_leave(kind := pile[-1] % 52):
-                home.add(kind)
-                pile.pop()
-                moved = True
-            for column in columns:
-                while column and can_leave(kind := column[-1] % 52):
-                    home.add(kind)
-                    column.pop()
-                    moved = True
-
-    settle()
+    columns = [list(stack) for stack in stacks if stack]
+    piles = [pile, *columns]  # the waste (replaced at each redeal), then the columns
+    _take_off(piles, home, can_leave)
     deals: Sequence[int] = stock[::-1]
     for left in range(redeals, -1, -1):
         for card in deals:
             kind = card % 52
             if can_leave(kind):
                 home.add(kind)
-                settle()
+                _take_off(piles, home, can_leave)
             else:
                 pile.append(card)
         if not pile or not left:
             break
         deals, pile = pile, []  # the redeal: the waste's bottom card is dealt first
+        piles[0] = pile
     return bool(pile) or any(columns)
 
 
@@ -166,24 +152,27 @@ def deals_lost(
     available = set(ready)
     can_leave = _leaving(available, heights, sequences, places)
     piles = [list(stack) for stack in stacks]
-
-    def settle() -> None:
-        """Take off every top card that can leave, until none can."""
-        moved = True
-        while moved:
-            moved = False
-            for pile in piles:
-                while pile and can_leave(kind := pile[-1] % 52):
-                    available.add(kind)
-                    pile.pop()
-                    moved = True
-
-    settle()
+    _take_off(piles, available, can_leave)
     for deal in deals:
         for stack, card in deal:
             piles[stack].append(card)
-        settle()
+        _take_off(piles, available, can_leave)
     return any(piles)
+
+
+def _take_off(
+    piles: Sequence[list[int]], available: set[int], can_leave: Callable[[int], bool]
+) -> None:
+    """Take every top card that can leave off ``piles``, its kind into ``available``, until
+    none can."""
+    moved = True
+    while moved:
+        moved = False
+        for pile in piles:
+            while pile and can_leave(kind := pile[-1] % 52):
+                available.add(kind)
+                pile.pop()
+                moved = True
 
 
 def _leaving(
