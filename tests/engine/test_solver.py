@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from protocol.moves import Move, MoveKind
+from protocol.moves import DISCARD_PILE, Move, MoveKind
 from server.engine import VARIANTS, Game, State, find_variant
 from server.engine.parade import RoyalParade
 from server.engine.solver import (
@@ -27,6 +27,7 @@ from server.engine.solver import (
     solve_deal,
     verify_line,
 )
+from server.engine.solver.parade import ParadeFamily
 from server.engine.solver.stockwaste import StockWasteFamily
 from server.engine.stockwaste import StockWasteGame
 from tests.engine.positions import card, cards, stock
@@ -367,6 +368,36 @@ def test_contradance_twin_moves_played_as_safe_lose_no_win() -> None:
         won = exhaustive(game, state)
         assert exhaustive(game, game.apply(state, safe)) == won, seed
         answers.append(won)
+    assert len(answers) >= 10 and set(answers) == {True, False}
+
+
+@pytest.mark.parametrize("variant_id", ["royal-parade", "royal-parade-bergholt", "virginia-reel"])
+def test_parade_twin_moves_played_as_safe_lose_no_win(variant_id: str) -> None:
+    """A Parade card whose other copy lies under it (or, with the stock out, at the
+    bottom of a depot) is built without a choice. On every such small position the plain
+    search agrees that the position and the position after the move are won or lost
+    alike; both answers occur."""
+    game = find_variant(variant_id)
+    assert isinstance(game, RoyalParade)
+    family = family_of(game)
+    assert isinstance(family, ParadeFamily)
+    answers: list[bool] = []
+    for seed in range(300):
+        rng = random.Random(seed)
+        state = small_position(game, rng, rng.randint(6, 16))
+        family.begin(state)
+        for move in game.generate(state):
+            if move.kind is not MoveKind.MOVE or move.dst == DISCARD_PILE:
+                continue
+            assert move.src is not None and move.dst is not None
+            dst = game.index[move.dst]
+            if not state.piles[dst] or family.only_foundation_left(state.piles, dst):
+                continue  # a base card into a space, or the older rule
+            if not family.twin_waits(state.piles, game.index[move.src]):
+                continue
+            won = exhaustive(game, state)
+            assert exhaustive(game, game.apply(state, move)) == won, (seed, move.text())
+            answers.append(won)
     assert len(answers) >= 10 and set(answers) == {True, False}
 
 

@@ -155,11 +155,38 @@ class ParadeFamily(Family):
             pile = piles[dst]
             if not pile:
                 continue  # a base card into a space: a choice of which card gets the space
-            if self._only_foundation_left(piles, dst):
+            if self.only_foundation_left(piles, dst) or self.twin_waits(piles, index[move.src]):
                 return move
         return None
 
-    def _only_foundation_left(self, piles: Piles, dst: int) -> bool:
+    def twin_waits(self, piles: Piles, src: int) -> bool:
+        """Whether the other copy of the card on ``src`` can wait for the row and suit's
+        other foundation, whatever a winning line does with it.
+
+        The card goes onto a foundation F that wants its kind now; the other
+        foundation of its row and suit, G, wants the kind later (or it would
+        be :meth:`only_foundation_left`). A winning line puts one copy on F
+        and one on G. If it puts this card on F, playing it now only frees
+        what lay under it sooner. If it puts this card on G first, F and G
+        stand at the same height then and trade places from there on. Only a
+        line that puts the other copy on F before this card goes to G gets
+        something from waiting: what lay under the other copy, sooner. That
+        is nothing when the other copy lies under this card (it leaves after
+        it anyway), or, once the stock is out, at the bottom of a depot
+        (nothing lies under it, and no deal comes to bury it meanwhile).
+        docs/engine.md, *Safe moves*, has the Parade's whole list.
+        """
+        pile = piles[src]
+        kind = pile[-1] % 52
+        if src in self.depots and any(card % 52 == kind for card in pile[:-1]):
+            return True
+        if piles[self.stock]:
+            return False
+        return any(
+            depot != src and piles[depot] and piles[depot][0] % 52 == kind for depot in self.depots
+        )
+
+    def only_foundation_left(self, piles: Piles, dst: int) -> bool:
         """Whether the other foundation of this row and suit no longer needs this card's kind.
 
         Each row and suit has two foundations (one per deck's base card). The
