@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import random
 
-from protocol.cards import kind_of
+from protocol.cards import card_rank, kind_of
 from server.engine import Game, State
 from server.engine.duchess import FOUNDATIONS as DUCHESS_FOUNDATIONS
 from server.engine.duchess import GrandDuchess
-from server.engine.parade import ROW_RANKS, RoyalParade
+from server.engine.parade import BASE_ROW, ROW_RANKS, RoyalParade
 from server.engine.stockwaste import StockWasteGame
 
 
@@ -135,4 +135,40 @@ def reserve_position(game: StockWasteGame, rng: random.Random) -> State:
     return State(game.id, tuple(tuple(pile) for pile in piles), passes, 0, rng.randint(0, 1))
 
 
-__all__ = ["exhaustive", "foundation_cards", "reserve_position", "small_position"]
+def spaces_position(game: RoyalParade, rng: random.Random, *, stock: bool = False) -> State:
+    """A Parade position with spaces to fill: one or two whole foundations (base card
+    too) and a few other foundations' top cards put back on the depots (and the stock,
+    if ``stock``) in a random order, leaving their spots empty; in half of them one of
+    those cards lies loose in one of the spaces.
+
+    :func:`small_position` takes only top cards, so a space and a base card to put in it
+    are rare there.
+    """
+    built = foundation_cards(game)
+    piles = _won_piles(game, built)
+    loose: list[int] = []
+    for spot in rng.sample(list(game.parade), rng.randint(1, 2)):
+        loose.extend(piles[spot])
+        piles[spot].clear()
+    for _ in range(rng.randint(2, 6)):
+        spot = rng.choice([p for p in game.parade if len(piles[p]) > 1])
+        loose.append(piles[spot].pop())
+    rng.shuffle(loose)
+    spaces = [spot for spot in game.parade if not piles[spot]]
+    if rng.random() < 0.5:  # a loose card in a space: its row's spaces may run short
+        card = next(card for card in loose if card_rank(card) not in BASE_ROW)
+        loose.remove(card)
+        piles[rng.choice(spaces)].append(card)
+    holders = [*game.depots, game.stock] if stock else game.depots
+    for card in loose:
+        piles[rng.choice(holders)].append(card)
+    return State(game.id, tuple(tuple(pile) for pile in piles))
+
+
+__all__ = [
+    "exhaustive",
+    "foundation_cards",
+    "reserve_position",
+    "small_position",
+    "spaces_position",
+]

@@ -36,6 +36,7 @@ from tests.engine.small_positions import (
     foundation_cards,
     reserve_position,
     small_position,
+    spaces_position,
 )
 
 by_variant = pytest.mark.parametrize("variant_id", sorted(VARIANTS))
@@ -371,16 +372,24 @@ def test_contradance_twin_moves_played_as_safe_lose_no_win() -> None:
     assert len(answers) >= 10 and set(answers) == {True, False}
 
 
-@pytest.mark.parametrize("variant_id", ["royal-parade", "royal-parade-bergholt", "virginia-reel"])
+#: The Parade games, whose safe moves are tested against the plain search.
+PARADES = ["royal-parade", "royal-parade-bergholt", "virginia-reel"]
+
+
+def _parade(variant_id: str) -> tuple[RoyalParade, ParadeFamily]:
+    game = find_variant(variant_id)
+    family = family_of(game)
+    assert isinstance(game, RoyalParade) and isinstance(family, ParadeFamily)
+    return game, family
+
+
+@pytest.mark.parametrize("variant_id", PARADES)
 def test_parade_twin_moves_played_as_safe_lose_no_win(variant_id: str) -> None:
     """A Parade card whose other copy lies under it (or, with the stock out, at the
     bottom of a depot) is built without a choice. On every such small position the plain
     search agrees that the position and the position after the move are won or lost
     alike; both answers occur."""
-    game = find_variant(variant_id)
-    assert isinstance(game, RoyalParade)
-    family = family_of(game)
-    assert isinstance(family, ParadeFamily)
+    game, family = _parade(variant_id)
     answers: list[bool] = []
     for seed in range(300):
         rng = random.Random(seed)
@@ -399,6 +408,29 @@ def test_parade_twin_moves_played_as_safe_lose_no_win(variant_id: str) -> None:
             assert exhaustive(game, game.apply(state, move)) == won, (seed, move.text())
             answers.append(won)
     assert len(answers) >= 10 and set(answers) == {True, False}
+
+
+@pytest.mark.parametrize("variant_id", PARADES)
+def test_parade_base_cards_into_spaces_to_spare_lose_no_win(variant_id: str) -> None:
+    """A base card into a space of a row with no loose card is played without a choice.
+    On every such position with spaces to fill (half with cards left in the stock, half
+    with a loose card in a space), the plain search agrees that the position and the
+    position after the move are won or lost alike; both answers occur."""
+    game, family = _parade(variant_id)
+    answers: list[bool] = []
+    for seed in range(150):
+        state = spaces_position(game, random.Random(seed), stock=seed % 2 == 1)
+        family.begin(state)
+        for move in game.generate(state):
+            if move.kind is not MoveKind.MOVE or move.dst is None:
+                continue
+            dst = game.index[move.dst]
+            if state.piles[dst] or not family.space_to_spare(state.piles, dst):
+                continue
+            won = exhaustive(game, state)
+            assert exhaustive(game, game.apply(state, move)) == won, (seed, move.text())
+            answers.append(won)
+    assert len(answers) >= 50 and set(answers) == {True, False}
 
 
 def test_quadrille_order_of_the_stock_decides() -> None:

@@ -87,11 +87,11 @@ ANSWERS: dict[str, dict[int, tuple[str, int]]] = {
         0: ("unknown", 20001),
         1: ("winnable", 106),
         3: ("unwinnable", 10),
-        5: ("winnable", 5582),
+        5: ("winnable", 5325),
     },
     "royal-parade-bergholt": {
         0: ("unknown", 20001),
-        1: ("winnable", 4646),
+        1: ("winnable", 4331),
         2: ("unknown", 20001),
         3: ("unknown", 20001),
     },
@@ -108,9 +108,9 @@ ANSWERS: dict[str, dict[int, tuple[str, int]]] = {
         3: ("winnable", 162),
     },
     "virginia-reel": {
-        0: ("winnable", 2241),
-        1: ("winnable", 103),
-        2: ("winnable", 998),
+        0: ("winnable", 2225),
+        1: ("winnable", 104),
+        2: ("winnable", 836),
         3: ("unknown", 20001),
     },
 }

@@ -152,12 +152,31 @@ class ParadeFamily(Family):
             if move.dst == DISCARD_PILE:
                 return move  # an ace is good for nothing but blocking
             dst = index[move.dst]
-            pile = piles[dst]
-            if not pile:
-                continue  # a base card into a space: a choice of which card gets the space
-            if self.only_foundation_left(piles, dst) or self.twin_waits(piles, index[move.src]):
+            src = index[move.src]
+            if not piles[dst]:
+                if self.space_to_spare(piles, dst):
+                    return move
+                continue  # a choice of which base card gets the space
+            if self.only_foundation_left(piles, dst) or self.twin_waits(piles, src):
                 return move
         return None
+
+    def space_to_spare(self, piles: Piles, dst: int) -> bool:
+        """Whether a base card may take the space ``dst`` with no choice made: when its row
+        holds no loose card.
+
+        A space is wanted only by the row's base cards, and the row then has as
+        many spaces as base cards still to come (every spot holds a foundation
+        or nothing, and no deal brings a card into the Parade): each has a
+        space waiting, and this one taking its own now leaves the others
+        theirs. Which of a base card's two copies founds which of its row and
+        suit's foundations does not matter either: neither foundation exists
+        before one of them is founded.
+        """
+        game = self.parade
+        row = game.row_of[dst]
+        founds = self.founds[row]
+        return all(not piles[spot] or founds[piles[spot][0] % 52] >= 0 for spot in game.rows[row])
 
     def twin_waits(self, piles: Piles, src: int) -> bool:
         """Whether the other copy of the card on ``src`` can wait for the row and suit's
