@@ -36,7 +36,7 @@ from client.screens.base import ServerScreen
 from client.session import RequestFailed
 from client.widgets.status import TopBar
 from protocol.exceptions import ErrorCode
-from protocol.lobby import RaceSummary
+from protocol.lobby import RacePhase, RaceSummary
 from protocol.messages import (
     CreateRace,
     CreateTournament,
@@ -135,7 +135,11 @@ class LobbyScreen(ServerScreen):
         self.query_one("#variants", OptionList).border_title = "Variants (Enter: create a race)"
         table = self.query_one("#races", DataTable)
         table.border_title = "Races (Enter: join · w: watch)"
-        table.add_columns("Code", "Variant", "Players", "Host", "Deal", "Minutes", "State")
+        table.add_columns("Code", "Variant", "Players", "Host", "Deal", "Minutes")
+        # A race's state changes while it is listed: a column as wide as the longest
+        # state, so that "running" is never shown cut to the width of "open" (the table
+        # widens its columns only at its next layout).
+        table.add_column("State", width=max(len(phase) for phase in RacePhase))
         tournaments = self.query_one("#tournaments", DataTable)
         tournaments.border_title = "Tournaments (Enter: join · w: watch · t: races)"
         tournaments.add_columns("Code", "Name", "Format", "Variants", "Entrants", "State")
