@@ -422,8 +422,9 @@ def test_parade_base_cards_into_spaces_to_spare_lose_no_win(variant_id: str) -> 
         state = spaces_position(game, random.Random(seed), stock=seed % 2 == 1)
         family.begin(state)
         for move in game.generate(state):
-            if move.kind is not MoveKind.MOVE or move.dst is None:
+            if move.kind is not MoveKind.MOVE or move.dst in (None, DISCARD_PILE):
                 continue
+            assert move.dst is not None
             dst = game.index[move.dst]
             if state.piles[dst] or not family.space_to_spare(state.piles, dst):
                 continue
