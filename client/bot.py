@@ -29,8 +29,9 @@ unless :meth:`Bot.resign` asks it to.
 
 Levels: ``greedy`` and ``random`` choose from the view alone. ``expert`` asks
 the server for an expert ``hint`` before each move: a determinized search
-from the bot's own view (the server masks the face-down cards before it
-thinks), given in practice races and to guests, which every bot is; if no
+from the bot's own view and what it has seen dealt (the server masks the
+cards it has not seen before it thinks), given in practice races and to
+guests, which every bot is; if no
 answer comes in time it plays greedy for that move. ``solver``
 plays a winning line when one exists, but a bot sees no more than a person
 does, and a winning line depends on the face-down stock's order: so it asks

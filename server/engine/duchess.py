@@ -121,6 +121,15 @@ class GrandDuchess(Game):
             return frozenset({self.stock, self.reserve})
         return frozenset({self.stock})
 
+    def unseen(self, state: State) -> frozenset[int]:
+        """The stock and the reserve until the first redeal; none after it.
+
+        A redeal can only be made with the stock out, when the reserve is
+        face up too: it gathers face-up cards in the ruled order, and every
+        later deal takes them from that stock, to the tableau or the reserve.
+        """
+        return frozenset() if state.passes else self.hidden(state)
+
     def built_foundations(self) -> FoundationSet:
         return self.foundation_set
 

@@ -128,6 +128,17 @@ class Game:
         """Indexes of the piles that are face down in this position."""
         return self._stock_hidden
 
+    def unseen(self, state: State) -> frozenset[int]:
+        """Indexes of the face-down piles whose cards a player has not all seen, in order.
+
+        The other face-down piles were made, by rules that fix the order,
+        from cards that were face up when they got there (a redeal turns the
+        waste over), so a player who remembers what was dealt knows them. By
+        default every face-down pile is unseen: a game whose redeal gathers
+        only face-up cards says otherwise.
+        """
+        return self.hidden(state)
+
     # ------------------------------------------------------------------
     # Public API.
 

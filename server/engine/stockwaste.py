@@ -128,6 +128,14 @@ class StockWasteGame(Game):
         piles[self.stock] = self.stock_from(list(cards))
         return State(self.id, tuple(piles))
 
+    def unseen(self, state: State) -> frozenset[int]:
+        """The stock until the first redeal; none after it.
+
+        A redeal turns the waste, every card of which was dealt face up,
+        over into the stock, order kept; after it no card joins the stock.
+        """
+        return frozenset() if state.passes else self.hidden(state)
+
     def generate(self, state: State) -> list[Move]:
         piles = state.piles
         need = self.foundation_needs(piles)

@@ -1,10 +1,15 @@
 """The expert bot: strong play that never looks at a face-down card.
 
 A bot that plays a race must know no more than a person at the table: the
-face-up piles, how many cards each face-down pile holds, and the cards of
-the pack (two decks, less any taken out). The solver cannot be used as it
-is, since a winning line depends on the stock's order. What the player does
-know is the *multiset* of unseen cards: the pack less every card in view.
+face-up piles, how many cards each face-down pile holds, the cards of the
+pack (two decks, less any taken out), and what it saw face up earlier. The
+solver cannot be used as it is, since a winning line depends on the stock's
+order. What the player does know is the *multiset* of unseen cards: the
+pack less every card in view and every card of a face-down pile it has
+seen made (:meth:`~server.engine.Game.unseen`: after the first redeal of a
+stock-and-waste game, or of Grand Duchess, every card was dealt face up at
+least once and no card joins a pile unseen, so a player who remembers
+knows the whole position).
 
 So the expert plays **determinized search** (perfect-information Monte
 Carlo): it deals the unseen cards at random into the face-down piles, each
@@ -21,6 +26,11 @@ something cleverer:
 * patience games have no opponent, so the classic weakness of
   determinization (an opponent exploiting "strategy fusion") costs little:
   the stock's order is revealed one card per deal, whatever one plays;
+* once no card is unseen, the position is one of full knowledge, and the
+  expert plays the solver's winning line (:attr:`ExpertBudget.known_nodes`
+  positions at most): a player who remembers could find the same line.
+  Grand Duchess and Parisienne are decided mostly after the first redeal,
+  so this is where their expert gains most (docs/odds.md);
 * every candidate is judged on the *same* samples, so a difference between
   two moves is a difference between the moves and not between the deals.
 
@@ -48,7 +58,7 @@ from protocol.moves import Move, MoveKind
 from protocol.policy import GreedyPolicy
 from server.engine import Game
 from server.engine.solver import Outcome, family_of, solve
-from server.engine.state import State
+from server.engine.state import Piles, State
 
 __all__ = [
     "BUDGETS",
@@ -74,13 +84,15 @@ class ExpertBudget:
     weighed (the stock actions always are); ``nodes``: a solver call of at
     most this many positions per sample before the greedy play-out (0: none);
     ``margin``: how many more samples a move must win than the greedy
-    policy's choice to be played instead.
+    policy's choice to be played instead; ``known_nodes``: the solver's
+    limit, in positions, once no card is unseen (a fifth of a second or so).
     """
 
     samples: int = 8
     candidates: int = 3
     nodes: int = 0
     margin: int = 2
+    known_nodes: int = 20_000
 
 
 #: Rule sets where a larger budget was measured to pay for itself (docs/odds.md,
@@ -98,13 +110,14 @@ def budget_for(variant: str) -> ExpertBudget:
 
 
 def unseen_cards(game: Game, state: State) -> list[int]:
-    """The cards a player cannot see, ascending: the whole pack less every card in view.
+    """The cards a player has not seen, ascending: the whole pack less every card in view
+    and every card of a face-down pile the player saw made (:meth:`Game.unseen`).
 
-    Computed from the visible piles only (never from the face-down ones), so
-    it holds exactly what a player can work out. Cards taken out before the
-    deal (Royal Parade's aces) are not in play, seen or not.
+    Computed from those piles only (never from the unseen ones), so it holds
+    exactly what a player can work out. Cards taken out before the deal
+    (Royal Parade's aces) are not in play, seen or not.
     """
-    hidden = game.hidden(state)
+    hidden = game.unseen(state)
     seen: Counter[int] = Counter()
     for i, pile in enumerate(state.piles):
         if i not in hidden:
@@ -116,8 +129,8 @@ def unseen_cards(game: Game, state: State) -> list[int]:
 
 
 def _fill(game: Game, state: State, cards: Sequence[int]) -> State:
-    """``state`` with its face-down piles refilled from ``cards`` in order, sizes kept."""
-    hidden = sorted(game.hidden(state))
+    """``state`` with its unseen piles refilled from ``cards`` in order, sizes kept."""
+    hidden = sorted(game.unseen(state))
     if sum(len(state.piles[i]) for i in hidden) != len(cards):
         raise ValueError("the unseen cards do not fill the face-down piles")
     piles = list(state.piles)
@@ -130,16 +143,16 @@ def _fill(game: Game, state: State, cards: Sequence[int]) -> State:
 
 
 def masked(game: Game, state: State) -> State:
-    """``state`` as a player knows it: the face-down piles hold the unseen cards in a fixed order.
+    """``state`` as a player knows it: the unseen piles hold the unseen cards in a fixed order.
 
-    Two positions that differ only in where the face-down cards lie mask to
+    Two positions that differ only in where the unseen cards lie mask to
     the same value; the expert reads nothing else.
     """
     return _fill(game, state, unseen_cards(game, state))
 
 
 def determinize(game: Game, state: State, rng: random.Random) -> State:
-    """One guess at the hidden cards: the unseen cards shuffled into the face-down piles.
+    """One guess at the hidden cards: the unseen cards shuffled into the unseen piles.
 
     The visible piles, the face-down piles' sizes and the multiset of all
     cards are kept; only what a player cannot know is drawn.
@@ -157,6 +170,10 @@ class ExpertPolicy:
         self.budget = budget or budget_for(game.id)
         self.greedy = GreedyPolicy(game.layout)
         self.family = family_of(game)
+        #: The rest of the solver's winning line, once no card is unseen, and the piles
+        #: and passes of the position its first move is played from.
+        self._plan: list[Move] = []
+        self._plan_from: tuple[Piles, int] | None = None
 
     def choose(self, state: State, rng: random.Random) -> Move | None:
         """The move to play from ``state`` (None when none is legal).
@@ -167,8 +184,13 @@ class ExpertPolicy:
         known = masked(self.game, state)
         game = self.game
         legal = game.legal_moves(known)
-        if len(legal) <= 1:
-            return legal[0] if legal else None
+        if not legal:
+            return None
+        planned = self._planned(known)
+        if planned is not None:
+            return planned
+        if len(legal) == 1:
+            return legal[0]
         self.family.begin(known)
         safe = self.family.safe_move(known, legal)
         if safe is not None:
@@ -190,6 +212,29 @@ class ExpertPolicy:
             if wins >= best_wins + self.budget.margin:
                 best, best_wins = move, wins
         return best
+
+    def _planned(self, known: State) -> Move | None:
+        """The next move of a winning line from ``known``, if no card in it is unseen.
+
+        The line is worked out once and followed while the game keeps to it;
+        a position the line does not lead to (a hint's racer played
+        something else) is solved afresh. None when the solver finds no win
+        within :attr:`ExpertBudget.known_nodes` positions: the samples, all
+        the same position then, still pick the greedy policy's best move.
+        """
+        game = self.game
+        if any(known.piles[i] for i in game.unseen(known)):
+            return None
+        if self._plan_from != (known.piles, known.passes) or not self._plan:
+            answer = solve(game, known, nodes=self.budget.known_nodes)
+            self._plan = [Move.parse(text) for text in answer.line]
+        if not self._plan:
+            self._plan_from = None
+            return None
+        move = self._plan.pop(0)
+        after = _step(game, known, move)
+        self._plan_from = (after.piles, after.passes)
+        return move
 
     def wins(self, move: Move, samples: Sequence[State], ends: Sequence[dict[State, bool]]) -> int:
         """How many of ``samples`` are won when ``move`` is played first."""

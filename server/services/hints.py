@@ -84,8 +84,10 @@ class Hints:
         """The expert bot's move from the racer's board, worked out from its view alone.
 
         The worker is sent the board *masked* (:func:`server.rules.expert.masked`:
-        the face-down piles refilled with the unseen cards in a fixed order), so
-        nothing it computes can depend on the stock's real order. Given in
+        the unseen piles refilled with their cards in a fixed order), so nothing
+        it computes can depend on where the cards the racer has not seen lie.
+        (After a first redeal the racer has seen every card dealt face up and
+        gathered in an order the rules fix: :meth:`Game.unseen`.) Given in
         practice races, and to guests anywhere: a guest is never ranked (bots are
         guests), and what it learns a player could work out from the same view.
         The answer's outcome is always ``unknown``: the expert proves nothing.

@@ -14,6 +14,7 @@ import pytest
 
 from protocol.policy import GreedyPolicy
 from server.engine import VARIANTS, Game, State
+from server.engine.solver import solve
 from server.rules.expert import (
     BUDGETS,
     ExpertBudget,
@@ -41,12 +42,13 @@ def _positions(game: Game, seed: int, every: int = 7) -> list[State]:
 
 
 def _hidden_cards(game: Game, state: State) -> Counter[int]:
-    return Counter(card for i in game.hidden(state) for card in state.piles[i])
+    """The cards of the unseen piles (:meth:`Game.unseen`): those no player has seen."""
+    return Counter(card for i in game.unseen(state) for card in state.piles[i])
 
 
 def _permuted(game: Game, state: State, rng: random.Random) -> State:
-    """``state`` with its face-down cards shuffled among the face-down piles, sizes kept."""
-    hidden = sorted(game.hidden(state))
+    """``state`` with its unseen cards shuffled among the unseen piles, sizes kept."""
+    hidden = sorted(game.unseen(state))
     cards = [card for i in hidden for card in state.piles[i]]
     rng.shuffle(cards)
     piles = list(state.piles)
@@ -58,15 +60,15 @@ def _permuted(game: Game, state: State, rng: random.Random) -> State:
 
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
 def test_a_guess_keeps_what_the_player_sees(variant: str) -> None:
-    """The unseen cards are exactly the face-down ones (as a multiset); a guess keeps
-    the visible piles, the face-down piles' sizes, and has the same legal moves."""
+    """The unseen cards are exactly those of the unseen piles (as a multiset); a guess
+    keeps every other pile, the unseen piles' sizes, and has the same legal moves."""
     game = VARIANTS[variant]
     rng = random.Random(1)
     for state in _positions(game, 3):
         assert Counter(unseen_cards(game, state)) == _hidden_cards(game, state)
         for guess in (masked(game, state), determinize(game, state, rng)):
-            hidden = game.hidden(state)
-            assert game.hidden(guess) == hidden
+            hidden = game.unseen(state)
+            assert game.unseen(guess) == hidden
             for i, (real, guessed) in enumerate(zip(state.piles, guess.piles, strict=True)):
                 assert len(real) == len(guessed)
                 if i not in hidden:
@@ -76,9 +78,9 @@ def test_a_guess_keeps_what_the_player_sees(variant: str) -> None:
             assert list(game.legal_moves(guess)) == list(game.legal_moves(state))
 
 
-@pytest.mark.parametrize("variant", ["royal-cotillion", "parisienne", "royal-parade"])
+@pytest.mark.parametrize("variant", ["royal-cotillion", "parisienne", "royal-parade", "gavotte"])
 def test_the_choice_does_not_change_when_the_hidden_cards_are_permuted(variant: str) -> None:
-    """Same Random seed, face-down cards moved about: the same move, at every position."""
+    """Same Random seed, unseen cards moved about: the same move, at every position."""
     game = VARIANTS[variant]
     expert = ExpertPolicy(game, QUICK)
     shuffler = random.Random(2)
@@ -119,3 +121,27 @@ def test_each_rule_set_thinks_with_its_own_budget() -> None:
     larger = BUDGETS["parisienne"]
     default = ExpertBudget()
     assert larger.samples > default.samples and larger.candidates > default.candidates
+
+
+@pytest.mark.parametrize(("variant", "seed"), [("grand-duchess", 1), ("gavotte", 1)])
+def test_once_no_card_is_unseen_the_expert_plays_the_solvers_line(variant: str, seed: int) -> None:
+    """After the first redeal a player who remembers knows every card's place: the expert
+    then plays the solver's winning line, move for move, solving once (a Random that is
+    never read says no sample was drawn), and wins."""
+    game = VARIANTS[variant]
+    state = game.deal(seed)
+    policy = GreedyPolicy(game.layout)
+    while not state.passes:
+        state = game.apply(state, policy.choose(game.view(state), game.legal_moves(state)))
+    assert not game.unseen(state)
+    answer = solve(game, state, nodes=ExpertBudget().known_nodes)
+    assert answer.won
+    expert, rng = ExpertPolicy(game, QUICK), random.Random(3)
+    before = rng.getstate()
+    played = []
+    while (move := expert.choose(state, rng)) is not None:
+        played.append(move.text())
+        state = game.apply(state, move)
+    assert game.is_won(state)
+    assert tuple(played) == answer.line
+    assert rng.getstate() == before

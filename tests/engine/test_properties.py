@@ -14,6 +14,7 @@ profile (``tests/conftest.py``); ``HYPOTHESIS_PROFILE=thorough`` runs longer.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import random
 from collections.abc import Iterator
 from typing import Any
@@ -235,6 +236,40 @@ def test_views_show_no_face_down_card(variant_id: str, seed: int, rnd: random.Ra
                 assert len(path) == 1, f"view carries numbers at {path}"
                 if path[0] not in VIEW_SCALARS:
                     assert value not in face_down, path
+
+
+@by_variant
+@given(seed=seeds, rnd=choices)
+def test_a_face_down_pile_a_player_saw_made_holds_no_unseen_card(
+    variant_id: str, seed: int, rnd: random.Random
+) -> None:
+    """``Game.unseen``: at the deal every face-down pile is unseen; after each move, a
+    face-down pile that is not holds only cards that came from piles the player knew
+    (face up, or known this same way). So the cards and order of such a pile follow
+    from what the player saw, and the expert may read it (server/rules/expert.py)."""
+    game = find_variant(variant_id)
+    states, _ = play(game, seed, rnd)
+    assert game.unseen(states[0]) == game.hidden(states[0])
+    for before, after in itertools.pairwise(states):
+        known = game.hidden(after) - game.unseen(after)
+        assert game.unseen(after) <= game.hidden(after)
+        never_seen = {card for i in game.unseen(before) for card in before.piles[i]}
+        for i in known:
+            assert never_seen.isdisjoint(after.piles[i]), (game.pile_ids[i], after.passes)
+
+
+@pytest.mark.parametrize("variant_id", [v for v in VARIANT_IDS if find_variant(v).redeals])
+def test_after_the_first_redeal_no_card_is_unseen(variant_id: str) -> None:
+    """Every rule set with a redeal gathers only cards a player saw face up: from the
+    first redeal on, a player who remembers knows the whole position."""
+    game = find_variant(variant_id)
+    state = game.deal(0)
+    while not state.passes:
+        legal = game.legal_moves(state)
+        redeal = [move for move in legal if move.kind is MoveKind.REDEAL]
+        state = game.apply(state, (redeal or legal)[0])
+        assert game.unseen(state) == (frozenset() if state.passes else game.hidden(state))
+    assert game.hidden(state)
 
 
 @by_variant

@@ -46,8 +46,9 @@ DEAL = 4
 
 
 def _shuffled_hidden(game: Game, state: State, rng: random.Random) -> State:
-    """``state`` with its face-down cards dealt again at random, pile sizes kept."""
-    hidden = sorted(game.hidden(state))
+    """``state`` with its unseen cards (:meth:`Game.unseen`) dealt again at random, pile
+    sizes kept."""
+    hidden = sorted(game.unseen(state))
     cards = [card for i in hidden for card in state.piles[i]]
     rng.shuffle(cards)
     piles = list(state.piles)
