@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -139,3 +140,66 @@ def test_a_dead_position_has_no_winning_line(variant_id: str, seed: int, out: in
     state: State = small_position(game, random.Random(seed), out)
     if family_of(game).dead(state):
         assert not exhaustive(game, state)
+
+
+@pytest.mark.parametrize("variant", ["contradance", "quadrille"])
+def test_the_proofs_skipped_after_a_move_would_have_found_the_position_alive(variant: str) -> None:
+    """Where the waste feeds no reserve, ``dead`` skips the deal-order proof after a deal
+    from a quiet live position, and after a waste card played to the last open place of
+    its kind from a live one: the proof would answer as it did before the move. Along
+    random games, a family that has seen the position before each move answers as one
+    that has not (``begin`` forgets), after every legal move, skipped or not."""
+    game = VARIANTS[variant]
+    warm, cold = family_of(game), family_of(game)
+    rng = random.Random(11)
+    lost = 0
+    for seed in range(12):
+        state = game.deal(seed)
+        warm.begin(state)
+        while moves := game.legal_moves(state):
+            for move in moves:
+                child = game.apply(state, move)
+                warm.dead(state)
+                cold.begin(state)
+                answer = cold.dead(child)
+                assert warm.dead(child) == answer, (seed, state.moves, move.text())
+                lost += answer
+            state = game.apply(state, rng.choice(moves))
+    assert lost  # the games reach positions the proof finds lost
+
+
+def test_a_card_played_onto_the_taller_twin_is_proved_again() -> None:
+    """The play that ``dead`` may not skip the proof after: a Contradance card to the
+    taller of two twins. In the last pass, with the spade fives built down to the four on
+    one foundation and not at all on its twin, the three of spades on top of the waste
+    goes onto the four; the other three of spades lies on the four the twin needs. The
+    proof's run from before the play lets both threes use the one place (a kind once
+    home serves every foundation) and finds the position alive; after it, the other three
+    can never leave, and a family that saw the position before the play says so too."""
+    game = VARIANTS["contradance"]
+    index = game.index
+
+    def card(rank: int, suit: int, deck: int) -> int:
+        return deck * 52 + suit * 13 + rank - 1
+
+    spades, down, up = 3, (5, 4, 3, 2, 1, 13), range(6, 13)
+    piles: list[tuple[int, ...]] = [() for _ in game.pile_ids]
+    for n in range(16):
+        suit, deck, ranks = n % 4, n // 4 % 2, down if n < 8 else up
+        piles[index[f"f{n + 1}"]] = tuple(card(rank, suit, deck) for rank in ranks)
+    piles[index["f4"]] = (card(5, spades, 0), card(4, spades, 0))
+    piles[index["f8"]] = (card(5, spades, 1),)
+    rest = [(13, 1), (13, 0), (1, 1), (1, 0), (2, 1), (2, 0), (4, 1), (3, 1), (3, 0)]
+    piles[index["w"]] = tuple(card(rank, spades, deck) for rank, deck in rest)
+    state = State(game.id, tuple(piles), passes=game.redeals)
+    assert sorted(c for pile in state.piles for c in pile) == list(range(104))
+    play = game.legal_moves(state)[0]
+    assert play.text() == "w>f4"
+    after = game.apply(state, play)
+
+    warm, cold = family_of(game), family_of(game)
+    warm.begin(state)
+    cold.begin(after)
+    assert not warm.dead(state)
+    assert cold.dead(after)
+    assert warm.dead(after)

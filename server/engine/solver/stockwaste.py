@@ -69,10 +69,13 @@ class StockWasteFamily(Family):
         #: The last position ``dead`` found alive whose waste top could not go home: a
         #: deal from it changes nothing in :func:`.dealt_lost`'s run (see ``_dealt_from``).
         self._quiet: State | None = None
+        #: The last position ``dead`` found alive: a waste card played from it to the
+        #: last open place of its kind changes nothing in that run (``_played_last_from``).
+        self._alive: State | None = None
 
     def begin(self, root: State) -> None:
         self.root_passes = root.passes
-        self._quiet = None
+        self._quiet = self._alive = None
 
     def key(self, state: State) -> Key:
         """Stock, waste, foundation heights, ladies' columns and reserve, with symmetries merged.
@@ -129,9 +132,9 @@ class StockWasteFamily(Family):
         piles = state.piles
         sw = self.sw
         if self.waste_safe:
-            if self._dealt_from(state):
-                # dealt_lost's run from the position before the deal took nothing home
-                # before dealing this card, so it is this position's run: alive too.
+            if self._dealt_from(state) or self._played_last_from(state):
+                # dealt_lost's run from the position before this card moved is, from
+                # its first step or before it, this position's run: alive too.
                 lost = False
             else:
                 # The stock's order counts too: a dealt card that cannot go home covers
@@ -147,6 +150,7 @@ class StockWasteFamily(Family):
                 )
             quiet = not lost and not sw.tableau and not self._top_fits(piles)
             self._quiet = state if quiet else None
+            self._alive = None if lost else state
             return lost
         # Where the waste feeds a reserve, the stacks are the ladies' columns in every
         # pass, and every card not home and not on them is ready: the answer depends on
@@ -191,6 +195,41 @@ class StockWasteFamily(Family):
             and new[sw.waste][:-1] == old[sw.waste]
             and all(new[f] is old[f] or new[f] == old[f] for f in self.foundations)
         )
+
+    def _played_last_from(self, state: State) -> bool:
+        """Whether ``state`` is the last live position with its waste top played home to
+        the last open place of the card's kind (:meth:`only_slot_left`: twins of the
+        same height count as one place).
+
+        :func:`.dealt_lost`'s run from that position takes the card home
+        first (it is on top, and it fits). After that step the run holds the
+        kind as available and the foundation one lower; this position's run
+        holds the foundation one higher and not the kind. They free the same
+        cards from there, so this position is alive too:
+
+        - a later kind wanted on the foundation needs the same kinds in both
+          runs, and a twin at the same height wants nothing the foundation
+          does not want as well, for no more;
+        - the card's other copy, if not home, fits the twin at once in both.
+
+        Not so where the twin is lower: the other copy must then wait for the
+        twin to be built up to it, while the earlier run let it use the
+        foundation's place (tests/engine/test_solver_proofs.py has such a
+        position).
+        """
+        before = self._alive
+        if before is None or before.passes != state.passes:
+            return False
+        sw = self.sw
+        old, new = before.piles, state.piles
+        waste = old[sw.waste]
+        if not waste or new[sw.waste] != waste[:-1] or len(new[sw.stock]) != len(old[sw.stock]):
+            return False
+        card = waste[-1]
+        grown = [f for f in self.foundations if len(new[f]) != len(old[f])]
+        if len(grown) != 1 or new[grown[0]][-1:] != (card,):
+            return False
+        return self.only_slot_left(self.slots[card % 52], lambda f: len(old[f]), grown[0])
 
     def safe_move(self, state: State, moves: Sequence[Move]) -> Move | None:
         """A card home to the last open place of its kind: from the waste or the ladies'
