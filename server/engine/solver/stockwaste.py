@@ -183,11 +183,11 @@ class StockWasteFamily(Family):
 
     def _dealt_from(self, state: State) -> bool:
         """Whether ``state`` is the last quiet live position with one card dealt."""
-        before = self._quiet
-        if before is None or before.passes != state.passes:
+        piles = _in_same_pass(self._quiet, state)
+        if piles is None:
             return False
         sw = self.sw
-        old, new = before.piles, state.piles
+        old, new = piles
         stock = old[sw.stock]
         return (
             len(new[sw.stock]) + 1 == len(stock)
@@ -217,11 +217,11 @@ class StockWasteFamily(Family):
         foundation's place (tests/engine/test_solver_proofs.py has such a
         position).
         """
-        before = self._alive
-        if before is None or before.passes != state.passes:
+        piles = _in_same_pass(self._alive, state)
+        if piles is None:
             return False
         sw = self.sw
-        old, new = before.piles, state.piles
+        old, new = piles
         waste = old[sw.waste]
         if not waste or new[sw.waste] != waste[:-1] or len(new[sw.stock]) != len(old[sw.stock]):
             return False
@@ -281,3 +281,10 @@ class StockWasteFamily(Family):
         waste = state.piles[self.sw.waste]
         kind = waste[-1] % 52
         return any(card % 52 == kind for card in waste[:-1])
+
+
+def _in_same_pass(before: State | None, state: State) -> tuple[Piles, Piles] | None:
+    """The piles of ``before`` and of ``state``, if both are in the same pass."""
+    if before is None or before.passes != state.passes:
+        return None
+    return before.piles, state.piles
