@@ -213,6 +213,12 @@ class ExpertPolicy:
                 best, best_wins = move, wins
         return best
 
+    @property
+    def plan(self) -> tuple[Move, ...]:
+        """The rest of the winning line the expert is following (empty when none): the
+        moves it will play next while the game keeps to the line."""
+        return tuple(self._plan)
+
     def _planned(self, known: State) -> Move | None:
         """The next move of a winning line from ``known``, if no card in it is unseen.
 

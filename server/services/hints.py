@@ -44,6 +44,9 @@ class Hints:
         self.memory = memory
         self.solver = solver
         self._lines = LineCache()
+        #: The expert's winning lines, once a racer's board holds no unseen card: kept as
+        #: the expert keeps them in a game it plays itself (``ExpertPolicy.plan``).
+        self._expert_lines = LineCache()
 
     async def hint(self, player: str, race: str, level: HintLevel | None = None) -> Hint:
         """The next move of a winning line from the racer's board: practice races only,
@@ -102,10 +105,18 @@ class Hints:
         game = started.game
         if game.is_over(state):
             return Hint(seq, HintOutcome.WINNABLE if game.is_won(state) else HintOutcome.LOST, None)
+        known = masked(game, state)
+        planned = self._expert_lines.next_move(game, race, player, seq, known)
+        if planned is not None:
+            return Hint(seq, HintOutcome.UNKNOWN, planned)
         seed = f"{race}/{player}/{seq}"
-        known = masked(game, state).to_data()
         seconds = max(EXPERT_SECONDS, self.solver.solving.hint)
-        move = await self.solver.run(seconds, expert_hint, game.id, known, seed)
+        answer = await self.solver.run(seconds, expert_hint, game.id, known.to_data(), seed)
+        if answer is None:
+            return Hint(seq, HintOutcome.UNKNOWN, None)
+        move, plan = answer
+        if move is not None and plan:
+            self._expert_lines.remember(race, player, seq, known, (move, *plan))
         return Hint(seq, HintOutcome.UNKNOWN, move)
 
 
@@ -114,8 +125,12 @@ class Hints:
 EXPERT_SECONDS = 5.0
 
 
-def expert_hint(variant: str, data: dict[str, Any], seed: str) -> str | None:
-    """In a solver worker: the expert's move from a masked board, samples drawn from ``seed``."""
+def expert_hint(
+    variant: str, data: dict[str, Any], seed: str
+) -> tuple[str | None, tuple[str, ...]]:
+    """In a solver worker: the expert's move from a masked board, samples drawn from
+    ``seed``, and the rest of the winning line it follows from there, if any."""
     game: Game = find_variant(variant)
-    move = ExpertPolicy(game).choose(State.from_data(data), random.Random(seed))
-    return None if move is None else move.text()
+    expert = ExpertPolicy(game)
+    move = expert.choose(State.from_data(data), random.Random(seed))
+    return None if move is None else move.text(), tuple(m.text() for m in expert.plan)

@@ -95,13 +95,17 @@ async def test_an_expert_hint_is_the_move_from_a_board_with_its_hidden_cards_shu
         assert expected is not None and hint.move == expected.text()
 
 
-@pytest.mark.parametrize("practice", [True, False])
+@pytest.mark.parametrize(
+    ("variant", "practice"), [("quadrille", True), ("quadrille", False), ("grand-duchess", True)]
+)
 async def test_the_expert_bot_plays_the_experts_game(
-    make_node: NodeFactory, clients: Clients, practice: bool
+    make_node: NodeFactory, clients: Clients, variant: str, practice: bool
 ) -> None:
     """In a practice race, and in any other (a bot is a guest, never ranked), the expert
-    bot's whole game is the expert's, move for move, from the deal to the end."""
-    game = find_variant("quadrille")
+    bot's whole game is the expert's, move for move, from the deal to the end: in Grand
+    Duchess, from the first redeal on, the winning line the server keeps for the bot as
+    the expert keeps it for itself (``ExpertPolicy.plan``)."""
+    game = find_variant(variant)
     async with make_node(solving=SOLVING) as url:
         alice = await clients.hello(url, "Alice")
         created = await alice.request(
@@ -129,6 +133,7 @@ async def test_the_expert_bot_plays_the_experts_game(
         assert expected is not None and text == expected.text()
         state = game.apply(state, Move.parse(text))
     assert game.is_over(state)
+    assert game.is_won(state) or variant != "grand-duchess"
 
 
 async def test_an_account_gets_no_expert_hint_in_a_race_that_may_be_rated(
