@@ -12,7 +12,7 @@ least once and no card joins a pile unseen, so a player who remembers
 knows the whole position).
 
 So the expert plays **determinized search** (perfect-information Monte
-Carlo): it deals the unseen cards at random into the face-down piles, each
+Carlo): it deals the unseen cards at random into the unseen piles, each
 keeping its size, several times over ("samples"); it plays every candidate
 move in each sample and finishes the sample with a cheap full-knowledge
 player; the move that wins most samples is played. Why this and not
@@ -132,7 +132,7 @@ def _fill(game: Game, state: State, cards: Sequence[int]) -> State:
     """``state`` with its unseen piles refilled from ``cards`` in order, sizes kept."""
     hidden = sorted(game.unseen(state))
     if sum(len(state.piles[i]) for i in hidden) != len(cards):
-        raise ValueError("the unseen cards do not fill the face-down piles")
+        raise ValueError("the unseen cards do not fill the unseen piles")
     piles = list(state.piles)
     at = 0
     for i in hidden:
