@@ -122,7 +122,8 @@ class GrandDuchess(Game):
         return frozenset({self.stock})
 
     def unseen(self, state: State) -> frozenset[int]:
-        """The stock and the reserve until the first redeal; none after it.
+        """Every face-down pile (the stock, and the reserve while the stock lasts) until
+        the first redeal; none after it.
 
         A redeal can only be made with the stock out, when the reserve is
         face up too: it gathers face-up cards in the ruled order, and every
