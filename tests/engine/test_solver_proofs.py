@@ -16,6 +16,7 @@ from server.engine import VARIANTS, State, find_variant
 from server.engine.solver import family_of
 from server.engine.solver.base import foundation_places
 from server.engine.solver.proofs import deals_lost, dealt_lost, stuck
+from tests.engine.positions import card, cards, run
 from tests.engine.small_positions import exhaustive, small_position
 
 #: Two foundations of kinds 0, 1 and 2, 3 (card ids are kinds here: one deck).
@@ -178,19 +179,16 @@ def test_a_card_played_onto_the_taller_twin_is_proved_again() -> None:
     can never leave, and a family that saw the position before the play says so too."""
     game = VARIANTS["contradance"]
     index = game.index
-
-    def card(rank: int, suit: int, deck: int) -> int:
-        return deck * 52 + suit * 13 + rank - 1
-
-    spades, down, up = 3, (5, 4, 3, 2, 1, 13), range(6, 13)
+    down, up = (5, 4, 3, 2, 1, 13), range(6, 13)
     piles: list[tuple[int, ...]] = [() for _ in game.pile_ids]
     for n in range(16):
-        suit, deck, ranks = n % 4, n // 4 % 2, down if n < 8 else up
-        piles[index[f"f{n + 1}"]] = tuple(card(rank, suit, deck) for rank in ranks)
-    piles[index["f4"]] = (card(5, spades, 0), card(4, spades, 0))
-    piles[index["f8"]] = (card(5, spades, 1),)
-    rest = [(13, 1), (13, 0), (1, 1), (1, 0), (2, 1), (2, 0), (4, 1), (3, 1), (3, 0)]
-    piles[index["w"]] = tuple(card(rank, spades, deck) for rank, deck in rest)
+        suit, deck, ranks = "♣♦♥♠"[n % 4], n // 4 % 2, down if n < 8 else up
+        piles[index[f"f{n + 1}"]] = run(suit, ranks, deck)
+    piles[index["f4"]] = cards("5♠ 4♠")
+    piles[index["f8"]] = cards("5♠", deck=1)
+    waste = [("K♠", 1), ("K♠", 0), ("A♠", 1), ("A♠", 0), ("2♠", 1), ("2♠", 0), ("4♠", 1)]
+    waste += [("3♠", 1), ("3♠", 0)]  # the other three on the twin's four; this one on top
+    piles[index["w"]] = tuple(card(text, deck) for text, deck in waste)
     state = State(game.id, tuple(piles), passes=game.redeals)
     assert sorted(c for pile in state.piles for c in pile) == list(range(104))
     play = game.legal_moves(state)[0]
