@@ -39,6 +39,10 @@ class GrandDuchess(Game):
     summary = "Deal four to the tableau and two to a blind reserve; aces up, kings down."
     decks = 2
     redeals = 3
+    #: A redeal can only be made with the stock out, when the reserve is face up too: it
+    #: gathers face-up cards in the ruled order, and every later deal takes them from
+    #: that stock, to the tableau or the reserve.
+    redeal_gathers_face_up = True
 
     def __init__(self) -> None:
         super().__init__()
@@ -120,16 +124,6 @@ class GrandDuchess(Game):
         if state.piles[self.stock]:
             return frozenset({self.stock, self.reserve})
         return frozenset({self.stock})
-
-    def unseen(self, state: State) -> frozenset[int]:
-        """Every face-down pile (the stock, and the reserve while the stock lasts) until
-        the first redeal; none after it.
-
-        A redeal can only be made with the stock out, when the reserve is
-        face up too: it gathers face-up cards in the ruled order, and every
-        later deal takes them from that stock, to the tableau or the reserve.
-        """
-        return frozenset() if state.passes else self.hidden(state)
 
     def built_foundations(self) -> FoundationSet:
         return self.foundation_set

@@ -81,6 +81,9 @@ class Game:
     summary: ClassVar[str]  # one line for pickers and help
     decks: ClassVar[int] = 2
     redeals: ClassVar[int] = 0
+    #: Whether a redeal gathers only cards that lie face up, in an order the rules
+    #: fix, with no card joining a face-down pile unseen after it (see :meth:`unseen`).
+    redeal_gathers_face_up: ClassVar[bool] = False
     #: Card ids taken out before the shuffle (laid on the foundations, or
     #: out of play as Royal Parade's aces).
     taken_out: ClassVar[tuple[int, ...]] = ()
@@ -131,12 +134,13 @@ class Game:
     def unseen(self, state: State) -> frozenset[int]:
         """Indexes of the face-down piles whose cards a player has not all seen, in order.
 
-        The other face-down piles were made, by rules that fix the order,
-        from cards that were face up when they got there (a redeal turns the
-        waste over), so a player who remembers what was dealt knows them. By
-        default every face-down pile is unseen: a game whose redeal gathers
-        only face-up cards says otherwise.
+        Every face-down pile, until the first redeal of a game whose redeal
+        gathers only face-up cards (:attr:`redeal_gathers_face_up`); none
+        after it: every card in play was then dealt face up at least once,
+        and a player who remembers what was dealt knows where each one lies.
         """
+        if state.passes and self.redeal_gathers_face_up:
+            return frozenset()
         return self.hidden(state)
 
     # ------------------------------------------------------------------

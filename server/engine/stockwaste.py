@@ -54,6 +54,9 @@ class StockWasteGame(Game):
     reserve_columns: ClassVar[int] = 0
     reserve_label: ClassVar[str] = "Reserve"
     refill: ClassVar[Refill] = Refill.WASTE_THEN_STOCK
+    #: A redeal turns the waste, every card of which was dealt face up, over into the
+    #: stock, order kept; after it no card joins the stock.
+    redeal_gathers_face_up = True
     #: Grid cell of the reserve's top-left card and of the tableau's first column.
     reserve_at: ClassVar[tuple[int, int]] = (0, 0)
     tableau_at: ClassVar[tuple[int, int]] = (0, 0)
@@ -127,14 +130,6 @@ class StockWasteGame(Game):
             piles[index] = (next(cards),)
         piles[self.stock] = self.stock_from(list(cards))
         return State(self.id, tuple(piles))
-
-    def unseen(self, state: State) -> frozenset[int]:
-        """The stock until the first redeal; none after it.
-
-        A redeal turns the waste, every card of which was dealt face up,
-        over into the stock, order kept; after it no card joins the stock.
-        """
-        return frozenset() if state.passes else self.hidden(state)
 
     def generate(self, state: State) -> list[Move]:
         piles = state.piles
