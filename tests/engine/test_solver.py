@@ -284,6 +284,22 @@ def test_the_duchess_beam_wins_deals_the_depth_first_phases_leave_unknown(seed: 
     assert_replays_to_a_win(game, state, solution)
 
 
+@pytest.mark.parametrize("seed", [17, 30])
+def test_the_royal_parade_beam_wins_deals_the_depth_first_phases_leave_unknown(
+    seed: int,
+) -> None:
+    """Royal Parade deals the depth-first phases leave unknown at 140,000 positions, as
+    does a beam that rates positions by cards home alone: the beam that also counts the
+    depot cards buried wins them within 20,000 (seed 17 in 3,570), with a line that
+    replays."""
+    game = find_variant("royal-parade")
+    state = game.deal(seed)
+    without = solve(game, state, nodes=20_000, beam_share=0.0)
+    assert without.outcome is Outcome.UNKNOWN
+    solution = solve(game, state, nodes=20_000)
+    assert_replays_to_a_win(game, state, solution)
+
+
 RESERVE_VARIANTS = sorted(
     v for v, g in VARIANTS.items() if isinstance(g, StockWasteGame) and g.reserve
 )

@@ -58,18 +58,18 @@ def test_a_candidate_is_the_documented_hash_of_the_draw() -> None:
 
 def test_the_choice_is_the_first_winnable_candidate_and_reproducible() -> None:
     """The same draw gives the same deal; every candidate before it is not proved winnable."""
-    choice = choose_winnable(QUADRILLE, 6, DEAL_VERSION)
-    assert choice == choose_winnable(QUADRILLE, 6, DEAL_VERSION)
-    assert choice.proved and choice.pick == 2  # draw 6: candidates 0 and 1 are not winnable
-    assert choice.seed == candidate_seed("quadrille", DEAL_VERSION, 6, choice.pick)
+    choice = choose_winnable(QUADRILLE, 2, DEAL_VERSION)
+    assert choice == choose_winnable(QUADRILLE, 2, DEAL_VERSION)
+    assert choice.proved and choice.pick == 2  # draw 2: candidates 0 and 1 are not winnable
+    assert choice.seed == candidate_seed("quadrille", DEAL_VERSION, 2, choice.pick)
     for k in range(choice.pick):
         earlier = solve_deal(
-            QUADRILLE, candidate_seed("quadrille", DEAL_VERSION, 6, k), nodes=SOLVER_NODES
+            QUADRILLE, candidate_seed("quadrille", DEAL_VERSION, 2, k), nodes=SOLVER_NODES
         )
         assert not earlier.won
     assert (
         check_choice(
-            QUADRILLE, DEAL_VERSION, draw=6, pick=choice.pick, seed=choice.seed, line=choice.line
+            QUADRILLE, DEAL_VERSION, draw=2, pick=choice.pick, seed=choice.seed, line=choice.line
         )
         == []
     )
@@ -77,16 +77,16 @@ def test_the_choice_is_the_first_winnable_candidate_and_reproducible() -> None:
 
 def test_a_later_candidate_or_a_foreign_seed_is_caught() -> None:
     """Skipping a winnable candidate, or dealing a seed the draw does not give, is reported."""
-    first = choose_winnable(QUADRILLE, 8, DEAL_VERSION)
-    assert first.pick == 0  # draw 8: candidate 0 is winnable
-    later = candidate_seed("quadrille", DEAL_VERSION, 8, 1)
+    first = choose_winnable(QUADRILLE, 4, DEAL_VERSION)
+    assert first.pick == 0  # draw 4: candidate 0 is winnable
+    later = candidate_seed("quadrille", DEAL_VERSION, 4, 1)
     line = solve_deal(QUADRILLE, later, nodes=SOLVER_NODES).line
     assert line  # candidate 1 is winnable too: dealing it skips candidate 0
-    skipped = check_choice(QUADRILLE, DEAL_VERSION, draw=8, pick=1, seed=later, line=line)
+    skipped = check_choice(QUADRILLE, DEAL_VERSION, draw=4, pick=1, seed=later, line=line)
     assert skipped == [f"candidate 0 (seed {first.seed}) is winnable too, and comes first"]
     seed, line = first.seed, first.line
-    foreign = check_choice(QUADRILLE, DEAL_VERSION, draw=4, pick=0, seed=seed, line=line)
-    assert foreign == [f"seed {first.seed} is not candidate 0 of draw 4"]
+    foreign = check_choice(QUADRILLE, DEAL_VERSION, draw=8, pick=0, seed=seed, line=line)
+    assert foreign == [f"seed {first.seed} is not candidate 0 of draw 8"]
 
 
 @pytest.mark.usefixtures("no_errors_logged")
