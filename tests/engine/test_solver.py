@@ -271,32 +271,28 @@ def test_a_beam_that_dropped_the_win_is_widened() -> None:
     assert_replays_to_a_win(game, state, solution)
 
 
-@pytest.mark.parametrize("seed", [10, 16])
-def test_the_duchess_beam_wins_deals_the_depth_first_phases_leave_unknown(seed: int) -> None:
-    """Grand Duchess deals whose wins the depth-first phases alone take 474,265 positions
-    to find (seed 10) or do not find in 600,000 (seed 16): with the family's beam, the
-    solver wins them within 40,000, with a line that replays."""
-    game = find_variant("grand-duchess")
-    state = game.deal(seed)
-    without = solve(game, state, nodes=40_000, beam_share=0.0)
-    assert without.outcome is Outcome.UNKNOWN
-    solution = solve(game, state, nodes=40_000)
-    assert_replays_to_a_win(game, state, solution)
-
-
-@pytest.mark.parametrize("seed", [17, 30])
-def test_the_royal_parade_beam_wins_deals_the_depth_first_phases_leave_unknown(
-    seed: int,
+@pytest.mark.parametrize(
+    ("variant_id", "seed", "nodes"),
+    [
+        ("grand-duchess", 10, 40_000),
+        ("grand-duchess", 16, 40_000),
+        ("royal-parade", 17, 20_000),
+        ("royal-parade", 30, 20_000),
+    ],
+)
+def test_a_family_beam_wins_deals_the_depth_first_phases_leave_unknown(
+    variant_id: str, seed: int, nodes: int
 ) -> None:
-    """Royal Parade deals the depth-first phases leave unknown at 140,000 positions, as
-    does a beam that rates positions by cards home alone: the beam that also counts the
-    depot cards buried wins them within 20,000 (seed 17 in 3,570), with a line that
-    replays."""
-    game = find_variant("royal-parade")
+    """Deals whose wins the depth-first phases alone find late or not at all: Grand
+    Duchess's seed 10 in 474,265 positions, seed 16 not in 600,000, Royal Parade's
+    seeds 17 and 30 not in 140,000 (nor does a beam rating Parade positions by cards
+    home alone, without the depot cards buried). With the family's beam the solver
+    wins them within ``nodes``, with a line that replays."""
+    game = find_variant(variant_id)
     state = game.deal(seed)
-    without = solve(game, state, nodes=20_000, beam_share=0.0)
+    without = solve(game, state, nodes=nodes, beam_share=0.0)
     assert without.outcome is Outcome.UNKNOWN
-    solution = solve(game, state, nodes=20_000)
+    solution = solve(game, state, nodes=nodes)
     assert_replays_to_a_win(game, state, solution)
 
 
