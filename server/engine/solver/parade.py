@@ -15,10 +15,10 @@ from server.engine.state import Piles, State
 __all__ = ["PARADE_BEAM_SHARES", "ParadeFamily"]
 
 #: The beam's share of a solve's limits, by rule set (none in the others). Measured on
-#: seeds 0-199 at 140,000 positions a deal (docs/engine.md, "A beam in the Parade
-#: games"): in Royal Parade it won 15 deals the depth-first phases left unknown and
-#: lost 5 they won; in Bergholt's and Virginia Reel it traded 9 wins for 8 and 7,
-#: at more CPU per position.
+#: seeds 0-199 at 140,000 positions a deal (docs/engine.md, "A beam in Royal Parade"):
+#: in Royal Parade it won 15 deals the depth-first phases left unknown and lost 5 they
+#: won; in Bergholt's and Virginia Reel it traded 9 wins for 8 and 7, at a fifth more
+#: CPU for the same positions.
 PARADE_BEAM_SHARES: Mapping[str, float] = {"royal-parade": 0.3}
 
 
