@@ -108,6 +108,27 @@ def small_position(game: Game, rng: random.Random, out: int) -> State:
     return State(game.id, tuple(tuple(pile) for pile in piles), passes, 0, deals)
 
 
+def twins_position(game: StockWasteGame, rng: random.Random, pairs: int) -> State:
+    """A Contradance position where ``pairs`` pairs of twin foundations (two that build the
+    same sequence) have up to five cards each taken back, shuffled into the stock and the
+    waste, in any pass: the copies of a kind come back in every order."""
+    built = foundation_cards(game)
+    piles = _won_piles(game, built)
+    twins: dict[tuple[int, ...], list[int]] = {}
+    for n, spot in enumerate(game.foundations, 1):
+        twins.setdefault(spot[0].kinds, []).append(game.index[f"f{n}"])
+    loose: list[int] = []
+    for pair in rng.sample(sorted(twins.values()), pairs):
+        for pile in pair:
+            for _ in range(rng.randint(0, min(5, len(piles[pile]) - 1))):
+                loose.append(piles[pile].pop())
+    rng.shuffle(loose)
+    for taken in loose:
+        piles[rng.choice([game.index["s"], game.waste])].append(taken)
+    passes = rng.randint(0, game.redeals)
+    return State(game.id, tuple(tuple(pile) for pile in piles), passes, 0, 1)
+
+
 def reserve_position(game: StockWasteGame, rng: random.Random) -> State:
     """A position where a refilled reserve decides: a run of one foundation's top cards
     put back over the waste, the stock and maybe a reserve spot, and another card,

@@ -12,12 +12,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from server.engine import VARIANTS, State, find_variant
+from server.engine import VARIANTS, Game, State, find_variant
 from server.engine.solver import family_of
-from server.engine.solver.base import foundation_places
+from server.engine.solver.base import Family, foundation_places
 from server.engine.solver.proofs import deals_lost, dealt_lost, stuck
+from server.engine.solver.stockwaste import StockWasteFamily
+from server.engine.solver.twins import TwinRuns
+from server.engine.stockwaste import StockWasteGame
 from tests.engine.positions import card, cards, run
-from tests.engine.small_positions import exhaustive, small_position
+from tests.engine.small_positions import exhaustive, small_position, twins_position
 
 #: Two foundations of kinds 0, 1 and 2, 3 (card ids are kinds here: one deck).
 SEQUENCES = ((0, 1), (2, 3))
@@ -195,9 +198,88 @@ def test_a_card_played_onto_the_taller_twin_is_proved_again() -> None:
     assert play.text() == "w>f4"
     after = game.apply(state, play)
 
-    warm, cold = family_of(game), family_of(game)
+    # The pair of spade fives alone (TwinRuns) sees the loss before the play; this test
+    # is about the deal-order proof, so the families here go without it.
+    assert family_of(game).dead(state)
+    warm, cold = _without_twin_runs(game), _without_twin_runs(game)
     warm.begin(state)
     cold.begin(after)
     assert not warm.dead(state)
     assert cold.dead(after)
     assert warm.dead(after)
+
+
+def _without_twin_runs(game: Game) -> StockWasteFamily:
+    family = family_of(game)
+    assert isinstance(family, StockWasteFamily)
+    family.twin_runs = None
+    return family
+
+
+def test_twin_copies_in_the_wrong_order_lose_the_pair() -> None:
+    """Twins of kinds 0, 1, 2 (card ids are kinds, plus 52 for the second copy), each
+    holding its base card 0. The waste holds, bottom first, a 1, a 2, the other 2 and the
+    other 1. The top 1 goes onto one twin, and a 2 after it (or the 2 waits, covering the
+    rest); either way the other 2 then waits for the 1 under it. :func:`dealt_lost`, where a
+    kind once home serves both twins, finds the position alive; the pair alone with its own
+    cards is lost. With a redeal left, the buried 1 comes round first; in the order 2, 1,
+    2, 1 each twin gets a 1 and a 2 straight off."""
+    sequences = ((0, 1, 2), (0, 1, 2))
+    runs = TwinRuns([(0, 1)], sequences)
+    waste = bytes([1, 2, 54, 53])
+    assert not dealt_lost([], waste, (), 0, [1, 1], sequences, foundation_places(sequences))
+    assert runs.lost(b"", waste, [1, 1], 0)
+    assert not runs.lost(b"", waste, [1, 1], 1)
+    assert not runs.lost(b"", bytes([2, 1, 54, 53]), [1, 1], 0)
+    # Still to deal in that order (the next card last), each 1 goes home as it comes.
+    assert not runs.lost(waste[::-1], b"", [1, 1], 0)
+
+
+def test_a_pair_of_twins_alone_is_lost_exactly_when_no_line_wins() -> None:
+    """Contradance positions where one pair of twins has cards out (in the stock and the
+    waste, any order, any pass): the pair's own game is the whole game there, so its answer
+    is the plain search's, both ways."""
+    game = _contradance()
+    family = family_of(game)
+    lost = 0
+    for seed in range(150):
+        state = twins_position(game, random.Random(seed), 1)
+        answer = _twins_lost(family, state)
+        assert answer == (not exhaustive(game, state)), seed
+        lost += answer
+    assert 20 <= lost <= 130
+
+
+def test_a_position_whose_twins_are_lost_alone_has_no_winning_line() -> None:
+    """Two pairs of twins with cards out: whenever ``dead`` calls a position lost the plain
+    search finds no win, and some of those the deal-order proof alone finds alive."""
+    game = _contradance()
+    family, deal_order_only = family_of(game), _without_twin_runs(game)
+    dead = missed = 0
+    for seed in range(200):
+        state = twins_position(game, random.Random(seed), 2)
+        family.begin(state)
+        deal_order_only.begin(state)
+        if family.dead(state):
+            assert not exhaustive(game, state), seed
+            dead += 1
+            missed += not deal_order_only.dead(state)
+    assert dead >= 40 and missed >= 10, (dead, missed)
+
+
+def _contradance() -> StockWasteGame:
+    game = VARIANTS["contradance"]
+    assert isinstance(game, StockWasteGame)
+    return game
+
+
+def _twins_lost(family: Family, state: State) -> bool:
+    assert isinstance(family, StockWasteFamily) and family.twin_runs is not None
+    game = family.sw
+    piles = state.piles
+    return family.twin_runs.lost(
+        bytes(piles[game.index["s"]]),
+        bytes(piles[game.waste]),
+        [len(piles[f]) for f in family.foundations],
+        max(0, game.redeals - state.passes),
+    )

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from protocol.moves import Move, MoveKind
 from server.engine.solver.base import KIND, Family, Key, foundation_places, foundation_slots
 from server.engine.solver.proofs import dealt_lost, stuck
+from server.engine.solver.twins import TwinRuns
 from server.engine.state import Piles, State
 from server.engine.stockwaste import Refill, StockWasteGame
 
@@ -61,6 +62,12 @@ class StockWasteFamily(Family):
             )
             if self.waste_safe and game.decks == 2
             else frozenset()
+        )
+        #: Each pair of twins alone, with only its own cards (Contradance: see ``dead``).
+        self.twin_runs = (
+            TwinRuns([(a, b) for a, b in self.twins], self.sequences)
+            if self.twin_kinds and not game.tableau and all(len(t) == 2 for t in self.twins)
+            else None
         )
 
         #: :func:`.stuck`'s answers by the ladies' columns and the foundations' heights,
@@ -147,6 +154,14 @@ class StockWasteFamily(Family):
                     [len(piles[f]) for f in self.foundations],
                     self.sequences,
                     self.places,
+                )
+            if not lost and self.twin_runs is not None:
+                # Copies count too: each kind's two copies for its two twin places.
+                lost = self.twin_runs.lost(
+                    bytes(piles[sw.stock]),
+                    bytes(piles[sw.waste]),
+                    [len(piles[f]) for f in self.foundations],
+                    max(0, self.game.redeals - state.passes),
                 )
             quiet = not lost and not sw.tableau and not self._top_fits(piles)
             self._quiet = state if quiet else None
