@@ -108,10 +108,10 @@ def small_position(game: Game, rng: random.Random, out: int) -> State:
     return State(game.id, tuple(tuple(pile) for pile in piles), passes, 0, deals)
 
 
-def twins_position(game: StockWasteGame, rng: random.Random, pairs: int) -> State:
+def twins_position(game: StockWasteGame, rng: random.Random, pairs: int, most: int = 5) -> State:
     """A Contradance position where ``pairs`` pairs of twin foundations (two that build the
-    same sequence) have up to five cards each taken back, shuffled into the stock and the
-    waste, in any pass: the copies of a kind come back in every order."""
+    same sequence) have up to ``most`` cards each taken back, shuffled into the stock and
+    the waste, in any pass: the copies of a kind come back in every order."""
     built = foundation_cards(game)
     piles = _won_piles(game, built)
     twins: dict[tuple[int, ...], list[int]] = {}
@@ -120,7 +120,7 @@ def twins_position(game: StockWasteGame, rng: random.Random, pairs: int) -> Stat
     loose: list[int] = []
     for pair in rng.sample(sorted(twins.values()), pairs):
         for pile in pair:
-            for _ in range(rng.randint(0, min(5, len(piles[pile]) - 1))):
+            for _ in range(rng.randint(0, min(most, len(piles[pile]) - 1))):
                 loose.append(piles[pile].pop())
     rng.shuffle(loose)
     for taken in loose:

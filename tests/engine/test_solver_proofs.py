@@ -235,36 +235,37 @@ def test_twin_copies_in_the_wrong_order_lose_the_pair() -> None:
     assert not runs.lost(waste[::-1], b"", [1, 1], 0)
 
 
-def test_a_pair_of_twins_alone_is_lost_exactly_when_no_line_wins() -> None:
-    """Contradance positions where one pair of twins has cards out (in the stock and the
-    waste, any order, any pass): the pair's own game is the whole game there, so its answer
-    is the plain search's, both ways."""
+@pytest.mark.parametrize("pairs", [1, 2])
+def test_pairs_of_twins_alone_are_lost_exactly_when_no_line_wins(pairs: int) -> None:
+    """Contradance positions where one or two pairs of twins have cards out (in the stock
+    and the waste, any order, any pass): their own game is the whole game there, so its
+    answer is the plain search's, both ways."""
     game = _contradance()
     family = family_of(game)
     lost = 0
-    for seed in range(150):
-        state = twins_position(game, random.Random(seed), 1)
+    for seed in range(120):
+        state = twins_position(game, random.Random(seed), pairs)
         answer = _twins_lost(family, state)
         assert answer == (not exhaustive(game, state)), seed
         lost += answer
-    assert 20 <= lost <= 130
+    assert 15 <= lost <= 105, lost
 
 
-def test_a_position_whose_twins_are_lost_alone_has_no_winning_line() -> None:
-    """Two pairs of twins with cards out: whenever ``dead`` calls a position lost the plain
-    search finds no win, and some of those the deal-order proof alone finds alive."""
+def test_a_position_whose_twins_are_lost_has_no_winning_line() -> None:
+    """Three pairs of twins with cards out: whenever ``dead`` calls a position lost the
+    plain search finds no win, and some of those the deal-order proof alone finds alive."""
     game = _contradance()
     family, deal_order_only = family_of(game), _without_twin_runs(game)
     dead = missed = 0
-    for seed in range(200):
-        state = twins_position(game, random.Random(seed), 2)
+    for seed in range(150):
+        state = twins_position(game, random.Random(seed), 3, most=4)
         family.begin(state)
         deal_order_only.begin(state)
         if family.dead(state):
             assert not exhaustive(game, state), seed
             dead += 1
             missed += not deal_order_only.dead(state)
-    assert dead >= 40 and missed >= 10, (dead, missed)
+    assert dead >= 30 and missed >= 10, (dead, missed)
 
 
 def _contradance() -> StockWasteGame:

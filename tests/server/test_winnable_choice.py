@@ -58,18 +58,18 @@ def test_a_candidate_is_the_documented_hash_of_the_draw() -> None:
 
 def test_the_choice_is_the_first_winnable_candidate_and_reproducible() -> None:
     """The same draw gives the same deal; every candidate before it is not proved winnable."""
-    choice = choose_winnable(QUADRILLE, 2, DEAL_VERSION)
-    assert choice == choose_winnable(QUADRILLE, 2, DEAL_VERSION)
-    assert choice.proved and choice.pick == 2  # draw 2: candidates 0 and 1 are not winnable
-    assert choice.seed == candidate_seed("quadrille", DEAL_VERSION, 2, choice.pick)
+    choice = choose_winnable(QUADRILLE, 8, DEAL_VERSION)
+    assert choice == choose_winnable(QUADRILLE, 8, DEAL_VERSION)
+    assert choice.proved and choice.pick == 2  # draw 8: candidates 0 and 1 are not winnable
+    assert choice.seed == candidate_seed("quadrille", DEAL_VERSION, 8, choice.pick)
     for k in range(choice.pick):
         earlier = solve_deal(
-            QUADRILLE, candidate_seed("quadrille", DEAL_VERSION, 2, k), nodes=SOLVER_NODES
+            QUADRILLE, candidate_seed("quadrille", DEAL_VERSION, 8, k), nodes=SOLVER_NODES
         )
         assert not earlier.won
     assert (
         check_choice(
-            QUADRILLE, DEAL_VERSION, draw=2, pick=choice.pick, seed=choice.seed, line=choice.line
+            QUADRILLE, DEAL_VERSION, draw=8, pick=choice.pick, seed=choice.seed, line=choice.line
         )
         == []
     )
@@ -85,8 +85,8 @@ def test_a_later_candidate_or_a_foreign_seed_is_caught() -> None:
     skipped = check_choice(QUADRILLE, DEAL_VERSION, draw=4, pick=1, seed=later, line=line)
     assert skipped == [f"candidate 0 (seed {first.seed}) is winnable too, and comes first"]
     seed, line = first.seed, first.line
-    foreign = check_choice(QUADRILLE, DEAL_VERSION, draw=8, pick=0, seed=seed, line=line)
-    assert foreign == [f"seed {first.seed} is not candidate 0 of draw 8"]
+    foreign = check_choice(QUADRILLE, DEAL_VERSION, draw=9, pick=0, seed=seed, line=line)
+    assert foreign == [f"seed {first.seed} is not candidate 0 of draw 9"]
 
 
 @pytest.mark.usefixtures("no_errors_logged")
