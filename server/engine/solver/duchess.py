@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import itemgetter
 
 from protocol.moves import Move, MoveKind
 from server.engine.duchess import FOUNDATIONS, GrandDuchess
@@ -33,17 +34,35 @@ class DuchessFamily(Family):
         # as many of the hardest deals of 1,000 as no beam, or more, at every limit
         # but one (docs/engine.md, "Beams in the Duchess games").
         self.beam_share = DUCHESS_BEAM_SHARE
+        self.root_passes = -1  # no search begun: keys hold the whole stock
+        self._tableau = itemgetter(*game.tableau)
+        self._foundations = itemgetter(*game.foundations)
+
+    def begin(self, root: State) -> None:
+        self.root_passes = root.passes
 
     def key(self, state: State) -> Key:
+        """Stock, tableau, reserve (card kinds), foundation heights and the pass.
+
+        In the root's own pass the stock only ever loses its top cards (the
+        deals), so its size says what it holds.
+        """
         piles = state.piles
         game = self.duchess
+        stock = piles[game.stock]
         return (
-            bytes(piles[game.stock]).translate(KIND),
-            tuple(bytes(piles[t]).translate(KIND) for t in game.tableau),
+            len(stock) if state.passes == self.root_passes else bytes(stock).translate(KIND),
+            tuple([bytes(pile).translate(KIND) for pile in self._tableau(piles)]),
             bytes(piles[game.reserve]).translate(KIND),
-            tuple(len(piles[f]) for f in game.foundations),
+            bytes(map(len, self._foundations(piles))),
             state.passes,
         )
+
+    def won(self, state: State) -> bool:
+        """Every card home: none left in the stock, the reserve or the tableau."""
+        piles = state.piles
+        game = self.duchess
+        return not (piles[game.stock] or piles[game.reserve] or any(self._tableau(piles)))
 
     def dead(self, state: State) -> bool:
         """In the last pass a tableau card leaves only from the top, only home."""

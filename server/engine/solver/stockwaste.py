@@ -63,7 +63,7 @@ class StockWasteFamily(Family):
             if self.waste_safe and game.decks == 2
             else frozenset()
         )
-        #: Each pair of twins alone, with only its own cards (Contradance: see ``dead``).
+        #: Every two pairs of twins played with only their own cards (Contradance; ``dead``).
         self.twin_runs = (
             TwinRuns([(a, b) for a, b in self.twins], self.sequences)
             if self.twin_kinds and not game.tableau and all(len(t) == 2 for t in self.twins)
@@ -134,7 +134,10 @@ class StockWasteFamily(Family):
         The ladies' columns are stacks in every pass; in the last pass, the
         waste too where it feeds no reserve (with no redeal left nothing
         reorders it, and deals only add cards on top). Not the waste of a game
-        with a refilled reserve: a refill takes its top card elsewhere.
+        with a refilled reserve: a refill takes its top card elsewhere. Where
+        the waste feeds no reserve, the stock's and every redeal's order
+        count too (:func:`.dealt_lost`), and in Contradance each kind's two
+        copies, one for each twin foundation (:class:`.TwinRuns`).
         """
         piles = state.piles
         sw = self.sw
@@ -156,7 +159,7 @@ class StockWasteFamily(Family):
                     self.places,
                 )
             if not lost and self.twin_runs is not None:
-                # Copies count too: each kind's two copies for its two twin places.
+                # Copies count too: a kind's two copies, one for each twin (TwinRuns).
                 lost = self.twin_runs.lost(
                     bytes(piles[sw.stock]),
                     bytes(piles[sw.waste]),

@@ -70,7 +70,7 @@ class TwinRuns:
     ) -> None:
         for first, second in pairs:
             if tuple(sequences[first]) != tuple(sequences[second]):
-                raise ValueError("twin foundations build the same sequence")
+                raise ValueError("twin foundations must build the same sequence")
         self._groups = [
             self._group(group, sequences)
             for group in combinations(pairs, min(together, len(pairs)))
