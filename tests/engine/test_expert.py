@@ -112,8 +112,8 @@ def test_forced_and_safe_moves_draw_no_sample() -> None:
 
 
 def test_each_rule_set_thinks_with_its_own_budget() -> None:
-    """Parisienne, where more guesses were measured to win more deals, gets them; every
-    other rule set the default. An expert given a budget keeps it."""
+    """Parisienne and Contradance, where more guesses were measured to win more deals,
+    get them; every other rule set the default. An expert given a budget keeps it."""
     for variant, game in VARIANTS.items():
         expected = BUDGETS.get(variant, ExpertBudget())
         assert ExpertPolicy(game).budget == expected == budget_for(variant)
@@ -121,6 +121,18 @@ def test_each_rule_set_thinks_with_its_own_budget() -> None:
     larger = BUDGETS["parisienne"]
     default = ExpertBudget()
     assert larger.samples > default.samples and larger.candidates > default.candidates
+    judged = BUDGETS["contradance"]
+    assert judged.samples > default.samples and judged.nodes > default.nodes
+
+
+@pytest.mark.slow
+def test_the_contradance_expert_asks_the_solver_about_each_guess() -> None:
+    """Contradance's budget judges each guess by the solver first (its twins' proof decides
+    most in a few positions): deal 27 is won that way, and lost by the default expert,
+    whose guesses are only played out greedily."""
+    game = VARIANTS["contradance"]
+    assert play_out(game, 27, "expert", budget_for("contradance"))[0]
+    assert not play_out(game, 27, "expert", ExpertBudget())[0]
 
 
 @pytest.mark.parametrize(("variant", "seed"), [("grand-duchess", 1), ("gavotte", 1)])
