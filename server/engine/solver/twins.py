@@ -133,28 +133,15 @@ class TwinRuns:
             top = waste[-1]
             at = 2 * group.pair_of[top]
             height, low, high = group.height_of[top], levels[at], levels[at + 1]
-            if height == low:
-                # Its last open place: the lower twin's, or that of two at one height.
-                raised = bytes(sorted((low + 1, high)))
-                answer = self._finishes(
-                    number,
-                    group,
-                    stock,
-                    waste[:-1],
-                    levels[:at] + raised + levels[at + 2 :],
-                    redeals,
-                )
-                return self._keep(key, answer)
-            if height == high:
-                raised = bytes((low, high + 1))
-                answer = self._finishes(
-                    number,
-                    group,
-                    stock,
-                    waste[:-1],
-                    levels[:at] + raised + levels[at + 2 :],
-                    redeals,
-                )
+            # The lower twin's card, or that of two twins at one height, has its last
+            # open place there: played at once. The taller twin's alone is a choice.
+            last_place = height == low
+            if last_place or height == high:
+                raised = bytes(sorted((low + 1, high))) if last_place else bytes((low, high + 1))
+                played = levels[:at] + raised + levels[at + 2 :]
+                answer = self._finishes(number, group, stock, waste[:-1], played, redeals)
+                if last_place:
+                    return self._keep(key, answer)
         if not answer and stock:
             answer = self._finishes(number, group, stock[:-1], waste + stock[-1:], levels, redeals)
         elif not answer and redeals and waste:
