@@ -142,6 +142,8 @@ class StockWasteFamily(Family):
         piles = state.piles
         sw = self.sw
         if self.waste_safe:
+            heights = [len(piles[f]) for f in self.foundations]
+            redeals = max(0, self.game.redeals - state.passes)
             if self._dealt_from(state) or self._played_last_from(state):
                 # dealt_lost's run from the position before this card moved is, from
                 # its first step or before it, this position's run: alive too.
@@ -153,18 +155,15 @@ class StockWasteFamily(Family):
                     (piles[t] for t in sw.tableau),
                     piles[sw.waste],
                     piles[sw.stock],
-                    max(0, self.game.redeals - state.passes),
-                    [len(piles[f]) for f in self.foundations],
+                    redeals,
+                    heights,
                     self.sequences,
                     self.places,
                 )
             if not lost and self.twin_runs is not None:
                 # Copies count too: a kind's two copies, one for each twin (TwinRuns).
                 lost = self.twin_runs.lost(
-                    bytes(piles[sw.stock]),
-                    bytes(piles[sw.waste]),
-                    [len(piles[f]) for f in self.foundations],
-                    max(0, self.game.redeals - state.passes),
+                    bytes(piles[sw.stock]), bytes(piles[sw.waste]), heights, redeals
                 )
             quiet = not lost and not sw.tableau and not self._top_fits(piles)
             self._quiet = state if quiet else None
