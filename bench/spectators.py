@@ -760,9 +760,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--out", type=Path, help="also write the figures here as JSON")
     parser.add_argument(
         "--loop",
-        choices=("asyncio", "uvloop"),
-        default="asyncio",
-        help="the nodes' event loop (serve --loop)",
+        choices=("auto", "asyncio", "uvloop"),
+        default="auto",
+        help="the nodes' event loop (serve --loop; auto: uvloop where installed)",
     )
     parser.add_argument(
         "--slow", type=int, default=0, help="of the N, spectators that stop reading (0)"

@@ -196,7 +196,8 @@ def register(commands: Commands) -> None:
         "--loop",
         choices=[kind.value for kind in EventLoop],
         default=None,
-        help="event loop: asyncio (default, or $BALLROOM_LOOP) or uvloop (the uvloop extra)",
+        help="event loop: auto (default, or $BALLROOM_LOOP: uvloop where installed), asyncio "
+        "or uvloop",
     )
     serve.add_argument(
         "--workers",

@@ -111,8 +111,13 @@ class LoginLimits:
 
 
 class EventLoop(enum.StrEnum):
-    """The event loops a node may run on (``serve --loop``; server/event_loop.py runs them)."""
+    """The event loops a node may run on (``serve --loop``; server/event_loop.py runs them).
 
+    ``AUTO`` is uvloop's where the package is installed (it is a dependency on every
+    platform it supports), asyncio's elsewhere.
+    """
+
+    AUTO = "auto"
     ASYNCIO = "asyncio"
     UVLOOP = "uvloop"
 
@@ -133,7 +138,7 @@ class Settings:
     timeouts: Timeouts = field(default_factory=Timeouts)
     solving: Solving = field(default_factory=Solving)
     logins: LoginLimits = field(default_factory=LoginLimits)
-    event_loop: EventLoop = EventLoop.ASYNCIO
+    event_loop: EventLoop = EventLoop.AUTO
 
     @classmethod
     def from_env(cls, **overrides: object) -> Settings:
@@ -146,7 +151,7 @@ class Settings:
         loopback address must raise (docs/performance.md), as it must
         ``BALLROOM_LOGINS_PER_ADDRESS`` (logins and registrations per window)
         and ``BALLROOM_GUESTS_PER_ADDRESS`` (guest sessions opened per window);
-        ``BALLROOM_LOOP`` (``asyncio`` or ``uvloop``, as ``serve --loop``).
+        ``BALLROOM_LOOP`` (``auto``, ``asyncio`` or ``uvloop``, as ``serve --loop``).
         """
         values: dict[str, object] = {}
         if url := os.environ.get("REDIS_URL"):
