@@ -2,7 +2,7 @@
 
 uvloop (libuv under asyncio's API) is a dependency wherever it builds (not on
 Windows). A node runs the same code on either loop; on uvloop's a move costs
-about a tenth less of the node's CPU, since its transports write and read in C
+the node about 5% less CPU, since its transports read and write in C
 (docs/performance.md, *The event loop*). ``--loop asyncio`` keeps asyncio's.
 """
 
