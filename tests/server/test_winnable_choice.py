@@ -33,7 +33,13 @@ from server.engine.solver import solve_deal
 from server.rules.races import commitment
 from server.rules.record import verify
 from server.rules.winnable import NODES as SOLVER_NODES
-from server.rules.winnable import RULE, candidate_seed, check_choice, choose_winnable
+from server.rules.winnable import (
+    CANDIDATES,
+    RULE,
+    candidate_seed,
+    check_choice,
+    choose_winnable,
+)
 from server.settings import Solving
 from tests.server.accounts import account
 from tests.server.conftest import NODES, TIMEOUT, Clients, NodeFactory
@@ -41,6 +47,7 @@ from tests.server.days import tomorrow
 from tests.server.hosting import FAST, host_tournament, run_bots
 
 QUADRILLE = find_variant("quadrille")
+CONTRADANCE = find_variant("contradance")
 
 
 def test_a_candidate_is_the_documented_hash_of_the_draw() -> None:
@@ -73,6 +80,20 @@ def test_the_choice_is_the_first_winnable_candidate_and_reproducible() -> None:
         )
         == []
     )
+
+
+def test_a_rarely_won_game_looks_past_the_sixteenth_candidate() -> None:
+    """About one Contradance deal in eighteen is winnable: draw 0's first proved candidate
+    is its 37th, which the first 16 (the limit until 27 November 2026) missed, leaving a
+    plain deal. It checks out like any other choice."""
+    assert CANDIDATES >= 64
+    choice = choose_winnable(CONTRADANCE, 0, DEAL_VERSION)
+    assert choice.proved and choice.pick == 36
+    assert not choose_winnable(CONTRADANCE, 0, DEAL_VERSION, candidates=16).proved
+    problems = check_choice(
+        CONTRADANCE, DEAL_VERSION, draw=0, pick=36, seed=choice.seed, line=choice.line
+    )
+    assert problems == []
 
 
 def test_a_later_candidate_or_a_foreign_seed_is_caught() -> None:
