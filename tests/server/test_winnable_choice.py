@@ -32,7 +32,6 @@ from server.engine import DEAL_VERSION, find_variant
 from server.engine.solver import solve_deal
 from server.rules.races import commitment
 from server.rules.record import verify
-from server.rules.winnable import NODES as SOLVER_NODES
 from server.rules.winnable import (
     CANDIDATES,
     RULE,
@@ -40,6 +39,7 @@ from server.rules.winnable import (
     check_choice,
     choose_winnable,
 )
+from server.rules.winnable import NODES as SOLVER_NODES
 from server.settings import Solving
 from tests.server.accounts import account
 from tests.server.conftest import NODES, TIMEOUT, Clients, NodeFactory
