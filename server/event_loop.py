@@ -39,8 +39,8 @@ def loop_factory(kind: EventLoop) -> Callable[[], asyncio.AbstractEventLoop] | N
         if kind is EventLoop.AUTO:
             return None
         raise MissingEventLoop(
-            "--loop uvloop needs the uvloop package, which does not build on this platform"
-            " (pip install uvloop); --loop asyncio runs without it"
+            "--loop uvloop needs the uvloop package, which is not installed here (it does not"
+            " build on Windows); --loop asyncio runs without it"
         ) from None
     factory: Callable[[], asyncio.AbstractEventLoop] = uvloop.new_event_loop
     return factory
