@@ -88,6 +88,7 @@ from bench.harness import (
 )
 from bench.lean_client import LeanClient, connect
 from protocol.messages import Spectate, SubmitMove
+from server.settings import EventLoop
 from server.storage.embedded import EmbeddedRedis
 
 __all__ = ["main"]
@@ -760,8 +761,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--out", type=Path, help="also write the figures here as JSON")
     parser.add_argument(
         "--loop",
-        choices=("auto", "asyncio", "uvloop"),
-        default="auto",
+        choices=[kind.value for kind in EventLoop],
+        default=EventLoop.AUTO.value,
         help="the nodes' event loop (serve --loop; auto: uvloop where installed)",
     )
     parser.add_argument(
