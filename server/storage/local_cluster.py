@@ -21,6 +21,7 @@ import re
 import shutil
 import socket
 import subprocess
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -85,6 +86,18 @@ def _command(port: int, *words: str | int, timeout: float = 2.0) -> bytes:
                     break
                 reply += more
         return reply
+
+
+def _known_ids(node: ClusterNode) -> set[str]:
+    """The IDs of the nodes ``node`` knows, a handshake still under way not counted."""
+    reply = _command(node.port, "CLUSTER", "NODES")
+    text = reply.split(b"\r\n", 1)[1].decode()
+    known = set()
+    for line in text.splitlines():
+        fields = line.split()
+        if len(fields) > 2 and "handshake" not in fields[2].split(","):
+            known.add(fields[0])
+    return known
 
 
 def _follow(replica: ClusterNode, primary: ClusterNode) -> bool:
@@ -199,10 +212,7 @@ class LocalCluster:
             for node in self.nodes:
                 node.node_id = _command(node.port, "CLUSTER", "MYID").split(b"\r\n")[1].decode()
             self._assign_slots()
-            for node in self.nodes[1:]:
-                first = self.primaries[0]
-                _command(node.port, "CLUSTER", "MEET", "127.0.0.1", first.port, first.bus_port)
-            self._until(self._all_known, "the nodes to know each other")
+            self._join()
             for primary, group in zip(self.primaries, self.replicas, strict=True):
                 for replica in group:
                     follow = functools.partial(_follow, replica, primary)
@@ -259,9 +269,45 @@ class LocalCluster:
     def _answers(node: ClusterNode) -> bool:
         return _command(node.port, "PING", timeout=0.5).startswith(b"+PONG")
 
-    def _all_known(self) -> bool:
-        known = str(len(self.nodes))
-        return all(self._cluster_info(n).get("cluster_known_nodes") == known for n in self.nodes)
+    def _join(self) -> None:
+        """Introduce the nodes, and again where a handshake was dropped, until all know all.
+
+        A node drops a handshake its peer does not finish within the node
+        timeout (a loaded machine can take that long) and never retries it,
+        so a MEET is sent again for each pair still strangers after a while.
+        """
+        # A handshake is dropped after the node timeout, and after 1 s at least.
+        handshake = max(self.node_timeout_ms / 1000, 1.0)
+        deadline = time.monotonic() + self.start_timeout
+        first = self.primaries[0]
+        self._meet([(node, [first]) for node in self.nodes[1:]])
+        while True:
+            window = min(3 * handshake, max(deadline - time.monotonic(), 0.1))
+            try:
+                self._until(lambda: not self._strangers(), "the nodes to know each other", window)
+                return
+            except NotReady:
+                if time.monotonic() >= deadline:
+                    raise
+            with contextlib.suppress(OSError):
+                self._meet(self._strangers())
+
+    @staticmethod
+    def _meet(strangers: list[tuple[ClusterNode, list[ClusterNode]]]) -> None:
+        """Ask each node to meet the nodes it does not know yet."""
+        for node, others in strangers:
+            for other in others:
+                _command(node.port, "CLUSTER", "MEET", "127.0.0.1", other.port, other.bus_port)
+
+    def _strangers(self) -> list[tuple[ClusterNode, list[ClusterNode]]]:
+        """Each node with the nodes it has not finished a handshake with, if any."""
+        strangers = []
+        for node in self.nodes:
+            known = _known_ids(node)
+            missing = [other for other in self.nodes if other.node_id not in known]
+            if missing:
+                strangers.append((node, missing))
+        return strangers
 
     @staticmethod
     def _cluster_info(node: ClusterNode) -> dict[str, str]:
