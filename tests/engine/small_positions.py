@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 
-from protocol.cards import card_rank, kind_of
+from protocol.cards import card_rank, card_suit, kind_of
 from server.engine import Game, State
 from server.engine.duchess import FOUNDATIONS as DUCHESS_FOUNDATIONS
 from server.engine.duchess import GrandDuchess
@@ -186,7 +186,30 @@ def spaces_position(game: RoyalParade, rng: random.Random, *, stock: bool = Fals
     return State(game.id, tuple(tuple(pile) for pile in piles))
 
 
+def chains_position(game: RoyalParade, rng: random.Random, chains: int, most: int = 3) -> State:
+    """A Parade position where ``chains`` chains (a row and suit: its two foundations) have
+    up to ``most`` top cards each taken back, base cards kept, shuffled onto two depots and
+    into the stock: the copies of a kind come back in every order, often one over the
+    other, and no space is wanted."""
+    built = foundation_cards(game)
+    piles = _won_piles(game, built)
+    by_chain: dict[tuple[int, int], list[int]] = {}
+    for spot in game.parade:
+        by_chain.setdefault((game.row_of[spot], card_suit(piles[spot][0])), []).append(spot)
+    loose: list[int] = []
+    for chain in rng.sample(sorted(by_chain), chains):
+        for spot in by_chain[chain]:
+            for _ in range(rng.randint(0, min(most, len(piles[spot]) - 1))):
+                loose.append(piles[spot].pop())
+    rng.shuffle(loose)
+    holders = [*rng.sample(list(game.depots), 2), game.stock]
+    for card in loose:
+        piles[rng.choice(holders)].append(card)
+    return State(game.id, tuple(tuple(pile) for pile in piles))
+
+
 __all__ = [
+    "chains_position",
     "exhaustive",
     "foundation_cards",
     "reserve_position",

@@ -13,14 +13,22 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from server.engine import VARIANTS, Game, State, find_variant
+from server.engine.parade import RoyalParade
 from server.engine.solver import family_of
 from server.engine.solver.base import Family, foundation_places
+from server.engine.solver.chains import DEPOT_END, ChainRuns, deal_bytes
+from server.engine.solver.parade import ParadeFamily
 from server.engine.solver.proofs import deals_lost, dealt_lost, stuck
 from server.engine.solver.stockwaste import StockWasteFamily
 from server.engine.solver.twins import TwinRuns
 from server.engine.stockwaste import StockWasteGame
 from tests.engine.positions import card, cards, run
-from tests.engine.small_positions import exhaustive, small_position, twins_position
+from tests.engine.small_positions import (
+    chains_position,
+    exhaustive,
+    small_position,
+    twins_position,
+)
 
 #: Two foundations of kinds 0, 1 and 2, 3 (card ids are kinds here: one deck).
 SEQUENCES = ((0, 1), (2, 3))
@@ -284,3 +292,71 @@ def _twins_lost(family: Family, state: State) -> bool:
         [len(piles[f]) for f in family.foundations],
         max(0, game.redeals - state.passes),
     )
+
+
+#: One chain of kinds 0-3 (card ids are kinds, plus 52 for the second copy), its two
+#: foundations at places 0 and 1.
+CHAIN = ((0, 1), (0, 1, 2, 3))
+END = bytes((DEPOT_END,))
+
+
+def test_chain_copies_in_the_wrong_order_lose_the_chain() -> None:
+    """Both foundations of a chain hold their base card. A depot holds, bottom first, a 1,
+    a 2, the other 2 and the other 1; the 3s lie loose. The top 1 goes onto one
+    foundation, then the 2 over it must too (nothing else takes it), and the other 2 then
+    waits for the 1 under it. :func:`deals_lost`, where a kind once home serves both
+    foundations, finds the position alive; the chain alone with its own cards is lost.
+    In the order 2, 1, 2, 1 each foundation gets a 1 and a 2 straight off."""
+    runs = ChainRuns([CHAIN], depots=1, together=1)
+    sequences = (CHAIN[1], CHAIN[1])
+    depot = (1, 2, 54, 53)
+    assert not deals_lost([depot], [], {3}, [1, 1], sequences, foundation_places(sequences))
+    assert runs.lost(bytes(depot) + END, b"", bytes([3, 55]), [1, 1])
+    assert not runs.lost(bytes([2, 1, 54, 53]) + END, b"", bytes([3, 55]), [1, 1])
+    # The same copies dealt onto the depot one at a time: the order decides again.
+    threes = bytes([3, 55])
+    assert runs.lost(bytes([1, 2]) + END, deal_bytes([[(0, 54)], [(0, 53)]], 1), threes, [1, 1])
+    assert not runs.lost(bytes([1, 2]) + END, deal_bytes([[(0, 53)], [(0, 54)]], 1), threes, [1, 1])
+
+
+@pytest.mark.parametrize("variant", PARADES)
+@pytest.mark.parametrize("chains", [1, 2])
+def test_chains_alone_are_lost_exactly_when_no_line_wins(variant: str, chains: int) -> None:
+    """Parade positions where one or two chains have cards out (on the depots and in the
+    stock, any order, base cards kept): their own game is the whole game there, so its
+    answer is the plain search's, both ways."""
+    game = VARIANTS[variant]
+    assert isinstance(game, RoyalParade)
+    family = family_of(game)
+    assert isinstance(family, ParadeFamily)
+    places = [((2 * c, 2 * c + 1), family.sequences[2 * c]) for c in range(12)]
+    runs = ChainRuns(places, len(game.depots), together=chains)
+    lost = 0
+    for seed in range(150):
+        state = chains_position(game, random.Random(seed), chains)
+        family.begin(state)
+        answer = family.chains_lost(state, runs)
+        assert answer == (not exhaustive(game, state)), seed
+        lost += answer
+    assert 10 <= lost <= 140, lost
+
+
+@pytest.mark.parametrize("variant", PARADES)
+def test_a_position_whose_chains_are_lost_has_no_winning_line(variant: str) -> None:
+    """Three chains with cards out: whenever ``dead`` calls a position lost the plain
+    search finds no win, and some of those the depot proof alone finds alive."""
+    game = VARIANTS[variant]
+    assert isinstance(game, RoyalParade)
+    family, depots_only = family_of(game), family_of(game)
+    assert isinstance(depots_only, ParadeFamily) and depots_only.chain_runs is not None
+    depots_only.chain_runs = None
+    dead = missed = 0
+    for seed in range(150):
+        state = chains_position(game, random.Random(seed), 3)
+        family.begin(state)
+        depots_only.begin(state)
+        if family.dead(state):
+            assert not exhaustive(game, state), seed
+            dead += 1
+            missed += not depots_only.dead(state)
+    assert dead >= 10 and missed >= 5, (dead, missed)

@@ -65,45 +65,46 @@ def test_a_candidate_is_the_documented_hash_of_the_draw() -> None:
 
 def test_the_choice_is_the_first_winnable_candidate_and_reproducible() -> None:
     """The same draw gives the same deal; every candidate before it is not proved winnable."""
-    choice = choose_winnable(QUADRILLE, 8, DEAL_VERSION)
-    assert choice == choose_winnable(QUADRILLE, 8, DEAL_VERSION)
-    assert choice.proved and choice.pick == 2  # draw 8: candidates 0 and 1 are not winnable
-    assert choice.seed == candidate_seed("quadrille", DEAL_VERSION, 8, choice.pick)
+    draw = 13
+    choice = choose_winnable(QUADRILLE, draw, DEAL_VERSION)
+    assert choice == choose_winnable(QUADRILLE, draw, DEAL_VERSION)
+    assert choice.proved and choice.pick == 2  # draw 13: candidates 0 and 1 are not winnable
+    assert choice.seed == candidate_seed("quadrille", DEAL_VERSION, draw, choice.pick)
     for k in range(choice.pick):
         earlier = solve_deal(
-            QUADRILLE, candidate_seed("quadrille", DEAL_VERSION, 8, k), nodes=SOLVER_NODES
+            QUADRILLE, candidate_seed("quadrille", DEAL_VERSION, draw, k), nodes=SOLVER_NODES
         )
         assert not earlier.won
     assert (
         check_choice(
-            QUADRILLE, DEAL_VERSION, draw=8, pick=choice.pick, seed=choice.seed, line=choice.line
+            QUADRILLE, DEAL_VERSION, draw=draw, pick=choice.pick, seed=choice.seed, line=choice.line
         )
         == []
     )
 
 
 def test_a_rarely_won_game_looks_past_the_sixteenth_candidate() -> None:
-    """About one Contradance deal in eighteen is winnable: draw 0's first proved candidate
-    is its 37th, which the first 16 (the limit until 27 November 2026) missed, leaving a
+    """About one Contradance deal in eighteen is winnable: draw 2's first proved candidate
+    is its 38th, which the first 16 (the limit until 27 November 2026) missed, leaving a
     plain deal. It checks out like any other choice."""
     assert CANDIDATES >= 64
-    choice = choose_winnable(CONTRADANCE, 0, DEAL_VERSION)
-    assert choice.proved and choice.pick == 36
-    assert not choose_winnable(CONTRADANCE, 0, DEAL_VERSION, candidates=16).proved
+    choice = choose_winnable(CONTRADANCE, 2, DEAL_VERSION)
+    assert choice.proved and choice.pick == 37
+    assert not choose_winnable(CONTRADANCE, 2, DEAL_VERSION, candidates=16).proved
     problems = check_choice(
-        CONTRADANCE, DEAL_VERSION, draw=0, pick=36, seed=choice.seed, line=choice.line
+        CONTRADANCE, DEAL_VERSION, draw=2, pick=37, seed=choice.seed, line=choice.line
     )
     assert problems == []
 
 
 def test_a_later_candidate_or_a_foreign_seed_is_caught() -> None:
     """Skipping a winnable candidate, or dealing a seed the draw does not give, is reported."""
-    first = choose_winnable(QUADRILLE, 4, DEAL_VERSION)
-    assert first.pick == 0  # draw 4: candidate 0 is winnable
-    later = candidate_seed("quadrille", DEAL_VERSION, 4, 1)
+    first = choose_winnable(QUADRILLE, 2, DEAL_VERSION)
+    assert first.pick == 0  # draw 2: candidate 0 is winnable
+    later = candidate_seed("quadrille", DEAL_VERSION, 2, 1)
     line = solve_deal(QUADRILLE, later, nodes=SOLVER_NODES).line
     assert line  # candidate 1 is winnable too: dealing it skips candidate 0
-    skipped = check_choice(QUADRILLE, DEAL_VERSION, draw=4, pick=1, seed=later, line=line)
+    skipped = check_choice(QUADRILLE, DEAL_VERSION, draw=2, pick=1, seed=later, line=line)
     assert skipped == [f"candidate 0 (seed {first.seed}) is winnable too, and comes first"]
     seed, line = first.seed, first.line
     foreign = check_choice(QUADRILLE, DEAL_VERSION, draw=9, pick=0, seed=seed, line=line)

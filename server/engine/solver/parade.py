@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from operator import itemgetter
+from typing import NamedTuple
 
 from protocol.cards import card_rank, kind_of
 from protocol.moves import DISCARD_PILE, Move, MoveKind
 from server.engine.parade import FULL, ROW_RANKS, RoyalParade
 from server.engine.solver.base import ACTION_ORDER, KIND, Family, Key, foundation_places
+from server.engine.solver.chains import DEPOT_END, ChainRuns, deal_bytes
 from server.engine.solver.proofs import deals_lost
 from server.engine.state import Piles, State
 
@@ -20,6 +22,7 @@ __all__ = ["PARADE_BEAM_SHARES", "ParadeFamily"]
 #: won; in Bergholt's and Virginia Reel it traded 9 wins for 8 and 7, at a fifth more
 #: CPU for the same positions.
 PARADE_BEAM_SHARES: Mapping[str, float] = {"royal-parade": 0.3}
+_END = bytes((DEPOT_END,))
 
 
 class _Codes(dict[tuple[int, ...], int]):
@@ -38,6 +41,18 @@ class _Codes(dict[tuple[int, ...], int]):
             code = pile[-1] % 52 + 64  # a foundation, told by its top card
         self[pile] = code
         return code
+
+
+class _Seen(NamedTuple):
+    """What the dead-end proofs read of a position."""
+
+    stock: tuple[int, ...]
+    depots: list[tuple[int, ...]]
+    #: The kinds of the loose Parade cards, and the cards themselves.
+    ready: set[int]
+    loose: bytes
+    #: Cards on each foundation (0: not founded), two places per chain.
+    heights: list[int]
 
 
 class ParadeFamily(Family):
@@ -78,12 +93,23 @@ class ParadeFamily(Family):
         #: one search the stock only loses its top cards, so its size says what it holds.
         self._landings: dict[tuple[int, bool], list[list[tuple[int, int]]]] = {}
         self.beam_share = PARADE_BEAM_SHARES.get(game.id, 0.0)
+        #: Each two chains' foundations alone, their copies' order kept (:mod:`.chains`).
+        self.chain_runs: ChainRuns | None = ChainRuns(
+            [((2 * c, 2 * c + 1), sequences[2 * c]) for c in range(len(sequences) // 2)],
+            len(self.depots),
+        )
+        #: :attr:`_landings` as :func:`.deal_bytes` gives them, for :attr:`chain_runs`.
+        self._deal_bytes: dict[tuple[int, bool], bytes] = {}
+        #: The ways the final deal may go.
+        self._ways = (False, True) if game.reversed_final_deal else (False,)
 
     def begin(self, root: State) -> None:
         self._landings.clear()
+        self._deal_bytes.clear()
 
     def dead(self, state: State) -> bool:
-        """Some depot card can never leave its depot (:func:`.deals_lost`).
+        """Some depot card can never leave its depot (:func:`.deals_lost`), or some chain's
+        two foundations can never both be finished (:class:`.ChainRuns`).
 
         A depot card leaves only from the top: home, or a base card into a
         space, or an ace to the discard pile; the loose Parade cards count as
@@ -92,15 +118,39 @@ class ParadeFamily(Family):
         game; where the final deal may go either way, the position is lost
         only if it is lost both ways. This takes in the earlier rules: a card
         that can never leave the depots as they are, and both copies of a card
-        under higher cards of its own row and suit, which wait for it.
+        under higher cards of its own row and suit, which wait for it. The
+        depot proof lets one copy of a kind serve both foundations of its
+        chain; the chains' smaller games keep each copy to one.
         """
+        seen = self._seen(state)
+        if seen is None:
+            return False
+        chains = self.chain_runs
+        return all(
+            deals_lost(
+                seen.depots, self._land(seen.stock, way), seen.ready, seen.heights,
+                self.sequences, self.places,
+            )
+            or (chains is not None and self._chains_lost(seen, way, chains))
+            for way in self._ways
+        )  # fmt: skip
+
+    def chains_lost(self, state: State, chains: ChainRuns) -> bool:
+        """Whether ``chains`` finds some chain that can never be finished from ``state``,
+        whichever way the final deal goes."""
+        seen = self._seen(state)
+        return seen is not None and all(self._chains_lost(seen, way, chains) for way in self._ways)
+
+    def _seen(self, state: State) -> _Seen | None:
+        """What the proofs read of ``state``; None where no card covers another, nor will."""
         piles = state.piles
         stock = piles[self.stock]
         depots = [piles[d] for d in self.depots]
         if not stock and all(len(depot) < 2 for depot in depots):
-            return False  # no card covers another, and none will
+            return None  # every card not home is available: nothing is stuck
         heights = [0] * len(self.sequences)
         ready: set[int] = set()
+        loose = bytearray()
         for founds, spots in self.rows:
             for spot in spots:
                 pile = piles[spot]
@@ -109,16 +159,18 @@ class ParadeFamily(Family):
                 chain = founds[pile[0] % 52]
                 if chain < 0:
                     ready.add(pile[0] % 52)
+                    loose.append(pile[0])
                 else:
                     place = 2 * chain
                     if heights[place]:
                         place += 1
                     heights[place] = len(pile)
-        ways = (False, True) if self.parade.reversed_final_deal else (False,)
-        return all(
-            deals_lost(depots, self._land(stock, way), ready, heights, self.sequences, self.places)
-            for way in ways
-        )
+        return _Seen(stock, depots, ready, bytes(loose), heights)
+
+    def _chains_lost(self, seen: _Seen, reverse_final: bool, chains: ChainRuns) -> bool:
+        stacked = b"".join(bytes(depot) + _END for depot in seen.depots)
+        deals = self._deals(seen.stock, reverse_final)
+        return chains.lost(stacked, deals, seen.loose, seen.heights)
 
     def progress(self, state: State) -> int:
         """Cards home, less a quarter for each depot card under another: a covered card
@@ -133,6 +185,15 @@ class ParadeFamily(Family):
         deals = self._landings.get(known)
         if deals is None:
             deals = self._landings[known] = self.parade.landings(stock, reverse_final=reverse_final)
+        return deals
+
+    def _deals(self, stock: Sequence[int], reverse_final: bool) -> bytes:
+        known = (len(stock), reverse_final)
+        deals = self._deal_bytes.get(known)
+        if deals is None:
+            deals = self._deal_bytes[known] = deal_bytes(
+                self._land(stock, reverse_final), len(self.depots)
+            )
         return deals
 
     def key(self, state: State) -> Key:
