@@ -9,9 +9,9 @@ copy that fits the taller foundation now must either go there, leaving the
 lower one to wait for the other copy, or stay where it is, on a depot that
 the next deal may cover.
 
-:class:`ChainRuns` settles that exactly for each chain, in a relaxation
-that keeps only the chain's own cards: each depot's cards in their order,
-the stock's cards landing on the depots in the order the deals alone
+:class:`ChainRuns` settles that exactly for every two chains, in a
+relaxation that keeps only their own cards: each depot's cards in their
+order, the stock's cards landing on the depots in the order the deals alone
 decide (:meth:`~server.engine.parade.RoyalParade.landings`), the loose
 Parade cards, and no shortage of spaces (a base card founds its foundation
 whenever one is free). Any line of the real game, cut down to the moves of
@@ -20,9 +20,11 @@ real depot is on top of its smaller depot too (whatever lay over it has
 left, or is taken out there), a loose card stays loose, a deal lands the
 same cards on the same depots, a base card into a space (or a swap, in
 Virginia Reel) founds its foundation, and the moves of other cards change
-nothing there. So if a chain cannot be finished in its smaller game, no
-line wins the real one. Each smaller game has at most 8 cards and a few
-deals: it is searched to the end, its answers kept by position.
+nothing there. So if two chains cannot both be finished in their smaller
+game, no line wins the real one. Two chains at a time see how the cards of
+one bury those of the other (a chain alone sees only its copies' order).
+Each smaller game has at most 16 cards and a few deals: it is searched to
+the end, its answers kept by position.
 """
 
 from __future__ import annotations
@@ -80,7 +82,8 @@ class _Group:
 
 
 class ChainRuns:
-    """Whether each chain's two foundations (or ``together`` chains') can still be finished.
+    """Whether every ``together`` chains (each a row and suit's two foundations) can still
+    all be finished.
 
     ``chains[c]`` holds chain ``c``'s two foundations (positions in the
     heights :meth:`lost` is given) and the kinds it builds, base card
@@ -122,7 +125,7 @@ class ChainRuns:
         return _Group(members, bytes(chain_of), bytes(height_of), finished, others, landing)
 
     def lost(self, depots: bytes, deals: bytes, loose: bytes, heights: Sequence[int]) -> bool:
-        """Whether some chain cannot be finished even with every other card out of the way.
+        """Whether some chains cannot all be finished even with every other card out of the way.
 
         ``depots`` holds each depot's card ids, bottom first, each depot
         ended by :data:`DEPOT_END`; ``deals`` the deals still to come
