@@ -20,13 +20,10 @@ from pathlib import Path
 from server.engine import (
     DEAL_VERSION,
     VARIANTS,
-    IllegalMoveError,
-    Move,
-    MoveSyntaxError,
     find_variant,
 )
 from server.engine.prng import MAX_SEED
-from server.engine.solver import DEFAULT_SECONDS, Outcome, Solution, solve_deal
+from server.engine.solver import DEFAULT_SECONDS, Outcome, Solution, line_fault, solve_deal
 from server.rules.odds import measure_odds
 from server.rules.solver_odds import ODDS_HEADER, expert_cells, odds_row, tally
 
@@ -161,17 +158,11 @@ def _verify(args: argparse.Namespace) -> int:
         text = args.line
     moves = parse_line(text)
     game = find_variant(args.variant)
-    state = game.deal(args.seed, args.deal_version)
-    for number, move in enumerate(moves, 1):
-        try:
-            state = game.apply(state, Move.parse(move))
-        except (IllegalMoveError, MoveSyntaxError) as exc:
-            print(f"does not win: move {number} ({move!r}) is refused: {exc}")
-            return 1
-    if game.is_won(state):
+    fault = line_fault(game, game.deal(args.seed, args.deal_version), moves)
+    if fault is None:
         print(f"wins: {len(moves)} moves, every card home")
         return 0
-    print(f"does not win: {len(moves)} moves leave {game.home(state)} of {game.target()} home")
+    print(f"does not win: {fault}")
     return 1
 
 

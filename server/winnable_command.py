@@ -12,12 +12,9 @@ import argparse
 
 from server.engine import DEAL_VERSION, VARIANTS, find_variant
 from server.rules.winnable import NODES, check_choice, check_fallback
+from server.solve_command import parse_line
 
 __all__ = ["add_parser", "run"]
-
-
-def _moves(text: str) -> list[str]:
-    return [move.strip() for move in text.replace("\n", ",").split(",") if move.strip()]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -31,7 +28,7 @@ def run(args: argparse.Namespace) -> int:
         return 0 if ok else 1
     problems = check_choice(
         game, args.deal_version, draw=args.draw, pick=args.pick, seed=args.seed,
-        line=_moves(args.line), nodes=args.nodes,
+        line=parse_line(args.line), nodes=args.nodes,
     )  # fmt: skip
     for problem in problems:
         print(f"✗ {problem}")

@@ -5,9 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from protocol.cli import main
 from server.engine import VARIANTS, find_variant
+from server.engine.solver import line_fault
 from server.rules.solver_odds import ODDS_HEADER, expert_cells
 from server.solve_command import parse_line
 
@@ -145,3 +148,12 @@ def test_odds_solver_limits_are_exclusive() -> None:
     """--limit and --nodes cannot both be given."""
     with pytest.raises(SystemExit):
         main(["odds", "quadrille", "--solver", "--limit", "1", "--nodes", "5"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=80))
+def test_any_line_text_is_checked_without_raising(text: str) -> None:
+    """Whatever text a person gives as a line, checking it answers in words or wins."""
+    game = find_variant("quadrille")
+    fault = line_fault(game, game.deal(0), parse_line(text))
+    assert fault is None or fault.startswith("move ") or " moves leave " in fault

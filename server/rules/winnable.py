@@ -31,7 +31,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from server.engine import Game
-from server.engine.solver import solve_deal, verify_line
+from server.engine.solver import line_fault, solve_deal
 
 __all__ = [
     "CANDIDATES",
@@ -150,8 +150,9 @@ def check_choice(
     problems: list[str] = []
     if chosen_by is None:
         problems.append(f"seed {seed} is not candidate {pick} of draw {draw}")
-    if not verify_line(game, game.deal(seed, deal_version), line):
-        problems.append("the line does not win the deal")
+    fault = line_fault(game, game.deal(seed, deal_version), line)
+    if fault is not None:
+        problems.append(f"the line does not win the deal: {fault}")
     for k in range(pick):
         earlier = candidate_seed(game.id, deal_version, draw, k, rule)
         if proved_line(game, earlier, deal_version, nodes=nodes):

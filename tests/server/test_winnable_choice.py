@@ -12,6 +12,7 @@ import time
 
 import pytest
 
+from protocol.cli import main
 from protocol.messages import (
     CreateRace,
     Daily,
@@ -109,6 +110,21 @@ def test_a_later_candidate_or_a_foreign_seed_is_caught() -> None:
     seed, line = first.seed, first.line
     foreign = check_choice(QUADRILLE, DEAL_VERSION, draw=9, pick=0, seed=seed, line=line)
     assert foreign == [f"seed {first.seed} is not candidate 0 of draw 9"]
+
+
+def test_a_line_that_does_not_play_is_named_by_its_move(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``ballroom winnable`` given a line with a move that is not a move, or not legal
+    there, says which move and why (exit 1); it never ends in a traceback."""
+    seed = candidate_seed("quadrille", DEAL_VERSION, 13, 2)
+    args = ["winnable", "quadrille", "--draw", "13", "--pick", "2", "--seed", str(seed)]
+    assert main([*args, "--line", "deal, zz"]) == 1
+    assert capsys.readouterr().out == (
+        "✗ the line does not win the deal: move 2 ('zz') is refused: not a move: 'zz'\n"
+    )
+    assert main([*args, "--line", "p9>f1"]) == 1
+    assert "move 1 ('p9>f1') is refused" in capsys.readouterr().out
 
 
 @pytest.mark.usefixtures("no_errors_logged")

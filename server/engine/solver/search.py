@@ -7,8 +7,9 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from protocol.moves import Move, MoveKind
+from protocol.moves import Move, MoveKind, MoveSyntaxError
 from server.engine.duchess import GrandDuchess
+from server.engine.exceptions import IllegalMoveError
 from server.engine.game import Game
 from server.engine.parade import RoyalParade
 from server.engine.solver.base import Family, Key
@@ -27,6 +28,7 @@ __all__ = [
     "Solution",
     "family_of",
     "first_choice",
+    "line_fault",
     "solve",
     "solve_deal",
     "verify_line",
@@ -376,6 +378,23 @@ def solve_deal(
     """Solve the opening position of deal ``seed`` (limits as in :func:`solve`)."""
     state = game.deal(seed) if deal_version is None else game.deal(seed, deal_version)
     return solve(game, state, seconds=seconds, nodes=nodes, clock=clock, probe_unit=probe_unit)
+
+
+def line_fault(game: Game, state: State, line: Sequence[str]) -> str | None:
+    """What keeps ``line`` from winning from ``state``, in words; None when it wins.
+
+    For lines a person or another program gives (``ballroom solve --verify``,
+    ``ballroom winnable``): a move that does not parse or is not legal there
+    is named by its number, never raised.
+    """
+    for number, text in enumerate(line, 1):
+        try:
+            state = game.apply(state, Move.parse(text))
+        except (IllegalMoveError, MoveSyntaxError) as exc:
+            return f"move {number} ({text!r}) is refused: {exc}"
+    if game.is_won(state):
+        return None
+    return f"{len(line)} moves leave {game.home(state)} of {game.target()} home"
 
 
 def verify_line(game: Game, state: State, line: Sequence[str]) -> bool:
