@@ -14,24 +14,13 @@ import time
 
 from protocol.cli import Commands, main
 from protocol.text import render_view
-from server import solve_command, winnable_command
+from server import arguments, solve_command, winnable_command
 from server.engine import DEAL_VERSION, VARIANTS, find_variant
-from server.engine.prng import MAX_SEED
 from server.rules.expert import ExpertBudget, budget_for
 from server.rules.odds import measure_odds
 from server.settings import EventLoop
 
 __all__ = ["legal_line", "register"]
-
-
-def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"a seed is a whole number, not {text!r}") from None
-    if not 0 <= value <= MAX_SEED:
-        raise argparse.ArgumentTypeError(f"seed must be in 0..{MAX_SEED}")
-    return value
 
 
 def legal_line(moves: list[str]) -> str:
@@ -152,14 +141,19 @@ def register(commands: Commands) -> None:
 
     deal = commands.top.add_parser("deal", help="print the opening layout of a deal")
     deal.add_argument("variant", choices=variants)
-    deal.add_argument("--seed", type=_seed, required=True)
-    deal.add_argument("--deal-version", type=int, default=DEAL_VERSION)
+    deal.add_argument("--seed", type=arguments.seed, required=True)
+    deal.add_argument("--deal-version", type=arguments.deal_version, default=DEAL_VERSION)
     deal.set_defaults(run=_deal)
 
     odds = commands.top.add_parser("odds", help="win rate of the bot over N seeded deals")
     odds.add_argument("variant", choices=[*variants, "all"])
-    odds.add_argument("-n", type=int, default=1000, help="number of deals (default 1000)")
-    odds.add_argument("--seed-base", type=_seed, default=0, help="first seed (default 0)")
+    odds.add_argument(
+        "-n",
+        type=arguments.whole("the number of deals", 1),
+        default=1000,
+        help="number of deals (default 1000)",
+    )
+    odds.add_argument("--seed-base", type=arguments.seed, default=0, help="first seed (default 0)")
     odds.add_argument("--strategy", choices=["greedy", "random", "expert"], default="greedy")
     odds.add_argument(
         "--samples",

@@ -17,12 +17,12 @@ from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+from server import arguments
 from server.engine import (
     DEAL_VERSION,
     VARIANTS,
     find_variant,
 )
-from server.engine.prng import MAX_SEED
 from server.engine.solver import DEFAULT_SECONDS, Outcome, Solution, line_fault, solve_deal
 from server.rules.odds import measure_odds
 from server.rules.solver_odds import ODDS_HEADER, expert_cells, odds_row, tally
@@ -36,38 +36,21 @@ HEADLINES = {
 }
 
 
-def _seed(text: str) -> int:
-    value = int(text)
-    if not 0 <= value <= MAX_SEED:
-        raise argparse.ArgumentTypeError(f"seed must be in 0..{MAX_SEED}")
-    return value
-
-
-def _seconds(text: str) -> float:
-    value = float(text)
-    if not value > 0:
-        raise argparse.ArgumentTypeError("the limit must be a positive number of seconds")
-    return value
-
-
-def _count(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError("the node limit must be at least 1")
-    return value
-
-
 def _add_limits(parser: argparse.ArgumentParser) -> None:
     limits = parser.add_mutually_exclusive_group()
     limits.add_argument(
         "--limit",
-        type=_seconds,
+        type=arguments.positive_seconds,
         default=None,
         metavar="SECONDS",
         help=f"time limit per deal (default {DEFAULT_SECONDS:g} s)",
     )
     limits.add_argument(
-        "--nodes", type=_count, default=None, metavar="N", help="node limit instead of a time limit"
+        "--nodes",
+        type=arguments.whole("the node limit", 1),
+        default=None,
+        metavar="N",
+        help="node limit instead of a time limit",
     )
 
 
@@ -77,8 +60,8 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "solve", help="decide a deal with the solver, or check a line with --verify"
     )
     solve.add_argument("variant", choices=sorted(VARIANTS))
-    solve.add_argument("--seed", type=_seed, required=True)
-    solve.add_argument("--deal-version", type=int, default=DEAL_VERSION)
+    solve.add_argument("--seed", type=arguments.seed, required=True)
+    solve.add_argument("--deal-version", type=arguments.deal_version, default=DEAL_VERSION)
     _add_limits(solve)
     solve.add_argument(
         "--verify", action="store_true", help="replay --line (or --line-file) instead of solving"
@@ -95,11 +78,15 @@ def add_odds_options(odds: argparse.ArgumentParser) -> None:
     )
     _add_limits(odds)
     odds.add_argument(
-        "--jobs", type=_count, default=1, metavar="J", help="solver processes (default 1)"
+        "--jobs",
+        type=arguments.whole("the number of processes", 1),
+        default=1,
+        metavar="J",
+        help="solver processes (default 1)",
     )
     odds.add_argument(
         "--bot-n",
-        type=_count,
+        type=arguments.whole("the number of deals", 1),
         default=1000,
         metavar="N",
         help="deals for the greedy bot's column of --solver (default 1000)",
@@ -152,8 +139,12 @@ def _verify(args: argparse.Namespace) -> int:
         )
         return 2
     if args.line_file is not None:
-        with open(args.line_file, encoding="utf-8") as source:
-            text = source.read()
+        try:
+            with open(args.line_file, encoding="utf-8") as source:
+                text = source.read()
+        except (OSError, UnicodeDecodeError) as exc:
+            print(f"ballroom solve --verify: cannot read {args.line_file}: {exc}", file=sys.stderr)
+            return 2
     else:
         text = args.line
     moves = parse_line(text)

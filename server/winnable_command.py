@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import argparse
 
+from server import arguments
 from server.engine import DEAL_VERSION, VARIANTS, find_variant
-from server.rules.winnable import NODES, check_choice, check_fallback
+from server.rules.winnable import CANDIDATES, NODES, check_choice, check_fallback
 from server.solve_command import parse_line
 
 __all__ = ["add_parser", "run"]
@@ -44,10 +45,17 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "winnable", help="check that a winnable deal was the first winnable one of its draw"
     )
     check.add_argument("variant", choices=sorted(VARIANTS))
-    check.add_argument("--draw", type=int, required=True, help="the results' draw")
-    check.add_argument("--pick", type=int, required=True, help="the results' pick")
-    check.add_argument("--seed", type=int, required=True, help="the results' seed")
-    check.add_argument("--deal-version", type=int, default=DEAL_VERSION)
+    check.add_argument("--draw", type=arguments.draw, required=True, help="the results' draw")
+    check.add_argument(
+        "--pick",
+        type=arguments.whole("a pick", 0, CANDIDATES - 1),
+        required=True,
+        help="the results' pick",
+    )
+    check.add_argument("--seed", type=arguments.seed, required=True, help="the results' seed")
+    check.add_argument("--deal-version", type=arguments.deal_version, default=DEAL_VERSION)
     check.add_argument("--line", default="", help='the results\' line: "deal, w>f1, ..."')
-    check.add_argument("--nodes", type=int, default=NODES, help=argparse.SUPPRESS)
+    check.add_argument(
+        "--nodes", type=arguments.whole("the node limit", 1), default=NODES, help=argparse.SUPPRESS
+    )
     check.set_defaults(run=run)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -88,6 +89,48 @@ def test_a_bad_worker_count_is_a_usage_error(
         main(["serve", "--workers", workers])
     assert exit_info.value.code == 2
     assert "--workers" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["deal", "quadrille", "--seed", "-1"], "--seed: a seed must be 0..18446744073709551615"),
+        (["deal", "quadrille", "--seed", "1", "--deal-version", "9"], "unknown deal version 9"),
+        (["solve", "quadrille", "--seed", "x"], "--seed: a seed is a whole number, not 'x'"),
+        (["solve", "quadrille", "--seed", "1", "--limit", "0"], "--limit: the limit must be"),
+        (["solve", "quadrille", "--seed", "1", "--nodes", "0"], "--nodes: the node limit must"),
+        (["odds", "quadrille", "-n", "-3"], "-n: the number of deals must be 1 or more"),
+        (["odds", "quadrille", "--solver", "--jobs", "0"], "--jobs: the number of processes"),
+        (
+            ["winnable", "quadrille", "--draw", "-1", "--pick", "0", "--seed", "0"],
+            "--draw: a draw must be 0..",
+        ),
+        (
+            ["winnable", "quadrille", "--draw", "1", "--pick", "99999999", "--seed", "0"],
+            "--pick: a pick must be 0..63",
+        ),
+    ],
+)
+def test_a_number_out_of_its_range_is_a_usage_error(
+    args: list[str], said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Seeds, draws, picks, deal versions, counts and limits out of range are said in
+    argparse's usage error (exit 2), before any work: a negative count of deals once
+    printed a share of -0.0%, and a pick of 99,999,999 solved candidates for ever."""
+    with pytest.raises(SystemExit) as exit_info:
+        main(args)
+    assert exit_info.value.code == 2
+    assert said in capsys.readouterr().err
+
+
+def test_a_line_file_that_cannot_be_read_is_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`solve --verify --line-file` names a file it cannot read (exit 2), no traceback."""
+    missing = tmp_path / "missing.txt"
+    args = ["solve", "--verify", "quadrille", "--seed", "0", "--line-file", str(missing)]
+    assert main(args) == 2
+    assert f"cannot read {missing}" in capsys.readouterr().err
 
 
 def test_auto_workers_is_one_per_usable_core() -> None:

@@ -1,0 +1,58 @@
+"""The command line's argument types: a bad value is a usage error that says the rule.
+
+argparse turns the :class:`argparse.ArgumentTypeError` these raise into
+``ballroom CMD: error: argument --seed: seed must be in 0..N`` and exit
+status 2, so a typo never ends in a traceback or in a run that makes no
+sense (a negative number of deals, a candidate past the last one tried).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+
+from server.engine.prng import DEAL_VERSIONS, MAX_SEED
+
+__all__ = ["deal_version", "draw", "positive_seconds", "seed", "whole"]
+
+
+def whole(what: str, low: int, high: int | None = None) -> Callable[[str], int]:
+    """A whole number from ``low`` up (to ``high``, if given); ``what`` names it in errors."""
+    bounds = f"{low}..{high}" if high is not None else f"{low} or more"
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{what} is a whole number, not {text!r}") from None
+        if value < low or (high is not None and value > high):
+            raise argparse.ArgumentTypeError(f"{what} must be {bounds}")
+        return value
+
+    return parse
+
+
+#: A deal's seed.
+seed = whole("a seed", 0, MAX_SEED)
+#: A winnable deal's draw: a secret number of a seed's size (docs/protocol.md).
+draw = whole("a draw", 0, MAX_SEED)
+
+
+def deal_version(text: str) -> int:
+    """A deal version this engine deals."""
+    known = ", ".join(map(str, sorted(DEAL_VERSIONS)))
+    value = whole("a deal version", 1)(text)
+    if value not in DEAL_VERSIONS:
+        raise argparse.ArgumentTypeError(f"unknown deal version {value}: known are {known}")
+    return value
+
+
+def positive_seconds(text: str) -> float:
+    """A time limit in seconds, more than zero."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a limit is a number of seconds, not {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError("the limit must be a positive number of seconds")
+    return value
