@@ -169,6 +169,17 @@ def _profile_name(text: str) -> str:
     return text
 
 
+def _speed(text: str) -> float:
+    """A bot's moves per second: 0 (as fast as replies come) or more."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a speed is a number, not {text!r}") from None
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError("the speed must be 0 (no waiting) or more moves a second")
+    return value
+
+
 def register(commands: Commands) -> None:
     """Add the client's commands to ``ballroom``."""
     bot = commands.top.add_parser("bot", help="race a bot in a race, over the protocol")
@@ -179,7 +190,7 @@ def register(commands: Commands) -> None:
         "--tournament", metavar="CODE", help="enter a tournament and race every seat"
     )
     bot.add_argument("--password", default=None, help="the tournament's entry password")
-    bot.add_argument("--server", default=DEFAULT_SERVER, help="server URL")
+    bot.add_argument("--server", type=server_url, default=DEFAULT_SERVER, help="server URL")
     bot.add_argument(
         "--strategy",
         choices=STRATEGIES,
@@ -187,7 +198,7 @@ def register(commands: Commands) -> None:
         help="solver: follows the server's hints (practice races only), else plays greedy",
     )
     bot.add_argument(
-        "--speed", type=float, default=2.0, help="moves per second; 0: as fast as replies come"
+        "--speed", type=_speed, default=2.0, help="moves per second; 0: as fast as replies come"
     )
     bot.add_argument("--name", type=player_name, default="Bot")
     bot.add_argument("--seed", type=int, default=0, help="seed of the random strategy")
@@ -196,7 +207,7 @@ def register(commands: Commands) -> None:
     export = commands.tournament.add_parser("export", help="write a tournament's whole record")
     export.add_argument("code", help="the tournament's join code")
     export.add_argument("--format", choices=["json", "csv"], default="json")
-    export.add_argument("--server", default=DEFAULT_SERVER, help="server URL")
+    export.add_argument("--server", type=server_url, default=DEFAULT_SERVER, help="server URL")
     export.add_argument("--output", "-o", default="-", help="file to write (default: stdout)")
     export.set_defaults(run=_tournament_export)
 

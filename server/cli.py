@@ -170,7 +170,7 @@ def register(commands: Commands) -> None:
 
     serve = commands.top.add_parser("serve", help="run a server node")
     serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8765)
+    serve.add_argument("--port", type=arguments.whole("a port", 0, 65535), default=8765)
     serve.add_argument(
         "--redis",
         default=None,

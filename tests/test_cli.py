@@ -109,14 +109,20 @@ def test_a_bad_worker_count_is_a_usage_error(
             ["winnable", "quadrille", "--draw", "1", "--pick", "99999999", "--seed", "0"],
             "--pick: a pick must be 0..63",
         ),
+        (["serve", "--port", "99999"], "--port: a port must be 0..65535"),
+        (["bot", "--race", "ABC", "--speed", "-5"], "--speed: the speed must be 0"),
+        (["bot", "--race", "ABC", "--server", "notaurl"], "is not a websocket URL"),
+        (["tournament", "export", "ABC", "--server", "http://x/"], "is a web address"),
     ],
 )
 def test_a_number_out_of_its_range_is_a_usage_error(
     args: list[str], said: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Seeds, draws, picks, deal versions, counts and limits out of range are said in
-    argparse's usage error (exit 2), before any work: a negative count of deals once
-    printed a share of -0.0%, and a pick of 99,999,999 solved candidates for ever."""
+    """Seeds, draws, picks, deal versions, counts, limits, ports, speeds and server URLs
+    out of range are said in argparse's usage error (exit 2), before any work: a negative
+    count of deals once printed a share of -0.0%, a pick of 99,999,999 solved candidates
+    for ever, port 99999 was said to be listened on, and a bot retried a URL that was none
+    seven times."""
     with pytest.raises(SystemExit) as exit_info:
         main(args)
     assert exit_info.value.code == 2
