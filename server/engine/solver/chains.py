@@ -29,6 +29,7 @@ the end, its answers kept by position.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
@@ -81,6 +82,36 @@ class _Group:
     landing: bytes
 
 
+#: A chain: its two foundations (places in the heights), and its kinds, base card first.
+Chain = tuple[tuple[int, int], tuple[int, ...]]
+
+
+@functools.cache
+def _groups(chains: tuple[Chain, ...], together: int) -> tuple[_Group, ...]:
+    """Every ``together`` of ``chains`` with their tables: made once per game (a solve, a
+    hint or an expert's sample each make a family, and so a :class:`ChainRuns`)."""
+    return tuple(
+        _group(members, [chains[c] for c in members])
+        for members in combinations(range(len(chains)), together)
+    )
+
+
+def _group(members: tuple[int, ...], chains: Sequence[Chain]) -> _Group:
+    chain_of, height_of = bytearray(52), bytearray(52)
+    kinds: set[int] = set()
+    for n, (_, sequence) in enumerate(chains):
+        for height, kind in enumerate(sequence):
+            chain_of[kind], height_of[kind] = n, height
+        kinds.update(sequence)
+    finished = bytes(len(sequence) for _, sequence in chains for _ in range(2))
+    others = bytes(card for card in range(_CARDS) if card % 52 not in kinds)
+    landing = bytes(
+        (card % 52 if card % 52 in kinds else NO_CARD) if card < _CARDS else card
+        for card in range(256)
+    )
+    return _Group(members, bytes(chain_of), bytes(height_of), finished, others, landing)
+
+
 class ChainRuns:
     """Whether every ``together`` chains (each a row and suit's two foundations) can still
     all be finished.
@@ -98,31 +129,10 @@ class ChainRuns:
     ) -> None:
         self.depots = depots
         self._places = [places for places, _ in chains]
-        self._groups = [
-            self._group(members, [chains[c] for c in members])
-            for members in combinations(range(len(chains)), together)
-        ]
+        self._groups = _groups(tuple((places, tuple(kinds)) for places, kinds in chains), together)
         self._known: dict[tuple[int, bytes, bytes, bytes, bytes], bool] = {}
         #: The deals (as :func:`deal_bytes` gives them) cut down to each group, kept.
         self._deals: dict[bytes, list[bytes]] = {}
-
-    @staticmethod
-    def _group(
-        members: tuple[int, ...], chains: Sequence[tuple[tuple[int, int], Sequence[int]]]
-    ) -> _Group:
-        chain_of, height_of = bytearray(52), bytearray(52)
-        kinds: set[int] = set()
-        for n, (_, sequence) in enumerate(chains):
-            for height, kind in enumerate(sequence):
-                chain_of[kind], height_of[kind] = n, height
-            kinds.update(sequence)
-        finished = bytes(len(sequence) for _, sequence in chains for _ in range(2))
-        others = bytes(card for card in range(_CARDS) if card % 52 not in kinds)
-        landing = bytes(
-            (card % 52 if card % 52 in kinds else NO_CARD) if card < _CARDS else card
-            for card in range(256)
-        )
-        return _Group(members, bytes(chain_of), bytes(height_of), finished, others, landing)
 
     def lost(self, depots: bytes, deals: bytes, loose: bytes, heights: Sequence[int]) -> bool:
         """Whether some chains cannot all be finished even with every other card out of the way.
