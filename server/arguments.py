@@ -1,7 +1,7 @@
 """The command line's argument types: a bad value is a usage error that says the rule.
 
 argparse turns the :class:`argparse.ArgumentTypeError` these raise into
-``ballroom CMD: error: argument --seed: seed must be in 0..N`` and exit
+``ballroom CMD: error: argument --seed: a seed must be 0..N`` and exit
 status 2, so a typo never ends in a traceback or in a run that makes no
 sense (a negative number of deals, a candidate past the last one tried).
 """
