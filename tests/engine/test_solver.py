@@ -22,10 +22,10 @@ from server.engine.solver import (
     beam,
     family_of,
     first_choice,
+    line_fault,
     search,
     solve,
     solve_deal,
-    verify_line,
 )
 from server.engine.solver.parade import ParadeFamily
 from server.engine.solver.stockwaste import StockWasteFamily
@@ -52,7 +52,7 @@ def solved(game: Game, state: State) -> Solution:
 
 def assert_replays_to_a_win(game: Game, state: State, solution: Solution) -> None:
     assert solution.outcome is Outcome.WINNABLE
-    assert verify_line(game, state, solution.line)
+    assert line_fault(game, state, solution.line) is None
 
 
 # ----------------------------------------------------------------------

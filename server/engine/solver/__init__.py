@@ -47,7 +47,6 @@ from server.engine.solver.search import (
     line_fault,
     solve,
     solve_deal,
-    verify_line,
 )
 
 __all__ = [
@@ -60,5 +59,4 @@ __all__ = [
     "line_fault",
     "solve",
     "solve_deal",
-    "verify_line",
 ]

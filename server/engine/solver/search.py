@@ -31,7 +31,6 @@ __all__ = [
     "line_fault",
     "solve",
     "solve_deal",
-    "verify_line",
 ]
 
 #: The default time limit, in seconds, of one solve.
@@ -395,14 +394,3 @@ def line_fault(game: Game, state: State, line: Sequence[str]) -> str | None:
     if game.is_won(state):
         return None
     return f"{len(line)} moves leave {game.home(state)} of {game.target()} home"
-
-
-def verify_line(game: Game, state: State, line: Sequence[str]) -> bool:
-    """Whether ``line`` is legal from ``state`` and ends in a won game.
-
-    Raises the engine's errors (:class:`~server.engine.IllegalMoveError`,
-    :class:`~server.engine.MoveSyntaxError`) for a move that does not play.
-    """
-    for text in line:
-        state = game.apply(state, Move.parse(text))
-    return game.is_won(state)
