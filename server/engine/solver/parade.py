@@ -53,6 +53,8 @@ class _Seen(NamedTuple):
     loose: bytes
     #: Cards on each foundation (0: not founded), two places per chain.
     heights: list[int]
+    #: The depots' cards, each ended by :data:`.DEPOT_END` (as :class:`.ChainRuns` reads them).
+    stacked: bytes
 
 
 class ParadeFamily(Family):
@@ -165,12 +167,12 @@ class ParadeFamily(Family):
                     if heights[place]:
                         place += 1
                     heights[place] = len(pile)
-        return _Seen(stock, depots, ready, bytes(loose), heights)
+        stacked = b"".join(bytes(depot) + _END for depot in depots)
+        return _Seen(stock, depots, ready, bytes(loose), heights, stacked)
 
     def _chains_lost(self, seen: _Seen, reverse_final: bool, chains: ChainRuns) -> bool:
-        stacked = b"".join(bytes(depot) + _END for depot in seen.depots)
         deals = self._deals(seen.stock, reverse_final)
-        return chains.lost(stacked, deals, seen.loose, seen.heights)
+        return chains.lost(seen.stacked, deals, seen.loose, seen.heights)
 
     def progress(self, state: State) -> int:
         """Cards home, less a quarter for each depot card under another: a covered card
