@@ -125,6 +125,13 @@ def _tournament_verify(args: argparse.Namespace) -> int:
     except ValueError as exc:  # JSONDecodeError is one
         print(f"ballroom tournament verify: {args.file} is not JSON: {exc}", file=sys.stderr)
         return 1
+    except RecursionError:  # the decoder recurses once per level of nesting
+        print(
+            f"ballroom tournament verify: {args.file} is not JSON this can read:"
+            " it is nested too deeply",
+            file=sys.stderr,
+        )
+        return 1
     for problem in problems:
         print(problem)
     races = len(record.get("races", ())) if isinstance(record, dict) else 0

@@ -40,7 +40,9 @@ from server.lifetime import (
 )
 from server.net.node import Node, running_node
 from server.settings import Settings
+from server.storage.cluster import is_cluster_url
 from server.storage.embedded import EmbeddedRedis
+from server.storage.exceptions import StoreUnavailable
 from server.supervisor import Supervisor
 
 __all__ = ["Launch", "ServeError", "listening_socket", "page_url", "run_server", "serve_forever"]
@@ -175,9 +177,12 @@ def run_server(settings: Settings, launch: Launch | None = None) -> None:
     """Blocking entry point, with an embedded Redis when no URL is given.
 
     Raises:
-        ServeError: the port is taken, or another server holds the data dir.
+        ServeError: the port is taken, the data dir is held by another server or
+            cannot be made, the Redis URL is none, or Redis never answered.
     """
     launch = launch or Launch()
+    if settings.redis_url is not None:
+        _check_redis_url(settings.redis_url)
     try:  # first: a supervisor's workers would fail on it one after another
         loop_factory = event_loop.loop_factory(settings.event_loop)
     except event_loop.MissingEventLoop as exc:
@@ -204,9 +209,30 @@ def run_server(settings: Settings, launch: Launch | None = None) -> None:
                 stack.enter_context(lock_data_dir(data_dir))
             except DataDirInUse as exc:
                 raise ServeError(str(exc)) from None
+            except OSError as exc:  # a file in the way, no permission
+                why = "not a directory" if exc.errno == errno.EEXIST else exc.strerror
+                raise ServeError(f"cannot use data dir {data_dir}: {why}") from None
             redis_server = stack.enter_context(EmbeddedRedis(data_dir, tied_to_parent=True))
             settings = replace(settings, redis_url=redis_server.url)
         if launch.workers > 1:
             Supervisor(settings, sockets, bind_shared).run()
         else:
-            event_loop.run(serve_forever(settings, sock), loop_factory)
+            try:
+                event_loop.run(serve_forever(settings, sock), loop_factory)
+            except StoreUnavailable as exc:  # Redis never answered: each try is logged above
+                raise ServeError(str(exc)) from None
+
+
+#: The URL schemes of a Redis or a Redis Cluster (``redis+cluster://``; see
+#: :mod:`server.storage.cluster`).
+_REDIS_SCHEMES = ("redis", "rediss", "unix")
+
+
+def _check_redis_url(url: str) -> None:
+    """Refuse a ``--redis`` (or ``REDIS_URL``) that names no Redis, before anything starts."""
+    scheme, separator, _ = url.partition("://")
+    if not separator or not (scheme.lower() in _REDIS_SCHEMES or is_cluster_url(url)):
+        raise ServeError(
+            f"{url!r} is not a Redis URL: give redis://HOST:PORT/, rediss://, unix://PATH"
+            " or redis+cluster://HOST:PORT/"
+        )

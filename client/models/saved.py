@@ -124,7 +124,8 @@ class SessionFile:
             data = json.loads(self.path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             return {}
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, RecursionError) as exc:
+            # RecursionError: nested deeper than the JSON decoder recurses.
             log.warning("ignoring the unreadable session file %s: %s", self.path, exc)
             return {}
         servers = data.get("servers") if isinstance(data, dict) else None

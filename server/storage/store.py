@@ -59,7 +59,7 @@ from server.storage.results import ResultStore
 from server.storage.scripts import ScriptRegistry
 from server.storage.sessions import SessionStore
 
-__all__ = ["Store", "connect"]
+__all__ = ["CONNECT_ATTEMPTS", "Store", "connect"]
 
 log = logging.getLogger(__name__)
 
@@ -68,6 +68,10 @@ log = logging.getLogger(__name__)
 #: client fails a command outright when a node's are all busy, so the cap is
 #: set far above what a node keeps in flight.
 CLUSTER_CONNECTIONS_PER_NODE = 1024
+
+
+#: Tries of a starting node to reach Redis (about 30 s in all), which may be starting too.
+CONNECT_ATTEMPTS = 40
 
 
 @converts_redis_errors
@@ -93,7 +97,7 @@ async def connect(url: str, *, max_connections: int = 64) -> Store:
             url, max_connections=max_connections, health_check_interval=15, **settings
         )
         client = aioredis.Redis.from_pool(pool)
-    for attempt in range(1, 41):
+    for attempt in range(1, CONNECT_ATTEMPTS + 1):
         try:
             await client.ping()
             break

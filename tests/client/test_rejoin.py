@@ -44,6 +44,11 @@ def test_the_session_file_keeps_tokens_and_races_per_server_and_login(tmp_path: 
     assert saved.load("ws://a/", "Bob").token == "tok-bob"
     (tmp_path / FILE_NAME).write_text("{not json", encoding="utf-8")
     assert SessionFile(tmp_path).load("ws://b/", "Ann").token is None
+    # Nested past what the JSON decoder can recurse into: unreadable too, not a crash.
+    (tmp_path / FILE_NAME).write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    assert SessionFile(tmp_path).load("ws://b/", "Ann").token is None
+    SessionFile(tmp_path).save_token("ws://b/", "Ann", "tok")  # and a login replaces it
+    assert SessionFile(tmp_path).load("ws://b/", "Ann").token == "tok"
 
 
 def test_a_first_version_session_file_reads_as_the_last_login(tmp_path: Path) -> None:

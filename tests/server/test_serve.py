@@ -21,6 +21,9 @@ import pytest
 
 from client.session import ClientSession
 from protocol.messages import CreateRace, JoinRace, ListRaces, RaceInfo, Races, SpectatePolicy
+from server.serve import ServeError, run_server
+from server.settings import Settings
+from server.storage import store
 from server.storage.embedded import free_port
 from tests.processes import ROOT, children, descendants, kill_left, servers, wait_gone
 from tests.server.conftest import TIMEOUT, ServerProcess
@@ -117,6 +120,45 @@ def test_a_port_in_use_is_said_in_one_line(tmp_path: Path, workers: str) -> None
         f"ballroom serve: port {port} on 127.0.0.1 is in use: stop what holds it or pass --port"
     ]
     assert not (tmp_path / "r").exists()
+
+
+def test_a_data_dir_that_cannot_be_one_is_said_in_one_line(tmp_path: Path) -> None:
+    """A file where the data dir should be: one clear line, exit 1, no traceback."""
+    in_the_way = tmp_path / "redis"
+    in_the_way.write_text("not a directory", encoding="utf-8")
+    done = _serve_once("--port", str(free_port()), "--data-dir", str(in_the_way))
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines() == [
+        f"ballroom serve: cannot use data dir {in_the_way}: not a directory"
+    ]
+
+
+@pytest.mark.parametrize("url", ["notaurl", "http://127.0.0.1:6379/", "127.0.0.1:6379"])
+def test_a_redis_url_that_names_no_redis_is_said_in_one_line(url: str) -> None:
+    """--redis with a URL of no Redis scheme is refused before anything starts."""
+    done = _serve_once("--port", str(free_port()), "--redis", url)
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines() == [
+        f"ballroom serve: {url!r} is not a Redis URL: give redis://HOST:PORT/, rediss://,"
+        " unix://PATH or redis+cluster://HOST:PORT/"
+    ]
+
+
+def test_a_redis_that_never_answers_ends_serve_with_its_reason(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Nothing listens where --redis points: after its tries (two here, forty by default)
+    the node stops with a ServeError, which ``ballroom serve`` says in one line."""
+    monkeypatch.setattr(store, "CONNECT_ATTEMPTS", 2)
+    url = f"redis://127.0.0.1:{free_port()}/"
+    settings = Settings(host="127.0.0.1", port=free_port(), redis_url=url)
+    sigterm = signal.getsignal(signal.SIGTERM)  # run_server takes SIGTERM over
+    try:
+        with pytest.raises(ServeError) as refused:
+            run_server(settings)
+    finally:
+        signal.signal(signal.SIGTERM, sigterm)
+    assert str(refused.value) == f"redis at {url} did not answer"
 
 
 async def test_one_data_dir_one_server_and_a_killed_server_takes_its_redis(

@@ -17,8 +17,10 @@ from protocol.cli import main
         ('{"tournament": {"stages": [{"races": [{"race": "r1"}]}]}}', "not a tournament record"),
         ("[1, 2]", "is not a tournament record"),
         ("{not json", "is not JSON"),
+        ("[" * 100_000 + "]" * 100_000, "is not JSON"),
+        ('{"tournament": ' + "[" * 100_000 + "]" * 100_000 + "}", "is not JSON"),
     ],
-    ids=["missing", "empty map", "no races", "a list", "not json"],
+    ids=["missing", "empty map", "no races", "a list", "not json", "nested deep", "deep field"],
 )
 def test_verify_refuses_a_file_that_is_no_record_in_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str | None, said: str
