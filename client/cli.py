@@ -14,12 +14,19 @@ import argparse
 import asyncio
 import logging
 import sys
+from collections.abc import Callable
 
 from client.launcher import BadServerURL, default_name, play, server_url
 from client.models.winners import final_standings_lines
 from protocol.cli import Commands, main, player_name
-from protocol.exceptions import InvalidField
-from protocol.messages import GetTournamentRecord, TournamentRecord
+from protocol.exceptions import InvalidField, LocalProtocolError
+from protocol.messages import (
+    ClientMessage,
+    GetTournamentRecord,
+    JoinRace,
+    JoinTournament,
+    TournamentRecord,
+)
 from protocol.policy import STRATEGIES
 from protocol.record import RecordPage, joined_record, to_csv, to_json
 from protocol.tournaments import Record
@@ -180,16 +187,41 @@ def _speed(text: str) -> float:
     return value
 
 
+def _sent_as(request: Callable[[str], ClientMessage]) -> Callable[[str], str]:
+    """argparse's check of a value that goes to the server in ``request(value)``: the
+    wire's own rule, so a value the protocol forbids is a usage error, not a traceback."""
+
+    def parse(text: str) -> str:
+        try:
+            request(text)
+        except LocalProtocolError as exc:
+            raise argparse.ArgumentTypeError(exc.reason or str(exc)) from None
+        return text
+
+    return parse
+
+
+_join_code = _sent_as(lambda text: JoinRace(code=text))
+_race_id = _sent_as(lambda text: JoinRace(race=text))
+_tournament_code = _sent_as(lambda text: JoinTournament(code=text))
+_password = _sent_as(lambda text: JoinTournament(code="CODE", password=text))
+
+
 def register(commands: Commands) -> None:
     """Add the client's commands to ``ballroom``."""
     bot = commands.top.add_parser("bot", help="race a bot in a race, over the protocol")
     which = bot.add_mutually_exclusive_group(required=True)
-    which.add_argument("--race", metavar="CODE", help="the race's join code")
-    which.add_argument("--race-id", metavar="ID", help="the race's id")
+    which.add_argument("--race", metavar="CODE", type=_join_code, help="the race's join code")
+    which.add_argument("--race-id", metavar="ID", type=_race_id, help="the race's id")
     which.add_argument(
-        "--tournament", metavar="CODE", help="enter a tournament and race every seat"
+        "--tournament",
+        metavar="CODE",
+        type=_tournament_code,
+        help="enter a tournament and race every seat",
     )
-    bot.add_argument("--password", default=None, help="the tournament's entry password")
+    bot.add_argument(
+        "--password", type=_password, default=None, help="the tournament's entry password"
+    )
     bot.add_argument("--server", type=server_url, default=DEFAULT_SERVER, help="server URL")
     bot.add_argument(
         "--strategy",
@@ -205,7 +237,7 @@ def register(commands: Commands) -> None:
     bot.set_defaults(run=_bot)
 
     export = commands.tournament.add_parser("export", help="write a tournament's whole record")
-    export.add_argument("code", help="the tournament's join code")
+    export.add_argument("code", type=_tournament_code, help="the tournament's join code")
     export.add_argument("--format", choices=["json", "csv"], default="json")
     export.add_argument("--server", type=server_url, default=DEFAULT_SERVER, help="server URL")
     export.add_argument("--output", "-o", default="-", help="file to write (default: stdout)")

@@ -113,16 +113,26 @@ def test_a_bad_worker_count_is_a_usage_error(
         (["bot", "--race", "ABC", "--speed", "-5"], "--speed: the speed must be 0"),
         (["bot", "--race", "ABC", "--server", "notaurl"], "is not a websocket URL"),
         (["tournament", "export", "ABC", "--server", "http://x/"], "is a web address"),
+        (["bot", "--race", "A" * 500], "--race: must be 1..12 characters long, not 500"),
+        (["bot", "--race", ""], "--race: must be 1..12 characters long, not 0"),
+        (["bot", "--race-id", "r" * 41], "--race-id: must be 1..40 characters long"),
+        (["bot", "--tournament", "T" * 13], "--tournament: must be 1..12 characters long"),
+        (
+            ["bot", "--tournament", "ABC", "--password", "p" * 5000],
+            "--password: must be 1..64 characters long, not 5000",
+        ),
+        (["tournament", "export", "T" * 50], "code: must be 1..12 characters long, not 50"),
     ],
 )
-def test_a_number_out_of_its_range_is_a_usage_error(
+def test_a_value_out_of_its_range_is_a_usage_error(
     args: list[str], said: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Seeds, draws, picks, deal versions, counts, limits, ports, speeds and server URLs
-    out of range are said in argparse's usage error (exit 2), before any work: a negative
-    count of deals once printed a share of -0.0%, a pick of 99,999,999 solved candidates
-    for ever, port 99999 was said to be listened on, and a bot retried a URL that was none
-    seven times."""
+    """Seeds, draws, picks, deal versions, counts, limits, ports, speeds, server URLs, and
+    codes, ids and passwords past the wire's limits are said in argparse's usage error
+    (exit 2), before any work: a negative count of deals once printed a share of -0.0%, a
+    pick of 99,999,999 solved candidates for ever, port 99999 was said to be listened on,
+    a bot retried a URL that was none seven times, and a join code of 500 letters ended
+    the bot in a traceback when it built its request."""
     with pytest.raises(SystemExit) as exit_info:
         main(args)
     assert exit_info.value.code == 2
