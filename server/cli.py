@@ -16,6 +16,7 @@ from protocol.cli import Commands, main
 from protocol.text import render_view
 from server import arguments, solve_command, winnable_command
 from server.engine import DEAL_VERSION, VARIANTS, find_variant
+from server.engine.prng import MAX_SEED
 from server.rules.expert import ExpertBudget, budget_for
 from server.rules.odds import measure_odds
 from server.settings import EventLoop
@@ -40,6 +41,15 @@ def _deal(args: argparse.Namespace) -> int:
 
 def _odds(args: argparse.Namespace) -> int:
     names = sorted(VARIANTS) if args.variant == "all" else [args.variant]
+    deals = max(args.n, args.bot_n) if args.solver else args.n
+    last = args.seed_base + deals - 1
+    if last > MAX_SEED:  # argparse checks each number; this is the run of them
+        print(
+            f"ballroom odds: error: seeds {args.seed_base}..{last} run past the last seed,"
+            f" {MAX_SEED}",
+            file=sys.stderr,
+        )
+        return 2
     if args.solver:
         return solve_command.run_odds(args, names)
     for name in names:
@@ -164,7 +174,7 @@ def register(commands: Commands) -> None:
     odds.add_argument("--strategy", choices=["greedy", "random", "expert"], default="greedy")
     odds.add_argument(
         "--samples",
-        type=int,
+        type=arguments.whole("the number of samples", 1),
         default=None,
         help=f"expert: deals of the unseen cards per choice (default {ExpertBudget().samples}, "
         "or the rule set's own: server/rules/expert.py; with --nodes N, a solver call of N "

@@ -94,11 +94,15 @@ def add_odds_options(odds: argparse.ArgumentParser) -> None:
     odds.add_argument(
         "--keep-expert",
         type=Path,
-        default=Path("docs/odds.md"),
+        default=None,
         metavar="FILE",
         help="--solver: the odds table whose expert bot cells the new table keeps "
         "(measured apart with --strategy expert; default docs/odds.md, if there)",
     )
+
+
+#: The odds table whose expert bot cells ``odds --solver`` keeps unless told another.
+ODDS_TABLE = Path("docs/odds.md")
 
 
 def parse_line(text: str) -> list[str]:
@@ -178,9 +182,18 @@ def run_odds(args: argparse.Namespace, names: Sequence[str]) -> int:
         f"greedy bot: {args.bot_n} deals from seed {args.seed_base}",
         flush=True,
     )
-    print(ODDS_HEADER, flush=True)
     kept = args.keep_expert
-    expert = expert_cells(kept.read_text(encoding="utf-8")) if kept.is_file() else {}
+    if kept is None:  # the default table may be absent: the column then says so
+        default = ODDS_TABLE.read_text(encoding="utf-8") if ODDS_TABLE.is_file() else ""
+        expert = expert_cells(default)
+    else:
+        try:
+            expert = expert_cells(kept.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError) as exc:
+            why = exc.strerror if isinstance(exc, OSError) else "it is not UTF-8 text"
+            print(f"ballroom odds: cannot read --keep-expert {kept}: {why}", file=sys.stderr)
+            return 2
+    print(ODDS_HEADER, flush=True)
     pool = ProcessPoolExecutor(args.jobs) if args.jobs > 1 else None
     try:
         for name in names:

@@ -122,6 +122,7 @@ def test_a_bad_worker_count_is_a_usage_error(
             "--password: must be 1..64 characters long, not 5000",
         ),
         (["tournament", "export", "T" * 50], "code: must be 1..12 characters long, not 50"),
+        (["odds", "quadrille", "--strategy", "expert", "--samples", "0"], "--samples: the number"),
     ],
 )
 def test_a_value_out_of_its_range_is_a_usage_error(
@@ -147,6 +148,40 @@ def test_a_line_file_that_cannot_be_read_is_said(
     args = ["solve", "--verify", "quadrille", "--seed", "0", "--line-file", str(missing)]
     assert main(args) == 2
     assert f"cannot read {missing}" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["odds", "quadrille", "-n", "2", "--seed-base", "18446744073709551615"],
+        ["odds", "quadrille", "--solver", "-n", "1", "--seed-base", "18446744073709551000"],
+    ],
+    ids=["bot", "solver's greedy column"],
+)
+def test_seeds_past_the_last_are_a_usage_error(
+    args: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`odds` from a seed whose run of deals (``-n``, or ``--bot-n`` for the solver's
+    greedy column, 1,000 by default) passes the last seed says so (exit 2): it once ended
+    in a traceback from the engine at the first seed past it."""
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert "run past the last seed, 18446744073709551615" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("made", ["missing", "a folder"])
+def test_a_named_expert_table_that_cannot_be_read_is_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], made: str
+) -> None:
+    """`odds --solver --keep-expert FILE` names a file it cannot read (exit 2) rather than
+    printing a table whose expert column is silently empty; only the default, docs/odds.md,
+    may be absent."""
+    kept = tmp_path / "odds.md"
+    if made == "a folder":
+        kept.mkdir()
+    args = ["odds", "quadrille", "--solver", "-n", "1", "--bot-n", "1", "--keep-expert", str(kept)]
+    assert main(args) == 2
+    assert f"cannot read --keep-expert {kept}" in capsys.readouterr().err
 
 
 def test_auto_workers_is_one_per_usable_core() -> None:

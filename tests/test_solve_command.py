@@ -83,11 +83,13 @@ def test_line_text_is_split_on_commas_and_newlines() -> None:
 
 
 def test_odds_with_the_solver_prints_the_table_row(
-    capsys: pytest.CaptureFixture[str],
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     """`odds --solver` prints docs/odds.md's table: solver counts and share, greedy rate."""
     args = ["odds", "quadrille", "--solver", "-n", "10", "--nodes", "5000", "--bot-n", "20"]
-    assert main([*args, "--keep-expert", "no/such/odds.md"]) == 0
+    no_table = tmp_path / "odds.md"
+    no_table.write_text("# No table yet\n", encoding="utf-8")
+    assert main([*args, "--keep-expert", str(no_table)]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("solver: 10 deals per rule set from seed 0, 5000 positions")
     assert lines[1].startswith("| rule set | solver n |")
