@@ -175,13 +175,6 @@ def run_odds(args: argparse.Namespace, names: Sequence[str]) -> int:
     the greedy bot's win rate on ``--bot-n`` deals from the same seed; the
     expert bot's cell as ``--keep-expert``'s table has it (measured apart).
     """
-    seconds, nodes = _limits(args)
-    limit = f"{nodes} positions" if nodes is not None else f"{seconds:g} s"
-    print(
-        f"solver: {args.n} deals per rule set from seed {args.seed_base}, {limit} per deal; "
-        f"greedy bot: {args.bot_n} deals from seed {args.seed_base}",
-        flush=True,
-    )
     kept = args.keep_expert
     if kept is None:  # the default table may be absent: the column then says so
         default = ODDS_TABLE.read_text(encoding="utf-8") if ODDS_TABLE.is_file() else ""
@@ -193,6 +186,13 @@ def run_odds(args: argparse.Namespace, names: Sequence[str]) -> int:
             why = exc.strerror if isinstance(exc, OSError) else "it is not UTF-8 text"
             print(f"ballroom odds: cannot read --keep-expert {kept}: {why}", file=sys.stderr)
             return 2
+    seconds, nodes = _limits(args)
+    limit = f"{nodes} positions" if nodes is not None else f"{seconds:g} s"
+    print(
+        f"solver: {args.n} deals per rule set from seed {args.seed_base}, {limit} per deal; "
+        f"greedy bot: {args.bot_n} deals from seed {args.seed_base}",
+        flush=True,
+    )
     print(ODDS_HEADER, flush=True)
     pool = ProcessPoolExecutor(args.jobs) if args.jobs > 1 else None
     try:
