@@ -135,12 +135,15 @@ def test_play_with_a_server_url_starts_no_server() -> None:
 
 
 def test_a_server_that_cannot_start_says_why(tmp_path: Path) -> None:
-    """If the server dies while starting, the error carries its log and nothing is left."""
+    """If the server dies while starting, the error carries its log (the server's own
+    one-line reason) and nothing is left."""
     (tmp_path / "redis").write_text("a file where Redis wants its directory")
     server = LocalServer(tmp_path, start_timeout=3 * TIMEOUT)
     with pytest.raises(RuntimeError, match="exited with") as failed:
         server.start()
-    assert "Traceback" in str(failed.value)
+    said = str(failed.value)
+    assert f"ballroom serve: cannot use data dir {tmp_path / 'redis'}: not a directory" in said
+    assert "Traceback" not in said
     assert server.process is None and not _local_servers()
 
 
