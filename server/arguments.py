@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
+from urllib.parse import urlsplit
 
 from server.engine.prng import DEAL_VERSIONS, MAX_SEED
 
-__all__ = ["deal_version", "draw", "positive_seconds", "seed", "whole"]
+__all__ = ["deal_version", "draw", "origin", "positive_seconds", "seed", "whole"]
 
 
 def whole(what: str, low: int, high: int | None = None) -> Callable[[str], int]:
@@ -56,3 +57,30 @@ def positive_seconds(text: str) -> float:
     if not value > 0:
         raise argparse.ArgumentTypeError("the limit must be a positive number of seconds")
     return value
+
+
+def origin(text: str) -> str:
+    """A site whose pages may connect: a browser's ``Origin``, scheme and host (and port).
+
+    The node compares it whole with what browsers send, which never holds a
+    path, so ``https://watch.example.org/`` is taken as the site and a typo
+    is said now, not found out when the site's pages are refused.
+    """
+    try:
+        parts = urlsplit(text.strip())
+        parts.port  # noqa: B018 (reading it checks it)
+    except ValueError:
+        parts = None
+    if (
+        parts is None
+        or parts.scheme not in ("http", "https")
+        or not parts.hostname
+        or parts.path not in ("", "/")
+        or parts.query
+        or parts.fragment
+        or parts.username is not None
+    ):
+        raise argparse.ArgumentTypeError(
+            f"an origin is http(s)://HOST[:PORT], e.g. https://watch.example.org, not {text!r}"
+        )
+    return text.strip().rstrip("/")

@@ -197,6 +197,7 @@ def register(commands: Commands) -> None:
     serve.add_argument("--data-dir", default="var/redis", help="embedded Redis data directory")
     serve.add_argument(
         "--allowed-origin",
+        type=arguments.origin,
         action="append",
         default=[],
         metavar="ORIGIN",

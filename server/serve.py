@@ -15,6 +15,7 @@ sockets share the port (``SO_REUSEPORT``), one handed to each worker process
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
 import errno
@@ -29,7 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from server import event_loop
+from server import arguments, event_loop
 from server.collector import CrowdCollector
 from server.lifetime import (
     DataDirInUse,
@@ -178,11 +179,17 @@ def run_server(settings: Settings, launch: Launch | None = None) -> None:
 
     Raises:
         ServeError: the port is taken, the data dir is held by another server or
-            cannot be made, the Redis URL is none, or Redis never answered.
+            cannot be made, the Redis URL or an allowed origin is none, or Redis
+            never answered.
     """
     launch = launch or Launch()
     if settings.redis_url is not None:
         _check_redis_url(settings.redis_url)
+    for allowed in settings.allowed_origins:  # $BALLROOM_ALLOWED_ORIGINS too, not only argv's
+        try:
+            arguments.origin(allowed)
+        except argparse.ArgumentTypeError as exc:
+            raise ServeError(f"allowed origin: {exc}") from None
     try:  # first: a supervisor's workers would fail on it one after another
         loop_factory = event_loop.loop_factory(settings.event_loop)
     except event_loop.MissingEventLoop as exc:

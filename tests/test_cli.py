@@ -123,6 +123,10 @@ def test_a_bad_worker_count_is_a_usage_error(
         ),
         (["tournament", "export", "T" * 50], "code: must be 1..12 characters long, not 50"),
         (["odds", "quadrille", "--strategy", "expert", "--samples", "0"], "--samples: the number"),
+        (["serve", "--allowed-origin", "not an origin"], "--allowed-origin: an origin is http(s)"),
+        (["serve", "--allowed-origin", "https://x.org/page"], "--allowed-origin: an origin is"),
+        (["serve", "--allowed-origin", "watch.example.org"], "--allowed-origin: an origin is"),
+        (["serve", "--allowed-origin", "https://x.org:99999"], "--allowed-origin: an origin is"),
     ],
 )
 def test_a_value_out_of_its_range_is_a_usage_error(

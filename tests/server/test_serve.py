@@ -144,6 +144,27 @@ def test_a_redis_url_that_names_no_redis_is_said_in_one_line(url: str) -> None:
     ]
 
 
+def test_an_allowed_origin_from_the_environment_that_is_none_is_said_in_one_line(
+    tmp_path: Path,
+) -> None:
+    """$BALLROOM_ALLOWED_ORIGINS is checked as --allowed-origin is (a supervisor passes
+    them on to its workers as that option), before anything starts."""
+    command = [
+        sys.executable, "-m", "server.cli", "serve", "--host", "127.0.0.1",
+        "--port", str(free_port()), "--data-dir", str(tmp_path / "r"),
+    ]  # fmt: skip
+    done = subprocess.run(
+        command, cwd=ROOT, capture_output=True, text=True, timeout=3 * TIMEOUT, check=False,
+        env={**os.environ, "BALLROOM_ALLOWED_ORIGINS": "https://ok.example watch.example.org"},
+    )  # fmt: skip
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines() == [
+        "ballroom serve: allowed origin: an origin is http(s)://HOST[:PORT], e.g."
+        " https://watch.example.org, not 'watch.example.org'"
+    ]
+    assert not (tmp_path / "r").exists()
+
+
 def test_a_redis_that_never_answers_ends_serve_with_its_reason(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
