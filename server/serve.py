@@ -157,7 +157,10 @@ def _worker_sockets(
         stack.enter_context(claim_port(settings.host, settings.port))
     except PortClaimed as exc:
         raise ServeError(str(exc)) from None
-    return [stack.enter_context(bind()) for _ in range(workers)]
+    try:
+        return [stack.enter_context(bind()) for _ in range(workers)]
+    except OSError as exc:  # out of file descriptors, say (ulimit -n)
+        raise ServeError(f"cannot open {workers} workers' sockets: {exc.strerror}") from None
 
 
 def _remove_if_orphaned(directory: Path, parent: int | None) -> None:

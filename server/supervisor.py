@@ -45,20 +45,27 @@ log = logging.getLogger(__name__)
 _PACKAGES_ROOT = Path(__file__).resolve().parents[1]
 
 
+#: The most worker nodes one supervisor runs: more than the cores of any one machine gain
+#: nothing, and each holds sockets and pipes of the supervisor's.
+MOST_WORKERS = 1024
+
+
 def worker_count(text: str) -> int:
-    """``--workers``: a whole number of at least 1, or ``auto`` (the cores this process may use)."""
+    """``--workers``: a whole number from 1 to :data:`MOST_WORKERS`, or ``auto`` (the cores
+    this process may use)."""
     if text == "auto":
-        return (
+        cores = (
             len(os.sched_getaffinity(0))
             if hasattr(os, "sched_getaffinity")
             else os.cpu_count() or 1
         )
+        return min(cores, MOST_WORKERS)
     try:
         count = int(text)
     except ValueError:
         raise ValueError(f"--workers takes a number or 'auto', not {text!r}") from None
-    if count < 1:
-        raise ValueError("--workers must be at least 1")
+    if not 1 <= count <= MOST_WORKERS:
+        raise ValueError(f"--workers must be 1..{MOST_WORKERS}")
     return count
 
 

@@ -79,12 +79,13 @@ def test_unknown_variant_is_a_usage_error(capsys: pytest.CaptureFixture[str]) ->
     assert exit_info.value.code == 2
 
 
-@pytest.mark.parametrize("workers", ["0", "-1", "many", "2.5"])
+@pytest.mark.parametrize("workers", ["0", "-1", "many", "2.5", "1025", "100000"])
 def test_a_bad_worker_count_is_a_usage_error(
     workers: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """`ballroom serve --workers` takes a whole number of at least 1 or `auto`; anything else
-    is said in argparse's usage error (exit 2) before anything starts."""
+    """`ballroom serve --workers` takes a whole number from 1 to 1,024 or `auto`; anything
+    else is said in argparse's usage error (exit 2) before anything starts (100,000 once
+    ran out of file descriptors opening their sockets, in a traceback)."""
     with pytest.raises(SystemExit) as exit_info:
         main(["serve", "--workers", workers])
     assert exit_info.value.code == 2

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import os
+import resource
 import signal
 import socket
 import subprocess
@@ -161,6 +162,28 @@ def test_an_allowed_origin_from_the_environment_that_is_none_is_said_in_one_line
     assert done.stderr.strip().splitlines() == [
         "ballroom serve: allowed origin: an origin is http(s)://HOST[:PORT], e.g."
         " https://watch.example.org, not 'watch.example.org'"
+    ]
+    assert not (tmp_path / "r").exists()
+
+
+def test_workers_past_the_file_descriptors_are_said_in_one_line(tmp_path: Path) -> None:
+    """More workers than the process may open sockets for (``ulimit -n``): one line, exit 1,
+    nothing started."""
+    command = [
+        sys.executable, "-m", "server.cli", "serve", "--host", "127.0.0.1",
+        "--port", str(free_port()), "--workers", "100", "--data-dir", str(tmp_path / "r"),
+    ]  # fmt: skip
+
+    def few_files() -> None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (60, 60))
+
+    done = subprocess.run(
+        command, cwd=ROOT, capture_output=True, text=True, timeout=3 * TIMEOUT, check=False,
+        preexec_fn=few_files,
+    )  # fmt: skip
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines() == [
+        "ballroom serve: cannot open 100 workers' sockets: Too many open files"
     ]
     assert not (tmp_path / "r").exists()
 
