@@ -680,6 +680,9 @@ class RaceWatch:
             self._tasks = set()
         self._tasks.add(task)  # the loop keeps only a weak reference to a task
         task.add_done_callback(self._tasks.discard)
+        # A task cancelled before its first step (stop() in the same turn) never starts
+        # ``work``: close it, or Python warns when it is collected that it was never awaited.
+        task.add_done_callback(lambda _: work.close())
         return task
 
     async def _guarded(self, work: Coroutine[object, object, None]) -> None:
