@@ -63,7 +63,11 @@ def _bot(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         return 130
     if results is None:
-        print("ballroom bot: lost the server before the race finished", file=sys.stderr)
+        print(
+            "ballroom bot: no results: the server could not be reached, or was lost, before the"
+            " race finished",
+            file=sys.stderr,
+        )
         return 1
     print(standings_text(list(results.standings)), flush=True)
     return 0
@@ -95,6 +99,8 @@ def _tournament_bot(args: argparse.Namespace) -> int:
 
 def _tournament_export(args: argparse.Namespace) -> int:
     # websockets loads with this: only when an export runs (the module's docstring says why).
+    from websockets.exceptions import WebSocketException
+
     from client.session import ClientSession, RequestFailed
 
     async def fetch() -> dict[str, object]:
@@ -118,15 +124,22 @@ def _tournament_export(args: argparse.Namespace) -> int:
     except InvalidField as exc:
         print(f"ballroom tournament export: the server sent a bad record: {exc}", file=sys.stderr)
         return 1
-    except OSError as exc:
+    except (OSError, WebSocketException) as exc:  # refused, timed out, or no websocket there
         print(f"ballroom tournament export: cannot reach {args.server}: {exc}", file=sys.stderr)
         return 1
     text = to_json(record) if args.format == "json" else to_csv(Record.from_data(record))
     if args.output == "-":
         sys.stdout.write(text)
-    else:
+        return 0
+    try:
         with open(args.output, "w", encoding="utf-8", newline="") as out:
             out.write(text)
+    except OSError as exc:
+        print(
+            f"ballroom tournament export: cannot write {args.output}: {exc.strerror}",
+            file=sys.stderr,
+        )
+        return 1
     return 0
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import socket
+import threading
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -188,6 +190,29 @@ def test_a_named_expert_table_that_cannot_be_read_is_said(
     assert main(args) == 2
     said = capsys.readouterr()
     assert f"cannot read --keep-expert {kept}" in said.err and said.out == ""
+
+
+def test_an_export_from_what_is_no_websocket_server_is_said(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`tournament export --server` at a port where something else answers (here, bytes
+    that are no HTTP): one line naming the server and why (exit 1), no traceback."""
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+        port = listener.getsockname()[1]
+
+        def answer_garbage() -> None:
+            conn, _ = listener.accept()
+            with conn:
+                conn.recv(4096)
+                conn.sendall(b"garbage\r\n\r\n")
+
+        thread = threading.Thread(target=answer_garbage)
+        thread.start()
+        url = f"ws://127.0.0.1:{port}/"
+        assert main(["tournament", "export", "ABCD", "--server", url]) == 1
+        thread.join()
+    err = capsys.readouterr().err
+    assert f"ballroom tournament export: cannot reach {url}:" in err and "Traceback" not in err
 
 
 def test_auto_workers_is_one_per_usable_core() -> None:

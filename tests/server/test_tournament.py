@@ -148,6 +148,13 @@ async def test_export_and_verify_from_the_command_line(
         for fmt, path in (("json", json_path), ("csv", csv_path)):
             args = ["tournament", "export", doc.code, "--server", url, "--format", fmt]
             assert await asyncio.to_thread(main, [*args, "-o", str(path)]) == 0
+        # A file it cannot write: said in one line, no traceback.
+        nowhere = tmp_path / "no" / "such" / "record.json"
+        args = ["tournament", "export", doc.code, "--server", url, "-o", str(nowhere)]
+        assert await asyncio.to_thread(main, args) == 1
+        err = capsys.readouterr().err
+        assert f"cannot write {nowhere}: No such file or directory" in err
+        assert "Traceback" not in err
 
     # Kept for a while once over, then Redis lets it go: the tournament and every race.
     keep = Timeouts().keep_finished
