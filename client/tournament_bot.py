@@ -80,7 +80,8 @@ class TournamentBot:
                     failures += 1
                     self.urls.append(self.urls.pop(0))
                     if self.patience.gives_up(failures):
-                        raise ConnectionError(f"cannot reach {self.urls}: {exc}") from exc
+                        servers = ", ".join(self.urls)
+                        raise ConnectionError(f"cannot reach {servers}: {exc}") from exc
                     await asyncio.sleep(self.patience.backoff(failures, self._rng))
                     continue
                 failures = 0
