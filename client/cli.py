@@ -98,9 +98,10 @@ def _tournament_bot(args: argparse.Namespace) -> int:
 
 
 def _tournament_export(args: argparse.Namespace) -> int:
-    # websockets loads with this: only when an export runs (the module's docstring says why).
+    # websockets loads with these: only when an export runs (the module's docstring says why).
     from websockets.exceptions import WebSocketException
 
+    # The session is built on websockets too.
     from client.session import ClientSession, RequestFailed
 
     async def fetch() -> dict[str, object]:
