@@ -143,12 +143,10 @@ def _verify(args: argparse.Namespace) -> int:
         )
         return 2
     if args.line_file is not None:
-        try:
-            with open(args.line_file, encoding="utf-8") as source:
-                text = source.read()
-        except (OSError, UnicodeDecodeError) as exc:
-            print(f"ballroom solve --verify: cannot read {args.line_file}: {exc}", file=sys.stderr)
+        read = _text_of(args.line_file, "ballroom solve --verify: cannot read")
+        if read is None:
             return 2
+        text = read
     else:
         text = args.line
     moves = parse_line(text)
@@ -159,6 +157,17 @@ def _verify(args: argparse.Namespace) -> int:
         return 0
     print(f"does not win: {fault}")
     return 1
+
+
+def _text_of(path: str | Path, failing: str) -> str | None:
+    """The UTF-8 text of a file the command line named, or None once ``failing``, the
+    file and why are said on stderr."""
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        why = (exc.strerror or str(exc)) if isinstance(exc, OSError) else "it is not UTF-8 text"
+        print(f"{failing} {path}: {why}", file=sys.stderr)
+        return None
 
 
 def _solve_seed(variant: str, seed: int, seconds: float | None, nodes: int | None) -> Solution:
@@ -180,12 +189,10 @@ def run_odds(args: argparse.Namespace, names: Sequence[str]) -> int:
         default = ODDS_TABLE.read_text(encoding="utf-8") if ODDS_TABLE.is_file() else ""
         expert = expert_cells(default)
     else:
-        try:
-            expert = expert_cells(kept.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError) as exc:
-            why = exc.strerror if isinstance(exc, OSError) else "it is not UTF-8 text"
-            print(f"ballroom odds: cannot read --keep-expert {kept}: {why}", file=sys.stderr)
+        table = _text_of(kept, "ballroom odds: cannot read --keep-expert")
+        if table is None:
             return 2
+        expert = expert_cells(table)
     seconds, nodes = _limits(args)
     limit = f"{nodes} positions" if nodes is not None else f"{seconds:g} s"
     print(
