@@ -28,7 +28,9 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import TextIO
 
+from server import arguments
 from server.engine import VARIANTS, find_variant
+from server.engine.prng import MAX_SEED
 from server.engine.solver import DEFAULT_SECONDS, Outcome, solve_deal
 
 
@@ -149,14 +151,23 @@ def row(bench: SolverBench) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("variants", nargs="*", default=sorted(VARIANTS))
-    parser.add_argument("--deals", type=int, default=20, help="deals per rule set (default 20)")
+    parser.add_argument("variants", nargs="*", help="rule sets (default all)")
     parser.add_argument(
-        "--limit", type=float, default=DEFAULT_SECONDS, help="seconds per deal (default 10)"
+        "--deals", type=arguments.whole("deals", 1), default=20, help="deals per rule set (20)"
     )
-    parser.add_argument("--nodes", type=int, default=None, help="positions per deal, not seconds")
-    parser.add_argument("--seed-base", type=int, default=0)
-    parser.add_argument("--jobs", type=int, default=1, help="processes (default 1)")
+    parser.add_argument(
+        "--limit",
+        type=arguments.positive_seconds,
+        default=DEFAULT_SECONDS,
+        help="seconds per deal (default 10)",
+    )
+    parser.add_argument(
+        "--nodes", type=arguments.whole("positions", 1), help="positions per deal, not seconds"
+    )
+    parser.add_argument("--seed-base", type=arguments.seed, default=0)
+    parser.add_argument(
+        "--jobs", type=arguments.whole("processes", 1), default=1, help="processes (default 1)"
+    )
     parser.add_argument("--out", default=None, help="write every deal's answer to this file")
     parser.add_argument(
         "--cpu",
@@ -164,6 +175,13 @@ def main() -> None:
         help="time each solve by its process's CPU time, not the wall clock (a shared machine)",
     )
     args = parser.parse_args()
+    variants = args.variants or sorted(VARIANTS)
+    # Checked here, not by argparse's choices: with nargs="*" it would check an empty list too.
+    unknown = [name for name in variants if name not in VARIANTS]
+    if unknown:
+        parser.error(f"unknown rule set {unknown[0]!r}; choose from {', '.join(sorted(VARIANTS))}")
+    if args.seed_base + args.deals - 1 > MAX_SEED:
+        parser.error(f"seeds from {args.seed_base} run past the last seed, {MAX_SEED}")
     limit = None if args.nodes is not None else args.limit
     per_deal = f"{args.nodes} positions" if limit is None else f"{limit:g} s"
     if args.cpu:
@@ -179,10 +197,10 @@ def main() -> None:
             if pool is None
             else {
                 variant: submit_variant(pool, variant, seeds, limit, args.nodes, args.cpu)
-                for variant in args.variants
+                for variant in variants
             }
         )
-        for variant in args.variants:
+        for variant in variants:
             answers: Iterable[DealRun] = (
                 (solve_one(variant, seed, limit, args.nodes, args.cpu) for seed in seeds)
                 if pool is None
