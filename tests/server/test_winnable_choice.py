@@ -66,10 +66,10 @@ def test_a_candidate_is_the_documented_hash_of_the_draw() -> None:
 
 def test_the_choice_is_the_first_winnable_candidate_and_reproducible() -> None:
     """The same draw gives the same deal; every candidate before it is not proved winnable."""
-    draw = 1
+    draw = 13
     choice = choose_winnable(QUADRILLE, draw, DEAL_VERSION)
     assert choice == choose_winnable(QUADRILLE, draw, DEAL_VERSION)
-    assert choice.proved and choice.pick == 2  # draw 1: candidates 0 and 1 are not winnable
+    assert choice.proved and choice.pick == 2  # draw 13: candidates 0 and 1 are not winnable
     assert choice.seed == candidate_seed("quadrille", DEAL_VERSION, draw, choice.pick)
     for k in range(choice.pick):
         earlier = solve_deal(
@@ -85,15 +85,15 @@ def test_the_choice_is_the_first_winnable_candidate_and_reproducible() -> None:
 
 
 def test_a_rarely_won_game_looks_past_the_sixteenth_candidate() -> None:
-    """About one Contradance deal in eighteen is winnable: draw 7's first proved candidate
-    is its 21st, which the first 16 (the limit until 27 November 2026) missed, leaving a
+    """About one Contradance deal in eighteen is winnable: draw 2's first proved candidate
+    is its 38th, which the first 16 (the limit until 27 November 2026) missed, leaving a
     plain deal. It checks out like any other choice."""
     assert CANDIDATES >= 64
-    choice = choose_winnable(CONTRADANCE, 7, DEAL_VERSION)
-    assert choice.proved and choice.pick == 20
-    assert not choose_winnable(CONTRADANCE, 7, DEAL_VERSION, candidates=16).proved
+    choice = choose_winnable(CONTRADANCE, 2, DEAL_VERSION)
+    assert choice.proved and choice.pick == 37
+    assert not choose_winnable(CONTRADANCE, 2, DEAL_VERSION, candidates=16).proved
     problems = check_choice(
-        CONTRADANCE, DEAL_VERSION, draw=7, pick=20, seed=choice.seed, line=choice.line
+        CONTRADANCE, DEAL_VERSION, draw=2, pick=37, seed=choice.seed, line=choice.line
     )
     assert problems == []
 
@@ -117,8 +117,8 @@ def test_a_line_that_does_not_play_is_named_by_its_move(
 ) -> None:
     """``ballroom winnable`` given a line with a move that is not a move, or not legal
     there, says which move and why (exit 1); it never ends in a traceback."""
-    seed = candidate_seed("quadrille", DEAL_VERSION, 1, 2)
-    args = ["winnable", "quadrille", "--draw", "1", "--pick", "2", "--seed", str(seed)]
+    seed = candidate_seed("quadrille", DEAL_VERSION, 13, 2)
+    args = ["winnable", "quadrille", "--draw", "13", "--pick", "2", "--seed", str(seed)]
     assert main([*args, "--line", "deal, zz"]) == 1
     assert capsys.readouterr().out == (
         "✗ the line does not win the deal: move 2 ('zz') is refused: not a move: 'zz'\n"

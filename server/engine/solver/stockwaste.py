@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 from protocol.moves import Move, MoveKind
 from server.engine.solver.base import KIND, Family, Key, foundation_places, foundation_slots
@@ -11,15 +11,10 @@ from server.engine.solver.twins import TwinRuns
 from server.engine.state import Piles, State
 from server.engine.stockwaste import Refill, StockWasteGame
 
-__all__ = ["RESERVE_BEAM_SHARE", "RESERVE_BEAM_SHARES", "StockWasteFamily"]
+__all__ = ["RESERVE_BEAM_SHARE", "StockWasteFamily"]
 
 #: The beam's share of the limits in a game whose reserve refills from the waste.
 RESERVE_BEAM_SHARE = 0.45
-#: Where another share was measured to win more (docs/engine.md, "A longer beam in Odd
-#: and Even"): on seeds 0-199 at 500,000 positions a deal, 70% won 7 deals that 45%
-#: left unknown and lost 1 it won. Odd and Even's two passes make the depth-first
-#: phases' trees the largest of these games, and a beam's early choices pay most.
-RESERVE_BEAM_SHARES: Mapping[str, float] = {"odd-and-even": 0.7}
 #: Answers of the stuck-card proof kept at most (then forgotten, all at once).
 STUCK_KNOWN = 50_000
 
@@ -46,9 +41,7 @@ class StockWasteFamily(Family):
         self.reserve = frozenset(game.reserve)
         # Where a reserve refills from the waste, beams find most of the wins the
         # depth-first phases miss (which card a gap takes is a choice made early).
-        self.beam_share = (
-            RESERVE_BEAM_SHARES.get(game.id, RESERVE_BEAM_SHARE) if game.reserve else 0.0
-        )
+        self.beam_share = RESERVE_BEAM_SHARE if game.reserve else 0.0
         # Where the waste feeds no reserve, it is a stack in the last pass (see ``dead``).
         self.waste_safe = not game.reserve
         # Interchangeable foundations, as positions in ``self.foundations``.
