@@ -30,7 +30,6 @@ from typing import TextIO
 
 from server import arguments
 from server.engine import VARIANTS, find_variant
-from server.engine.prng import MAX_SEED
 from server.engine.solver import DEFAULT_SECONDS, Outcome, solve_deal
 
 
@@ -180,8 +179,9 @@ def main() -> None:
     unknown = [name for name in variants if name not in VARIANTS]
     if unknown:
         parser.error(f"unknown rule set {unknown[0]!r}; choose from {', '.join(sorted(VARIANTS))}")
-    if args.seed_base + args.deals - 1 > MAX_SEED:
-        parser.error(f"seeds from {args.seed_base} run past the last seed, {MAX_SEED}")
+    past = arguments.seeds_past_last(args.seed_base, args.deals)
+    if past is not None:
+        parser.error(past)
     limit = None if args.nodes is not None else args.limit
     per_deal = f"{args.nodes} positions" if limit is None else f"{limit:g} s"
     if args.cpu:

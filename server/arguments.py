@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 
 from server.engine.prng import DEAL_VERSIONS, MAX_SEED
 
-__all__ = ["deal_version", "draw", "origin", "positive_seconds", "seed", "whole"]
+__all__ = ["deal_version", "draw", "origin", "positive_seconds", "seed", "seeds_past_last", "whole"]
 
 
 def whole(what: str, low: int, high: int | None = None) -> Callable[[str], int]:
@@ -37,6 +37,15 @@ def whole(what: str, low: int, high: int | None = None) -> Callable[[str], int]:
 seed = whole("a seed", 0, MAX_SEED)
 #: A winnable deal's draw: a secret number of a seed's size (docs/protocol.md).
 draw = whole("a draw", 0, MAX_SEED)
+
+
+def seeds_past_last(first: int, count: int) -> str | None:
+    """What is wrong with ``count`` seeds from ``first``, or None: argparse checks each
+    number on its own, and a run of seeds from a good first one may still pass the last."""
+    last = first + count - 1
+    if last <= MAX_SEED:
+        return None
+    return f"seeds {first}..{last} run past the last seed, {MAX_SEED}"
 
 
 def deal_version(text: str) -> int:

@@ -16,7 +16,6 @@ from protocol.cli import Commands, main
 from protocol.text import render_view
 from server import arguments, solve_command, winnable_command
 from server.engine import DEAL_VERSION, VARIANTS, find_variant
-from server.engine.prng import MAX_SEED
 from server.rules.expert import ExpertBudget, budget_for
 from server.rules.odds import measure_odds
 from server.settings import EventLoop
@@ -42,13 +41,9 @@ def _deal(args: argparse.Namespace) -> int:
 def _odds(args: argparse.Namespace) -> int:
     names = sorted(VARIANTS) if args.variant == "all" else [args.variant]
     deals = max(args.n, args.bot_n) if args.solver else args.n
-    last = args.seed_base + deals - 1
-    if last > MAX_SEED:  # argparse checks each number; this is the run of them
-        print(
-            f"ballroom odds: error: seeds {args.seed_base}..{last} run past the last seed,"
-            f" {MAX_SEED}",
-            file=sys.stderr,
-        )
+    past = arguments.seeds_past_last(args.seed_base, deals)
+    if past is not None:
+        print(f"ballroom odds: error: {past}", file=sys.stderr)
         return 2
     if args.solver:
         return solve_command.run_odds(args, names)

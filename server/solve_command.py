@@ -142,13 +142,13 @@ def _verify(args: argparse.Namespace) -> int:
             "ballroom solve --verify: give exactly one of --line and --line-file", file=sys.stderr
         )
         return 2
-    if args.line_file is not None:
-        read = _text_of(args.line_file, "ballroom solve --verify: cannot read")
-        if read is None:
-            return 2
-        text = read
-    else:
-        text = args.line
+    text = (
+        args.line
+        if args.line_file is None
+        else _text_of(args.line_file, "ballroom solve --verify: cannot read")
+    )
+    if text is None:  # the file could not be read, and it was said
+        return 2
     moves = parse_line(text)
     game = find_variant(args.variant)
     fault = line_fault(game, game.deal(args.seed, args.deal_version), moves)
