@@ -10,9 +10,10 @@ then writes the same ``--size`` byte websocket frame to all of them in a
 tight loop, ``--events`` times, a pause of a twentieth of a second between
 two events so that the reader keeps up. It prints the server's user and
 system CPU per write and how long one event takes to reach every socket.
-Compare the node's CPU per delivered frame in ``bench.spectators``: what
-lies between the two is the node's own work per spectator, not the
-system call.
+Compare the node's CPU per delivered frame in ``bench.spectators``. The
+difference between the two is the node's other work: its checks per
+spectator, the system time of sockets that many clients read, and its
+timers, pings and reads counted per frame (docs/deployment.md).
 """
 
 from __future__ import annotations
