@@ -58,13 +58,14 @@ class Floor:
 
 
 def _read_until_closed(port: int, sockets: int) -> None:
-    """In the reader process: connect ``sockets`` times, then read everything until stopped."""
+    """In the reader process: connect ``sockets`` times, then read everything until each
+    socket is closed (the server closes them all, or they close with it if it dies)."""
     chooser = selectors.DefaultSelector()
     for _ in range(sockets):
         conn = socket.create_connection(("127.0.0.1", port))
         conn.setblocking(False)
         chooser.register(conn, selectors.EVENT_READ)
-    while True:
+    while chooser.get_map():
         for key, _ in chooser.select():
             sock = key.fileobj
             assert isinstance(sock, socket.socket)
