@@ -132,9 +132,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--size", type=whole("a frame's bytes", 1, 65535), default=300, help="payload (300)"
     )
     args = parser.parse_args(argv)
-    soft, _ = raise_open_files(args.sockets + SPARE_FILES)
-    if soft != resource.RLIM_INFINITY and soft < args.sockets + SPARE_FILES:
-        needed = args.sockets + SPARE_FILES
+    needed = args.sockets + SPARE_FILES
+    soft, _ = raise_open_files(needed)
+    if soft != resource.RLIM_INFINITY and soft < needed:
         parser.error(f"{args.sockets} sockets need {needed} open files; the limit is {soft}")
     floor = uvloop.run(measure(args.sockets, args.events, args.size))
     print(
